@@ -1,0 +1,85 @@
+/**
+ * Configuration, parsed once from the environment with zod. Every problem is
+ * listed at once so an operator fixes them in one go. Nothing else in the
+ * code base reads process.env.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const booleanFromEnv = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { message: 'must be one of "true" or "false"' })
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const portNumber = z.coerce
+  .number({ message: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "must be between 1 and 65535")
+  .max(65535, "must be between 1 and 65535");
+
+const environmentSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: portNumber.default(4000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// connection URL")
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  EMBEDDED_PG_DIR: z.string().min(1).default(".data/postgres"),
+  EMBEDDED_PG_PORT: portNumber.default(54329),
+  KB_DIR: z.string().min(1).default("kb"),
+  KB_IMPORT_ON_START: booleanFromEnv.default(true),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+});
+
+export interface Config {
+  readonly env: "development" | "production" | "test";
+  readonly http: { readonly port: number; readonly host: string; readonly shutdownTimeoutMs: number };
+  /** Where the database comes from: a server the operator runs, or one we embed. */
+  readonly database:
+    | { readonly kind: "external"; readonly url: string; readonly poolSize: number }
+    | { readonly kind: "embedded"; readonly dataDir: string; readonly port: number; readonly poolSize: number };
+  readonly kb: { readonly dir: string; readonly importOnStart: boolean };
+  readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the environment (process.env by default); relative paths resolve against `cwd`. */
+export function parseConfig(
+  environment: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): Config {
+  // Empty strings count as unset, as in most twelve-factor tooling.
+  const present = Object.fromEntries(
+    Object.entries(environment).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`),
+    );
+  }
+  const env = parsed.data;
+  return {
+    env: env.NODE_ENV,
+    http: { port: env.PORT, host: env.HOST, shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+    database:
+      env.DATABASE_URL === undefined
+        ? {
+            kind: "embedded",
+            dataDir: path.resolve(cwd, env.EMBEDDED_PG_DIR),
+            port: env.EMBEDDED_PG_PORT,
+            poolSize: env.DATABASE_POOL_SIZE,
+          }
+        : { kind: "external", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+    kb: { dir: path.resolve(cwd, env.KB_DIR), importOnStart: env.KB_IMPORT_ON_START },
+    logLevel: env.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * Owns every SQL statement about the knowledge base: reading it whole (to
+ * build a snapshot) and bringing it in line with a desired bundle in one
+ * transaction (import). Records are the shapes of src/kb/records.ts; this
+ * module alone knows how they map to columns.
+ */
+import { diffBundles, type RecordChange } from "../kb/diff.js";
+import { ENTITIES, ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "../kb/records.js";
+import type { Database } from "./client.js";
+
+type Transaction = Parameters<Parameters<Database["$transaction"]>[0]>[0];
+type Executor = Database | Transaction;
+type Row = Record<string, unknown>;
+
+/** The minimal delegate surface the generic sync needs; every Prisma model delegate has it. */
+interface Delegate {
+  findMany(args: { orderBy: { id: "asc" } }): Promise<Row[]>;
+  createMany(args: { data: Row[] }): Promise<unknown>;
+  update(args: { where: { id: number }; data: Row }): Promise<unknown>;
+  delete(args: { where: { id: number } }): Promise<unknown>;
+}
+
+interface Mapping {
+  readonly model: string;
+  /** record field → column, where they differ */
+  readonly columns?: Readonly<Record<string, string>>;
+  readonly dateFields?: readonly string[];
+  readonly enumFields?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+const RELATIVE_TO = { "kube-apiserver": "KUBE_APISERVER", "kube-apiserver-peers": "KUBE_APISERVER_PEERS", kubelet: "KUBELET" };
+
+const MAPPINGS: Readonly<Record<EntityName, Mapping>> = {
+  components: { model: "component" },
+  profiles: { model: "policyProfile" },
+  ports: { model: "port", columns: { component: "componentName" } },
+  links: { model: "communicationLink", columns: { from: "fromComponent", to: "toComponent" } },
+  skewRules: {
+    model: "skewRule",
+    columns: { id: "ruleId", profile: "profileName", component: "componentName" },
+    enumFields: { relativeTo: RELATIVE_TO },
+  },
+  apiRemovals: { model: "apiRemoval" },
+  releases: { model: "release", dateFields: ["releaseDate", "endOfStandardSupport", "endOfLife", "latestPatchDate"] },
+  upgradeDependencies: { model: "upgradeDependency", columns: { before: "beforeComponent", after: "afterComponent" } },
+  runtimeRequirements: {
+    model: "runtimeRequirement",
+    columns: { id: "requirementId", component: "componentName", requires: "requiresComponent" },
+  },
+  recommendations: { model: "recommendation", columns: { id: "recommendationId" } },
+};
+
+// Bookkeeping columns that are not part of a record.
+const SYSTEM_COLUMNS = new Set(["id", "revision", "updatedAt"]);
+
+function delegate(db: Executor, entity: EntityName): Delegate {
+  return (db as unknown as Record<string, Delegate>)[MAPPINGS[entity].model] as Delegate;
+}
+
+function toColumns(entity: EntityName, record: object): Row {
+  const mapping = MAPPINGS[entity];
+  const row: Row = {};
+  for (const [field, value] of Object.entries(record)) {
+    if (entity === "skewRules" && field === "condition") {
+      const condition = value as { componentOlderThan: string; maxOlder: number } | null;
+      row.conditionComponentOlderThan = condition?.componentOlderThan ?? null;
+      row.conditionMaxOlder = condition?.maxOlder ?? null;
+      continue;
+    }
+    let column: unknown = value;
+    if (mapping.dateFields?.includes(field) && typeof value === "string") column = new Date(`${value}T00:00:00Z`);
+    const enumMap = mapping.enumFields?.[field];
+    if (enumMap && typeof value === "string") column = enumMap[value];
+    row[mapping.columns?.[field] ?? field] = column;
+  }
+  return row;
+}
+
+function fromColumns(entity: EntityName, row: Row): object {
+  const mapping = MAPPINGS[entity];
+  const fieldOf = new Map(Object.entries(mapping.columns ?? {}).map(([field, column]) => [column, field]));
+  const record: Row = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (SYSTEM_COLUMNS.has(column)) continue;
+    if (entity === "skewRules" && (column === "conditionComponentOlderThan" || column === "conditionMaxOlder")) continue;
+    const field = fieldOf.get(column) ?? column;
+    let converted: unknown = value;
+    if (value instanceof Date && mapping.dateFields?.includes(field)) converted = value.toISOString().slice(0, 10);
+    const enumMap = mapping.enumFields?.[field];
+    if (enumMap && typeof value === "string") {
+      converted = Object.entries(enumMap).find(([, column]) => column === value)?.[0] ?? value;
+    }
+    record[field] = converted;
+  }
+  if (entity === "skewRules") {
+    record.condition =
+      row.conditionComponentOlderThan === null
+        ? null
+        : { componentOlderThan: row.conditionComponentOlderThan, maxOlder: row.conditionMaxOlder };
+  }
+  return record;
+}
+
+export interface StoredKnowledgeBase {
+  readonly bundle: KbBundle;
+  readonly revision: number;
+  readonly lastImportAt: Date | null;
+}
+
+interface StoredRows {
+  readonly bundle: KbBundle;
+  readonly ids: ReadonlyMap<string, number>;
+}
+
+async function readRows(db: Executor): Promise<StoredRows> {
+  const ids = new Map<string, number>();
+  const bundle: Record<string, object[]> = {};
+  for (const entity of ENTITY_NAMES) {
+    const rows = await delegate(db, entity).findMany({ orderBy: { id: "asc" } });
+    bundle[entity] = rows.map((row) => {
+      const record = fromColumns(entity, row);
+      ids.set(`${entity}\u0000${recordKey(entity, record as never)}`, row.id as number);
+      return record;
+    });
+  }
+  return { bundle: bundle as unknown as KbBundle, ids };
+}
+
+/** Reads the whole knowledge base and its revision in one consistent transaction. */
+export async function readKnowledgeBase(db: Database): Promise<StoredKnowledgeBase> {
+  return db.$transaction(
+    async (tx) => {
+      const state = await tx.kbState.findUnique({ where: { id: 1 } });
+      const { bundle } = await readRows(tx);
+      return { bundle, revision: state?.revision ?? 0, lastImportAt: state?.lastImportAt ?? null };
+    },
+    { isolationLevel: "RepeatableRead", timeout: 30_000 },
+  );
+}
+
+/** The current revision, cheap enough to poll. */
+export async function readRevision(db: Database): Promise<number> {
+  const state = await db.kbState.findUnique({ where: { id: 1 }, select: { revision: true } });
+  return state?.revision ?? 0;
+}
+
+export interface SyncResult {
+  readonly changed: boolean;
+  readonly revisionBefore: number;
+  readonly revision: number;
+  readonly changes: readonly RecordChange[];
+}
+
+// Serialises imports across replicas (any constant, the same everywhere).
+const KB_WRITE_LOCK_ID = 72_707_369;
+
+/**
+ * Makes the database hold exactly `desired`: creates, updates (bumping each
+ * record's revision) and deletes by natural key, bumps the knowledge-base
+ * revision once and records the import, all in one transaction. When nothing
+ * differs it writes nothing at all.
+ */
+export async function syncKnowledgeBase(db: Database, desired: KbBundle, source: string): Promise<SyncResult> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
+      const state = await tx.kbState.findUnique({ where: { id: 1 } });
+      const revisionBefore = state?.revision ?? 0;
+      const current = await readRows(tx);
+      const changes = diffBundles(current.bundle, desired);
+      if (changes.length === 0) return { changed: false, revisionBefore, revision: revisionBefore, changes };
+
+      const byAction = (entity: EntityName, action: RecordChange["action"]): Set<string> =>
+        new Set(changes.filter((change) => change.entity === entity && change.action === action).map((change) => change.key));
+
+      // Dependents go first when deleting, referenced records first when writing.
+      for (const entity of [...ENTITY_NAMES].reverse()) {
+        for (const key of byAction(entity, "delete")) {
+          await delegate(tx, entity).delete({ where: { id: current.ids.get(`${entity}\u0000${key}`) as number } });
+        }
+      }
+      for (const entity of ENTITY_NAMES) {
+        const records = desired[entity] as readonly object[];
+        const keyOf = (record: object): string => recordKey(entity, record as never);
+        const creates = byAction(entity, "create");
+        const updates = byAction(entity, "update");
+        const toCreate = orderForInsert(entity, records.filter((record) => creates.has(keyOf(record))));
+        if (toCreate.length > 0) {
+          await delegate(tx, entity).createMany({ data: toCreate.map((record) => toColumns(entity, record)) });
+        }
+        for (const record of records.filter((candidate) => updates.has(keyOf(candidate)))) {
+          await delegate(tx, entity).update({
+            where: { id: current.ids.get(`${entity}\u0000${keyOf(record)}`) as number },
+            data: { ...toColumns(entity, record), revision: { increment: 1 } },
+          });
+        }
+      }
+
+      const revision = revisionBefore + 1;
+      const now = new Date();
+      await tx.kbState.upsert({
+        where: { id: 1 },
+        create: { id: 1, revision, lastImportAt: now },
+        update: { revision, lastImportAt: now },
+      });
+      const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+      await tx.kbImport.create({
+        data: {
+          source,
+          revisionBefore,
+          revisionAfter: revision,
+          created: count("create"),
+          updated: count("update"),
+          deleted: count("delete"),
+          changes: changes.map((change) => ({ ...change })),
+        },
+      });
+      return { changed: true, revisionBefore, revision, changes };
+    },
+    { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
+  );
+}
+
+/** Profiles reference their parent: insert parents before children. */
+function orderForInsert(entity: EntityName, records: readonly object[]): object[] {
+  if (entity !== "profiles") return [...records];
+  const depth = (record: object): number => {
+    let level = 0;
+    let parent = (record as { extends: string | null }).extends;
+    while (parent !== null && level < records.length) {
+      level += 1;
+      parent = (records.find((candidate) => (candidate as { name: string }).name === parent) as { extends: string | null } | undefined)?.extends ?? null;
+    }
+    return level;
+  };
+  return [...records].sort((a, b) => depth(a) - depth(b));
+}
+

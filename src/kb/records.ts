@@ -1,0 +1,337 @@
+/**
+ * The shape of every knowledge-base record, as reviewed YAML under kb/ and as
+ * served by the read APIs. zod validates each record when kb/ is loaded;
+ * cross-record rules (references, natural-key uniqueness) live in
+ * src/kb/validate.ts. Unknown fields are rejected so that a typo in a
+ * reviewed file cannot silently drop a fact.
+ */
+import { z } from "zod";
+
+/** The minor number of "1.28"; NaN for anything else (its own field reports that). */
+function minorNumber(minor: string): number {
+  return Number(minor.split(".")[1]);
+}
+
+const text = z.string().trim().min(1, "must not be empty");
+const optionalText = text.nullable().default(null);
+
+/** A Kubernetes minor written as a quoted string: "1.28". */
+export const minorVersion = z
+  .string({ message: 'must be a quoted Kubernetes minor such as "1.28"' })
+  .regex(/^1\.(0|[1-9]\d{0,2})$/, 'must be a Kubernetes minor such as "1.28"');
+
+/** A full component version such as "1.30.14" or "3.5.12-0". */
+const componentVersion = z
+  .string({ message: 'must be a quoted version such as "1.6.0"' })
+  .regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'must be a version such as "1.6.0"');
+
+const isoDate = z
+  .string({ message: 'must be a quoted date such as "2024-04-17"' })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written as "YYYY-MM-DD"')
+  .refine((value) => {
+    const parsed = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+  }, "is not a real calendar date");
+
+/** Every fact names where it came from; only https sources are accepted. */
+const sourceUrl = z
+  .string({ message: "is required: every fact needs the URL of its primary source" })
+  .regex(/^https:\/\/[^\s/]+\.[^\s/]+\/\S*$/, "must be an https:// URL of the primary source");
+
+const componentName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{1,62}$/, "must be a canonical component name in lower case, such as kube-apiserver");
+
+export const componentRecord = z.strictObject({
+  name: componentName,
+  aliases: z.array(text).default([]),
+  plane: z.enum(["CONTROL", "DATA", "CLIENT"]),
+  category: z.enum([
+    "apiserver",
+    "datastore",
+    "controller",
+    "scheduler",
+    "node-agent",
+    "network-proxy",
+    "container-runtime",
+    "runtime-shim",
+    "client",
+  ]),
+  nodeRole: z.enum(["CONTROL_PLANE", "WORKER", "ALL_NODES", "CLIENT"]),
+  processName: text,
+  responsibility: text,
+  talksTo: text,
+  notes: optionalText,
+  sourceUrl,
+  disagreement: optionalText,
+});
+
+export const portRecord = z
+  .strictObject({
+    component: componentName,
+    port: z.number().int().min(1).max(65535),
+    endPort: z.number().int().min(1).max(65535).nullable().default(null),
+    protocol: z.enum(["TCP", "UDP"]),
+    nodeRole: z.enum(["CONTROL_PLANE", "WORKER"]),
+    direction: z.enum(["INBOUND", "OUTBOUND"]),
+    purpose: text,
+    usedBy: text,
+    deprecated: z.boolean().default(false),
+    tlsNotes: optionalText,
+    configurableWith: optionalText,
+    notes: optionalText,
+    sourceUrl,
+    disagreement: optionalText,
+  })
+  .refine((port) => port.endPort === null || port.endPort > port.port, {
+    message: "must be greater than port (omit it for a single port)",
+    path: ["endPort"],
+  });
+
+export const linkRecord = z.strictObject({
+  from: componentName,
+  to: componentName,
+  protocol: text,
+  port: z.number().int().min(1).max(65535).nullable().default(null),
+  authentication: text,
+  minTlsVersion: z
+    .string()
+    .regex(/^1\.[0-3]$/, 'must be a TLS version such as "1.2"')
+    .nullable()
+    .default(null),
+  notes: optionalText,
+  sourceUrl,
+  disagreement: optionalText,
+});
+
+export const profileRecord = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "must be a lower-case profile name such as strict"),
+  extends: z.string().nullable().default(null),
+  description: text,
+  sourceUrl,
+  notes: optionalText,
+});
+
+export const skewRuleRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id such as upstream-kubelet-vs-apiserver-n3"),
+    profile: text,
+    component: componentName,
+    relativeTo: z.enum(["kube-apiserver", "kube-apiserver-peers", "kubelet"]),
+    maxNewer: z.number().int().min(0).max(10),
+    maxOlder: z.number().int().min(0).max(10),
+    newerMeasuredFrom: z.enum(["OLDEST", "NEWEST"]).nullable().default(null),
+    olderMeasuredFrom: z.enum(["OLDEST", "NEWEST"]).nullable().default(null),
+    condition: z
+      .strictObject({ componentOlderThan: minorVersion, maxOlder: z.number().int().min(0).max(10) })
+      .nullable()
+      .default(null),
+    appliesFrom: minorVersion.nullable().default(null),
+    appliesUntil: minorVersion.nullable().default(null),
+    sourceUrl,
+    notes: optionalText,
+    disagreement: optionalText,
+  })
+  .refine(
+    (rule) =>
+      rule.appliesFrom === null ||
+      rule.appliesUntil === null ||
+      !(minorNumber(rule.appliesFrom) > minorNumber(rule.appliesUntil)),
+    { message: "must not be before appliesFrom", path: ["appliesUntil"] },
+  )
+  .refine(
+    (rule) =>
+      rule.relativeTo === "kube-apiserver"
+        ? rule.newerMeasuredFrom !== null && rule.olderMeasuredFrom !== null
+        : rule.newerMeasuredFrom === null && rule.olderMeasuredFrom === null,
+    {
+      message: "must be OLDEST or NEWEST when relativeTo is kube-apiserver, and null otherwise",
+      path: ["newerMeasuredFrom"],
+    },
+  )
+  .refine((rule) => rule.condition === null || rule.condition.maxOlder < rule.maxOlder, {
+    message: "a condition must narrow the rule: its maxOlder must be below the rule's maxOlder",
+    path: ["condition", "maxOlder"],
+  });
+
+export const apiRemovalRecord = z
+  .strictObject({
+    apiVersion: z.string().regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as batch/v1beta1"),
+    group: z.string().regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
+    version: z.string().regex(/^v\d+((alpha|beta)\d+)?$/, "must be an API version such as v1beta1"),
+    kind: z.string().regex(/^[A-Z][A-Za-z0-9]{1,62}$/, "must be a Kind in UpperCamelCase such as CronJob"),
+    deprecatedIn: minorVersion.nullable().default(null),
+    removedIn: minorVersion,
+    replacement: z
+      .string()
+      .regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as batch/v1")
+      .nullable()
+      .default(null),
+    replacementAvailableIn: minorVersion.nullable().default(null),
+    notes: optionalText,
+    sourceUrl,
+    disagreement: optionalText,
+  })
+  .refine((removal) => removal.apiVersion === (removal.group === "" ? removal.version : `${removal.group}/${removal.version}`), {
+    message: "must equal group/version (or just version for the core group)",
+    path: ["apiVersion"],
+  })
+  .refine(
+    (removal) =>
+      removal.deprecatedIn === null ||
+      !(minorNumber(removal.deprecatedIn) > minorNumber(removal.removedIn)),
+    { message: "must not be after removedIn", path: ["deprecatedIn"] },
+  );
+
+export const releaseRecord = z
+  .strictObject({
+    version: minorVersion,
+    releaseDate: isoDate,
+    endOfStandardSupport: isoDate.nullable().default(null),
+    endOfLife: isoDate.nullable().default(null),
+    latestPatch: componentVersion.nullable().default(null),
+    latestPatchDate: isoDate.nullable().default(null),
+    etcdVersion: componentVersion.nullable().default(null),
+    etcdSourceUrl: sourceUrl.nullable().default(null),
+    sourceUrl,
+    disagreement: optionalText,
+  })
+  .refine((release) => release.endOfLife === null || release.endOfLife > release.releaseDate, {
+    message: "must be after releaseDate",
+    path: ["endOfLife"],
+  })
+  .refine(
+    (release) =>
+      release.endOfStandardSupport === null ||
+      release.endOfLife === null ||
+      release.endOfStandardSupport <= release.endOfLife,
+    { message: "must not be after endOfLife", path: ["endOfStandardSupport"] },
+  )
+  .refine((release) => release.latestPatch === null || release.latestPatch.startsWith(`${release.version}.`), {
+    message: "must be a patch of this release's minor",
+    path: ["latestPatch"],
+  })
+  .refine((release) => (release.etcdVersion === null) === (release.etcdSourceUrl === null), {
+    message: "etcdVersion and etcdSourceUrl go together",
+    path: ["etcdSourceUrl"],
+  });
+
+export const upgradeDependencyRecord = z
+  .strictObject({
+    before: componentName,
+    after: componentName,
+    reason: text,
+    sourceUrl,
+    notes: optionalText,
+  })
+  .refine((dependency) => dependency.before !== dependency.after, {
+    message: "a component cannot have to be upgraded before itself",
+    path: ["after"],
+  });
+
+export const runtimeRequirementRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
+    component: componentName,
+    kubernetesFrom: minorVersion,
+    kind: z.enum(["REQUIRES_SHIM", "MIN_VERSION", "MATCH_KUBERNETES_MINOR", "RECOMMENDED_MIN_VERSION", "UNSUPPORTED", "SUPPORT_ENDING"]),
+    minVersion: componentVersion.nullable().default(null),
+    requires: componentName.nullable().default(null),
+    summary: text,
+    sourceUrl,
+    notes: optionalText,
+    disagreement: optionalText,
+  })
+  .refine((requirement) => !(requirement.kind === "MIN_VERSION" || requirement.kind === "RECOMMENDED_MIN_VERSION") || requirement.minVersion !== null, {
+    message: "is required when kind is MIN_VERSION or RECOMMENDED_MIN_VERSION",
+    path: ["minVersion"],
+  })
+  .refine((requirement) => requirement.kind !== "REQUIRES_SHIM" || requirement.requires !== null, {
+    message: "is required when kind is REQUIRES_SHIM",
+    path: ["requires"],
+  });
+
+export const recommendationRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
+    title: text,
+    components: z.array(componentName).min(1, "must name at least one component"),
+    phase: z.enum(["ANY", "CONTROL_PLANE_UPGRADE", "NODE_UPGRADE"]),
+    appliesFrom: minorVersion.nullable().default(null),
+    appliesUntil: minorVersion.nullable().default(null),
+    text,
+    sourceUrl,
+    notes: optionalText,
+  });
+
+export type ComponentRecord = z.infer<typeof componentRecord>;
+export type PortRecord = z.infer<typeof portRecord>;
+export type LinkRecord = z.infer<typeof linkRecord>;
+export type ProfileRecord = z.infer<typeof profileRecord>;
+export type SkewRuleRecord = z.infer<typeof skewRuleRecord>;
+export type ApiRemovalRecord = z.infer<typeof apiRemovalRecord>;
+export type ReleaseRecord = z.infer<typeof releaseRecord>;
+export type UpgradeDependencyRecord = z.infer<typeof upgradeDependencyRecord>;
+export type RuntimeRequirementRecord = z.infer<typeof runtimeRequirementRecord>;
+export type RecommendationRecord = z.infer<typeof recommendationRecord>;
+
+/** The whole knowledge base as plain records: what kb/ holds and what the database stores. */
+export interface KbBundle {
+  readonly components: readonly ComponentRecord[];
+  readonly ports: readonly PortRecord[];
+  readonly links: readonly LinkRecord[];
+  readonly profiles: readonly ProfileRecord[];
+  readonly skewRules: readonly SkewRuleRecord[];
+  readonly apiRemovals: readonly ApiRemovalRecord[];
+  readonly releases: readonly ReleaseRecord[];
+  readonly upgradeDependencies: readonly UpgradeDependencyRecord[];
+  readonly runtimeRequirements: readonly RuntimeRequirementRecord[];
+  readonly recommendations: readonly RecommendationRecord[];
+}
+
+export type EntityName = keyof KbBundle;
+
+/**
+ * One entry per entity: the file it lives in, its record schema, and its
+ * natural key (what makes a duplicate, and how import matches records).
+ * The order is the order of import: referenced entities first.
+ */
+export const ENTITIES = {
+  components: { file: "components.yaml", schema: componentRecord, key: (r: ComponentRecord) => r.name },
+  profiles: { file: "profiles.yaml", schema: profileRecord, key: (r: ProfileRecord) => r.name },
+  ports: {
+    file: "ports.yaml",
+    schema: portRecord,
+    key: (r: PortRecord) => `${r.component} ${r.port}/${r.protocol} ${r.nodeRole}`,
+  },
+  links: { file: "links.yaml", schema: linkRecord, key: (r: LinkRecord) => `${r.from} -> ${r.to}` },
+  skewRules: { file: "skew-rules.yaml", schema: skewRuleRecord, key: (r: SkewRuleRecord) => r.id },
+  apiRemovals: {
+    file: "api-removals.yaml",
+    schema: apiRemovalRecord,
+    key: (r: ApiRemovalRecord) => `${r.apiVersion} ${r.kind}`,
+  },
+  releases: { file: "releases.yaml", schema: releaseRecord, key: (r: ReleaseRecord) => r.version },
+  upgradeDependencies: {
+    file: "upgrade-order.yaml",
+    schema: upgradeDependencyRecord,
+    key: (r: UpgradeDependencyRecord) => `${r.before} -> ${r.after}`,
+  },
+  runtimeRequirements: {
+    file: "runtime-requirements.yaml",
+    schema: runtimeRequirementRecord,
+    key: (r: RuntimeRequirementRecord) => r.id,
+  },
+  recommendations: {
+    file: "recommendations.yaml",
+    schema: recommendationRecord,
+    key: (r: RecommendationRecord) => r.id,
+  },
+} as const;
+
+export const ENTITY_NAMES = Object.keys(ENTITIES) as EntityName[];
+
+/** The natural key of any record of an entity. */
+export function recordKey<E extends EntityName>(entity: E, record: KbBundle[E][number]): string {
+  return (ENTITIES[entity].key as (r: KbBundle[E][number]) => string)(record);
+}

@@ -1,0 +1,140 @@
+/**
+ * An immutable, in-memory copy of the knowledge base at one revision, with
+ * the indexes every query needs. The domain core reads only this; a change
+ * to the data is published as a whole new snapshot, never by mutation.
+ */
+import { compareMinors } from "../domain/versions.js";
+import type {
+  ApiRemovalRecord,
+  ComponentRecord,
+  KbBundle,
+  LinkRecord,
+  PortRecord,
+  ProfileRecord,
+  RecommendationRecord,
+  ReleaseRecord,
+  RuntimeRequirementRecord,
+  SkewRuleRecord,
+  UpgradeDependencyRecord,
+} from "./records.js";
+
+export interface SnapshotMeta {
+  readonly revision: number;
+  readonly lastImportAt: Date | null;
+}
+
+export class KbSnapshot {
+  readonly revision: number;
+  readonly lastImportAt: string | null;
+  readonly loadedAt: string;
+
+  readonly components: readonly ComponentRecord[];
+  readonly ports: readonly PortRecord[];
+  readonly links: readonly LinkRecord[];
+  readonly profiles: readonly ProfileRecord[];
+  readonly skewRules: readonly SkewRuleRecord[];
+  readonly apiRemovals: readonly ApiRemovalRecord[];
+  readonly releases: readonly ReleaseRecord[];
+  readonly upgradeDependencies: readonly UpgradeDependencyRecord[];
+  readonly runtimeRequirements: readonly RuntimeRequirementRecord[];
+  readonly recommendations: readonly RecommendationRecord[];
+
+  private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
+  private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
+  private readonly profileIndex: ReadonlyMap<string, ProfileRecord>;
+
+  constructor(bundle: KbBundle, meta: SnapshotMeta) {
+    this.revision = meta.revision;
+    this.lastImportAt = meta.lastImportAt?.toISOString() ?? null;
+    this.loadedAt = new Date().toISOString();
+
+    const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
+    this.components = freezeAll(bundle.components);
+    this.ports = freezeAll(
+      [...bundle.ports].sort((a, b) => a.nodeRole.localeCompare(b.nodeRole) || a.port - b.port || a.protocol.localeCompare(b.protocol)),
+    );
+    this.links = freezeAll(bundle.links);
+    this.profiles = freezeAll([...bundle.profiles].sort(byName));
+    this.skewRules = freezeAll(bundle.skewRules);
+    this.apiRemovals = freezeAll(
+      [...bundle.apiRemovals].sort(
+        (a, b) => compareMinors(a.removedIn, b.removedIn) || a.apiVersion.localeCompare(b.apiVersion) || a.kind.localeCompare(b.kind),
+      ),
+    );
+    this.releases = freezeAll([...bundle.releases].sort((a, b) => compareMinors(a.version, b.version)));
+    this.upgradeDependencies = freezeAll(bundle.upgradeDependencies);
+    this.runtimeRequirements = freezeAll(
+      [...bundle.runtimeRequirements].sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id)),
+    );
+    this.recommendations = freezeAll(bundle.recommendations);
+
+    const componentIndex = new Map<string, ComponentRecord>();
+    for (const component of this.components) {
+      componentIndex.set(component.name.toLowerCase(), component);
+      for (const alias of component.aliases) componentIndex.set(normaliseName(alias), component);
+    }
+    this.componentIndex = componentIndex;
+    this.releaseIndex = new Map(this.releases.map((release) => [release.version, release]));
+    this.profileIndex = new Map(this.profiles.map((profile) => [profile.name, profile]));
+    Object.freeze(this);
+  }
+
+  /** Finds a component by canonical name or alias, ignoring case and surrounding blanks. */
+  findComponent(nameOrAlias: string): ComponentRecord | undefined {
+    return this.componentIndex.get(normaliseName(nameOrAlias));
+  }
+
+  /** A release by minor, e.g. "1.30". */
+  findRelease(minor: string): ReleaseRecord | undefined {
+    return this.releaseIndex.get(minor);
+  }
+
+  findProfile(name: string): ProfileRecord | undefined {
+    return this.profileIndex.get(name.trim().toLowerCase());
+  }
+
+  /** The profile and the ones it extends, the most basic first (upstream, then strict). */
+  profileChain(name: string): ProfileRecord[] {
+    const chain: ProfileRecord[] = [];
+    for (let profile = this.findProfile(name); profile && !chain.includes(profile); ) {
+      chain.unshift(profile);
+      profile = profile.extends === null ? undefined : this.profileIndex.get(profile.extends);
+    }
+    return chain;
+  }
+
+  /** The newest minor the knowledge base knows, or undefined when it holds no release. */
+  get newestRelease(): ReleaseRecord | undefined {
+    return this.releases[this.releases.length - 1];
+  }
+
+  counts(): Record<keyof KbBundle, number> {
+    return {
+      components: this.components.length,
+      ports: this.ports.length,
+      links: this.links.length,
+      profiles: this.profiles.length,
+      skewRules: this.skewRules.length,
+      apiRemovals: this.apiRemovals.length,
+      releases: this.releases.length,
+      upgradeDependencies: this.upgradeDependencies.length,
+      runtimeRequirements: this.runtimeRequirements.length,
+      recommendations: this.recommendations.length,
+    };
+  }
+}
+
+function normaliseName(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, " ");
+}
+
+function freezeAll<T>(records: readonly T[]): readonly T[] {
+  for (const record of records) deepFreeze(record);
+  return Object.freeze([...records]);
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}

@@ -1,0 +1,125 @@
+/**
+ * Rules that span records: natural keys are unique, every reference names a
+ * record that exists, aliases resolve to exactly one component, profiles do
+ * not extend in a cycle, and the skew rules of one profile, component and
+ * reference do not overlap in the versions they apply to.
+ */
+import type { KbIssue } from "../errors.js";
+import { ENTITIES, ENTITY_NAMES, recordKey, type KbBundle } from "./records.js";
+
+export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
+  const issues: KbIssue[] = [];
+  const at = (entity: keyof KbBundle, index: number, field: string, message: string): void => {
+    const record = bundle[entity][index];
+    issues.push({
+      file: ENTITIES[entity].file,
+      entry: `${entity}[${index}]`,
+      key: record === undefined ? undefined : recordKey(entity, record),
+      field,
+      message,
+    });
+  };
+
+  for (const entity of ENTITY_NAMES) {
+    const seen = new Map<string, number>();
+    bundle[entity].forEach((record, index) => {
+      const key = recordKey(entity, record);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, index);
+      else at(entity, index, "(key)", `duplicates ${entity}[${first}]: "${key}" must be unique`);
+    });
+  }
+
+  const components = new Set(bundle.components.map((component) => component.name));
+  const names = new Map<string, string>();
+  for (const component of bundle.components) names.set(component.name.toLowerCase(), component.name);
+  bundle.components.forEach((component, index) => {
+    for (const alias of component.aliases) {
+      const owner = names.get(alias.toLowerCase());
+      if (owner !== undefined && owner !== component.name) {
+        at("components", index, "aliases", `alias "${alias}" already names ${owner} (aliases are case-insensitive)`);
+      } else if (owner === component.name) {
+        at("components", index, "aliases", `alias "${alias}" repeats this component's name or another alias`);
+      } else {
+        names.set(alias.toLowerCase(), component.name);
+      }
+    }
+  });
+
+  const needComponent = (entity: keyof KbBundle, index: number, field: string, name: string | null): void => {
+    if (name !== null && !components.has(name)) {
+      at(entity, index, field, `names unknown component "${name}"; known: ${[...components].join(", ")}`);
+    }
+  };
+  bundle.ports.forEach((port, index) => needComponent("ports", index, "component", port.component));
+  bundle.links.forEach((link, index) => {
+    needComponent("links", index, "from", link.from);
+    needComponent("links", index, "to", link.to);
+  });
+  bundle.skewRules.forEach((rule, index) => needComponent("skewRules", index, "component", rule.component));
+  bundle.upgradeDependencies.forEach((dependency, index) => {
+    needComponent("upgradeDependencies", index, "before", dependency.before);
+    needComponent("upgradeDependencies", index, "after", dependency.after);
+  });
+  bundle.runtimeRequirements.forEach((requirement, index) => {
+    needComponent("runtimeRequirements", index, "component", requirement.component);
+    needComponent("runtimeRequirements", index, "requires", requirement.requires);
+  });
+  bundle.recommendations.forEach((recommendation, index) =>
+    recommendation.components.forEach((name, position) =>
+      needComponent("recommendations", index, `components.${position}`, name),
+    ),
+  );
+
+  const profiles = new Map(bundle.profiles.map((profile) => [profile.name, profile]));
+  bundle.profiles.forEach((profile, index) => {
+    if (profile.extends !== null && !profiles.has(profile.extends)) {
+      at("profiles", index, "extends", `names unknown profile "${profile.extends}"`);
+      return;
+    }
+    const chain = new Set([profile.name]);
+    for (let parent = profile.extends; parent !== null; parent = profiles.get(parent)?.extends ?? null) {
+      if (chain.has(parent)) {
+        at("profiles", index, "extends", `profiles extend each other in a cycle: ${[...chain, parent].join(" -> ")}`);
+        break;
+      }
+      chain.add(parent);
+    }
+  });
+  if (!profiles.has("upstream")) {
+    issues.push({ file: ENTITIES.profiles.file, message: 'must define the default profile "upstream"' });
+  }
+  bundle.skewRules.forEach((rule, index) => {
+    if (!profiles.has(rule.profile)) {
+      at("skewRules", index, "profile", `names unknown profile "${rule.profile}"; known: ${[...profiles.keys()].join(", ")}`);
+    }
+  });
+
+  // Two rules of one profile for the same component and reference must not
+  // both apply to one control-plane minor: the answer would depend on order.
+  bundle.skewRules.forEach((rule, index) => {
+    const clash = bundle.skewRules.findIndex(
+      (other, otherIndex) =>
+        otherIndex < index &&
+        other.profile === rule.profile &&
+        other.component === rule.component &&
+        other.relativeTo === rule.relativeTo &&
+        rangesOverlap(other.appliesFrom, other.appliesUntil, rule.appliesFrom, rule.appliesUntil),
+    );
+    if (clash >= 0) {
+      at("skewRules", index, "appliesFrom", `overlaps skewRules[${clash}] (${bundle.skewRules[clash]?.id}) for the same profile, component and reference`);
+    }
+  });
+  return issues;
+}
+
+function minorNumber(minor: string | null, open: number): number {
+  return minor === null ? open : Number(minor.split(".")[1]);
+}
+
+function rangesOverlap(fromA: string | null, untilA: string | null, fromB: string | null, untilB: string | null): boolean {
+  return (
+    minorNumber(fromA, -Infinity) <= minorNumber(untilB, Infinity) &&
+    minorNumber(fromB, -Infinity) <= minorNumber(untilA, Infinity)
+  );
+}

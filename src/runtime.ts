@@ -1,0 +1,66 @@
+/**
+ * Brings up what the service needs before it can answer: a database (the
+ * operator's, or an embedded one), its migrations, the reviewed knowledge
+ * base imported from kb/, and the first snapshot. Shared by `npm start` and
+ * the command-line tools so they all start the same way.
+ */
+import type { Config } from "./config.js";
+import { createDatabase, type Database } from "./db/client.js";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
+import { migrate } from "./db/migrator.js";
+import { importKbDirectory } from "./kb/import.js";
+import { KnowledgeBase } from "./kb/knowledge-base.js";
+import type { Logger } from "./logger.js";
+
+export interface Runtime {
+  readonly db: Database;
+  readonly kb: KnowledgeBase;
+  readonly databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, logger: Logger): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.database.kind === "external") return { url: config.database.url };
+  logger.info({ dataDir: config.database.dataDir, port: config.database.port }, "DATABASE_URL is unset: starting embedded PostgreSQL");
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.database.dataDir,
+    port: config.database.port,
+    database: "kubecompat",
+    log: (message) => logger.debug({ postgres: message.trim() }, "embedded postgres"),
+  });
+  return { url: embedded.url, embedded };
+}
+
+export async function startRuntime(config: Config, logger: Logger, options: { importKb?: boolean } = {}): Promise<Runtime> {
+  const { url, embedded } = await openDatabase(config, logger);
+  let db: Database | undefined;
+  try {
+    const migrations = await migrate(url);
+    logger.info({ applied: migrations.applied, alreadyApplied: migrations.alreadyApplied.length }, "database migrated");
+    db = createDatabase(url, config.database.poolSize, logger);
+    if (options.importKb ?? config.kb.importOnStart) {
+      const result = await importKbDirectory(db, config.kb.dir);
+      logger.info(
+        { changed: result.changed, revision: result.revision, changes: result.changes.length },
+        result.changed ? "knowledge base imported" : "knowledge base unchanged",
+      );
+    }
+    const kb = new KnowledgeBase(db);
+    const snapshot = await kb.refresh();
+    logger.info({ revision: snapshot.revision, counts: snapshot.counts() }, "knowledge base loaded");
+    const database = db;
+    return {
+      db: database,
+      kb,
+      databaseUrl: url,
+      async stop() {
+        await database.$disconnect();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await db?.$disconnect().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+}
