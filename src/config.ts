@@ -33,6 +33,9 @@ const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 });
 
+/** Every variable the service reads; docker-compose.yml and .env.example may use no others. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(environmentSchema.shape);
+
 export interface Config {
   readonly env: "development" | "production" | "test";
   readonly http: { readonly port: number; readonly host: string; readonly shutdownTimeoutMs: number };

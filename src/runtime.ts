@@ -26,7 +26,10 @@ export async function openDatabase(config: Config, logger: Logger): Promise<{ ur
     dataDir: config.database.dataDir,
     port: config.database.port,
     database: "kubecompat",
-    log: (message) => logger.debug({ postgres: message.trim() }, "embedded postgres"),
+    log: (message) =>
+      message.startsWith("the postgres OS user")
+        ? logger.warn(message)
+        : logger.debug({ postgres: message.trim() }, "embedded postgres"),
   });
   return { url: embedded.url, embedded };
 }

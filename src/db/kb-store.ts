@@ -5,7 +5,7 @@
  * module alone knows how they map to columns.
  */
 import { diffBundles, type RecordChange } from "../kb/diff.js";
-import { ENTITIES, ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "../kb/records.js";
+import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "../kb/records.js";
 import type { Database } from "./client.js";
 
 type Transaction = Parameters<Parameters<Database["$transaction"]>[0]>[0];

@@ -74,17 +74,25 @@ function parseEntityFile(entity: EntityName, source: string | undefined, issues:
     return [];
   }
 
+  let values: unknown[];
+  try {
+    // toJS enforces maxAliasCount: an alias bomb fails here instead of expanding.
+    values = (document.toJS({ maxAliasCount: YAML_OPTIONS.maxAliasCount }) as Record<string, unknown[]>)[entity] ?? [];
+  } catch (error) {
+    issues.push({ file, message: `cannot be read: ${(error as Error).message}` });
+    return [];
+  }
   const records: unknown[] = [];
   list.items.forEach((item, index) => {
     const entry = `${entity}[${index}]`;
     const line = lineAt((item as Node | null)?.range?.[0]);
-    const value: unknown = (item as Node | null)?.toJSON?.() ?? null;
+    const value: unknown = values[index] ?? null;
     const parsed = (schema as z.ZodType).safeParse(value);
     if (parsed.success) {
       records.push(parsed.data);
       return;
     }
-    const entryKey = readableKey(key as (record: never) => string, value);
+    const entryKey = readableKey(key, value);
     for (const issue of parsed.error.issues) {
       issues.push({
         file,

@@ -1,0 +1,88 @@
+/**
+ * docker-compose.yml and the Dockerfile cannot be run here (no Docker
+ * engine), so their agreement with the app's configuration is checked by
+ * parsing them: service names, ports, variable names, health endpoints.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { before, describe, it } from "node:test";
+import request from "supertest";
+import { parse } from "yaml";
+import { ENVIRONMENT_VARIABLES, parseConfig } from "../src/config.js";
+import { REPO_ROOT } from "./support/runtime.js";
+import { createApp } from "../src/app.js";
+import { KnowledgeBase } from "../src/kb/knowledge-base.js";
+import { createLogger } from "../src/logger.js";
+import type { Database } from "../src/db/client.js";
+
+interface ComposeService {
+  image?: string;
+  build?: string;
+  environment?: Record<string, string>;
+  ports?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+}
+
+describe("deployment files agree with the app", () => {
+  let compose: { services: Record<string, ComposeService> };
+  let dockerfile: string;
+  before(async () => {
+    compose = parse(await fs.readFile(path.join(REPO_ROOT, "docker-compose.yml"), "utf8"));
+    dockerfile = await fs.readFile(path.join(REPO_ROOT, "Dockerfile"), "utf8");
+  });
+
+  it("runs the service and PostgreSQL, the service waiting for a healthy database", () => {
+    assert.deepEqual(Object.keys(compose.services).sort(), ["kubecompat", "postgres"]);
+    const app = compose.services.kubecompat!;
+    assert.equal(app.build, ".");
+    assert.deepEqual(app.depends_on, { postgres: { condition: "service_healthy" } });
+    assert.match(compose.services.postgres!.healthcheck!.test.join(" "), /pg_isready/);
+  });
+
+  it("uses only variables the config knows, and a DATABASE_URL that reaches the postgres service", () => {
+    const app = compose.services.kubecompat!;
+    for (const name of Object.keys(app.environment ?? {})) {
+      assert.ok(ENVIRONMENT_VARIABLES.includes(name), `${name} is not read by src/config.ts`);
+    }
+    const config = parseConfig(app.environment ?? {});
+    assert.equal(config.database.kind, "external");
+    const url = new URL(config.database.kind === "external" ? config.database.url : "");
+    const postgres = compose.services.postgres!.environment!;
+    assert.equal(url.hostname, "postgres");
+    assert.equal(url.port, "5432");
+    assert.equal(decodeURIComponent(url.username), postgres.POSTGRES_USER);
+    assert.equal(decodeURIComponent(url.password), postgres.POSTGRES_PASSWORD);
+    assert.equal(url.pathname, `/${postgres.POSTGRES_DB}`);
+  });
+
+  it("publishes the port the service listens on and checks /readyz on it", () => {
+    const app = compose.services.kubecompat!;
+    const port = parseConfig(app.environment ?? {}).http.port;
+    assert.deepEqual(app.ports, [`${port}:${port}`]);
+    assert.match(app.healthcheck!.test.join(" "), new RegExp(`http://127\\.0\\.0\\.1:${port}/readyz`));
+    assert.match(dockerfile, new RegExp(`EXPOSE ${port}\\b`));
+    assert.match(dockerfile, new RegExp(`HEALTHCHECK[\\s\\S]*http://127\\.0\\.0\\.1:${port}/readyz`));
+    assert.match(dockerfile, /^USER node$/m, "runs as a non-root user");
+    assert.match(dockerfile, /npm ci --omit=dev/, "production dependencies only");
+  });
+
+  it("health endpoints named in the files exist on the app and report not-ready without a knowledge base", async () => {
+    const app = createApp({
+      kb: new KnowledgeBase({} as Database),
+      isDatabaseReachable: () => Promise.resolve(false),
+      logger: createLogger("silent"),
+    });
+    await request(app).get("/healthz").expect(200);
+    const ready = await request(app).get("/readyz").expect(503);
+    assert.deepEqual(ready.body, { status: "not ready", database: "unreachable", knowledgeBase: { loaded: false } });
+  });
+
+  it(".env.example names only variables the config knows", async () => {
+    const example = await fs.readFile(path.join(REPO_ROOT, ".env.example"), "utf8");
+    const names = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((match) => match[1]!);
+    assert.ok(names.length >= 5);
+    for (const name of names) assert.ok(ENVIRONMENT_VARIABLES.includes(name), name);
+  });
+});
