@@ -4,18 +4,20 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../domain/versions.js";
-import type {
-  ApiRemovalRecord,
-  ComponentRecord,
-  KbBundle,
-  LinkRecord,
-  PortRecord,
-  ProfileRecord,
-  RecommendationRecord,
-  ReleaseRecord,
-  RuntimeRequirementRecord,
-  SkewRuleRecord,
-  UpgradeDependencyRecord,
+import {
+  ENTITY_NAMES,
+  type ApiRemovalRecord,
+  type ComponentRecord,
+  type EntityName,
+  type KbBundle,
+  type LinkRecord,
+  type PortRecord,
+  type ProfileRecord,
+  type RecommendationRecord,
+  type ReleaseRecord,
+  type RuntimeRequirementRecord,
+  type SkewRuleRecord,
+  type UpgradeDependencyRecord,
 } from "./records.js";
 
 export interface SnapshotMeta {
@@ -23,7 +25,7 @@ export interface SnapshotMeta {
   readonly lastImportAt: Date | null;
 }
 
-export class KbSnapshot {
+export class KbSnapshot implements KbBundle {
   readonly revision: number;
   readonly lastImportAt: string | null;
   readonly loadedAt: string;
@@ -108,19 +110,8 @@ export class KbSnapshot {
     return this.releases[this.releases.length - 1];
   }
 
-  counts(): Record<keyof KbBundle, number> {
-    return {
-      components: this.components.length,
-      ports: this.ports.length,
-      links: this.links.length,
-      profiles: this.profiles.length,
-      skewRules: this.skewRules.length,
-      apiRemovals: this.apiRemovals.length,
-      releases: this.releases.length,
-      upgradeDependencies: this.upgradeDependencies.length,
-      runtimeRequirements: this.runtimeRequirements.length,
-      recommendations: this.recommendations.length,
-    };
+  counts(): Record<EntityName, number> {
+    return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, this[entity].length])) as Record<EntityName, number>;
   }
 }
 

@@ -83,18 +83,6 @@ export function readRoutes(kb: KnowledgeBase): Router {
     sendRead(req, res, snapshot, items(snapshot, listPorts(snapshot, query)));
   });
 
-  router.get("/links", (req, res) => {
-    parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, snapshot.links));
-  });
-
-  router.get("/profiles", (req, res) => {
-    parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, snapshot.profiles));
-  });
-
   router.get("/skew-rules", (req, res) => {
     const query = parseQuery({ kubernetesVersion: filterValue.optional(), profile: filterValue.optional() }, req);
     const snapshot = kb.current();
@@ -107,35 +95,28 @@ export function readRoutes(kb: KnowledgeBase): Router {
     sendRead(req, res, snapshot, items(snapshot, listApiRemovals(snapshot, query)));
   });
 
-  router.get("/releases", (req, res) => {
-    parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, snapshot.releases));
-  });
-
   router.get("/releases/:version", (req, res) => {
     parseQuery({}, req);
     const snapshot = kb.current();
     sendRead(req, res, snapshot, { ...getRelease(snapshot, req.params.version), kbRevision: snapshot.revision });
   });
 
-  router.get("/upgrade-order", (req, res) => {
-    parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, snapshot.upgradeDependencies));
-  });
-
-  router.get("/runtime-requirements", (req, res) => {
-    parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, snapshot.runtimeRequirements));
-  });
-
-  router.get("/recommendations", (req, res) => {
-    parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, snapshot.recommendations));
-  });
+  // Whole lists without filters.
+  const unfiltered = {
+    "/links": "links",
+    "/profiles": "profiles",
+    "/releases": "releases",
+    "/upgrade-order": "upgradeDependencies",
+    "/runtime-requirements": "runtimeRequirements",
+    "/recommendations": "recommendations",
+  } as const;
+  for (const [route, entity] of Object.entries(unfiltered)) {
+    router.get(route, (req, res) => {
+      parseQuery({}, req);
+      const snapshot = kb.current();
+      sendRead(req, res, snapshot, items(snapshot, snapshot[entity]));
+    });
+  }
 
   return router;
 }
