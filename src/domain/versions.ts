@@ -131,3 +131,43 @@ export function formatVersion(version: KubernetesVersion): string {
 function printable(text: string): string {
   return JSON.stringify(text).slice(1, -1).slice(0, MAX_VERSION_LENGTH);
 }
+
+/** A version of a component that is not versioned like Kubernetes: etcd, containerd, CRI-O, Docker Engine, cri-dockerd. */
+export interface ComponentVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+  /** What was given, trimmed and without a `runtime://` prefix. */
+  readonly raw: string;
+}
+
+const COMPONENT_VERSION_PATTERN =
+  /^[vV]?(?<major>\d{1,4})\.(?<minor>\d{1,4})(?:\.(?<patch>\d{1,6}))?(?<suffix>[-+~][0-9A-Za-z.+~_-]{1,48})?$/;
+
+/**
+ * Parses `1.7.2`, `v2.0.0`, `3.5.12-0` (kubeadm's etcd image tags) and the
+ * `containerd://1.7.2` form that `kubectl get nodes` reports.
+ */
+export function parseComponentVersion(input: unknown, field = "version"): ComponentVersion {
+  if (typeof input !== "string") throw new InputError(`${field} must be a string such as "1.7.2"`, field);
+  const raw = input.trim().replace(/^[a-z][a-z0-9-]{0,30}:\/\//, "");
+  if (raw.length === 0) throw new InputError(`${field} is empty; give a version such as "1.7.2"`, field);
+  if (raw.length > MAX_VERSION_LENGTH) {
+    throw new InputError(`${field} is longer than ${MAX_VERSION_LENGTH} characters; give a version such as "1.7.2"`, field);
+  }
+  const match = COMPONENT_VERSION_PATTERN.exec(raw);
+  if (!match?.groups) {
+    throw new InputError(`${field} "${printable(raw)}" is not a version; expected a form like "1.7.2" or "containerd://1.7.2"`, field);
+  }
+  return {
+    major: Number(match.groups.major),
+    minor: Number(match.groups.minor),
+    patch: match.groups.patch === undefined ? 0 : Number(match.groups.patch),
+    raw,
+  };
+}
+
+/** Orders component versions by major, minor, patch (suffixes such as kubeadm's `-0` are ignored). */
+export function compareComponentVersions(a: ComponentVersion, b: ComponentVersion): number {
+  return Math.sign(a.major - b.major || a.minor - b.minor || a.patch - b.patch);
+}

@@ -1,0 +1,120 @@
+/**
+ * A cluster as users describe it: components with versions, optionally per
+ * instance (an HA control-plane member such as `cp-1`, or a node pool such as
+ * `pool-a`). Parsing resolves aliases, parses each version the way its
+ * component is versioned, and rejects what cannot be judged (unknown
+ * components, duplicates, absurd sizes) with an InputError naming the field.
+ */
+import { InputError } from "../errors.js";
+import type { ComponentRecord } from "../kb/records.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { resolveComponent } from "./catalog.js";
+import {
+  formatVersion,
+  parseComponentVersion,
+  parseKubernetesVersion,
+  type ComponentVersion,
+  type KubernetesVersion,
+} from "./versions.js";
+
+export interface ComponentVersionInput {
+  readonly component: string;
+  readonly version: string;
+  readonly instance?: string | null | undefined;
+}
+
+export interface PlannedComponent {
+  /** Canonical component name. */
+  readonly component: string;
+  readonly category: ComponentRecord["category"];
+  readonly instance: string | null;
+  /** The version as shown back to users. */
+  readonly version: string;
+  /** Set for components versioned with Kubernetes (apiserver, kubelet, kubectl, ...). */
+  readonly kubernetes: KubernetesVersion | null;
+  /** Set for etcd and container runtimes. */
+  readonly release: ComponentVersion | null;
+}
+
+export interface ClusterPlan {
+  readonly entries: readonly PlannedComponent[];
+}
+
+export const MAX_PLAN_COMPONENTS = 1000;
+const INSTANCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,99}$/;
+const KUBERNETES_VERSIONED = new Set<ComponentRecord["category"]>([
+  "apiserver",
+  "controller",
+  "scheduler",
+  "node-agent",
+  "network-proxy",
+  "client",
+]);
+
+export function isKubernetesVersioned(category: ComponentRecord["category"]): boolean {
+  return KUBERNETES_VERSIONED.has(category);
+}
+
+export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "components"): ClusterPlan {
+  if (!Array.isArray(input)) throw new InputError(`${field} must be a list of {component, version, instance?}`, field);
+  if (input.length === 0) throw new InputError(`${field} is empty; name at least one component with its version`, field);
+  if (input.length > MAX_PLAN_COMPONENTS) {
+    throw new InputError(`${field} has ${input.length} entries; at most ${MAX_PLAN_COMPONENTS} are accepted`, field);
+  }
+  const seen = new Map<string, number>();
+  const entries = input.map((raw: unknown, index): PlannedComponent => {
+    const at = `${field}[${index}]`;
+    if (raw === null || typeof raw !== "object") throw new InputError(`${at} must be an object {component, version, instance?}`, at);
+    const { component: name, version, instance } = raw as Record<string, unknown>;
+    if (typeof name !== "string") throw new InputError(`${at}.component must be a component name such as kubelet`, `${at}.component`);
+    const component = resolveComponent(snapshot, name, `${at}.component`);
+    const instanceName = parseInstance(instance, `${at}.instance`);
+    const key = `${component.name}@${instanceName ?? ""}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new InputError(
+        `${at} repeats ${component.name}${instanceName ? `@${instanceName}` : ""} from ${field}[${first}]; give each instance its own name`,
+        `${at}.instance`,
+      );
+    }
+    seen.set(key, index);
+    return plannedComponent(component, instanceName, version, `${at}.version`);
+  });
+  return { entries };
+}
+
+export function plannedComponent(
+  component: ComponentRecord,
+  instance: string | null,
+  version: unknown,
+  field: string,
+): PlannedComponent {
+  if (isKubernetesVersioned(component.category)) {
+    const kubernetes = parseKubernetesVersion(version, field);
+    return { component: component.name, category: component.category, instance, version: formatVersion(kubernetes), kubernetes, release: null };
+  }
+  const release = parseComponentVersion(version, field);
+  return { component: component.name, category: component.category, instance, version: release.raw, kubernetes: null, release };
+}
+
+function parseInstance(instance: unknown, field: string): string | null {
+  if (instance === undefined || instance === null) return null;
+  if (typeof instance !== "string") throw new InputError(`${field} must be a string such as "pool-a" or "cp-1"`, field);
+  const trimmed = instance.trim();
+  if (trimmed === "") return null;
+  if (!INSTANCE_PATTERN.test(trimmed)) {
+    throw new InputError(
+      `${field} "${JSON.stringify(trimmed).slice(1, -1).slice(0, 60)}" is not a valid instance name; use letters, digits and . _ : @ / - (at most 100 characters)`,
+      field,
+    );
+  }
+  return trimmed;
+}
+
+export function label(entry: Pick<PlannedComponent, "component" | "instance">): string {
+  return entry.instance === null ? entry.component : `${entry.component}@${entry.instance}`;
+}
+
+export function entriesOf(plan: ClusterPlan, component: string): PlannedComponent[] {
+  return plan.entries.filter((entry) => entry.component === component);
+}

@@ -1,0 +1,90 @@
+/**
+ * What the domain core reports. Expected outcomes (an invalid plan, a
+ * removed API) are findings, not exceptions; only malformed input throws.
+ * Codes are stable identifiers that bots branch on; FINDING_CODES documents
+ * every one of them (the GraphQL schema docs list them too).
+ */
+
+export type Severity = "ERROR" | "WARNING" | "INFO";
+
+export interface Finding {
+  readonly code: string;
+  readonly severity: Severity;
+  readonly component: string | null;
+  readonly instance: string | null;
+  readonly message: string;
+  readonly sourceUrl: string | null;
+  /** The knowledge-base record behind the finding (a skew rule id, a requirement id), when there is one. */
+  readonly ruleId: string | null;
+}
+
+export interface ValidationReport {
+  readonly ok: boolean;
+  readonly kbRevision: number;
+  readonly findings: readonly Finding[];
+}
+
+export const FINDING_CODES = {
+  SKEW_APISERVER_HA_SPREAD: "kube-apiserver instances are more than the allowed minors apart.",
+  SKEW_COMPONENT_NEWER_THAN_APISERVER:
+    "Used as SKEW_<COMPONENT>_NEWER_THAN_APISERVER (e.g. SKEW_KUBELET_NEWER_THAN_APISERVER): the component is newer than the oldest kube-apiserver allows.",
+  SKEW_COMPONENT_TOO_OLD_FOR_APISERVER:
+    "Used as SKEW_<COMPONENT>_TOO_OLD_FOR_APISERVER (e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER): the component is further behind the kube-apiserver than the rule in force allows.",
+  SKEW_KUBE_PROXY_NEWER_THAN_KUBELET: "kube-proxy is newer than the kubelet on the same instance allows.",
+  SKEW_KUBE_PROXY_OLDER_THAN_KUBELET: "kube-proxy is older than the kubelet on the same instance allows.",
+  NO_APISERVER_IN_PLAN: "The plan names no kube-apiserver, so skew against it was not checked.",
+  RUNTIME_DOCKERSHIM_REMOVED: "Docker Engine without cri-dockerd under a kubelet that no longer has dockershim.",
+  RUNTIME_VERSION_TOO_OLD: "The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires.",
+  RUNTIME_BELOW_RECOMMENDED: "The container runtime is older than the versions its project lists for this Kubernetes minor.",
+  RUNTIME_MINOR_MISMATCH: "CRI-O's minor differs from the kubelet's; CRI-O minors track Kubernetes minors.",
+  RUNTIME_UNSUPPORTED: "The component version is no longer supported by this Kubernetes minor.",
+  RUNTIME_SUPPORT_ENDING: "Support for this runtime version is ending in a coming Kubernetes minor.",
+  RUNTIME_NOT_CHECKED: "The runtime could not be matched to a kubelet, so its requirements were not checked.",
+  RELEASE_END_OF_LIFE: "The Kubernetes minor is past its end of life on the asOf date.",
+  RELEASE_MAINTENANCE_MODE: "The Kubernetes minor is past the end of standard support (maintenance mode) on the asOf date.",
+  VERSION_UNKNOWN_NEWER: "The version is newer than any release the knowledge base knows; it was not checked against release data.",
+  VERSION_OLDER_THAN_KB: "The version is older than the oldest release the knowledge base covers.",
+  VERSION_PRERELEASE: "A pre-release version (alpha, beta, rc) is not meant for production.",
+  DOWNGRADE_NOT_SUPPORTED: "The target is older than the running control plane; Kubernetes does not support control-plane downgrades.",
+  PLAN_CURRENT_STATE_INVALID: "The current cluster does not validate; fix its ERROR findings before planning an upgrade.",
+  PLAN_BLOCKED: "The upgrade cannot continue without a change the planner cannot make (e.g. replacing Docker Engine).",
+  PLAN_NOTHING_TO_DO: "Every component is already at the target minor.",
+  API_REMOVED_IN_UPGRADE: "An API version served by the current control plane stops being served on the way to the target.",
+  RUNTIME_REQUIREMENT_IN_UPGRADE: "A runtime requirement starts to apply on the way to the target.",
+  ETCD_VERSION_UNVERIFIED: "The knowledge base has no etcd version for a minor on the way; check etcd against the release notes.",
+  RECOMMENDATION: "Advice for the upgrade (headroom, leader election, draining).",
+  ROLLBACK_NOT_A_DOWNGRADE: "The rollback version is not older than the running one.",
+  ROLLBACK_CONTROL_PLANE_UNSUPPORTED: "Control-plane components cannot be rolled back to an older minor.",
+  ROLLBACK_MULTIPLE_MINORS: "The rollback goes back more than one minor.",
+  ROLLBACK_TRAP: "After the rollback the component would be out of skew with the control plane that has moved on.",
+  ROLLBACK_UNSUPPORTED_ETCD_MINOR: "etcd minor downgrades need etcd's own downgrade procedure.",
+} as const;
+
+export function skewCode(component: string, problem: "NEWER_THAN_APISERVER" | "TOO_OLD_FOR_APISERVER"): string {
+  return `SKEW_${component.toUpperCase().replaceAll("-", "_")}_${problem}`;
+}
+
+export function finding(
+  fields: Pick<Finding, "code" | "severity" | "message"> & Partial<Omit<Finding, "code" | "severity" | "message">>,
+): Finding {
+  return {
+    code: fields.code,
+    severity: fields.severity,
+    component: fields.component ?? null,
+    instance: fields.instance ?? null,
+    message: fields.message,
+    sourceUrl: fields.sourceUrl ?? null,
+    ruleId: fields.ruleId ?? null,
+  };
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { ERROR: 0, WARNING: 1, INFO: 2 };
+
+/** Errors first, then warnings, then information; stable otherwise. */
+export function report(kbRevision: number, findings: readonly Finding[]): ValidationReport {
+  const sorted = findings
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => SEVERITY_ORDER[a.entry.severity] - SEVERITY_ORDER[b.entry.severity] || a.index - b.index)
+    .map(({ entry }) => entry);
+  return { ok: !sorted.some((entry) => entry.severity === "ERROR"), kbRevision, findings: sorted };
+}

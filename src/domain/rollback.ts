@@ -1,0 +1,132 @@
+/**
+ * checkRollback: can this component go back to an older version, with the
+ * rest of the cluster as it is now? It must be a downgrade the component
+ * supports, and the cluster afterwards must still validate. The classic trap
+ * (design notes, node-pool chapter 2.4): a node pool rolled back from 1.29
+ * to 1.28 after the control plane has meanwhile reached a version the old
+ * kubelet may not run under.
+ */
+import { InputError } from "../errors.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { resolveComponent, resolveProfile } from "./catalog.js";
+import { label, parseClusterPlan, plannedComponent, type ClusterPlan } from "./cluster-plan.js";
+import { finding, report, type Finding, type ValidationReport } from "./findings.js";
+import { controlPlaneMinor, judgePlan, today } from "./validate.js";
+import { compareComponentVersions, compareVersions, minorIndex } from "./versions.js";
+
+export interface RollbackRequest {
+  readonly current: unknown;
+  readonly component: string;
+  readonly instance?: string | null | undefined;
+  readonly toVersion: string;
+  readonly profile?: string | null | undefined;
+}
+
+const SKEW_POLICY = "https://kubernetes.io/releases/version-skew-policy/";
+const CONTROL_PLANE = new Set(["apiserver", "controller", "scheduler"]);
+
+export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): ValidationReport {
+  const plan = parseClusterPlan(snapshot, request.current, "current.components");
+  const profile = resolveProfile(snapshot, request.profile ?? undefined);
+  const component = resolveComponent(snapshot, request.component, "component");
+  const candidates = plan.entries.filter((entry) => entry.component === component.name);
+  if (candidates.length === 0) {
+    throw new InputError(`current.components has no ${component.name} to roll back; add it with its running version`, "component");
+  }
+  const instance = request.instance?.trim() || null;
+  let entry = candidates.find((candidate) => candidate.instance === instance);
+  if (entry === undefined && instance === null && candidates.length === 1) entry = candidates[0];
+  if (entry === undefined) {
+    const known = candidates.map((candidate) => candidate.instance ?? "(none)").join(", ");
+    throw new InputError(
+      instance === null
+        ? `${component.name} runs as several instances (${known}); say which one to roll back with instance`
+        : `current.components has no ${component.name} with instance "${instance}"; its instances are ${known}`,
+      "instance",
+    );
+  }
+  const rolledBack = plannedComponent(component, entry.instance, request.toVersion, "toVersion");
+  const findings: Finding[] = [];
+  const who = label(entry);
+
+  const comparison =
+    entry.kubernetes !== null ? compareVersions(rolledBack.kubernetes!, entry.kubernetes) : compareComponentVersions(rolledBack.release!, entry.release!);
+  if (comparison >= 0) {
+    findings.push(
+      finding({
+        code: "ROLLBACK_NOT_A_DOWNGRADE",
+        severity: comparison === 0 ? "INFO" : "ERROR",
+        component: entry.component,
+        instance: entry.instance,
+        message:
+          comparison === 0
+            ? `${who} already runs ${entry.version}; there is nothing to roll back`
+            : `${rolledBack.version} is newer than the running ${who} ${entry.version}; a rollback goes to an older version (plan an upgrade instead)`,
+      }),
+    );
+    return report(snapshot.revision, findings);
+  }
+
+  if (entry.kubernetes !== null && rolledBack.kubernetes !== null) {
+    const minorsBack = minorIndex(entry.kubernetes) - minorIndex(rolledBack.kubernetes);
+    if (CONTROL_PLANE.has(entry.category) && minorsBack > 0) {
+      findings.push(
+        finding({
+          code: "ROLLBACK_CONTROL_PLANE_UNSUPPORTED",
+          severity: "ERROR",
+          component: entry.component,
+          instance: entry.instance,
+          message: `${who} cannot go back from ${entry.version} to ${rolledBack.version}: Kubernetes supports no minor-version downgrade of the control plane (objects may already be stored in newer API versions). Roll back within ${entry.kubernetes.major}.${entry.kubernetes.minor} patches, or restore etcd from a backup taken before the upgrade.`,
+          sourceUrl: "https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-upgrade/#recovering-from-a-failure-state",
+        }),
+      );
+    } else if (minorsBack > 1) {
+      findings.push(
+        finding({
+          code: "ROLLBACK_MULTIPLE_MINORS",
+          severity: "WARNING",
+          component: entry.component,
+          instance: entry.instance,
+          message: `${who} would go back ${minorsBack} minors (${entry.version} to ${rolledBack.version}); reprovision the nodes from the older image rather than downgrading in place, and drain them first`,
+          sourceUrl: SKEW_POLICY,
+        }),
+      );
+    }
+  } else if (entry.release !== null && rolledBack.release !== null && entry.component === "etcd") {
+    if (rolledBack.release.major !== entry.release.major || rolledBack.release.minor !== entry.release.minor) {
+      findings.push(
+        finding({
+          code: "ROLLBACK_UNSUPPORTED_ETCD_MINOR",
+          severity: "WARNING",
+          component: entry.component,
+          instance: entry.instance,
+          message: `etcd ${entry.version} to ${rolledBack.version} crosses an etcd minor; that needs etcd's own downgrade procedure (or a snapshot restore), not just an older binary`,
+          sourceUrl: "https://kubernetes.io/docs/tasks/administer-cluster/configure-upgrade-etcd/",
+        }),
+      );
+    }
+  }
+
+  const after: ClusterPlan = { entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };
+  const problems = judgePlan(snapshot, after, profile, today());
+  const errors = problems.filter((problem) => problem.severity === "ERROR");
+  const trapped = errors.filter(
+    (problem) => problem.component === entry.component && problem.instance === entry.instance && problem.code.startsWith("SKEW_") && problem.code.endsWith("_APISERVER"),
+  );
+  if (trapped.length > 0) {
+    findings.push(
+      finding({
+        code: "ROLLBACK_TRAP",
+        severity: "ERROR",
+        component: entry.component,
+        instance: entry.instance,
+        message: `rolling ${who} back to ${rolledBack.version} would leave it out of skew with the control plane, which runs ${controlPlaneMinor(after) ?? "a newer minor"} now: ${trapped[0]!.message} The rolled-back nodes would fail to register or run unsupported.`,
+        sourceUrl: trapped[0]!.sourceUrl,
+        ruleId: trapped[0]!.ruleId,
+      }),
+    );
+  }
+  findings.push(...errors.filter((problem) => !trapped.includes(problem)));
+  findings.push(...problems.filter((problem) => problem.severity !== "ERROR" && problem.component === entry.component && problem.instance === entry.instance));
+  return report(snapshot.revision, findings);
+}

@@ -1,0 +1,414 @@
+/**
+ * planUpgrade: the ordered steps that take every component of a cluster to
+ * a target minor without ever leaving the supported combinations. The
+ * control plane moves one minor at a time (etcd first, then each
+ * kube-apiserver, then the controllers); node pools move only when the next
+ * control-plane step would leave them out of skew, and then straight to the
+ * newest minor allowed at that point, so each pool is touched as few times
+ * as possible; a pool's container runtime moves before its kubelet. Every
+ * state after a step is judged by the same code as validateCluster; a step
+ * that would break the cluster is never emitted (the plan stops with
+ * PLAN_BLOCKED instead).
+ */
+import { InputError } from "../errors.js";
+import type { ApiRemovalRecord, ComponentRecord, RuntimeRequirementRecord } from "../kb/records.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { listApiRemovals, resolveProfile } from "./catalog.js";
+import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { finding, report, type Finding } from "./findings.js";
+import { judgePlan, today } from "./validate.js";
+import {
+  compareComponentVersions,
+  formatVersion,
+  minorIndex,
+  parseComponentVersion,
+  parseKubernetesVersion,
+  type KubernetesVersion,
+} from "./versions.js";
+
+export interface UpgradeStep {
+  /** Steps that share an order are done together (a node's kubelet and kube-proxy). */
+  readonly order: number;
+  readonly component: string;
+  readonly instance: string | null;
+  readonly fromVersion: string;
+  readonly toVersion: string;
+  readonly note: string;
+}
+
+export interface UpgradePlan {
+  readonly ok: boolean;
+  readonly kbRevision: number;
+  readonly targetVersion: string;
+  readonly steps: readonly UpgradeStep[];
+  readonly apiRemovals: readonly ApiRemovalRecord[];
+  readonly findings: readonly Finding[];
+}
+
+const CONTROLLERS = ["kube-controller-manager", "kube-scheduler", "cloud-controller-manager"];
+
+class Blocked extends Error {}
+
+export function planUpgrade(
+  snapshot: KbSnapshot,
+  current: unknown,
+  targetVersion: string,
+  options: { profile?: string | null | undefined } = {},
+): UpgradePlan {
+  const plan = parseClusterPlan(snapshot, current, "current.components");
+  const profile = resolveProfile(snapshot, options.profile ?? undefined);
+  const target = parseKubernetesVersion(targetVersion, "targetVersion");
+  const targetMinor = minorIndex(target);
+  const apiservers = plan.entries.filter((entry) => entry.component === "kube-apiserver");
+  if (apiservers.length === 0) {
+    throw new InputError("current.components must include kube-apiserver: the upgrade is planned from the control plane's version", "current.components");
+  }
+  const asOf = today();
+  const startMinor = Math.min(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
+  const newestMinor = Math.max(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
+  const targetText = `${target.major}.${target.minor}`;
+  const result = (steps: UpgradeStep[], findings: Finding[], removals: readonly ApiRemovalRecord[] = []): UpgradePlan => {
+    const judged = report(snapshot.revision, findings);
+    return { ok: judged.ok, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, findings: judged.findings };
+  };
+
+  if (targetMinor < newestMinor) {
+    return result([], [
+      finding({
+        code: "DOWNGRADE_NOT_SUPPORTED",
+        severity: "ERROR",
+        component: "kube-apiserver",
+        message: `the target ${targetText} is older than the running control plane (${minorWords(newestMinor)}); Kubernetes does not support downgrading the control plane (stored objects may already use newer API versions). To undo a node pool upgrade, use checkRollback.`,
+        sourceUrl: "https://kubernetes.io/releases/version-skew-policy/#supported-component-upgrade-order",
+      }),
+    ]);
+  }
+  const currentErrors = judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.severity === "ERROR");
+  if (currentErrors.length > 0) {
+    return result([], [
+      finding({
+        code: "PLAN_CURRENT_STATE_INVALID",
+        severity: "ERROR",
+        message: `the current cluster is not a supported combination (${currentErrors.length} error${currentErrors.length === 1 ? "" : "s"} below); bring it into skew before planning an upgrade`,
+      }),
+      ...currentErrors,
+    ]);
+  }
+
+  const planner = new Planner(snapshot, plan, profile, asOf, target);
+  const findings: Finding[] = [];
+  try {
+    planner.run();
+  } catch (error) {
+    if (!(error instanceof Blocked)) throw error;
+    findings.push(
+      finding({ code: "PLAN_BLOCKED", severity: "ERROR", message: error.message, sourceUrl: "https://kubernetes.io/releases/version-skew-policy/" }),
+    );
+  }
+  findings.push(...planner.notes);
+  if (planner.steps.length === 0 && findings.every((entry) => entry.severity !== "ERROR")) {
+    findings.push(finding({ code: "PLAN_NOTHING_TO_DO", severity: "INFO", message: `every component is already at ${targetText}` }));
+  }
+
+  const removals = targetMinor > startMinor ? listApiRemovals(snapshot, { from: minorWords(startMinor), to: targetText }) : [];
+  if (removals.length > 0) {
+    const kinds = [...new Set(removals.map((removal) => `${removal.apiVersion} ${removal.kind}`))];
+    findings.push(
+      finding({
+        code: "API_REMOVED_IN_UPGRADE",
+        severity: "WARNING",
+        message: `${removals.length} API version${removals.length === 1 ? "" : "s"} stop being served between ${minorWords(startMinor)} and ${targetText} (${kinds.slice(0, 6).join(", ")}${kinds.length > 6 ? ", …" : ""}); migrate manifests and clients before the control plane reaches each removal (scan them with scanManifests)`,
+        sourceUrl: "https://kubernetes.io/docs/reference/using-api/deprecation-guide/",
+      }),
+    );
+  }
+  findings.push(...crossedRequirements(snapshot, plan, startMinor, targetMinor));
+  findings.push(...recommendations(snapshot, plan, startMinor, targetMinor));
+  // What still holds at the end (end of life, unknown versions) is worth knowing.
+  findings.push(...judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO"));
+  return result(planner.steps, findings, removals);
+}
+
+function minorWords(index: number): string {
+  return `${Math.floor(index / 1000)}.${index % 1000}`;
+}
+
+class Planner {
+  readonly steps: UpgradeStep[] = [];
+  readonly notes: Finding[] = [];
+  state: ClusterPlan;
+  private order = 0;
+  private readonly targetMinor: number;
+
+  constructor(
+    private readonly snapshot: KbSnapshot,
+    initial: ClusterPlan,
+    private readonly profile: string,
+    private readonly asOf: string,
+    private readonly target: KubernetesVersion,
+  ) {
+    this.state = initial;
+    this.targetMinor = minorIndex(target);
+  }
+
+  run(): void {
+    for (;;) {
+      const apiserverMinors = this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!));
+      const oldest = Math.min(...apiserverMinors);
+      if (oldest >= this.targetMinor) break;
+      const next = oldest + 1; // never skip a minor
+      this.prepareEtcd(next);
+      this.prepareNodesFor(next);
+      this.prepareKubectlFor(next);
+      for (const apiserver of this.kubernetes("kube-apiserver")) {
+        if (minorIndex(apiserver.kubernetes!) < next) {
+          this.step([{ entry: apiserver, to: this.versionFor(next) }], `kube-apiserver to ${minorWords(next)}: one minor at a time, one instance at a time`);
+        }
+      }
+      for (const component of CONTROLLERS) {
+        for (const controller of this.kubernetes(component)) {
+          if (minorIndex(controller.kubernetes!) < next) {
+            this.step([{ entry: controller, to: this.versionFor(next) }], `${component} to ${minorWords(next)} after every kube-apiserver is there`);
+          }
+        }
+      }
+    }
+    // The control plane is at the target: nodes and clients follow.
+    for (const kubelet of this.kubernetes("kubelet")) {
+      if (minorIndex(kubelet.kubernetes!) < this.targetMinor) this.moveNode(kubelet, this.targetMinor, "nodes follow the control plane to the target");
+    }
+    for (const proxy of this.kubernetes("kube-proxy")) {
+      if (minorIndex(proxy.kubernetes!) < this.targetMinor) {
+        this.step([{ entry: proxy, to: this.versionFor(this.targetMinor) }], "kube-proxy after the kubelets of its nodes");
+      }
+    }
+    for (const kubectl of this.kubernetes("kubectl")) {
+      if (minorIndex(kubectl.kubernetes!) < this.targetMinor) {
+        this.step([{ entry: kubectl, to: this.versionFor(this.targetMinor) }], "kubectl to the control plane's minor");
+      }
+    }
+    for (const component of CONTROLLERS) {
+      for (const controller of this.kubernetes(component)) {
+        if (minorIndex(controller.kubernetes!) < this.targetMinor) {
+          this.step([{ entry: controller, to: this.versionFor(this.targetMinor) }], `${component} to the target`);
+        }
+      }
+    }
+  }
+
+  private kubernetes(component: string): PlannedComponent[] {
+    return this.state.entries.filter((entry) => entry.component === component && entry.kubernetes !== null);
+  }
+
+  /** The version to write for a minor: the target as given, else the newest patch the knowledge base knows. */
+  private versionFor(minor: number): string {
+    if (minor === this.targetMinor && this.target.patch !== null) return formatVersion(this.target);
+    return this.snapshot.findRelease(minorWords(minor))?.latestPatch ?? minorWords(minor);
+  }
+
+  private errorsOf(state: ClusterPlan): Finding[] {
+    return judgePlan(this.snapshot, state, this.profile, this.asOf).filter((entry) => entry.severity === "ERROR");
+  }
+
+  private withChanges(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>): ClusterPlan {
+    const replaced = new Map(changes.map(({ entry, to }) => [entry, to]));
+    return {
+      entries: this.state.entries.map((entry) => {
+        const to = replaced.get(entry);
+        return to === undefined ? entry : plannedComponent(this.component(entry.component), entry.instance, to, entry.component);
+      }),
+    };
+  }
+
+  private component(name: string): ComponentRecord {
+    return this.snapshot.findComponent(name)!;
+  }
+
+  /** Applies one step (or a group done together); refuses any that leaves the cluster unsupported. */
+  private step(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>, note: string): void {
+    const next = this.withChanges(changes);
+    const errors = this.errorsOf(next);
+    if (errors.length > 0) {
+      throw new Blocked(
+        `cannot ${changes.map(({ entry, to }) => `move ${label(entry)} from ${entry.version} to ${to}`).join(" and ")}: ${errors.map((error) => error.message).join(" ")}`,
+      );
+    }
+    this.order += 1;
+    for (const { entry, to } of changes) {
+      this.steps.push({ order: this.order, component: entry.component, instance: entry.instance, fromVersion: entry.version, toVersion: to, note });
+    }
+    this.state = next;
+  }
+
+  /** etcd goes first: to the version kubeadm deploys with the next minor, when the knowledge base knows it. */
+  private prepareEtcd(next: number): void {
+    const etcds = this.state.entries.filter((entry) => entry.component === "etcd" && entry.release !== null);
+    if (etcds.length === 0) return;
+    const release = this.snapshot.findRelease(minorWords(next));
+    if (release?.etcdVersion == null) {
+      this.notes.push(
+        finding({
+          code: "ETCD_VERSION_UNVERIFIED",
+          severity: "INFO",
+          component: "etcd",
+          message: `the knowledge base does not know which etcd ${minorWords(next)} ships with; check the ${minorWords(next)} release notes before upgrading etcd (before kube-apiserver)`,
+          sourceUrl: release?.sourceUrl ?? "https://kubernetes.io/releases/",
+        }),
+      );
+      return;
+    }
+    const wanted = parseComponentVersion(release.etcdVersion);
+    for (const etcd of etcds) {
+      if (compareComponentVersions(etcd.release!, wanted) < 0) {
+        this.step(
+          [{ entry: etcd, to: `${wanted.major}.${wanted.minor}.${wanted.patch}` }],
+          `etcd before kube-apiserver: kubeadm deploys etcd ${release.etcdVersion} with Kubernetes ${release.version}`,
+        );
+      }
+    }
+  }
+
+  /** Moves every pool that the next control-plane minor would leave out of skew, to the newest minor allowed now. */
+  private prepareNodesFor(next: number): void {
+    const oldestApiserver = Math.min(...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)));
+    const preview = this.withChanges(
+      this.kubernetes("kube-apiserver").map((entry) => ({ entry, to: minorWords(Math.max(next, minorIndex(entry.kubernetes!))) })),
+    );
+    const troubled = new Set(
+      this.errorsOf(preview)
+        .filter((error) => error.component === "kubelet" || error.component === "kube-proxy")
+        .map((error) => error.instance ?? ""),
+    );
+    for (const kubelet of this.kubernetes("kubelet")) {
+      if (troubled.has(kubelet.instance ?? "") && minorIndex(kubelet.kubernetes!) < oldestApiserver) {
+        this.moveNode(
+          kubelet,
+          oldestApiserver,
+          `must move before kube-apiserver reaches ${minorWords(next)}; goes to ${minorWords(oldestApiserver)}, the newest minor allowed now, so the pool is touched as few times as possible`,
+        );
+      }
+    }
+    for (const proxy of this.kubernetes("kube-proxy")) {
+      if (troubled.has(proxy.instance ?? "") && minorIndex(proxy.kubernetes!) < oldestApiserver) {
+        this.step([{ entry: proxy, to: this.versionFor(oldestApiserver) }], `must move before kube-apiserver reaches ${minorWords(next)}`);
+      }
+    }
+  }
+
+  private prepareKubectlFor(next: number): void {
+    for (const kubectl of this.kubernetes("kubectl")) {
+      if (next - minorIndex(kubectl.kubernetes!) > 1) {
+        const oldestApiserver = Math.min(...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)));
+        this.step([{ entry: kubectl, to: this.versionFor(oldestApiserver) }], `kubectl stays within one minor of kube-apiserver`);
+      }
+    }
+  }
+
+  /** Drains and moves one pool: its runtime first when the new kubelet needs it, then kubelet (with kube-proxy where they must move together). */
+  private moveNode(kubelet: PlannedComponent, minor: number, why: string): void {
+    this.prepareRuntimeFor(kubelet, minor);
+    const current = this.state.entries.find((entry) => entry.component === "kubelet" && entry.instance === kubelet.instance)!;
+    const to = this.versionFor(minor);
+    const proxy = this.state.entries.find((entry) => entry.component === "kube-proxy" && entry.instance === kubelet.instance);
+    const alone = this.withChanges([{ entry: current, to }]);
+    const note = `drain the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} first; ${why}`;
+    if (proxy !== undefined && minorIndex(proxy.kubernetes!) < minor && this.errorsOf(alone).some((error) => error.component === "kube-proxy")) {
+      this.step([{ entry: current, to }, { entry: proxy, to }], `${note}; kube-proxy moves with the kubelet (the policy in force ties them together)`);
+    } else {
+      this.step([{ entry: current, to }], note);
+    }
+  }
+
+  private prepareRuntimeFor(kubelet: PlannedComponent, minor: number): void {
+    const runtimes = this.state.entries.filter(
+      (entry) =>
+        (entry.category === "container-runtime" || entry.category === "runtime-shim") &&
+        (entry.instance === kubelet.instance || (entry.instance === null && !this.state.entries.some((other) => other.category === entry.category && other.instance === kubelet.instance && other.instance !== null))),
+    );
+    for (const runtime of runtimes) {
+      const inForce = this.snapshot.runtimeRequirements.filter(
+        (requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor,
+      );
+      const wanted = runtimeTarget(runtime, inForce, minor, this.state, kubelet);
+      if (wanted === null) continue;
+      this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
+    }
+  }
+}
+
+/** The runtime version a kubelet at `minor` needs, or null when the current one will do. */
+function runtimeTarget(
+  runtime: PlannedComponent,
+  inForce: RuntimeRequirementRecord[],
+  minor: number,
+  state: ClusterPlan,
+  kubelet: PlannedComponent,
+): { version: string; why: string } | null {
+  const release = runtime.release!;
+  for (const requirement of inForce) {
+    if (requirement.kind === "REQUIRES_SHIM") {
+      const hasShim = state.entries.some((entry) => entry.component === requirement.requires && (entry.instance === runtime.instance || entry.instance === null));
+      if (!hasShim) {
+        throw new Blocked(
+          `${label(kubelet)} cannot move to ${minorWords(minor)} with ${label(runtime)}: from ${requirement.kubernetesFrom} the kubelet has no dockershim, so Docker Engine needs ${requirement.requires}. Add ${requirement.requires} or move the pool to containerd or CRI-O, then plan again.`,
+        );
+      }
+    }
+  }
+  const minimums = inForce
+    .filter((requirement) => requirement.kind === "MIN_VERSION" && requirement.minVersion !== null)
+    .map((requirement) => ({ requirement, version: parseComponentVersion(requirement.minVersion) }))
+    .filter(({ version }) => compareComponentVersions(release, version) < 0);
+  if (minimums.length > 0) {
+    const highest = minimums.reduce((a, b) => (compareComponentVersions(b.version, a.version) > 0 ? b : a));
+    return {
+      version: highest.version.raw,
+      why: `${runtime.component} ${highest.requirement.minVersion} or newer is required from Kubernetes ${highest.requirement.kubernetesFrom} (${highest.requirement.id})`,
+    };
+  }
+  if (inForce.some((requirement) => requirement.kind === "MATCH_KUBERNETES_MINOR") && (release.major !== 1 || release.minor !== minor % 1000)) {
+    return { version: minorWords(minor), why: `${runtime.component} minors track Kubernetes minors` };
+  }
+  return null;
+}
+
+function crossedRequirements(snapshot: KbSnapshot, plan: ClusterPlan, from: number, to: number): Finding[] {
+  const present = new Set(plan.entries.map((entry) => entry.component));
+  const anyRuntime = plan.entries.some((entry) => entry.category === "container-runtime" || entry.category === "runtime-shim");
+  return snapshot.runtimeRequirements
+    .filter((requirement) => minorIndex(requirement.kubernetesFrom) > from && minorIndex(requirement.kubernetesFrom) <= to)
+    .filter((requirement) => requirement.kind !== "RECOMMENDED_MIN_VERSION")
+    .filter((requirement) => present.has(requirement.component) || (!anyRuntime && requirement.component !== "etcd"))
+    .map((requirement) =>
+      finding({
+        code: "RUNTIME_REQUIREMENT_IN_UPGRADE",
+        severity: "INFO",
+        component: requirement.component,
+        message: `from Kubernetes ${requirement.kubernetesFrom}: ${requirement.summary}`,
+        sourceUrl: requirement.sourceUrl,
+        ruleId: requirement.id,
+      }),
+    );
+}
+
+function recommendations(snapshot: KbSnapshot, plan: ClusterPlan, from: number, to: number): Finding[] {
+  if (to <= from && plan.entries.every((entry) => entry.kubernetes === null || minorIndex(entry.kubernetes) >= to)) return [];
+  const present = new Set(plan.entries.map((entry) => entry.component));
+  return snapshot.recommendations
+    .filter((recommendation) => recommendation.components.some((component) => present.has(component) || component === "kube-apiserver"))
+    .filter(
+      (recommendation) =>
+        (recommendation.appliesFrom === null || minorIndex(recommendation.appliesFrom) <= to) &&
+        (recommendation.appliesUntil === null || minorIndex(recommendation.appliesUntil) > from),
+    )
+    .map((recommendation) =>
+      finding({
+        code: "RECOMMENDATION",
+        severity: "INFO",
+        component: recommendation.components[0] ?? null,
+        message: `${recommendation.title}: ${recommendation.text}`,
+        sourceUrl: recommendation.sourceUrl,
+        ruleId: recommendation.id,
+      }),
+    );
+}

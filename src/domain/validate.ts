@@ -1,0 +1,516 @@
+/**
+ * validateCluster: is this combination of component versions supported?
+ * Judges a plan against the skew rules in force for its control-plane
+ * version (in the chosen policy profile and the ones it extends), the runtime
+ * requirements for each kubelet, and the release calendar on `asOf`. Every
+ * finding cites the rule and its source. Pure: reads only the snapshot.
+ */
+import { InputError } from "../errors.js";
+import type { RuntimeRequirementRecord, SkewRuleRecord } from "../kb/records.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { resolveProfile, ruleAppliesAt } from "./catalog.js";
+import { entriesOf, label, parseClusterPlan, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { finding, report, skewCode, type Finding, type ValidationReport } from "./findings.js";
+import { compareComponentVersions, minorIndex, parseComponentVersion, type KubernetesVersion } from "./versions.js";
+
+export interface ValidateOptions {
+  readonly profile?: string | null | undefined;
+  /** The day to judge end of life on, `YYYY-MM-DD` (default: today, UTC). */
+  readonly asOf?: string | null | undefined;
+}
+
+export function validateCluster(snapshot: KbSnapshot, components: unknown, options: ValidateOptions = {}): ValidationReport {
+  const plan = parseClusterPlan(snapshot, components);
+  const profile = resolveProfile(snapshot, options.profile ?? undefined);
+  const asOf = parseAsOf(options.asOf);
+  return report(snapshot.revision, judgePlan(snapshot, plan, profile, asOf));
+}
+
+/** Today's date in UTC, `YYYY-MM-DD`. */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+export function parseAsOf(asOf: string | null | undefined, field = "asOf"): string {
+  if (asOf === undefined || asOf === null || asOf.trim() === "") return today();
+  const text = asOf.trim();
+  const match = /^(\d{4}-\d{2}-\d{2})(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.exec(text);
+  const parsed = match ? new Date(match[2] ? text : `${match[1]}T00:00:00Z`) : undefined;
+  if (!match || !parsed || Number.isNaN(parsed.getTime()) || !(match[2] || parsed.toISOString().startsWith(match[1]!))) {
+    throw new InputError(`${field} "${text.slice(0, 40)}" is not a date; write it as YYYY-MM-DD, e.g. 2026-01-31`, field);
+  }
+  return parsed.toISOString().slice(0, 10);
+}
+
+/** All findings for an already parsed plan; the planner calls this after every step. */
+export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: string, asOf: string): Finding[] {
+  const findings: Finding[] = [];
+  const apiservers = kubernetesEntries(plan, "kube-apiserver");
+  const policyMinor = controlPlaneMinor(plan);
+  const rules = policyMinor === null ? [] : rulesInForce(snapshot, profile, policyMinor);
+
+  if (apiservers.length === 0 && plan.entries.some((entry) => entry.kubernetes !== null)) {
+    findings.push(
+      finding({
+        code: "NO_APISERVER_IN_PLAN",
+        severity: "INFO",
+        message: "the plan names no kube-apiserver, so nothing was checked against the control plane; add kube-apiserver with its version",
+      }),
+    );
+  }
+  if (apiservers.length > 0 && policyMinor !== null) {
+    findings.push(...checkApiserverSpread(apiservers, rules, policyMinor, profile));
+    findings.push(...checkAgainstApiservers(plan, apiservers, rules, policyMinor, profile));
+  }
+  if (policyMinor !== null) findings.push(...checkKubeProxyAgainstKubelet(plan, rules, policyMinor, profile));
+  findings.push(...checkRuntimes(snapshot, plan));
+  findings.push(...checkReleases(snapshot, plan, asOf));
+  return dedupe(findings);
+}
+
+type VersionedEntry = PlannedComponent & { readonly kubernetes: KubernetesVersion };
+
+function kubernetesEntries(plan: ClusterPlan, component: string): VersionedEntry[] {
+  return entriesOf(plan, component).filter((entry): entry is VersionedEntry => entry.kubernetes !== null);
+}
+
+/** The minor whose policy applies: the newest kube-apiserver's (or, without one, the newest kubelet's). */
+export function controlPlaneMinor(plan: ClusterPlan): string | null {
+  for (const component of ["kube-apiserver", "kubelet", "kube-proxy"]) {
+    const entries = kubernetesEntries(plan, component);
+    if (entries.length > 0) {
+      const newest = entries.reduce((a, b) => (minorIndex(a.kubernetes) >= minorIndex(b.kubernetes) ? a : b));
+      return `${newest.kubernetes.major}.${newest.kubernetes.minor}`;
+    }
+  }
+  return null;
+}
+
+export function rulesInForce(snapshot: KbSnapshot, profile: string, minor: string): SkewRuleRecord[] {
+  const profiles = new Set(snapshot.profileChain(profile).map((entry) => entry.name));
+  return snapshot.skewRules.filter((rule) => profiles.has(rule.profile) && ruleAppliesAt(rule, minor));
+}
+
+function minorText(version: KubernetesVersion): string {
+  return `${version.major}.${version.minor}`;
+}
+
+function policyWords(rule: SkewRuleRecord, minor: string): string {
+  return `the ${rule.profile} policy for ${minor} control planes (rule ${rule.id})`;
+}
+
+function checkApiserverSpread(apiservers: VersionedEntry[], rules: SkewRuleRecord[], minor: string, profile: string): Finding[] {
+  const peerRules = rules.filter((rule) => rule.component === "kube-apiserver" && rule.relativeTo === "kube-apiserver-peers");
+  if (peerRules.length === 0 || apiservers.length < 2) return [];
+  const binding = peerRules.reduce((a, b) => (b.maxNewer < a.maxNewer ? b : a));
+  const oldest = apiservers.reduce((a, b) => (minorIndex(b.kubernetes) < minorIndex(a.kubernetes) ? b : a));
+  const newest = apiservers.reduce((a, b) => (minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a));
+  const spread = minorIndex(newest.kubernetes) - minorIndex(oldest.kubernetes);
+  if (spread <= binding.maxNewer) return [];
+  return [
+    finding({
+      code: "SKEW_APISERVER_HA_SPREAD",
+      severity: "ERROR",
+      component: "kube-apiserver",
+      instance: oldest.instance,
+      message: `kube-apiserver instances are ${spread} minors apart (${label(oldest)} at ${oldest.version}, ${label(newest)} at ${newest.version}); ${policyWords(binding, minor)} allows at most ${binding.maxNewer}${profile === binding.profile ? "" : ` (profile ${profile})`}. Upgrade ${label(oldest)} first.`,
+      sourceUrl: binding.sourceUrl,
+      ruleId: binding.id,
+    }),
+  ];
+}
+
+/** The limit a rule puts on how far behind `version` may be (its condition narrows it for old versions). */
+function olderLimit(rule: SkewRuleRecord, version: KubernetesVersion): number {
+  if (rule.condition !== null && minorIndex(version) < minorIndex(rule.condition.componentOlderThan)) return rule.condition.maxOlder;
+  return rule.maxOlder;
+}
+
+function checkAgainstApiservers(
+  plan: ClusterPlan,
+  apiservers: VersionedEntry[],
+  rules: SkewRuleRecord[],
+  minor: string,
+  profile: string,
+): Finding[] {
+  const findings: Finding[] = [];
+  const bound = {
+    OLDEST: apiservers.reduce((a, b) => (minorIndex(b.kubernetes) < minorIndex(a.kubernetes) ? b : a)),
+    NEWEST: apiservers.reduce((a, b) => (minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a)),
+  };
+  const boundWord = { OLDEST: "the oldest kube-apiserver", NEWEST: "the newest kube-apiserver" };
+  for (const entry of plan.entries) {
+    if (entry.kubernetes === null || entry.component === "kube-apiserver") continue;
+    const version = entry.kubernetes;
+    const componentRules = rules.filter((rule) => rule.component === entry.component && rule.relativeTo === "kube-apiserver");
+    if (componentRules.length === 0) continue;
+    // A client out of skew does not break the cluster, only that client.
+    const severity = entry.category === "client" ? "WARNING" : "ERROR";
+
+    const newer = componentRules
+      .map((rule) => {
+        const reference = bound[rule.newerMeasuredFrom ?? "OLDEST"];
+        return { rule, reference, allowed: minorIndex(reference.kubernetes) + rule.maxNewer };
+      })
+      .reduce((a, b) => (b.allowed < a.allowed ? b : a));
+    if (minorIndex(version) > newer.allowed) {
+      const ahead = minorIndex(version) - minorIndex(newer.reference.kubernetes);
+      findings.push(
+        finding({
+          code: skewCode(entry.component, "NEWER_THAN_APISERVER"),
+          severity,
+          component: entry.component,
+          instance: entry.instance,
+          message: `${label(entry)} ${entry.version} is ${ahead} minor${ahead === 1 ? "" : "s"} newer than ${boundWord[newer.rule.newerMeasuredFrom ?? "OLDEST"]} (${label(newer.reference)} ${newer.reference.version}); ${policyWords(newer.rule, minor)} allows ${newer.rule.maxNewer === 0 ? "none" : `at most ${newer.rule.maxNewer}`}${profile === newer.rule.profile ? "" : ` (profile ${profile})`}. Upgrade the control plane first, or keep ${entry.component} at ${minorText(newer.reference.kubernetes)}${newer.rule.maxNewer > 0 ? ` to ${allowedMinor(newer.allowed)}` : ""}.`,
+          sourceUrl: newer.rule.sourceUrl,
+          ruleId: newer.rule.id,
+        }),
+      );
+    }
+
+    const older = componentRules
+      .map((rule) => {
+        const reference = bound[rule.olderMeasuredFrom ?? "NEWEST"];
+        const limit = olderLimit(rule, version);
+        return { rule, reference, limit, floor: minorIndex(reference.kubernetes) - limit };
+      })
+      .reduce((a, b) => (b.floor > a.floor ? b : a));
+    if (minorIndex(version) < older.floor) {
+      const behind = minorIndex(older.reference.kubernetes) - minorIndex(version);
+      // The lowest minor every rule accepts (a condition may narrow the limit only for older versions).
+      const accepted = (index: number): boolean =>
+        componentRules.every((rule) => {
+          const reference = minorIndex(bound[rule.olderMeasuredFrom ?? "NEWEST"].kubernetes);
+          const limit = rule.condition !== null && index < minorIndex(rule.condition.componentOlderThan) ? rule.condition.maxOlder : rule.maxOlder;
+          return index >= reference - limit;
+        });
+      let lowest = older.floor - 10;
+      while (!accepted(lowest)) lowest += 1;
+      const narrowed = older.limit !== older.rule.maxOlder;
+      findings.push(
+        finding({
+          code: skewCode(entry.component, "TOO_OLD_FOR_APISERVER"),
+          severity,
+          component: entry.component,
+          instance: entry.instance,
+          message: `${label(entry)} ${entry.version} is ${behind} minors older than ${boundWord[older.rule.olderMeasuredFrom ?? "NEWEST"]} (${label(older.reference)} ${older.reference.version}); ${policyWords(older.rule, minor)} allows at most ${older.limit}${narrowed ? ` for ${entry.component} older than ${older.rule.condition?.componentOlderThan}` : ""}${profile === older.rule.profile ? "" : ` (profile ${profile})`}. Upgrade ${label(entry)} to at least ${allowedMinor(lowest)}.`,
+          sourceUrl: older.rule.sourceUrl,
+          ruleId: older.rule.id,
+        }),
+      );
+    }
+  }
+  return findings;
+}
+
+function allowedMinor(index: number): string {
+  return `${Math.floor(index / 1000)}.${index % 1000}`;
+}
+
+function checkKubeProxyAgainstKubelet(plan: ClusterPlan, rules: SkewRuleRecord[], minor: string, profile: string): Finding[] {
+  const proxyRules = rules.filter((rule) => rule.component === "kube-proxy" && rule.relativeTo === "kubelet");
+  if (proxyRules.length === 0) return [];
+  const findings: Finding[] = [];
+  for (const proxy of kubernetesEntries(plan, "kube-proxy")) {
+    const kubelet = kubernetesEntries(plan, "kubelet").find((candidate) => candidate.instance === proxy.instance);
+    if (kubelet === undefined) continue;
+    const distance = minorIndex(proxy.kubernetes) - minorIndex(kubelet.kubernetes);
+    // The policy's limit for old kube-proxy (< 1.25: two minors) holds in both directions.
+    const limits = proxyRules.map((rule) => {
+      const narrowed = rule.condition !== null && minorIndex(proxy.kubernetes) < minorIndex(rule.condition.componentOlderThan);
+      return {
+        rule,
+        newer: narrowed ? Math.min(rule.maxNewer, rule.condition?.maxOlder ?? rule.maxNewer) : rule.maxNewer,
+        older: narrowed ? (rule.condition?.maxOlder ?? rule.maxOlder) : rule.maxOlder,
+      };
+    });
+    const newer = limits.reduce((a, b) => (b.newer < a.newer ? b : a));
+    const older = limits.reduce((a, b) => (b.older < a.older ? b : a));
+    const where = proxy.instance === null ? "" : ` on ${proxy.instance}`;
+    if (distance > newer.newer) {
+      findings.push(
+        finding({
+          code: "SKEW_KUBE_PROXY_NEWER_THAN_KUBELET",
+          severity: "ERROR",
+          component: "kube-proxy",
+          instance: proxy.instance,
+          message: `kube-proxy ${proxy.version}${where} is ${distance} minor${distance === 1 ? "" : "s"} newer than its kubelet (${kubelet.version}); ${policyWords(newer.rule, minor)} allows ${newer.newer === 0 ? "none" : `at most ${newer.newer}`}${profile === newer.rule.profile ? "" : ` (profile ${profile})`}.`,
+          sourceUrl: newer.rule.sourceUrl,
+          ruleId: newer.rule.id,
+        }),
+      );
+    }
+    if (-distance > older.older) {
+      findings.push(
+        finding({
+          code: "SKEW_KUBE_PROXY_OLDER_THAN_KUBELET",
+          severity: "ERROR",
+          component: "kube-proxy",
+          instance: proxy.instance,
+          message: `kube-proxy ${proxy.version}${where} is ${-distance} minor${distance === -1 ? "" : "s"} older than its kubelet (${kubelet.version}); ${policyWords(older.rule, minor)} allows ${older.older === 0 ? "none (the same minor)" : `at most ${older.older}`}${profile === older.rule.profile ? "" : ` (profile ${profile})`}. Upgrade kube-proxy${where} with its kubelet.`,
+          sourceUrl: older.rule.sourceUrl,
+          ruleId: older.rule.id,
+        }),
+      );
+    }
+  }
+  return findings;
+}
+
+/** Which kubelets a runtime serves: same instance; a runtime without instance serves kubelets that have no runtime of their own. */
+function kubeletsServedBy(plan: ClusterPlan, runtime: PlannedComponent): VersionedEntry[] {
+  const kubelets = kubernetesEntries(plan, "kubelet");
+  const sameInstance = kubelets.filter((kubelet) => kubelet.instance === runtime.instance);
+  if (sameInstance.length > 0 || runtime.instance !== null) return sameInstance;
+  return kubelets.filter(
+    (kubelet) => !plan.entries.some((entry) => entry.category === runtime.category && entry.instance === kubelet.instance && entry.instance !== null),
+  );
+}
+
+function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
+  const findings: Finding[] = [];
+  const apiservers = kubernetesEntries(plan, "kube-apiserver");
+  for (const runtime of plan.entries) {
+    if (runtime.release === null) continue;
+    const requirements = snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component);
+    if (requirements.length === 0) continue;
+    // etcd serves the apiservers; container runtimes serve kubelets.
+    const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(plan, runtime);
+    if (consumers.length === 0) {
+      if (runtime.category !== "datastore" && kubernetesEntries(plan, "kubelet").length > 0) {
+        findings.push(
+          finding({
+            code: "RUNTIME_NOT_CHECKED",
+            severity: "INFO",
+            component: runtime.component,
+            instance: runtime.instance,
+            message: `${label(runtime)} ${runtime.version} has no kubelet on the same instance, so its requirements were not checked; give the kubelet the same instance name`,
+          }),
+        );
+      }
+      continue;
+    }
+    for (const consumer of consumers) {
+      findings.push(...checkRuntimeFor(plan, runtime, consumer, requirements));
+    }
+  }
+  return findings;
+}
+
+function checkRuntimeFor(
+  plan: ClusterPlan,
+  runtime: PlannedComponent,
+  consumer: VersionedEntry,
+  requirements: RuntimeRequirementRecord[],
+): Finding[] {
+  const release = runtime.release!;
+  const atMinor = minorIndex(consumer.kubernetes);
+  const inForce = requirements.filter((requirement) => minorIndex(requirement.kubernetesFrom) <= atMinor);
+  const consumerWords = `${label(consumer)} ${consumer.version}`;
+  const below = (requirement: RuntimeRequirementRecord): boolean =>
+    requirement.minVersion !== null && compareComponentVersions(release, parseComponentVersion(requirement.minVersion)) < 0;
+  const findings: Finding[] = [];
+  const base = (requirement: RuntimeRequirementRecord) => ({
+    component: runtime.component,
+    instance: runtime.instance,
+    sourceUrl: requirement.sourceUrl,
+    ruleId: requirement.id,
+  });
+
+  for (const requirement of inForce) {
+    switch (requirement.kind) {
+      case "REQUIRES_SHIM": {
+        const shim = plan.entries.find(
+          (entry) => entry.component === requirement.requires && (entry.instance === runtime.instance || entry.instance === null),
+        );
+        if (shim === undefined) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: "RUNTIME_DOCKERSHIM_REMOVED",
+              severity: "ERROR",
+              message: `${label(runtime)} ${runtime.version} cannot serve ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom} the kubelet needs ${requirement.requires} in front of it. Add ${requirement.requires} to ${runtime.instance ?? "the nodes"} or move to containerd or CRI-O.`,
+            }),
+          );
+        }
+        break;
+      }
+      case "MIN_VERSION":
+        if (below(requirement)) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: runtime.category === "datastore" ? "RUNTIME_UNSUPPORTED" : "RUNTIME_VERSION_TOO_OLD",
+              severity: "ERROR",
+              message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
+            }),
+          );
+        }
+        break;
+      case "UNSUPPORTED":
+        if (requirement.minVersion === null || below(requirement)) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: "RUNTIME_UNSUPPORTED",
+              severity: "ERROR",
+              message: `${label(runtime)} ${runtime.version} is not supported with ${consumerWords}: ${requirement.summary}`,
+            }),
+          );
+        }
+        break;
+      case "MATCH_KUBERNETES_MINOR":
+        if (release.major !== consumer.kubernetes.major || release.minor !== consumer.kubernetes.minor) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: "RUNTIME_MINOR_MISMATCH",
+              severity: "WARNING",
+              message: `${label(runtime)} ${runtime.version} runs under ${consumerWords}; ${runtime.component} ${release.major}.${release.minor} is made for Kubernetes ${release.major}.${release.minor}. Use ${runtime.component} ${consumer.kubernetes.major}.${consumer.kubernetes.minor}.`,
+            }),
+          );
+        }
+        break;
+      case "RECOMMENDED_MIN_VERSION":
+      case "SUPPORT_ENDING":
+        break;
+    }
+  }
+  const hardFailure = findings.some((entry) => entry.severity === "ERROR");
+
+  // Only the newest recommendation table row at or below this minor applies.
+  const recommendation = inForce
+    .filter((requirement) => requirement.kind === "RECOMMENDED_MIN_VERSION")
+    .reduce<RuntimeRequirementRecord | undefined>((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
+  if (!hardFailure && recommendation !== undefined && below(recommendation)) {
+    findings.push(
+      finding({
+        ...base(recommendation),
+        code: "RUNTIME_BELOW_RECOMMENDED",
+        severity: "WARNING",
+        message: `${label(runtime)} ${runtime.version} is older than ${runtime.component} lists for Kubernetes ${recommendation.kubernetesFrom} (${recommendation.minVersion} or newer): ${recommendation.summary}`,
+      }),
+    );
+  }
+
+  // A "support is ending" notice is moot once a later requirement of the same runtime is in force.
+  for (const ending of inForce.filter((requirement) => requirement.kind === "SUPPORT_ENDING")) {
+    const superseded = inForce.some(
+      (other) =>
+        other.kind !== "SUPPORT_ENDING" &&
+        other.kind !== "RECOMMENDED_MIN_VERSION" &&
+        minorIndex(other.kubernetesFrom) > minorIndex(ending.kubernetesFrom),
+    );
+    if (!superseded && !hardFailure && (ending.minVersion === null || below(ending))) {
+      findings.push(
+        finding({
+          ...base(ending),
+          code: "RUNTIME_SUPPORT_ENDING",
+          severity: "WARNING",
+          message: `${label(runtime)} ${runtime.version} with ${consumerWords}: ${ending.summary}`,
+        }),
+      );
+    }
+  }
+  return findings;
+}
+
+function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): Finding[] {
+  const findings: Finding[] = [];
+  const oldest = snapshot.releases[0];
+  const newest = snapshot.newestRelease;
+  const pastEndOfLife = new Map<string, PlannedComponent[]>();
+  const inMaintenance = new Map<string, PlannedComponent[]>();
+  for (const entry of plan.entries) {
+    if (entry.kubernetes === null) continue;
+    const minor = minorText(entry.kubernetes);
+    const release = snapshot.findRelease(minor);
+    if (entry.kubernetes.prerelease !== null) {
+      findings.push(
+        finding({
+          code: "VERSION_PRERELEASE",
+          severity: "WARNING",
+          component: entry.component,
+          instance: entry.instance,
+          message: `${label(entry)} ${entry.version} is a pre-release (${entry.kubernetes.prerelease}); pre-releases are for testing, not production`,
+          sourceUrl: "https://kubernetes.io/releases/release/",
+        }),
+      );
+    }
+    if (release === undefined) {
+      if (newest !== undefined && minorIndex(minor) > minorIndex(newest.version)) {
+        findings.push(
+          finding({
+            code: "VERSION_UNKNOWN_NEWER",
+            severity: "WARNING",
+            component: entry.component,
+            instance: entry.instance,
+            message: `${label(entry)} ${entry.version} is newer than the newest release the knowledge base knows (${newest.version}); its skew was judged by the newest rules, its API removals and support dates are unknown`,
+            sourceUrl: newest.sourceUrl,
+          }),
+        );
+      } else if (oldest !== undefined && minorIndex(minor) < minorIndex(oldest.version)) {
+        findings.push(
+          finding({
+            code: "VERSION_OLDER_THAN_KB",
+            severity: "WARNING",
+            component: entry.component,
+            instance: entry.instance,
+            message: `${label(entry)} ${entry.version} is older than the oldest release the knowledge base covers (${oldest.version}); ${minor} is long past its end of life`,
+            sourceUrl: oldest.sourceUrl,
+          }),
+        );
+      }
+      continue;
+    }
+    if (release.endOfLife !== null && asOf > release.endOfLife) {
+      pastEndOfLife.set(minor, [...(pastEndOfLife.get(minor) ?? []), entry]);
+    } else if (release.endOfStandardSupport !== null && asOf > release.endOfStandardSupport) {
+      inMaintenance.set(minor, [...(inMaintenance.get(minor) ?? []), entry]);
+    }
+  }
+  // One finding per minor: the same date repeated for every pool says nothing new.
+  const perMinor = (entries: PlannedComponent[]) =>
+    entries.length === 1
+      ? { component: entries[0]!.component, instance: entries[0]!.instance, who: `${label(entries[0]!)} ${entries[0]!.version}` }
+      : { component: null, instance: null, who: entries.map((entry) => label(entry)).join(", ") };
+  for (const [minor, entries] of pastEndOfLife) {
+    const release = snapshot.findRelease(minor)!;
+    const { component, instance, who } = perMinor(entries);
+    findings.push(
+      finding({
+        code: "RELEASE_END_OF_LIFE",
+        severity: "WARNING",
+        component,
+        instance,
+        message: `Kubernetes ${minor} reached end of life on ${release.endOfLife} and gets no more patches (${who})`,
+        sourceUrl: release.sourceUrl,
+      }),
+    );
+  }
+  for (const [minor, entries] of inMaintenance) {
+    const release = snapshot.findRelease(minor)!;
+    const { component, instance, who } = perMinor(entries);
+    findings.push(
+      finding({
+        code: "RELEASE_MAINTENANCE_MODE",
+        severity: "INFO",
+        component,
+        instance,
+        message: `Kubernetes ${minor} left standard support on ${release.endOfStandardSupport} and is in maintenance mode until ${release.endOfLife ?? "its end of life"} (${who})`,
+        sourceUrl: release.sourceUrl,
+      }),
+    );
+  }
+  return findings;
+}
+
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((entry) => {
+    const key = `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
