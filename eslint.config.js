@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", ".data/", "src/db/generated/", "coverage/"] },
+  { ignores: ["node_modules/", "dist/", ".data/", "src/db/generated/", "src/graphql/generated/", "coverage/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

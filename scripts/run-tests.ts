@@ -4,7 +4,7 @@
  * creates (and drops) its own database on that server, so files can run in
  * parallel without seeing each other's data.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +21,17 @@ const files =
         .filter((file) => file.endsWith(".test.ts"))
         .sort()
         .map((file) => path.join("test", file));
+
+// The playground test drives Debian's Chromium; on a fresh machine (as root) install it once.
+const CHROMIUM = "/usr/bin/chromium";
+if (files.some((file) => file.includes("browser")) && !fs.existsSync(CHROMIUM) && process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get")) {
+  process.stdout.write("installing Debian's chromium for the browser tests (apt-get)\n");
+  const apt = (args: string[]): number | null =>
+    spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status;
+  if (apt(["update", "-qq"]) !== 0 || apt(["install", "-y", "-qq", "chromium"]) !== 0) {
+    process.stdout.write("could not install chromium; the browser test will say what is missing\n");
+  }
+}
 
 const config = parseConfig();
 let embedded: EmbeddedDatabase | undefined;

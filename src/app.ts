@@ -1,6 +1,7 @@
 /**
  * Builds the Express application without listening, so tests mount it
- * directly. Faces are mounted here; none of them holds rule logic.
+ * directly. Faces (REST, GraphQL) are mounted here; none of them holds rule
+ * logic.
  */
 import crypto from "node:crypto";
 import express, { type Express } from "express";
@@ -8,6 +9,7 @@ import type { KnowledgeBase } from "./kb/knowledge-base.js";
 import type { Logger } from "./logger.js";
 import { errorMiddleware, notFoundHandler } from "./rest/error-middleware.js";
 import { readRoutes } from "./rest/read-routes.js";
+import { mountGraphQL } from "./graphql/server.js";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;
@@ -33,7 +35,7 @@ const API_ROUTES = [
   "GET /api/v1/recommendations",
 ];
 
-export function createApp(deps: AppDependencies): Express {
+export async function createApp(deps: AppDependencies): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -46,7 +48,8 @@ export function createApp(deps: AppDependencies): Express {
     res.setHeader("X-Request-Id", requestId);
     next();
   });
-  app.use(express.json({ limit: "1mb", strict: true }));
+  // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).
+  app.use(express.json({ limit: "11mb", strict: true }));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -67,6 +70,7 @@ export function createApp(deps: AppDependencies): Express {
     res.json({ routes: API_ROUTES });
   });
   app.use("/api/v1", readRoutes(deps.kb));
+  await mountGraphQL(app, deps.kb, deps.logger);
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger));

@@ -69,7 +69,7 @@ describe("deployment files agree with the app", () => {
   });
 
   it("health endpoints named in the files exist on the app and report not-ready without a knowledge base", async () => {
-    const app = createApp({
+    const app = await createApp({
       kb: new KnowledgeBase({} as Database),
       isDatabaseReachable: () => Promise.resolve(false),
       logger: createLogger("silent"),

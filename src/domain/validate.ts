@@ -17,10 +17,12 @@ export interface ValidateOptions {
   readonly profile?: string | null | undefined;
   /** The day to judge end of life on, `YYYY-MM-DD` (default: today, UTC). */
   readonly asOf?: string | null | undefined;
+  /** How the caller names the component list, for error messages (`components`, `plan.components`). */
+  readonly field?: string;
 }
 
 export function validateCluster(snapshot: KbSnapshot, components: unknown, options: ValidateOptions = {}): ValidationReport {
-  const plan = parseClusterPlan(snapshot, components);
+  const plan = parseClusterPlan(snapshot, components, options.field);
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
   const asOf = parseAsOf(options.asOf);
   return report(snapshot.revision, judgePlan(snapshot, plan, profile, asOf));

@@ -30,7 +30,7 @@ export async function startTestRuntime(options: { importKb?: boolean } = {}): Pr
   if (options.importKb ?? true) await importKbDirectory(db, KB_DIR);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
-  const app = createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger });
+  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger });
   return {
     database,
     db,

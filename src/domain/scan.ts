@@ -1,0 +1,450 @@
+/**
+ * Scans Kubernetes manifests for API versions that a target minor no longer
+ * serves, or soon will not, and says what to migrate to. Input is what users
+ * actually have at hand: `kubectl get -o yaml|json` output (often one
+ * `kind: List`), `helm template` output with its `# Source:` comments, or the
+ * files of a GitOps repository concatenated. Pure: no I/O, only the snapshot.
+ *
+ * Manifests can be large and hostile, so documents are never converted to
+ * plain objects: only apiVersion, kind, metadata.name/generateName,
+ * metadata.namespace and List items are read from the YAML node tree, and
+ * input that would cost far more to parse or expand than its size suggests
+ * (oversized text, extreme nesting, alias bombs) is refused up front.
+ */
+import {
+  Composer,
+  Lexer,
+  LineCounter,
+  Parser,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  visit,
+  type Alias,
+  type CST,
+  type Document,
+  type Node,
+  type YAMLMap,
+} from "yaml";
+import { InputError } from "../errors.js";
+import type { ApiRemovalRecord } from "../kb/records.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
+
+export interface ManifestFinding {
+  readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
+  readonly severity: "ERROR" | "WARNING" | "INFO";
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** metadata.name, else metadata.generateName, else null. */
+  readonly name: string | null;
+  readonly namespace: string | null;
+  /** 0-based index of the YAML document in the input */
+  readonly documentIndex: number;
+  /** 1-based line of the object (its first line; for items of a List, the item's first line) */
+  readonly line: number;
+  /** helm's `# Source: chart/templates/x.yaml` comment of the document, or null */
+  readonly source: string | null;
+  readonly removedIn: string;
+  readonly deprecatedIn: string | null;
+  readonly replacement: string | null;
+  readonly replacementAvailableIn: string | null;
+  readonly message: string;
+  readonly sourceUrl: string;
+}
+
+export interface ManifestScanReport {
+  /** The target minor, e.g. "1.29". */
+  readonly targetVersion: string;
+  readonly kbRevision: number;
+  /** Documents with content; empty and comment-only documents are not counted. */
+  readonly documentsScanned: number;
+  /** Objects with a string apiVersion and kind, List items included and the List wrappers themselves not. */
+  readonly objectsScanned: number;
+  /** Ordered by documentIndex, then line. */
+  readonly findings: readonly ManifestFinding[];
+}
+
+export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
+
+/**
+ * How many alias dereferences a full expansion of one document may take. The
+ * yaml library's own guard (maxAliasCount) only acts in toJS(), which this
+ * module never calls, so the same bound is enforced here on the node tree.
+ * Manifests from kubectl and helm have no aliases at all.
+ */
+const MAX_ALIAS_COUNT = 50;
+
+/**
+ * Deepest parser stack accepted (roughly the nesting depth). The yaml
+ * composer recurses once per level and runs out of call stack near 1000
+ * levels, where V8 may even abort the process; real manifests, CRD schemas
+ * included, stay well below 100.
+ */
+const MAX_NESTING_DEPTH = 200;
+
+const FIELD = "manifests";
+
+/** Built once per snapshot; a snapshot is immutable, so the index never goes stale. */
+const removalIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ApiRemovalRecord>>();
+
+export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string): ManifestScanReport {
+  const target = minorOf(parseKubernetesVersion(targetVersion, "targetVersion"));
+  // Callers come from HTTP and chat, where the type is only a hope.
+  const text: unknown = manifests;
+  if (typeof text !== "string") {
+    throw new InputError("manifests must be a string of YAML or JSON manifests (e.g. `kubectl get -o yaml` or `helm template` output)", FIELD);
+  }
+  refuseOversized(text);
+
+  const removals = removalIndex(snapshot);
+  const lineCounter = new LineCounter();
+  const findings: ManifestFinding[] = [];
+  let documentsScanned = 0;
+  let objectsScanned = 0;
+  let documentIndex = -1;
+
+  for (const document of parseDocuments(text, lineCounter)) {
+    documentIndex += 1;
+    if (document.errors.length > 0) throw invalidYaml(document, documentIndex, lineCounter);
+    if (isEmptyDocument(document)) continue;
+    documentsScanned += 1;
+    if (!isMap(document.contents)) continue;
+
+    const aliases = resolveAliases(document, documentIndex, text, lineCounter);
+    const source = helmSource(document);
+    for (const { object, offset } of manifestObjects(document.contents, aliases)) {
+      const apiVersion = stringField(object, "apiVersion", aliases);
+      const kind = stringField(object, "kind", aliases);
+      if (apiVersion === null || kind === null) continue;
+      objectsScanned += 1;
+      const record = removals.get(removalKey(apiVersion, kind));
+      if (record === undefined) continue;
+      const metadata = field(object, "metadata", aliases);
+      const name = isMap(metadata) ? stringField(metadata, "name", aliases) : null;
+      const generateName = isMap(metadata) && name === null ? stringField(metadata, "generateName", aliases) : null;
+      const namespace = isMap(metadata) ? stringField(metadata, "namespace", aliases) : null;
+      findings.push(
+        findingFor(record, target, {
+          apiVersion,
+          kind,
+          name: name ?? generateName,
+          nameIsGenerated: generateName !== null,
+          namespace,
+          documentIndex,
+          line: lineCounter.linePos(offset).line,
+          source,
+        }),
+      );
+    }
+  }
+
+  findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
+  return { targetVersion: target, kbRevision: snapshot.revision, documentsScanned, objectsScanned, findings };
+}
+
+function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {
+  let index = removalIndexes.get(snapshot);
+  if (index === undefined) {
+    index = new Map(snapshot.apiRemovals.map((record) => [removalKey(record.apiVersion, record.kind), record]));
+    removalIndexes.set(snapshot, index);
+  }
+  return index;
+}
+
+/** The knowledge base's natural key of an API removal (see ENTITIES in records.ts). */
+function removalKey(apiVersion: string, kind: string): string {
+  return `${apiVersion} ${kind}`;
+}
+
+function refuseOversized(text: string): void {
+  // A UTF-16 length above the limit is already too many bytes; only shorter strings need counting.
+  const bytes = text.length > MAX_MANIFEST_BYTES ? text.length : Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_MANIFEST_BYTES) {
+    throw new InputError(
+      `manifests are ${formatMiB(bytes)} MiB; the limit is ${formatMiB(MAX_MANIFEST_BYTES)} MiB (${MAX_MANIFEST_BYTES} bytes). Scan the manifests in several parts.`,
+      FIELD,
+    );
+  }
+}
+
+function formatMiB(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(2).replace(/\.?0+$/, "");
+}
+
+/**
+ * parseAllDocuments(), unrolled so that nesting can be checked while lexing:
+ * the composer's recursion must never see a document deeper than
+ * MAX_NESTING_DEPTH. Documents are yielded one at a time, so a large input is
+ * never held as nodes all at once.
+ */
+function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Document.Parsed> {
+  const parser = new Parser(lineCounter.addNewLine);
+  // Parser.parse() registers the first line itself; driving the lexer by hand means doing it here.
+  lineCounter.addNewLine(0);
+  let documentsStarted = 0;
+  function* tokens(): Generator<CST.Token> {
+    for (const lexeme of new Lexer().lex(text)) {
+      for (const token of parser.next(lexeme)) {
+        if (token.type === "document") documentsStarted += 1;
+        yield token;
+      }
+      if (parser.stack.length > MAX_NESTING_DEPTH) {
+        // The document being built is the one after those already emitted.
+        throw new InputError(
+          `${FIELD}: document ${documentsStarted + 1} (line ${lineCounter.linePos(parser.offset).line}) is nested more than ${MAX_NESTING_DEPTH} levels deep; no Kubernetes manifest needs that, so it is refused.`,
+          FIELD,
+        );
+      }
+    }
+    yield* parser.end();
+  }
+  const composer = new Composer({ prettyErrors: false });
+  let yielded = 0;
+  for (const document of composer.compose(tokens())) {
+    yielded += 1;
+    yield document;
+  }
+  // Errors in a stream that holds no document at all (a lone `...`) belong to no document.
+  const [streamError] = composer.streamInfo().errors;
+  if (yielded === 0 && streamError !== undefined) {
+    throw new InputError(
+      `${FIELD}: document 1 (line ${lineCounter.linePos(streamError.pos[0]).line}) is not valid YAML: ${firstLine(streamError.message)}`,
+      FIELD,
+    );
+  }
+}
+
+function invalidYaml(document: Document.Parsed, documentIndex: number, lineCounter: LineCounter): InputError {
+  const error = document.errors[0]!;
+  const offset = unclosedQuoteStart(document, error.code, error.pos[0]) ?? error.pos[0];
+  return new InputError(
+    `${FIELD}: document ${documentIndex + 1} (line ${lineCounter.linePos(offset).line}) is not valid YAML: ${firstLine(error.message)}`,
+    FIELD,
+  );
+}
+
+/**
+ * An unclosed quote is reported where the input ends, possibly many
+ * documents later; the line where the quoted value opens is the one to fix.
+ */
+function unclosedQuoteStart(document: Document.Parsed, code: string, offset: number): number | undefined {
+  if (code !== "MISSING_CHAR") return undefined;
+  let start: number | undefined;
+  visit(document, {
+    Scalar(_key, scalar) {
+      const range = scalar.range;
+      if ((scalar.type === "QUOTE_DOUBLE" || scalar.type === "QUOTE_SINGLE") && range && range[0] < offset && offset <= range[2]) {
+        start = range[0];
+      }
+    },
+  });
+  return start;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
+}
+
+/** Empty documents and comment-only ones (helm emits one per template that renders nothing). */
+function isEmptyDocument(document: Document.Parsed): boolean {
+  const contents = document.contents;
+  return contents === null || (isScalar(contents) && contents.value === null);
+}
+
+/** helm template writes `# Source: <chart>/templates/<file>` right after each `---`. */
+function helmSource(document: Document.Parsed): string | null {
+  const comments = [document.commentBefore, document.contents?.commentBefore].filter((comment): comment is string => typeof comment === "string");
+  let source: string | null = null;
+  for (const comment of comments) {
+    for (const match of comment.matchAll(/^\s*Source:\s*(\S.*?)\s*$/gm)) source = match[1] ?? source;
+  }
+  return source;
+}
+
+/**
+ * Maps each alias of the document to the node it stands for, after making
+ * sure that expanding the document would not take more than MAX_ALIAS_COUNT
+ * dereferences (a "billion laughs" bomb takes billions) and would end at all
+ * (an alias inside its own anchor). Only the alias graph is examined, never
+ * the expansion, so a refused bomb costs one walk over its nodes.
+ */
+function resolveAliases(document: Document.Parsed, documentIndex: number, text: string, lineCounter: LineCounter): ReadonlyMap<Alias, Node> {
+  const targets = new Map<Alias, Node>();
+  const [start, , end] = document.range;
+  // Cheap pre-check: without a `*` in its text a document has no alias.
+  const star = text.indexOf("*", start);
+  if (star === -1 || star >= end) return targets;
+
+  const where = (offset: number): string => `document ${documentIndex + 1} (line ${lineCounter.linePos(offset).line})`;
+  const bomb = (offset: number): InputError =>
+    new InputError(
+      `${FIELD}: ${where(offset)} would expand YAML aliases more than ${MAX_ALIAS_COUNT} times; it is refused as a possible alias bomb ("billion laughs"). Write the objects out without anchors and aliases.`,
+      FIELD,
+    );
+
+  // Anchors are resolved the way the yaml library does: the latest anchor of that name before the alias.
+  const latestAnchor = new Map<string, Node>();
+  const aliases: Alias[] = [];
+  visit(document, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        const target = latestAnchor.get(node.source);
+        const offset = node.range?.[0] ?? start;
+        if (target === undefined) {
+          throw new InputError(
+            `${FIELD}: ${where(offset)} is not valid YAML: alias *${node.source} refers to no anchor &${node.source} before it`,
+            FIELD,
+          );
+        }
+        // Every alias in the tree is dereferenced at least once by an expansion.
+        if (aliases.length === MAX_ALIAS_COUNT) throw bomb(offset);
+        aliases.push(node);
+        targets.set(node, target);
+      } else if (node.anchor) {
+        latestAnchor.set(node.anchor, node);
+      }
+    },
+  });
+
+  const contains = (outer: Node, inner: Node): boolean =>
+    outer.range !== null && outer.range !== undefined && inner.range !== null && inner.range !== undefined &&
+    outer.range[0] <= inner.range[0] && inner.range[0] < outer.range[2];
+  const expansionCounts = new Map<Node, number>();
+  const expanding = new Set<Node>();
+  const dereferencesWithin = (node: Node): number => {
+    const known = expansionCounts.get(node);
+    if (known !== undefined) return known;
+    if (expanding.has(node)) {
+      throw new InputError(
+        `${FIELD}: ${where(node.range?.[0] ?? start)} has an alias inside its own anchor, which would expand forever; it is refused.`,
+        FIELD,
+      );
+    }
+    expanding.add(node);
+    let count = 0;
+    for (const alias of aliases) {
+      if (!contains(node, alias)) continue;
+      count += 1 + dereferencesWithin(targets.get(alias)!);
+      if (count > MAX_ALIAS_COUNT) break;
+    }
+    expanding.delete(node);
+    expansionCounts.set(node, count);
+    return count;
+  };
+  if (document.contents !== null && dereferencesWithin(document.contents) > MAX_ALIAS_COUNT) {
+    throw bomb(document.contents.range?.[0] ?? start);
+  }
+  return targets;
+}
+
+function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
+  return isAlias(node) ? aliases.get(node) : node;
+}
+
+function field(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): unknown {
+  return resolved(map.get(key, true), aliases);
+}
+
+function stringField(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): string | null {
+  const node = field(map, key, aliases);
+  return isScalar(node) && typeof node.value === "string" ? node.value : null;
+}
+
+/**
+ * The objects a document holds: the document's mapping itself, or the items
+ * of a List (`kind: List`, `DeploymentList`, ...), recursively, each with
+ * the offset where it appears in the input.
+ */
+function* manifestObjects(
+  node: YAMLMap,
+  aliases: ReadonlyMap<Alias, Node>,
+  offset = node.range?.[0] ?? 0,
+): Generator<{ object: YAMLMap; offset: number }> {
+  const kind = stringField(node, "kind", aliases);
+  const items = field(node, "items", aliases);
+  if (kind === null || !kind.endsWith("List") || !isSeq(items)) {
+    yield { object: node, offset };
+    return;
+  }
+  for (const item of items.items) {
+    const object = resolved(item, aliases);
+    // An item given as an alias appears where the alias is written.
+    if (isMap(object)) yield* manifestObjects(object, aliases, (isAlias(item) ? item.range?.[0] : object.range?.[0]) ?? offset);
+  }
+}
+
+interface ManifestObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string | null;
+  readonly nameIsGenerated: boolean;
+  readonly namespace: string | null;
+  readonly documentIndex: number;
+  readonly line: number;
+  readonly source: string | null;
+}
+
+function findingFor(record: ApiRemovalRecord, target: string, object: ManifestObject): ManifestFinding {
+  const removed = compareMinors(record.removedIn, target) <= 0;
+  const deprecated = !removed && record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0;
+  const code = removed ? "API_REMOVED" : deprecated ? "API_DEPRECATED" : "API_REMOVAL_SCHEDULED";
+  const severity = removed ? "ERROR" : deprecated ? "WARNING" : "INFO";
+
+  const status = removed
+    ? `which is no longer served from Kubernetes ${record.removedIn}`
+    : deprecated
+      ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
+      : `which will no longer be served from Kubernetes ${record.removedIn}`;
+  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed)}`;
+
+  return {
+    code,
+    severity,
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.name,
+    namespace: object.namespace,
+    documentIndex: object.documentIndex,
+    line: object.line,
+    source: object.source,
+    removedIn: record.removedIn,
+    deprecatedIn: record.deprecatedIn,
+    replacement: record.replacement,
+    replacementAvailableIn: record.replacementAvailableIn,
+    message,
+    sourceUrl: record.sourceUrl,
+  };
+}
+
+function describeObject(object: ManifestObject): string {
+  const named =
+    object.name === null
+      ? `${object.kind} without a name`
+      : object.nameIsGenerated
+        ? `${object.kind} with generateName "${object.name}"`
+        : `${object.kind} "${object.name}"`;
+  return object.namespace === null ? named : `${named} in namespace "${object.namespace}"`;
+}
+
+/** The rest of the message, from the separator after the status to the final period. */
+function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean): string {
+  const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
+  const notes = record.notes === null ? `See ${record.sourceUrl}` : `Notes: ${record.notes}`;
+  if (record.replacement === null) {
+    const plan = removed ? "" : `; plan for that${deadline}`;
+    return `. There is no replacement API${plan}. ${withPeriod(notes)}`;
+  }
+  const availableIn = record.replacementAvailableIn;
+  if (availableIn !== null && compareMinors(availableIn, target) > 0) {
+    // Not servable yet at the target: the manifest cannot simply be switched now.
+    return `; its replacement ${record.replacement} is first served in ${availableIn}, later than ${target}, so switch during the upgrade to ${availableIn}. ${withPeriod(notes)}`;
+  }
+  const since = availableIn === null ? "" : ` (available since ${availableIn})`;
+  return `; migrate to ${record.replacement}${since}${deadline}.`;
+}
+
+function withPeriod(sentence: string): string {
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
