@@ -5,35 +5,26 @@
  */
 import crypto from "node:crypto";
 import express, { type Express } from "express";
+import type { Config } from "./config.js";
 import type { KnowledgeBase } from "./kb/knowledge-base.js";
 import type { Logger } from "./logger.js";
 import { errorMiddleware, notFoundHandler } from "./rest/error-middleware.js";
 import { readRoutes } from "./rest/read-routes.js";
+import { operationRoutes } from "./rest/operation-routes.js";
+import { docsRoutes } from "./rest/docs.js";
+import { openApiDocument } from "./rest/openapi.js";
 import { mountGraphQL } from "./graphql/server.js";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;
   readonly isDatabaseReachable: () => Promise<boolean>;
   readonly logger: Logger;
+  /** Secrets of the chat endpoints; they answer 503 while unset. */
+  readonly chatops?: Config["chatops"];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-const API_ROUTES = [
-  "GET /api/v1/kb",
-  "GET /api/v1/components?plane=",
-  "GET /api/v1/components/{name}",
-  "GET /api/v1/ports?component=",
-  "GET /api/v1/links",
-  "GET /api/v1/profiles",
-  "GET /api/v1/skew-rules?kubernetesVersion=&profile=",
-  "GET /api/v1/api-removals?from=&to=",
-  "GET /api/v1/releases",
-  "GET /api/v1/releases/{version}",
-  "GET /api/v1/upgrade-order",
-  "GET /api/v1/runtime-requirements",
-  "GET /api/v1/recommendations",
-];
 
 export async function createApp(deps: AppDependencies): Promise<Express> {
   const app = express();
@@ -67,9 +58,14 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   });
 
   app.get("/api/v1", (_req, res) => {
-    res.json({ routes: API_ROUTES });
+    const routes = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    res.json({ routes, openapi: "/openapi.json", docs: "/docs", graphql: "/graphql" });
   });
   app.use("/api/v1", readRoutes(deps.kb));
+  app.use("/api/v1", operationRoutes(deps.kb));
+  app.use(docsRoutes());
   await mountGraphQL(app, deps.kb, deps.logger);
 
   app.use(notFoundHandler());

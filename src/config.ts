@@ -31,6 +31,8 @@ const environmentSchema = z.object({
   KB_IMPORT_ON_START: booleanFromEnv.default(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  SLACK_SIGNING_SECRET: z.string().min(16, "must be the Slack app's signing secret (at least 16 characters)").optional(),
+  CHATOPS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
 });
 
 /** Every variable the service reads; docker-compose.yml and .env.example may use no others. */
@@ -45,6 +47,8 @@ export interface Config {
     | { readonly kind: "embedded"; readonly dataDir: string; readonly port: number; readonly poolSize: number };
   readonly kb: { readonly dir: string; readonly importOnStart: boolean };
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Chat endpoints answer 503 until their secret is configured. */
+  readonly chatops: { readonly slackSigningSecret: string | null; readonly botToken: string | null };
 }
 
 export class ConfigError extends Error {
@@ -84,5 +88,6 @@ export function parseConfig(
         : { kind: "external", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
     kb: { dir: path.resolve(cwd, env.KB_DIR), importOnStart: env.KB_IMPORT_ON_START },
     logLevel: env.LOG_LEVEL,
+    chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
   };
 }

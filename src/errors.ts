@@ -51,6 +51,11 @@ export class ForbiddenError extends KubecompatError {
   readonly code = "FORBIDDEN";
 }
 
+/** The request body is in a format this route does not take. */
+export class UnsupportedMediaTypeError extends KubecompatError {
+  readonly code = "UNSUPPORTED_MEDIA_TYPE";
+}
+
 /** A dependency (the database, the knowledge base) is not ready. */
 export class UnavailableError extends KubecompatError {
   readonly code = "UNAVAILABLE";

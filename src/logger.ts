@@ -8,7 +8,7 @@ export function createLogger(level: string): Logger {
     level,
     base: { service: "kubecompat" },
     redact: {
-      paths: ["req.headers.authorization", "req.headers.cookie", "databaseUrl", "*.password", "*.token"],
+      paths: ["req.headers.authorization", "req.headers.cookie", "databaseUrl", "*.password", "*.token", "*.slackSigningSecret", "*.botToken"],
       censor: "[redacted]",
     },
   });

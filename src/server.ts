@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { db, kb } = runtime;
-  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger });
+  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger, chatops: config.chatops });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
 

@@ -125,18 +125,17 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
       const name = isMap(metadata) ? stringField(metadata, "name", aliases) : null;
       const generateName = isMap(metadata) && name === null ? stringField(metadata, "generateName", aliases) : null;
       const namespace = isMap(metadata) ? stringField(metadata, "namespace", aliases) : null;
-      findings.push(
-        findingFor(record, target, {
-          apiVersion,
-          kind,
-          name: name ?? generateName,
-          nameIsGenerated: generateName !== null,
-          namespace,
-          documentIndex,
-          line: lineCounter.linePos(offset).line,
-          source,
-        }),
-      );
+      const manifestObject: ManifestObject = {
+        apiVersion,
+        kind,
+        name: name ?? generateName,
+        nameIsGenerated: generateName !== null,
+        namespace,
+        documentIndex,
+        line: lineCounter.linePos(offset).line,
+        source,
+      };
+      findings.push(findingFor(record, target, manifestObject, removals));
     }
   }
 
@@ -273,9 +272,8 @@ function helmSource(document: Document.Parsed): string | null {
 function resolveAliases(document: Document.Parsed, documentIndex: number, text: string, lineCounter: LineCounter): ReadonlyMap<Alias, Node> {
   const targets = new Map<Alias, Node>();
   const [start, , end] = document.range;
-  // Cheap pre-check: without a `*` in its text a document has no alias.
-  const star = text.indexOf("*", start);
-  if (star === -1 || star >= end) return targets;
+  // Cheap pre-check: without a `*` in its own text a document has no alias.
+  if (!text.slice(start, end).includes("*")) return targets;
 
   const where = (offset: number): string => `document ${documentIndex + 1} (line ${lineCounter.linePos(offset).line})`;
   const bomb = (offset: number): InputError =>
@@ -386,7 +384,12 @@ interface ManifestObject {
   readonly source: string | null;
 }
 
-function findingFor(record: ApiRemovalRecord, target: string, object: ManifestObject): ManifestFinding {
+function findingFor(
+  record: ApiRemovalRecord,
+  target: string,
+  object: ManifestObject,
+  removals: ReadonlyMap<string, ApiRemovalRecord>,
+): ManifestFinding {
   const removed = compareMinors(record.removedIn, target) <= 0;
   const deprecated = !removed && record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0;
   const code = removed ? "API_REMOVED" : deprecated ? "API_DEPRECATED" : "API_REMOVAL_SCHEDULED";
@@ -397,7 +400,7 @@ function findingFor(record: ApiRemovalRecord, target: string, object: ManifestOb
     : deprecated
       ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
       : `which will no longer be served from Kubernetes ${record.removedIn}`;
-  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed)}`;
+  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed, removals)}`;
 
   return {
     code,
@@ -429,20 +432,37 @@ function describeObject(object: ManifestObject): string {
 }
 
 /** The rest of the message, from the separator after the status to the final period. */
-function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean): string {
+function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, removals: ReadonlyMap<string, ApiRemovalRecord>): string {
   const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
-  const notes = record.notes === null ? `See ${record.sourceUrl}` : `Notes: ${record.notes}`;
-  if (record.replacement === null) {
-    const plan = removed ? "" : `; plan for that${deadline}`;
-    return `. There is no replacement API${plan}. ${withPeriod(notes)}`;
+  // A listed replacement may itself be gone by the target (extensions/v1beta1 → policy/v1beta1 PodSecurityPolicy,
+  // flowcontrol v1beta1 → v1beta2); advise where the chain ends rather than an API the target does not serve.
+  let advised = record;
+  let detour = "";
+  const visited = new Set([record]);
+  for (;;) {
+    const next = advised.replacement === null ? undefined : removals.get(removalKey(advised.replacement, advised.kind));
+    if (next === undefined || visited.has(next) || compareMinors(next.removedIn, target) > 0) break;
+    detour += `; its replacement ${advised.replacement} is no longer served from ${next.removedIn} either`;
+    visited.add(next);
+    advised = next;
   }
-  const availableIn = record.replacementAvailableIn;
+
+  const notes = advised.notes === null ? `See ${advised.sourceUrl}` : `Notes: ${advised.notes}`;
+  if (advised.replacement === null) {
+    const plan = removed ? "" : `; plan for that${deadline}`;
+    return `${detour}. There is no replacement API${plan}. ${withPeriod(notes)}`;
+  }
+  const availableIn = advised.replacementAvailableIn;
   if (availableIn !== null && compareMinors(availableIn, target) > 0) {
-    // Not servable yet at the target: the manifest cannot simply be switched now.
-    return `; its replacement ${record.replacement} is first served in ${availableIn}, later than ${target}, so switch during the upgrade to ${availableIn}. ${withPeriod(notes)}`;
+    if (compareMinors(availableIn, advised.removedIn) >= 0) {
+      // No release serves both versions, so there is no moment to switch safely; the notes say how to cross.
+      return `${detour}; its replacement ${advised.replacement} is first served in ${availableIn}, so no release serves both. ${withPeriod(notes)}`;
+    }
+    const andDeadline = removed ? "" : `, and before upgrading to ${record.removedIn}`;
+    return `${detour}; migrate to ${advised.replacement} once the cluster runs ${availableIn} (it is not served in ${target})${andDeadline}.`;
   }
   const since = availableIn === null ? "" : ` (available since ${availableIn})`;
-  return `; migrate to ${record.replacement}${since}${deadline}.`;
+  return `${detour}; migrate to ${advised.replacement}${since}${deadline}.`;
 }
 
 function withPeriod(sentence: string): string {

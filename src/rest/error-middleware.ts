@@ -15,6 +15,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   KB_INVALID: 422,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   UNAVAILABLE: 503,
 };
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import { createApp } from "../../src/app.js";
+import type { Config } from "../../src/config.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
 import { migrate } from "../../src/db/migrator.js";
@@ -22,7 +23,7 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
-export async function startTestRuntime(options: { importKb?: boolean } = {}): Promise<TestRuntime> {
+export async function startTestRuntime(options: { importKb?: boolean; chatops?: Config["chatops"] } = {}): Promise<TestRuntime> {
   const database = await createTestDatabase();
   await migrate(database.url);
   const logger = createLogger("silent");
@@ -30,7 +31,7 @@ export async function startTestRuntime(options: { importKb?: boolean } = {}): Pr
   if (options.importKb ?? true) await importKbDirectory(db, KB_DIR);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
-  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger });
+  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger, chatops: options.chatops });
   return {
     database,
     db,

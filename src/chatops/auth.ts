@@ -1,0 +1,57 @@
+/**
+ * Who may talk to the chat endpoints: Slack proves a request with an HMAC of
+ * its raw body (https://docs.slack.dev/authentication/verifying-requests-from-slack),
+ * other bots with a shared bearer token. Both comparisons are constant-time
+ * so that timing does not reveal how much of a guess was right.
+ */
+import crypto from "node:crypto";
+
+/** Slack's own advice: refuse requests older (or newer) than five minutes, so a captured one cannot be replayed later. */
+export const SLACK_MAX_CLOCK_SKEW_SECONDS = 5 * 60;
+
+const SIGNATURE = /^v0=([0-9a-f]{64})$/;
+const TIMESTAMP = /^\d{1,12}$/;
+
+export interface SlackRequestProof {
+  readonly signature: string | undefined;
+  readonly timestamp: string | undefined;
+  /** The body exactly as received: the HMAC is over these bytes, not over a re-encoding of the parsed form. */
+  readonly rawBody: Buffer;
+}
+
+/** The HMAC Slack sends in X-Slack-Signature for a body sent at `timestamp`. */
+export function slackSignature(secret: string, timestamp: string, rawBody: Buffer | string): string {
+  const hmac = crypto.createHmac("sha256", secret);
+  hmac.update(`v0:${timestamp}:`);
+  hmac.update(rawBody);
+  return `v0=${hmac.digest("hex")}`;
+}
+
+/** Why a request is not from Slack, or null when it is. */
+export function slackRequestProblem(secret: string, proof: SlackRequestProof, nowSeconds = Math.floor(Date.now() / 1000)): string | null {
+  if (proof.signature === undefined || proof.timestamp === undefined) {
+    return "the request is not signed; Slack sends X-Slack-Signature and X-Slack-Request-Timestamp";
+  }
+  if (!TIMESTAMP.test(proof.timestamp)) return "X-Slack-Request-Timestamp is not a Unix time in seconds";
+  const given = SIGNATURE.exec(proof.signature)?.[1];
+  if (given === undefined) return "X-Slack-Signature is not of the form v0=<64 hex digits>";
+  if (Math.abs(nowSeconds - Number(proof.timestamp)) > SLACK_MAX_CLOCK_SKEW_SECONDS) {
+    return "X-Slack-Request-Timestamp is more than five minutes from now; the request may be a replay (or a clock is wrong)";
+  }
+  const expected = Buffer.from(slackSignature(secret, proof.timestamp, proof.rawBody).slice(3), "hex");
+  // Both are 32 bytes: the header pattern admits exactly 64 hex digits.
+  if (!crypto.timingSafeEqual(Buffer.from(given, "hex"), expected)) return "X-Slack-Signature does not match the request body";
+  return null;
+}
+
+/**
+ * Whether an Authorization header carries the token. Both sides are hashed
+ * first: timingSafeEqual needs equal lengths, and comparing digests does not
+ * reveal the token's length either.
+ */
+export function bearerTokenMatches(authorization: string | undefined, token: string): boolean {
+  const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "")?.[1];
+  if (given === undefined) return false;
+  const digest = (text: string): Buffer => crypto.createHash("sha256").update(text, "utf8").digest();
+  return crypto.timingSafeEqual(digest(given), digest(token));
+}

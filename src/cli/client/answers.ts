@@ -1,0 +1,107 @@
+/**
+ * The shapes of the server's answers, as far as the CLI reads them, and a
+ * light check that an answer has them: a server of another version (or not
+ * a kubecompat server at all) is reported as such, rather than crashing the
+ * formatter. The JSON output is always the answer as received, untouched.
+ */
+import { ServerAnswerError } from "./errors.js";
+
+export type Severity = "ERROR" | "WARNING" | "INFO";
+
+/** A finding of validate and upgrade-plan. */
+export interface Finding {
+  readonly code: string;
+  readonly severity: Severity | string;
+  readonly component: string | null;
+  readonly instance: string | null;
+  readonly message: string;
+  readonly sourceUrl: string | null;
+  readonly ruleId?: string | null;
+}
+
+export interface ValidationAnswer {
+  readonly ok: boolean;
+  readonly kbRevision: number;
+  readonly findings: readonly Finding[];
+}
+
+export interface UpgradeStep {
+  readonly order: number;
+  readonly component: string;
+  readonly instance: string | null;
+  readonly fromVersion: string;
+  readonly toVersion: string;
+  readonly note: string;
+}
+
+export interface ApiRemoval {
+  readonly apiVersion?: string;
+  readonly group?: string;
+  readonly version?: string;
+  readonly kind: string;
+  readonly removedIn: string;
+  readonly replacement: string | null;
+  readonly sourceUrl?: string | null;
+}
+
+export interface UpgradePlanAnswer extends ValidationAnswer {
+  readonly targetVersion: string;
+  readonly steps: readonly UpgradeStep[];
+  readonly apiRemovals: readonly ApiRemoval[];
+}
+
+export interface ManifestFinding {
+  readonly code: string;
+  readonly severity: Severity | string;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string | null;
+  readonly namespace: string | null;
+  readonly documentIndex: number;
+  readonly line: number;
+  readonly source: string | null;
+  readonly removedIn: string;
+  readonly deprecatedIn: string | null;
+  readonly replacement: string | null;
+  readonly message: string;
+  readonly sourceUrl: string | null;
+}
+
+export interface ScanAnswer {
+  readonly targetVersion: string;
+  readonly kbRevision: number;
+  readonly documentsScanned: number;
+  readonly objectsScanned: number;
+  readonly findings: readonly ManifestFinding[];
+}
+
+function hasFields(answer: unknown, fields: Readonly<Record<string, "boolean" | "number" | "string" | "array">>): boolean {
+  if (answer === null || typeof answer !== "object") return false;
+  const record = answer as Record<string, unknown>;
+  return Object.entries(fields).every(([field, type]) => (type === "array" ? Array.isArray(record[field]) : typeof record[field] === type));
+}
+
+function unexpected(server: string, route: string): ServerAnswerError {
+  return new ServerAnswerError(`${server} answered ${route} without the fields this CLI reads; is it a kubecompat server of a matching version?`);
+}
+
+export function asValidationAnswer(answer: unknown, server: string, route: string): ValidationAnswer {
+  if (!hasFields(answer, { ok: "boolean", findings: "array" })) throw unexpected(server, route);
+  return answer as ValidationAnswer;
+}
+
+export function asUpgradePlanAnswer(answer: unknown, server: string, route: string): UpgradePlanAnswer {
+  if (!hasFields(answer, { ok: "boolean", findings: "array", steps: "array", apiRemovals: "array", targetVersion: "string" })) {
+    throw unexpected(server, route);
+  }
+  return answer as UpgradePlanAnswer;
+}
+
+export function asScanAnswer(answer: unknown, server: string, route: string): ScanAnswer {
+  if (!hasFields(answer, { targetVersion: "string", findings: "array" })) throw unexpected(server, route);
+  return answer as ScanAnswer;
+}
+
+export function hasError(findings: readonly { severity: string }[]): boolean {
+  return findings.some((finding) => finding.severity === "ERROR");
+}

@@ -1,0 +1,283 @@
+/**
+ * The command line of `kubecompat`: which commands and flags exist, how argv
+ * is split into them, and the help texts. Mistakes are UsageErrors (exit 2)
+ * that name the offending word and, when it is a near miss, the word meant;
+ * a flag the command does not take is refused rather than ignored, so a typo
+ * never silently changes the question asked.
+ */
+import { UsageError } from "./errors.js";
+
+export const COMMANDS = ["check", "plan", "scan"] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export const DEFAULT_SERVER = "http://localhost:4000";
+
+interface FlagSpec {
+  readonly name: string;
+  readonly short?: string;
+  /** Placeholder shown in help for flags that take a value; null for switches. */
+  readonly value: string | null;
+  readonly description: string;
+}
+
+const GLOBAL_FLAGS: readonly FlagSpec[] = [
+  { name: "server", value: "URL", description: `kubecompat server (default: $KUBECOMPAT_URL, else ${DEFAULT_SERVER})` },
+  { name: "output", short: "o", value: "FORMAT", description: "text (default), json (the server's answer) or markdown (a table for a PR comment)" },
+  { name: "help", short: "h", value: null, description: "show help (kubecompat COMMAND --help for a command)" },
+  { name: "version", value: null, description: "print the CLI's version" },
+];
+
+const PROFILE: FlagSpec = { name: "profile", value: "NAME", description: "policy profile: upstream (the server's default) or strict" };
+const KUBECTL_VERSION: FlagSpec = {
+  name: "kubectl-version",
+  value: "FILE",
+  description: "output of `kubectl version -o json` (- reads stdin)",
+};
+const KUBECTL_NODES: FlagSpec = {
+  name: "kubectl-nodes",
+  value: "FILE",
+  description: "output of `kubectl get nodes -o json` (- reads stdin)",
+};
+
+const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
+  check: [
+    PROFILE,
+    { name: "as-of", value: "YYYY-MM-DD", description: "judge end of life on this day instead of today" },
+    KUBECTL_VERSION,
+    KUBECTL_NODES,
+  ],
+  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES],
+  scan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" }],
+};
+
+export interface CommandLine {
+  /** null when only global flags were given (`kubecompat --version`). */
+  readonly command: CommandName | "help" | null;
+  readonly positionals: readonly string[];
+  /** Flag name (long form, without dashes) to its value; switches map to true. */
+  readonly flags: ReadonlyMap<string, string | true>;
+}
+
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  let command: CommandName | "help" | null = null;
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  let flagsEnded = false;
+
+  for (let index = 0; index < argv.length; index += 1) {
+    const token = argv[index]!;
+    if (flagsEnded || token === "-" || !token.startsWith("-")) {
+      if (command === null) command = commandNamed(token);
+      else positionals.push(token);
+      continue;
+    }
+    if (token === "--") {
+      flagsEnded = true;
+      continue;
+    }
+    const { spec, inlineValue } = flagOf(token, command);
+    if (flags.has(spec.name)) throw new UsageError(`--${spec.name} is given twice; give it once`, commandOrNull(command));
+    if (spec.value === null) {
+      if (inlineValue !== undefined) throw new UsageError(`--${spec.name} takes no value (got "${inlineValue}")`, commandOrNull(command));
+      flags.set(spec.name, true);
+      continue;
+    }
+    let value = inlineValue;
+    if (value === undefined) {
+      const next = argv[index + 1];
+      // "-" is a value (stdin); any other dash word is the next flag, so the value is missing.
+      if (next === undefined || (next.startsWith("-") && next !== "-")) {
+        throw new UsageError(`--${spec.name} needs a value: --${spec.name} ${spec.value}`, commandOrNull(command));
+      }
+      value = next;
+      index += 1;
+    }
+    flags.set(spec.name, value);
+  }
+
+  // Flags before the command are checked once the command is known: `kubecompat --to 1.30 check` is refused too.
+  if (command !== null && command !== "help") {
+    const allowed = new Set([...GLOBAL_FLAGS, ...COMMAND_FLAGS[command]].map((spec) => spec.name));
+    for (const name of flags.keys()) {
+      if (!allowed.has(name)) throw new UsageError(`kubecompat ${command} takes no --${name}`, command);
+    }
+  } else {
+    const commandOnly = [...flags.keys()].find((name) => !GLOBAL_FLAGS.some((spec) => spec.name === name));
+    if (commandOnly !== undefined && command === null && !flags.has("help") && !flags.has("version")) {
+      throw new UsageError(`--${commandOnly} belongs to a command; name one: ${COMMANDS.join(", ")}`, null);
+    }
+  }
+  return { command, positionals, flags };
+}
+
+function commandOrNull(command: CommandName | "help" | null): CommandName | null {
+  return command === null || command === "help" ? null : command;
+}
+
+function commandNamed(word: string): CommandName | "help" {
+  if (word === "help") return "help";
+  if ((COMMANDS as readonly string[]).includes(word)) return word as CommandName;
+  const meant = nearest(word, [...COMMANDS]);
+  throw new UsageError(`unknown command "${word}"${meant ? `; did you mean ${meant}?` : ""} Commands: ${COMMANDS.join(", ")}`, null);
+}
+
+function flagOf(token: string, command: CommandName | "help" | null): { spec: FlagSpec; inlineValue: string | undefined } {
+  const known = command === null || command === "help" ? allFlags() : [...GLOBAL_FLAGS, ...COMMAND_FLAGS[command]];
+  if (token.startsWith("--")) {
+    const equals = token.indexOf("=");
+    const name = equals === -1 ? token.slice(2) : token.slice(2, equals);
+    const inlineValue = equals === -1 ? undefined : token.slice(equals + 1);
+    const spec = known.find((candidate) => candidate.name === name);
+    if (spec) return { spec, inlineValue };
+    const meant = nearest(name, known.map((candidate) => candidate.name));
+    const owner = command === null || command === "help" ? "kubecompat" : `kubecompat ${command}`;
+    throw new UsageError(`unknown flag --${name} for ${owner}${meant ? `; did you mean --${meant}?` : ""}`, commandOrNull(command));
+  }
+  const spec = known.find((candidate) => candidate.short !== undefined && `-${candidate.short}` === token);
+  if (spec) return { spec, inlineValue: undefined };
+  throw new UsageError(`unknown flag ${token}; flags are written --name (short forms: -o, -h)`, commandOrNull(command));
+}
+
+function allFlags(): FlagSpec[] {
+  const byName = new Map<string, FlagSpec>();
+  for (const spec of [...GLOBAL_FLAGS, ...Object.values(COMMAND_FLAGS).flat()]) byName.set(spec.name, spec);
+  return [...byName.values()];
+}
+
+/** The candidate within two edits of `word` (or having it as a prefix), for "did you mean". */
+function nearest(word: string, candidates: readonly string[]): string | null {
+  let best: { candidate: string; distance: number } | null = null;
+  for (const candidate of candidates) {
+    const distance = candidate.startsWith(word) && word.length >= 2 ? 1 : editDistance(word, candidate);
+    if (distance <= 2 && (best === null || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate ?? null;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The value of a flag that takes one (switches never reach here). */
+export function flagValue(commandLine: CommandLine, name: string): string | undefined {
+  const value = commandLine.flags.get(name);
+  return typeof value === "string" ? value : undefined;
+}
+
+export function outputFormat(commandLine: CommandLine): OutputFormat {
+  const value = flagValue(commandLine, "output") ?? "text";
+  if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
+  if (value === "md") return "markdown";
+  throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(", ")} (got "${value}")`, commandOrNull(commandLine.command));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help
+
+const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; summary: string; examples: readonly string[] }>> = {
+  check: {
+    usage: [
+      "kubecompat check PLAN_FILE [--profile NAME] [--as-of YYYY-MM-DD]",
+      "kubecompat check [--kubectl-version FILE] [--kubectl-nodes FILE] [--profile NAME] [--as-of YYYY-MM-DD]",
+    ],
+    summary:
+      "Is this combination of component versions supported? Sends a plan file (or what kubectl reports about a\n" +
+      "running cluster) to POST /api/v1/validate and lists the findings. PLAN_FILE may be - (stdin).",
+    examples: [
+      "kubecompat check cluster.yaml",
+      "kubecompat check cluster.yaml --profile strict --output markdown",
+      "kubectl get nodes -o json | kubecompat check --kubectl-version <(kubectl version -o json) --kubectl-nodes -",
+    ],
+  },
+  plan: {
+    usage: [
+      "kubecompat plan PLAN_FILE --to VERSION [--profile NAME]",
+      "kubecompat plan [--kubectl-version FILE] [--kubectl-nodes FILE] --to VERSION [--profile NAME]",
+    ],
+    summary:
+      "The ordered upgrade steps from the versions in a plan file (or a running cluster, via kubectl) to a\n" +
+      "target minor, the API removals crossed on the way, and the findings (POST /api/v1/upgrade-plan).",
+    examples: ["kubecompat plan cluster.yaml --to 1.30", "kubecompat plan --kubectl-version v.json --kubectl-nodes nodes.json --to 1.30"],
+  },
+  scan: {
+    usage: ["kubecompat scan --to VERSION PATH..."],
+    summary:
+      "Which objects use API versions removed or deprecated at the target version? Each PATH is a file, a\n" +
+      "folder (searched recursively for *.yaml, *.yml and *.json, in sorted order; folders starting with a dot\n" +
+      "are skipped) or - for stdin. Each file is sent on its own to POST /api/v1/scan, so findings name it.",
+    examples: ["kubecompat scan --to 1.29 manifests/", "helm template shop ./chart | kubecompat scan --to 1.29 -"],
+  },
+};
+
+const EXIT_CODES = [
+  "Exit codes:",
+  "  0  supported: no ERROR finding",
+  "  1  at least one ERROR finding",
+  "  2  the question could not be asked: wrong usage, a missing or invalid file, the server unreachable or refusing the request",
+];
+
+function flagLines(specs: readonly FlagSpec[]): string[] {
+  const left = specs.map((spec) => `${spec.short ? `-${spec.short}, ` : "    "}--${spec.name}${spec.value ? ` ${spec.value}` : ""}`);
+  const width = Math.max(...left.map((text) => text.length));
+  return specs.map((spec, index) => `  ${left[index]!.padEnd(width)}  ${spec.description}`);
+}
+
+export function topLevelHelp(): string {
+  return [
+    "kubecompat: ask a kubecompat server whether Kubernetes versions fit together.",
+    "",
+    "Usage:",
+    ...COMMANDS.flatMap((command) => COMMAND_HELP[command].usage.map((line) => `  ${line}`)),
+    "",
+    "Commands:",
+    "  check  is this combination of versions supported?",
+    "  plan   the upgrade steps to a target version",
+    "  scan   manifests using API versions removed or deprecated at a target version",
+    "",
+    "Flags (every command):",
+    ...flagLines(GLOBAL_FLAGS),
+    "",
+    "A plan file is YAML: `components:` as a list of {component, version, instance?} or as a map",
+    '"component[@instance]": version, plus optional `profile:` and `asOf:`. Example:',
+    "  components:",
+    "    kube-apiserver@cp-1: 1.30.4",
+    "    kubelet@pool-a: 1.29.8",
+    "    containerd@pool-a: 1.7.20",
+    "  profile: strict",
+    "",
+    ...EXIT_CODES,
+    "",
+    "Run kubecompat COMMAND --help for a command's flags and examples.",
+    "",
+  ].join("\n");
+}
+
+export function commandHelp(command: CommandName): string {
+  const help = COMMAND_HELP[command];
+  return [
+    "Usage:",
+    ...help.usage.map((line) => `  ${line}`),
+    "",
+    help.summary,
+    "",
+    "Flags:",
+    ...flagLines([...COMMAND_FLAGS[command], ...GLOBAL_FLAGS]),
+    "",
+    "Examples:",
+    ...help.examples.map((line) => `  ${line}`),
+    "",
+    ...EXIT_CODES,
+    "",
+  ].join("\n");
+}

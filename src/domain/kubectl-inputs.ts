@@ -1,0 +1,133 @@
+/**
+ * Turns what tools already have at hand into a cluster plan: the JSON of
+ * `kubectl version -o json` (server version → kube-apiserver, client version
+ * → kubectl) and of `kubectl get nodes -o json` (each node's kubelet,
+ * kube-proxy and container runtime, grouped into instances by its node-pool
+ * label). Only reads the fields it needs and says precisely what is missing.
+ */
+import { InputError } from "../errors.js";
+import type { ComponentVersionInput } from "./cluster-plan.js";
+
+/** Labels that name a node pool, most specific first; the instance type is only a fallback. */
+export const NODE_POOL_LABELS = [
+  "eks.amazonaws.com/nodegroup",
+  "cloud.google.com/gke-nodepool",
+  "kubernetes.azure.com/agentpool",
+  "karpenter.sh/nodepool",
+  "node.kubernetes.io/instance-type",
+] as const;
+
+const CONTROL_PLANE_LABELS = ["node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"];
+
+/** `containerRuntimeVersion` scheme → component. */
+const RUNTIME_SCHEMES: Readonly<Record<string, string>> = { containerd: "containerd", "cri-o": "cri-o", docker: "docker-engine" };
+
+export const MAX_NODES = 5000;
+
+export interface KubectlInputs {
+  readonly kubectlVersion?: unknown;
+  readonly nodes?: unknown;
+}
+
+type Json = Record<string, unknown>;
+
+function object(value: unknown): Json | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+export function planFromKubectl(inputs: KubectlInputs): ComponentVersionInput[] {
+  if (inputs.kubectlVersion === undefined && inputs.nodes === undefined) {
+    throw new InputError("give kubectlVersion (the output of `kubectl version -o json`), nodes (of `kubectl get nodes -o json`), or both", "kubectlVersion");
+  }
+  const plan: ComponentVersionInput[] = [];
+  if (inputs.kubectlVersion !== undefined) plan.push(...fromVersion(inputs.kubectlVersion));
+  if (inputs.nodes !== undefined) plan.push(...fromNodes(inputs.nodes));
+  return plan;
+}
+
+function fromVersion(input: unknown): ComponentVersionInput[] {
+  const root = object(input);
+  const server = text(object(root?.serverVersion)?.gitVersion);
+  if (server === undefined) {
+    throw new InputError(
+      "kubectlVersion.serverVersion.gitVersion is missing; pass the JSON of `kubectl version -o json` run against the cluster (not `--client`)",
+      "kubectlVersion.serverVersion.gitVersion",
+    );
+  }
+  const plan: ComponentVersionInput[] = [{ component: "kube-apiserver", version: server }];
+  const client = text(object(root?.clientVersion)?.gitVersion);
+  if (client !== undefined) plan.push({ component: "kubectl", version: client });
+  return plan;
+}
+
+interface NodeVersions {
+  readonly name: string;
+  readonly pool: string;
+  readonly kubelet: string;
+  readonly kubeProxy: string | undefined;
+  readonly runtime: { readonly component: string; readonly version: string } | undefined;
+}
+
+function fromNodes(input: unknown): ComponentVersionInput[] {
+  const items = object(input)?.items;
+  if (!Array.isArray(items)) {
+    throw new InputError("nodes must be the JSON of `kubectl get nodes -o json` (a List with items)", "nodes.items");
+  }
+  if (items.length > MAX_NODES) throw new InputError(`nodes has ${items.length} items; at most ${MAX_NODES} are accepted`, "nodes.items");
+  const nodes = items.map((item, index) => readNode(item, index));
+
+  // A pool whose nodes run different versions (mid-upgrade) becomes one instance per version.
+  const groups = new Map<string, NodeVersions[]>();
+  for (const node of nodes) {
+    const key = `${node.pool}\u0000${node.kubelet}\u0000${node.kubeProxy ?? ""}\u0000${node.runtime?.component ?? ""}\u0000${node.runtime?.version ?? ""}`;
+    groups.set(key, [...(groups.get(key) ?? []), node]);
+  }
+  const variantsPerPool = new Map<string, number>();
+  for (const members of groups.values()) variantsPerPool.set(members[0]!.pool, (variantsPerPool.get(members[0]!.pool) ?? 0) + 1);
+
+  const plan: ComponentVersionInput[] = [];
+  for (const members of groups.values()) {
+    const first = members[0]!;
+    const instance = (variantsPerPool.get(first.pool) ?? 1) > 1 ? `${first.pool}:${first.kubelet}` : first.pool;
+    plan.push({ component: "kubelet", version: first.kubelet, instance });
+    if (first.kubeProxy !== undefined) plan.push({ component: "kube-proxy", version: first.kubeProxy, instance });
+    if (first.runtime !== undefined) plan.push({ component: first.runtime.component, version: first.runtime.version, instance });
+  }
+  return plan;
+}
+
+function readNode(item: unknown, index: number): NodeVersions {
+  const at = `nodes.items[${index}]`;
+  const node = object(item);
+  const metadata = object(node?.metadata);
+  const labels = object(metadata?.labels) ?? {};
+  const name = text(metadata?.name) ?? `node-${index}`;
+  const info = object(object(node?.status)?.nodeInfo);
+  const kubelet = text(info?.kubeletVersion);
+  if (kubelet === undefined) {
+    throw new InputError(`${at}.status.nodeInfo.kubeletVersion is missing (node ${name}); pass the unmodified JSON of \`kubectl get nodes -o json\``, `${at}.status.nodeInfo.kubeletVersion`);
+  }
+  let pool: string | undefined;
+  if (CONTROL_PLANE_LABELS.some((label) => label in labels)) pool = "control-plane";
+  for (const label of NODE_POOL_LABELS) {
+    if (pool !== undefined) break;
+    pool = text(labels[label]);
+  }
+  const runtimeText = text(info?.containerRuntimeVersion);
+  let runtime: NodeVersions["runtime"];
+  if (runtimeText !== undefined) {
+    const match = /^([a-z0-9-]+):\/\/(.+)$/.exec(runtimeText);
+    const component = match ? RUNTIME_SCHEMES[match[1]!] : undefined;
+    if (match && component) runtime = { component, version: match[2]! };
+  }
+  return { name, pool: sanitiseInstance(pool ?? name), kubelet, kubeProxy: text(info?.kubeProxyVersion), runtime };
+}
+
+/** Pool labels are label values (≤ 63 characters of [A-Za-z0-9._-]), already valid instance names. */
+function sanitiseInstance(name: string): string {
+  return name.replace(/[^A-Za-z0-9._:@/-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100) || "node";
+}

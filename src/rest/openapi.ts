@@ -1,0 +1,143 @@
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the zod schemas
+ * that validate the requests (src/rest/schemas.ts); nothing is written by
+ * hand. test/openapi.test.ts checks that every route the app serves is in it.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import {
+  errorResponse,
+  fromKubectlUpgradeRequest,
+  fromKubectlValidateRequest,
+  kbSummary,
+  list,
+  manifestScanReport,
+  records,
+  rollbackRequest,
+  scanRequest,
+  upgradePlan,
+  upgradePlanRequest,
+  validateRequest,
+  validationReport,
+} from "./schemas.js";
+
+const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+const errors = {
+  400: { description: "Bad input; `error.details` names each field to fix.", ...json(errorResponse) },
+  413: { description: "The body is larger than the limit.", ...json(errorResponse) },
+  415: { description: "Wrong Content-Type.", ...json(errorResponse) },
+};
+const readErrors = { 400: { description: "Bad query parameter; the message names it.", ...json(errorResponse) } };
+const notModified = { 304: { description: "The client already has this knowledge-base revision (If-None-Match)." } };
+
+function buildRegistry(): OpenAPIRegistry {
+  const registry = new OpenAPIRegistry();
+  const query = (shape: Record<string, z.ZodType>) => z.object(shape);
+  const text = (description: string, example?: string) => z.string().optional().openapi({ description, example });
+
+  const reads: Array<{ path: string; summary: string; item: z.ZodType; name: string; query?: z.ZodObject }> = [
+    { path: "/api/v1/components", summary: "Components, optionally of one plane", item: records.Component, name: "ComponentList", query: query({ plane: text("CONTROL, DATA or CLIENT", "DATA") }) },
+    { path: "/api/v1/ports", summary: "Ports and port ranges", item: records.Port, name: "PortList", query: query({ component: text("Component name or alias", "kubelet") }) },
+    { path: "/api/v1/links", summary: "Communication links", item: records.CommunicationLink, name: "CommunicationLinkList" },
+    { path: "/api/v1/profiles", summary: "Policy profiles", item: records.PolicyProfile, name: "PolicyProfileList" },
+    {
+      path: "/api/v1/skew-rules",
+      summary: "Skew rules of a profile; with kubernetesVersion only those in force at that control-plane minor",
+      item: records.SkewRule,
+      name: "SkewRuleList",
+      query: query({ kubernetesVersion: text("Control-plane version", "1.30"), profile: text("upstream (default) or strict", "upstream") }),
+    },
+    {
+      path: "/api/v1/api-removals",
+      summary: "API versions with from < removedIn <= to",
+      item: records.ApiRemoval,
+      name: "ApiRemovalList",
+      query: query({ from: text("Exclusive lower bound", "1.25"), to: text("Inclusive upper bound", "1.29") }),
+    },
+    { path: "/api/v1/releases", summary: "Kubernetes minor releases", item: records.Release, name: "ReleaseList" },
+    { path: "/api/v1/upgrade-order", summary: "Which component is upgraded before which", item: records.UpgradeDependency, name: "UpgradeDependencyList" },
+    { path: "/api/v1/runtime-requirements", summary: "Runtime and etcd requirements by Kubernetes minor", item: records.RuntimeRequirement, name: "RuntimeRequirementList" },
+    { path: "/api/v1/recommendations", summary: "Upgrade advice", item: records.Recommendation, name: "RecommendationList" },
+  ];
+  for (const read of reads) {
+    registry.registerPath({
+      method: "get",
+      path: read.path,
+      summary: read.summary,
+      tags: ["knowledge base"],
+      request: read.query ? { query: read.query } : undefined,
+      responses: { 200: { description: "The list and the knowledge-base revision (also the ETag).", ...json(list(read.item, read.name)) }, ...notModified, ...readErrors },
+    });
+  }
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/kb",
+    summary: "Knowledge-base revision, last import and counts",
+    tags: ["knowledge base"],
+    responses: { 200: { description: "Summary", ...json(kbSummary) }, ...notModified },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/components/{name}",
+    summary: "One component by name or alias (case-insensitive)",
+    tags: ["knowledge base"],
+    request: { params: z.object({ name: z.string().openapi({ example: "apiserver" }) }) },
+    responses: { 200: { description: "The component", ...json(records.Component) }, ...notModified, 404: { description: "Unknown component", ...json(errorResponse) } },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/releases/{version}",
+    summary: "One release by minor (1.30, v1.30.2)",
+    tags: ["knowledge base"],
+    request: { params: z.object({ version: z.string().openapi({ example: "1.30" }) }) },
+    responses: { 200: { description: "The release", ...json(records.Release) }, ...notModified, ...readErrors, 404: { description: "Unknown release", ...json(errorResponse) } },
+  });
+
+  const operations: Array<{ path: string; summary: string; body: z.ZodType; response: z.ZodType; description: string }> = [
+    { path: "/api/v1/validate", summary: "Validate a planned cluster", body: validateRequest, response: validationReport, description: "Same as GraphQL validateCluster." },
+    { path: "/api/v1/validate/from-kubectl", summary: "Validate a live cluster from kubectl JSON", body: fromKubectlValidateRequest, response: validationReport, description: "Nodes are grouped into instances by their node-pool label (EKS, GKE, AKS, Karpenter; instance type as a fallback; else per node)." },
+    { path: "/api/v1/upgrade-plan", summary: "Plan an upgrade", body: upgradePlanRequest, response: upgradePlan, description: "Same as GraphQL planUpgrade." },
+    { path: "/api/v1/upgrade-plan/from-kubectl", summary: "Plan the upgrade of a live cluster from kubectl JSON", body: fromKubectlUpgradeRequest, response: upgradePlan, description: "As /upgrade-plan, with the cluster read from kubectl's JSON." },
+    { path: "/api/v1/rollback-check", summary: "Check a rollback", body: rollbackRequest, response: validationReport, description: "Same as GraphQL checkRollback." },
+  ];
+  for (const operation of operations) {
+    registry.registerPath({
+      method: "post",
+      path: operation.path,
+      summary: operation.summary,
+      description: operation.description,
+      tags: ["checks"],
+      request: { body: { required: true, ...json(operation.body) } },
+      responses: { 200: { description: "The answer; `ok` is false when there is an ERROR finding.", ...json(operation.response) }, ...errors },
+    });
+  }
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/scan",
+    summary: "Scan manifests for removed and deprecated APIs",
+    description: "JSON {manifests, targetVersion}, or the raw YAML with Content-Type: application/yaml and ?targetVersion=.",
+    tags: ["checks"],
+    request: {
+      query: z.object({ targetVersion: text("Required with a YAML body", "1.29") }),
+      body: { required: true, content: { "application/json": { schema: scanRequest }, "application/yaml": { schema: z.string() } } },
+    },
+    responses: { 200: { description: "Findings per object", ...json(manifestScanReport) }, ...errors },
+  });
+  return registry;
+}
+
+let document: ReturnType<OpenApiGeneratorV31["generateDocument"]> | undefined;
+
+export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocument"]> {
+  document ??= new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "kubecompat REST API",
+      version: "1",
+      description:
+        "Kubernetes version compatibility from a sourced knowledge base. Errors are {\"error\": {\"code\", \"message\", \"details\"?}}. The same operations are available over GraphQL at /graphql.",
+    },
+    servers: [{ url: "/" }],
+  });
+  return document;
+}

@@ -1,0 +1,195 @@
+/**
+ * The REST API's request and response shapes, as zod schemas. Requests are
+ * validated with them at the edge, and the OpenAPI document
+ * (src/rest/openapi.ts) is generated from the same schemas, so the two
+ * cannot drift. Semantic checks (is this a version, is this a component)
+ * stay in the domain core, which names the same fields.
+ */
+import { extendZodWithOpenApi } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import {
+  apiRemovalRecord,
+  componentRecord,
+  linkRecord,
+  portRecord,
+  profileRecord,
+  recommendationRecord,
+  releaseRecord,
+  runtimeRequirementRecord,
+  skewRuleRecord,
+  upgradeDependencyRecord,
+} from "../kb/records.js";
+import { MAX_PLAN_COMPONENTS } from "../domain/cluster-plan.js";
+
+extendZodWithOpenApi(z);
+
+const shortText = (description: string, example?: string) =>
+  z.string().max(200, "must be at most 200 characters").openapi({ description, example });
+
+export const componentVersionInput = z
+  .strictObject({
+    component: shortText("Canonical name or alias (kube-apiserver, apiserver, kubelet, containerd, ...).", "kubelet"),
+    version: shortText("1.29, v1.29.3, 1.30.0-rc.1, v1.29.3-eks-1234; runtimes 1.7.2 or containerd://1.7.2.", "1.29.3"),
+    instance: shortText("An HA member (cp-1) or node pool (pool-a); a runtime pairs with the kubelet of the same instance.", "pool-a")
+      .nullish(),
+  })
+  .openapi("ComponentVersionInput");
+
+const components = z
+  .array(componentVersionInput)
+  .max(MAX_PLAN_COMPONENTS, `must have at most ${MAX_PLAN_COMPONENTS} entries`)
+  .openapi({ description: "The cluster's components and versions." });
+
+const profile = shortText("Policy profile: upstream (default) or strict, or one an organisation added.", "upstream").nullish();
+const asOf = shortText("The day to judge end of life on, YYYY-MM-DD (default today).", "2026-11-29").nullish();
+const targetVersion = shortText("The Kubernetes version to upgrade to; its minor is what counts.", "1.30");
+
+export const validateRequest = z.strictObject({ components, profile, asOf }).openapi("ValidateRequest");
+
+export const clusterPlanInput = z.strictObject({ components }).openapi("ClusterPlanInput");
+
+export const upgradePlanRequest = z.strictObject({ current: clusterPlanInput, targetVersion, profile }).openapi("UpgradePlanRequest");
+
+export const rollbackRequest = z
+  .strictObject({
+    current: clusterPlanInput,
+    component: shortText("The component to roll back.", "kubelet"),
+    instance: shortText("Which instance, when the component runs as several.", "pool-a").nullish(),
+    toVersion: shortText("The older version to go back to.", "1.28.9"),
+    profile,
+  })
+  .openapi("RollbackRequest");
+
+export const MAX_MANIFEST_CHARS = 10 * 1024 * 1024;
+export const scanRequest = z
+  .strictObject({
+    manifests: z
+      .string()
+      .max(MAX_MANIFEST_CHARS, "must be at most 10 MiB")
+      .openapi({ description: "Multi-document YAML or JSON: kubectl get -o yaml, helm template, GitOps files." }),
+    targetVersion,
+  })
+  .openapi("ScanRequest");
+
+const kubectlJson = z.record(z.string(), z.unknown());
+export const fromKubectlValidateRequest = z
+  .strictObject({
+    kubectlVersion: kubectlJson.optional().openapi({ description: "The JSON of `kubectl version -o json`." }),
+    nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
+    profile,
+    asOf,
+  })
+  .openapi("ValidateFromKubectlRequest");
+export const fromKubectlUpgradeRequest = z
+  .strictObject({
+    kubectlVersion: kubectlJson.optional().openapi({ description: "The JSON of `kubectl version -o json`." }),
+    nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
+    targetVersion,
+    profile,
+  })
+  .openapi("UpgradePlanFromKubectlRequest");
+
+// Responses (documented; produced by the domain core).
+const severity = z.enum(["ERROR", "WARNING", "INFO"]).openapi("Severity");
+export const finding = z
+  .object({
+    code: z.string().openapi({ description: "Stable identifier, e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER.", example: "SKEW_KUBELET_TOO_OLD_FOR_APISERVER" }),
+    severity,
+    component: z.string().nullable(),
+    instance: z.string().nullable(),
+    message: z.string(),
+    sourceUrl: z.string().nullable(),
+    ruleId: z.string().nullable(),
+  })
+  .openapi("Finding");
+export const validationReport = z
+  .object({ ok: z.boolean().openapi({ description: "False exactly when there is an ERROR finding." }), kbRevision: z.number().int(), findings: z.array(finding) })
+  .openapi("ValidationReport");
+export const apiRemoval = (apiRemovalRecord.clone() as unknown as z.ZodType).openapi("ApiRemoval");
+export const upgradePlan = z
+  .object({
+    ok: z.boolean(),
+    kbRevision: z.number().int(),
+    targetVersion: z.string(),
+    steps: z.array(
+      z
+        .object({
+          order: z.number().int().openapi({ description: "Steps that share an order are done together." }),
+          component: z.string(),
+          instance: z.string().nullable(),
+          fromVersion: z.string(),
+          toVersion: z.string(),
+          note: z.string(),
+        })
+        .openapi("UpgradeStep"),
+    ),
+    apiRemovals: z.array(apiRemoval),
+    findings: z.array(finding),
+  })
+  .openapi("UpgradePlan");
+export const manifestScanReport = z
+  .object({
+    targetVersion: z.string(),
+    kbRevision: z.number().int(),
+    documentsScanned: z.number().int(),
+    objectsScanned: z.number().int(),
+    findings: z.array(
+      z
+        .object({
+          code: z.enum(["API_REMOVED", "API_DEPRECATED", "API_REMOVAL_SCHEDULED"]),
+          severity,
+          apiVersion: z.string(),
+          kind: z.string(),
+          name: z.string().nullable(),
+          namespace: z.string().nullable(),
+          documentIndex: z.number().int(),
+          line: z.number().int(),
+          source: z.string().nullable(),
+          removedIn: z.string(),
+          deprecatedIn: z.string().nullable(),
+          replacement: z.string().nullable(),
+          replacementAvailableIn: z.string().nullable(),
+          message: z.string(),
+          sourceUrl: z.string(),
+        })
+        .openapi("ManifestFinding"),
+    ),
+  })
+  .openapi("ManifestScanReport");
+
+export const errorResponse = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "BAD_USER_INPUT" }),
+      message: z.string(),
+      details: z.array(z.object({ field: z.string().optional(), message: z.string() })).optional(),
+    }),
+  })
+  .openapi("Error");
+
+export const kbRevision = z.number().int().openapi({ description: "The knowledge-base revision the answer comes from." });
+export const list = (item: z.ZodType, name: string) => z.object({ items: z.array(item), kbRevision }).openapi(name);
+
+export const records = {
+  Component: (componentRecord.clone() as unknown as z.ZodType).openapi("Component"),
+  Port: (portRecord.clone() as unknown as z.ZodType).openapi("Port"),
+  CommunicationLink: (linkRecord.clone() as unknown as z.ZodType).openapi("CommunicationLink"),
+  PolicyProfile: (profileRecord.clone() as unknown as z.ZodType).openapi("PolicyProfile"),
+  SkewRule: (skewRuleRecord.clone() as unknown as z.ZodType).openapi("SkewRule"),
+  ApiRemoval: apiRemoval,
+  Release: (releaseRecord.clone() as unknown as z.ZodType).openapi("Release"),
+  UpgradeDependency: (upgradeDependencyRecord.clone() as unknown as z.ZodType).openapi("UpgradeDependency"),
+  RuntimeRequirement: (runtimeRequirementRecord.clone() as unknown as z.ZodType).openapi("RuntimeRequirement"),
+  Recommendation: (recommendationRecord.clone() as unknown as z.ZodType).openapi("Recommendation"),
+};
+
+export const kbSummary = z
+  .object({
+    revision: z.number().int(),
+    kbRevision,
+    lastImportAt: z.string().nullable(),
+    loadedAt: z.string(),
+    newestRelease: z.string().nullable(),
+    counts: z.record(z.string(), z.number().int()),
+  })
+  .openapi("KnowledgeBaseSummary");
