@@ -13,6 +13,7 @@ import { readRoutes } from "./rest/read-routes.js";
 import { operationRoutes } from "./rest/operation-routes.js";
 import { docsRoutes } from "./rest/docs.js";
 import { openApiDocument } from "./rest/openapi.js";
+import { chatopsRouter } from "./chatops/router.js";
 import { mountGraphQL } from "./graphql/server.js";
 
 export interface AppDependencies {
@@ -66,6 +67,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   app.use("/api/v1", readRoutes(deps.kb));
   app.use("/api/v1", operationRoutes(deps.kb));
   app.use(docsRoutes());
+  app.use("/chatops", chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
   await mountGraphQL(app, deps.kb, deps.logger);
 
   app.use(notFoundHandler());

@@ -6,7 +6,7 @@
  */
 import type { Config } from "./config.js";
 import { createDatabase, type Database } from "./db/client.js";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
+import { connectToRunningEmbedded, startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { migrate } from "./db/migrator.js";
 import { importKbDirectory } from "./kb/import.js";
 import { KnowledgeBase } from "./kb/knowledge-base.js";
@@ -19,8 +19,19 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-export async function openDatabase(config: Config, logger: Logger): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  options: { shareRunning?: boolean } = {},
+): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (config.database.kind === "external") return { url: config.database.url };
+  if (options.shareRunning) {
+    const running = await connectToRunningEmbedded(config.database.port, "kubecompat");
+    if (running !== undefined) {
+      logger.info({ port: config.database.port }, "using the embedded PostgreSQL of the running service");
+      return { url: running.url, embedded: running };
+    }
+  }
   logger.info({ dataDir: config.database.dataDir, port: config.database.port }, "DATABASE_URL is unset: starting embedded PostgreSQL");
   const embedded = await startEmbeddedPostgres({
     dataDir: config.database.dataDir,

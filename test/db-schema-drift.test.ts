@@ -105,6 +105,24 @@ describe("migrations match prisma/schema.prisma", () => {
     assert.deepEqual(actual, expected);
   });
 
+  it("has the plain indexes of @@index", async () => {
+    const indexes = await query<{ table: string; columns: string[] }>(
+      database.url,
+      `SELECT t.relname AS table, array_agg(a.attname ORDER BY k.ordinality)::text[] AS columns
+         FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+         CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ordinality)
+         JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+        WHERE n.nspname = 'public' AND NOT i.indisunique AND t.relname <> '_prisma_migrations'
+        GROUP BY i.indexrelid, t.relname`,
+    );
+    const actual = indexes.map((index) => `${index.table}(${index.columns.join(",")})`).sort();
+    const expected = dmmf.datamodel.indexes
+      .filter((index) => index.type === "normal")
+      .map((index) => `${index.model}(${index.fields.map((field) => field.name).join(",")})`)
+      .sort();
+    assert.deepEqual(actual, expected);
+  });
+
   it("has the foreign keys of every relation with their actions", async () => {
     const keys = await query<{ definition: string; table: string }>(
       database.url,

@@ -373,6 +373,7 @@ function runCheck(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "c
   const profile = resolveProfile(snapshot, command.profile);
   return {
     headline: result.ok ? "✅ Supported" : "❌ Not supported",
+    fallback: `${result.ok ? "✅ Supported" : "❌ Not supported"} (${countWords(result.findings)}): ${command.components.map((input) => componentWords(snapshot, input)).join(", ")}`,
     sections: [
       { style: "plain", lines: [[command.components.map((input) => componentWords(snapshot, input)).join(" · ")], [`${countWords(result.findings)}`]] },
       ...(result.findings.length > 0 ? [findingsSection(result.findings)] : []),
@@ -485,13 +486,15 @@ function minors(count: number): string {
 function skewLine(rule: SkewRuleRecord): Line {
   let words: string;
   if (rule.relativeTo === "kube-apiserver-peers") {
-    words = `${rule.component} instances at most ${minors(Math.max(rule.maxNewer, rule.maxOlder))} apart`;
+    words = `${rule.component} instances: at most ${minors(Math.max(rule.maxNewer, rule.maxOlder))} apart`;
   } else {
-    const measured = (from: SkewRuleRecord["newerMeasuredFrom"]): string => (from === null ? "" : ` ${from.toLowerCase()}`);
+    // Rules against the kubelet compare components on the same node; rules against kube-apiserver name which instance counts.
+    const reference = (from: SkewRuleRecord["newerMeasuredFrom"]): string =>
+      from === null ? `the ${rule.relativeTo} on the same node` : `the ${from.toLowerCase()} ${rule.relativeTo}`;
     const condition = rule.condition === null ? "" : ` (${minors(rule.condition.maxOlder)} for ${rule.component} older than ${rule.condition.componentOlderThan})`;
     words =
-      `${rule.component} vs the${measured(rule.newerMeasuredFrom)} ${rule.relativeTo}: at most ${minors(rule.maxNewer)} newer; ` +
-      `vs the${measured(rule.olderMeasuredFrom)} ${rule.relativeTo}: at most ${minors(rule.maxOlder)} older${condition}`;
+      `${rule.component}: at most ${minors(rule.maxNewer)} newer than ${reference(rule.newerMeasuredFrom)}, ` +
+      `at most ${minors(rule.maxOlder)} older than ${reference(rule.olderMeasuredFrom)}${condition}`;
   }
   return [words, " — ", { code: rule.id }, ...sourceLink(rule.sourceUrl)];
 }
@@ -544,7 +547,7 @@ function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line): ChatR
     sections: [
       ...(intro === undefined ? [] : [{ style: "plain" as const, lines: [intro] }]),
       { title: "Commands", style: "bullets", lines: kinds.map((kind) => [...usageLine(kind, prefix), ` — ${WHAT_IT_DOES[kind]}`]) },
-      { style: "plain", lines: [["Add --public to answer in the channel. Component aliases (apiserver, kcm, proxy) and v prefixes work."]] },
+      { style: "plain", lines: [["Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel."]] },
     ],
     context: [revision(snapshot)],
   };

@@ -23,6 +23,8 @@ export interface ReplySection {
 export interface ChatReplyDoc {
   /** One line, emoji allowed: the verdict or what the answer is about. */
   readonly headline: string;
+  /** The plain one-liner for notifications; the headline when absent. */
+  readonly fallback?: string;
   readonly sections: readonly ReplySection[];
   /** Small print under the answer: `kb revision 3`, the profile, the date judged on. */
   readonly context: readonly string[];
@@ -61,7 +63,7 @@ export function firstOf<T>(items: readonly T[], max = MAX_LISTED): { shown: read
 }
 
 export function renderReply(doc: ChatReplyDoc): ChatReply {
-  return { text: toMarkdown(doc), blocks: toSlackBlocks(doc), fallback: clip(doc.headline, 300) };
+  return { text: toMarkdown(doc), blocks: toSlackBlocks(doc), fallback: clip(doc.fallback ?? doc.headline, 300) };
 }
 
 function clip(text: string, max: number): string {

@@ -244,6 +244,24 @@ async function stopServer(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * The embedded database another kubecompat process (say `npm start`) already
+ * runs on this port, when there is one: the command-line tools use it
+ * instead of failing on a busy port.
+ */
+export async function connectToRunningEmbedded(port: number, database: string): Promise<EmbeddedDatabase | undefined> {
+  const base = `postgresql://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`;
+  const client = new pg.Client({ connectionString: `${base}/postgres`, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+  } catch {
+    return undefined;
+  }
+  await createDatabaseIfMissing(`${base}/postgres`, database);
+  return { url: `${base}/${database}`, adminUrl: `${base}/postgres`, stop: () => Promise.resolve() };
+}
+
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();

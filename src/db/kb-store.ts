@@ -50,8 +50,9 @@ const MAPPINGS: Readonly<Record<EntityName, Mapping>> = {
   recommendations: { model: "recommendation", columns: { id: "recommendationId" } },
 };
 
-// Bookkeeping columns that are not part of a record.
-const SYSTEM_COLUMNS = new Set(["id", "revision", "updatedAt"]);
+// Bookkeeping columns that are not part of a record. Each record's `revision`
+// is read along (clients send it back with an update) but never written from a record.
+const SYSTEM_COLUMNS = new Set(["id", "updatedAt"]);
 
 function delegate(db: Executor, entity: EntityName): Delegate {
   return (db as unknown as Record<string, Delegate>)[MAPPINGS[entity].model] as Delegate;
@@ -61,6 +62,7 @@ function toColumns(entity: EntityName, record: object): Row {
   const mapping = MAPPINGS[entity];
   const row: Row = {};
   for (const [field, value] of Object.entries(record)) {
+    if (field === "revision") continue;
     if (entity === "skewRules" && field === "condition") {
       const condition = value as { componentOlderThan: string; maxOlder: number } | null;
       row.conditionComponentOlderThan = condition?.componentOlderThan ?? null;

@@ -254,7 +254,11 @@ function isEmptyDocument(document: Document.Parsed): boolean {
 
 /** helm template writes `# Source: <chart>/templates/<file>` right after each `---`. */
 function helmSource(document: Document.Parsed): string | null {
-  const comments = [document.commentBefore, document.contents?.commentBefore].filter((comment): comment is string => typeof comment === "string");
+  // Without a leading `---` the parser hangs the first comment on the first key instead.
+  const firstKey = isMap(document.contents) ? (document.contents.items[0]?.key as { commentBefore?: string | null } | null | undefined) : undefined;
+  const comments = [document.commentBefore, document.contents?.commentBefore, firstKey?.commentBefore].filter(
+    (comment): comment is string => typeof comment === "string",
+  );
   let source: string | null = null;
   for (const comment of comments) {
     for (const match of comment.matchAll(/^\s*Source:\s*(\S.*?)\s*$/gm)) source = match[1] ?? source;

@@ -36,7 +36,8 @@ export function diffBundles(current: KbBundle, desired: KbBundle): RecordChange[
 }
 
 function changedFields(before: object, after: object): string[] {
-  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  // `revision` is bookkeeping of the stored record, not a fact.
+  const names = new Set([...Object.keys(before), ...Object.keys(after)].filter((name) => name !== "revision"));
   return [...names].filter(
     (name) => canonical((before as Record<string, unknown>)[name]) !== canonical((after as Record<string, unknown>)[name]),
   );

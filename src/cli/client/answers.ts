@@ -6,12 +6,13 @@
  */
 import { ServerAnswerError } from "./errors.js";
 
-export type Severity = "ERROR" | "WARNING" | "INFO";
+/** "ERROR", "WARNING" or "INFO" today; kept a string so a newer server's severity is shown, not rejected. */
+export type Severity = string;
 
 /** A finding of validate and upgrade-plan. */
 export interface Finding {
   readonly code: string;
-  readonly severity: Severity | string;
+  readonly severity: Severity;
   readonly component: string | null;
   readonly instance: string | null;
   readonly message: string;
@@ -52,7 +53,7 @@ export interface UpgradePlanAnswer extends ValidationAnswer {
 
 export interface ManifestFinding {
   readonly code: string;
-  readonly severity: Severity | string;
+  readonly severity: Severity;
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string | null;

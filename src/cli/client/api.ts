@@ -122,12 +122,12 @@ function causeOf(error: unknown): string {
 
 function errorOf(answer: unknown): ServerError | null {
   if (answer === null || typeof answer !== "object" || !("error" in answer)) return null;
-  const error = (answer as { error: unknown }).error;
+  const error = answer.error;
   if (error === null || typeof error !== "object") return null;
   const { code, message, details } = error as Record<string, unknown>;
   if (typeof code !== "string" || typeof message !== "string") return null;
   const detailList = Array.isArray(details)
-    ? details.filter((detail): detail is ServerErrorDetail => detail !== null && typeof detail === "object" && typeof (detail as ServerErrorDetail).message === "string")
+    ? details.filter((detail): detail is ServerErrorDetail => detail !== null && typeof detail === "object" && typeof (detail as { message?: unknown }).message === "string")
     : undefined;
   return { code, message, ...(detailList === undefined ? {} : { details: detailList }) };
 }

@@ -5,7 +5,7 @@
  * whatever the server answers.
  */
 import { ServerRefusedError, type KubecompatApi } from "./api.js";
-import { asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, hasError, type ManifestFinding } from "./answers.js";
+import { asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, hasError, type ManifestFinding, type ScanAnswer } from "./answers.js";
 import { flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import {
@@ -18,7 +18,7 @@ import {
   type FileFinding,
   type TextStyle,
 } from "./format.js";
-import { labelOf, manifestFiles, parseKubectlOutput, type InputReader } from "./inputs.js";
+import { STDIN, labelOf, manifestFiles, parseKubectlOutput, type InputReader } from "./inputs.js";
 import { parsePlanFile, type PlanFile } from "./plan-file.js";
 
 export interface CliContext {
@@ -50,6 +50,9 @@ async function clusterInput(command: "check" | "plan", commandLine: CommandLine,
       `kubecompat ${command} needs a plan file (kubecompat ${command} cluster.yaml) or kubectl's output (--kubectl-version FILE and/or --kubectl-nodes FILE)`,
       command,
     );
+  }
+  if (versionPath === STDIN && nodesPath === STDIN) {
+    throw new UsageError("stdin (-) can be read once, but is given for both --kubectl-version and --kubectl-nodes; save one of them to a file", command);
   }
   if (planPath !== undefined) {
     const text = await context.inputs.read(planPath, "plan file");
@@ -86,7 +89,9 @@ async function ask(context: CliContext, route: string, body: unknown, about: { p
   } catch (error) {
     if (!(error instanceof ServerRefusedError)) throw error;
     const { serverError } = error;
-    const prefix = about.file === undefined ? "" : `${about.file}: `;
+    // A refused target version is not the file's fault; anything else (bad YAML, too large) is.
+    const aboutTarget = serverError.details?.every((detail) => detail.field === "targetVersion") ?? false;
+    const prefix = about.file === undefined || aboutTarget ? "" : `${about.file}: `;
     const hints = (serverError.details ?? []).map((detail) => {
       const where = locate(about.plan, detail.field ?? detail.message);
       const field = detail.field === undefined ? "" : `${detail.field}${where}: `;
@@ -152,9 +157,12 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   if (commandLine.positionals.length === 0) {
     throw new UsageError("kubecompat scan needs what to scan: files, folders, or - for stdin (e.g. kubecompat scan --to 1.29 manifests/)", "scan");
   }
+  if (commandLine.positionals.filter((given) => given === STDIN).length > 1) {
+    throw new UsageError("stdin (-) can be read once; give - at most once", "scan");
+  }
   const files = await manifestFiles(commandLine.positionals);
   const route = "/api/v1/scan";
-  const results: { file: string; answer: ReturnType<typeof asScanAnswer> }[] = new Array(files.length);
+  const results: { file: string; answer: ScanAnswer }[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < files.length) {

@@ -80,11 +80,20 @@ async function filesUnder(folder: string): Promise<string[]> {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
       if (!entry.name.startsWith(".")) files.push(...(await filesUnder(full)));
-    } else if ((entry.isFile() || entry.isSymbolicLink()) && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
+    } else if (MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) && (entry.isFile() || (await isLinkToFile(full)))) {
       files.push(full);
     }
   }
   return files;
+}
+
+/** Links to files are scanned; links to folders are not followed, so a link cycle cannot loop. */
+async function isLinkToFile(full: string): Promise<boolean> {
+  try {
+    return (await fs.lstat(full)).isSymbolicLink() && (await fs.stat(full)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -35,7 +35,7 @@ const FORMAT_HINT =
 
 export function parsePlanFile(name: string, text: string): PlanFile {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { schema: "failsafe", lineCounter, prettyErrors: false });
+  const document = parseDocument(text, { schema: "failsafe", lineCounter });
   const fail = (message: string, node?: { range?: [number, number, number] | null } | null): never => {
     const line = node?.range ? `:${lineCounter.linePos(node.range[0]).line}` : "";
     throw new InputFileError(`${name}${line}: ${message}`, [FORMAT_HINT]);
@@ -44,7 +44,9 @@ export function parsePlanFile(name: string, text: string): PlanFile {
   const problem = document.errors[0];
   if (problem) {
     const line = problem.linePos?.[0].line;
-    throw new InputFileError(`${name}${line ? `:${line}` : ""}: not valid YAML: ${problem.message.split("\n")[0]}`, [FORMAT_HINT]);
+    // The library appends " at line L, column C:" and a code excerpt; the line goes in front instead, like a compiler's.
+    const message = problem.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    throw new InputFileError(`${name}${line ? `:${line}` : ""}: not valid YAML: ${message}`, [FORMAT_HINT]);
   }
   const root = resolve(document, document.contents);
   if (root === null || (isScalar(root) && root.value === "")) fail("the file is empty");

@@ -33,6 +33,8 @@ export type ApiRemoval = {
   /** The apiVersion to migrate to; null when there is none. */
   replacement?: Maybe<Scalars['String']['output']>;
   replacementAvailableIn?: Maybe<Scalars['String']['output']>;
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   version: Scalars['String']['output'];
 };
@@ -53,6 +55,8 @@ export type CommunicationLink = {
   port?: Maybe<Scalars['Int']['output']>;
   /** HTTPS, gRPC over HTTP/2, gRPC over a Unix socket, ... */
   protocol: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   to: Scalars['String']['output'];
 };
@@ -75,6 +79,8 @@ export type Component = {
   ports: Array<Port>;
   processName: Scalars['String']['output'];
   responsibility: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   /** Whom it talks to and how. */
   talksTo: Scalars['String']['output'];
@@ -195,6 +201,8 @@ export type PolicyProfile = {
   extends?: Maybe<Scalars['String']['output']>;
   name: Scalars['String']['output'];
   notes?: Maybe<Scalars['String']['output']>;
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
 };
 
@@ -218,6 +226,8 @@ export type Port = {
   /** TCP or UDP. */
   protocol: Scalars['String']['output'];
   purpose: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   tlsNotes?: Maybe<Scalars['String']['output']>;
   /** Who connects to it, as the official table says. */
@@ -466,6 +476,8 @@ export type Recommendation = {
   notes?: Maybe<Scalars['String']['output']>;
   /** ANY, CONTROL_PLANE_UPGRADE or NODE_UPGRADE. */
   phase: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   text: Scalars['String']['output'];
   title: Scalars['String']['output'];
@@ -484,6 +496,8 @@ export type Release = {
   latestPatch?: Maybe<Scalars['String']['output']>;
   latestPatchDate?: Maybe<Scalars['String']['output']>;
   releaseDate: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   /** e.g. "1.30" */
   version: Scalars['String']['output'];
@@ -502,6 +516,8 @@ export type RuntimeRequirement = {
   notes?: Maybe<Scalars['String']['output']>;
   /** A component that must be present as well (cri-dockerd). */
   requires?: Maybe<Scalars['String']['output']>;
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
   summary: Scalars['String']['output'];
 };
@@ -547,6 +563,8 @@ export type SkewRule = {
   profile: Scalars['String']['output'];
   /** kube-apiserver, kube-apiserver-peers (the other HA instances) or kubelet (on the same node). */
   relativeTo: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
 };
 
@@ -557,6 +575,8 @@ export type UpgradeDependency = {
   before: Scalars['String']['output'];
   notes?: Maybe<Scalars['String']['output']>;
   reason: Scalars['String']['output'];
+  /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
+  revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
 };
 
@@ -738,6 +758,7 @@ export type ApiRemovalResolvers<ContextType = GraphQLContext, ParentType extends
   removedIn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   replacement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   replacementAvailableIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
@@ -750,6 +771,7 @@ export type CommunicationLinkResolvers<ContextType = GraphQLContext, ParentType 
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   port?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   protocol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
@@ -765,6 +787,7 @@ export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends 
   ports?: Resolver<Array<ResolversTypes['Port']>, ParentType, ContextType>;
   processName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   responsibility?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   talksTo?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
@@ -823,6 +846,7 @@ export type PolicyProfileResolvers<ContextType = GraphQLContext, ParentType exte
   extends?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -838,6 +862,7 @@ export type PortResolvers<ContextType = GraphQLContext, ParentType extends Resol
   port?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   protocol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   purpose?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tlsNotes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   usedBy?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -870,6 +895,7 @@ export type RecommendationResolvers<ContextType = GraphQLContext, ParentType ext
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   phase?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -884,6 +910,7 @@ export type ReleaseResolvers<ContextType = GraphQLContext, ParentType extends Re
   latestPatch?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   latestPatchDate?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   releaseDate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
@@ -897,6 +924,7 @@ export type RuntimeRequirementResolvers<ContextType = GraphQLContext, ParentType
   minVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   requires?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
@@ -920,6 +948,7 @@ export type SkewRuleResolvers<ContextType = GraphQLContext, ParentType extends R
   olderMeasuredFrom?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   profile?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   relativeTo?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -928,6 +957,7 @@ export type UpgradeDependencyResolvers<ContextType = GraphQLContext, ParentType 
   before?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 

@@ -1,0 +1,126 @@
+/**
+ * `kubecompat`, the command-line client of the REST API (bin/kubecompat.js
+ * runs this file). A thin client: it reads files, calls HTTP, formats the
+ * answer and picks the exit code; every rule lives in the server. This module
+ * wires argv, the environment and stdio to the commands in src/cli/client/.
+ *
+ *   kubecompat check PLAN_FILE [--profile NAME] [--as-of YYYY-MM-DD]     POST /api/v1/validate
+ *   kubecompat check --kubectl-version FILE --kubectl-nodes FILE [...]   POST /api/v1/validate/from-kubectl
+ *   kubecompat plan PLAN_FILE --to VERSION [--profile NAME]              POST /api/v1/upgrade-plan
+ *   kubecompat plan --kubectl-version FILE --kubectl-nodes FILE --to V   POST /api/v1/upgrade-plan/from-kubectl
+ *   kubecompat scan --to VERSION PATH...                                 POST /api/v1/scan, once per file
+ *
+ * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000.
+ * Output: --output text (default; colours only on a TTY without NO_COLOR) | json | markdown.
+ * Exit codes: 0 no ERROR finding; 1 at least one ERROR finding; 2 the question
+ * could not be asked (usage, missing or invalid file, server unreachable, 4xx/5xx).
+ *
+ * Plan file format
+ * ----------------
+ * YAML (or JSON). Top-level keys: `components` (required), `profile` and
+ * `asOf` (optional); any other key is refused, so a misspelt key is never
+ * silently ignored. `components` is either a list:
+ *
+ *   components:
+ *     - { component: kube-apiserver, version: 1.30.4, instance: cp-1 }
+ *     - { component: kube-apiserver, version: 1.30.4, instance: cp-2 }
+ *     - { component: kubelet, version: 1.29.8, instance: pool-a }
+ *     - { component: containerd, version: 1.7.20, instance: pool-a }
+ *     - { component: kubectl, version: 1.30.2 }
+ *   profile: strict        # upstream (the server's default) or strict
+ *   asOf: 2026-01-31       # judge end of life on this day (check only; default today)
+ *
+ * or a map whose keys are `component` or `component@instance` and whose values
+ * are versions:
+ *
+ *   components:
+ *     kube-apiserver@cp-1: 1.30.4
+ *     kube-apiserver@cp-2: 1.30.4
+ *     kubelet@pool-a: 1.29.8
+ *     containerd@pool-a: 1.7.20
+ *     kubectl: 1.30.2
+ *
+ * Every value is read as text (YAML's failsafe schema): `1.30` stays "1.30",
+ * never the number 1.3, so versions need no quotes. Component names and
+ * aliases are those of GET /api/v1/components; versions are written as people
+ * write them (1.29, v1.29.3, v1.29.3-eks-1234). The --profile and --as-of
+ * flags override the file's `profile` and `asOf`. `kubecompat plan` ignores
+ * `asOf`: the planner judges every step as of today.
+ */
+import { readFileSync } from "node:fs";
+import { KubecompatApi } from "./client/api.js";
+import { check, plan, scan, type CliContext } from "./client/commands.js";
+import { COMMANDS, DEFAULT_SERVER, commandHelp, flagValue, outputFormat, parseCommandLine, topLevelHelp, type CommandName } from "./client/command-line.js";
+import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from "./client/errors.js";
+import { InputReader } from "./client/inputs.js";
+
+// eslint-disable-next-line no-restricted-syntax -- the CLI's own environment, not the service's config
+const { KUBECOMPAT_URL: serverFromEnvironment, NO_COLOR: noColour } = process.env;
+
+const CLI_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+const RUN: Readonly<Record<CommandName, (commandLine: ReturnType<typeof parseCommandLine>, context: CliContext) => Promise<number>>> = {
+  check,
+  plan,
+  scan,
+};
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("kubecompat: reading from stdin (end with Ctrl-D)\n");
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function write(text: string): void {
+  process.stdout.write(text);
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const commandLine = parseCommandLine(argv);
+  const { command } = commandLine;
+  if (command === "help") {
+    const [topic] = commandLine.positionals;
+    if (topic === undefined) write(topLevelHelp());
+    else if ((COMMANDS as readonly string[]).includes(topic)) write(commandHelp(topic as CommandName));
+    else throw new UsageError(`no help for "${topic}"; commands: ${COMMANDS.join(", ")}`, null);
+    return EXIT_OK;
+  }
+  if (commandLine.flags.has("help")) {
+    write(command === null ? topLevelHelp() : commandHelp(command));
+    return EXIT_OK;
+  }
+  if (commandLine.flags.has("version")) {
+    write(`kubecompat ${CLI_VERSION}\n`);
+    return EXIT_OK;
+  }
+  if (command === null) throw new UsageError(`name a command: ${COMMANDS.join(", ")}`, null);
+
+  const output = outputFormat(commandLine);
+  const api = new KubecompatApi(flagValue(commandLine, "server") ?? (serverFromEnvironment || DEFAULT_SERVER), `kubecompat-cli/${CLI_VERSION}`);
+  // https://no-color.org: any non-empty NO_COLOR turns colour off.
+  const colourTerminal = process.stdout.isTTY && (noColour === undefined || noColour === "");
+  const context: CliContext = {
+    api,
+    output,
+    style: { colour: colourTerminal, width: process.stdout.isTTY ? (process.stdout.columns ?? null) : null },
+    inputs: new InputReader(readStdin),
+    write,
+  };
+  return RUN[command](commandLine, context);
+}
+
+function report(error: unknown): number {
+  if (!(error instanceof CliError)) {
+    process.stderr.write(`kubecompat: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+  const lines = [`kubecompat: ${error.message}`, ...error.hints.map((hint) => `  ${hint}`)];
+  if (error instanceof UsageError) lines.push(`Run kubecompat ${error.command === null ? "--help" : `${error.command} --help`} for usage.`);
+  process.stderr.write(`${lines.join("\n")}\n`);
+  return EXIT_FAILURE;
+}
+
+const exitCode = await main(process.argv.slice(2)).catch(report);
+// Exit explicitly once stdout has drained: fetch's keep-alive sockets would otherwise hold the process open for seconds.
+process.stdout.write("", () => process.exit(exitCode));

@@ -1,0 +1,73 @@
+/**
+ * `npm run token -- <command>`: manages API tokens.
+ *   create --role reader|editor|admin --name NAME   prints the secret once
+ *   list                                            names, roles, prefixes, state
+ *   revoke --name NAME
+ * Uses DATABASE_URL, or the embedded database (the running service's, when
+ * `npm start` is up). Every change is recorded in the audit trail.
+ */
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { ROLES, generateSecret, hashSecret, secretPrefix, type Role } from "../auth/tokens.js";
+import { parseConfig } from "../config.js";
+import { createDatabase } from "../db/client.js";
+import { migrate } from "../db/migrator.js";
+import { insertToken, listTokens, revokeToken } from "../db/token-store.js";
+import { createLogger } from "../logger.js";
+import { openDatabase } from "../runtime.js";
+
+const USAGE = `usage: npm run token -- create --role reader|editor|admin --name NAME
+       npm run token -- list
+       npm run token -- revoke --name NAME`;
+
+function fail(message: string): never {
+  process.stderr.write(`kubecompat token: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { positionals, values } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: { role: { type: "string" }, name: { type: "string" } } });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+})();
+const command = positionals[0];
+if (command === undefined || !["create", "list", "revoke"].includes(command)) fail(command === undefined ? "give a command" : `unknown command "${command}"`);
+const name = values.name?.trim();
+if ((command === "create" || command === "revoke") && (name === undefined || !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/.test(name))) {
+  fail("--name must be 1-64 letters, digits or . _ : @ -");
+}
+if (command === "create" && !(ROLES as readonly string[]).includes(values.role ?? "")) fail(`--role must be one of ${ROLES.join(", ")}`);
+
+const config = parseConfig();
+const logger = createLogger("warn");
+const { url, embedded } = await openDatabase(config, logger, { shareRunning: true });
+await migrate(url);
+const db = createDatabase(url, 2, logger);
+const actor = { name: `cli:${os.userInfo().username}`, role: "admin" };
+try {
+  if (command === "create") {
+    const secret = generateSecret();
+    await insertToken(db, { name: name!, role: values.role as Role, secretHash: hashSecret(secret), prefix: secretPrefix(secret) }, actor).catch((error: unknown) => {
+      if ((error as { code?: string }).code === "P2002") fail(`a token named "${name}" exists already; revoke it or choose another name`);
+      throw error;
+    });
+    process.stdout.write(`created token "${name}" with role ${values.role}. Its secret is shown only now:\n\n${secret}\n\nSend it as: Authorization: Bearer ${secretPrefix(secret)}...\n`);
+  } else if (command === "revoke") {
+    const revoked = await revokeToken(db, name!, actor);
+    if (revoked === null) fail(`no active token is named "${name}"`);
+    process.stdout.write(`revoked token "${name}"\n`);
+  } else {
+    const tokens = await listTokens(db);
+    if (tokens.length === 0) process.stdout.write("no tokens\n");
+    for (const token of tokens) {
+      process.stdout.write(
+        `${token.name.padEnd(24)} ${token.role.padEnd(7)} ${token.prefix}...  ${token.revokedAt ? `revoked ${token.revokedAt.toISOString()}` : "active"}${token.lastUsedAt ? `, last used ${token.lastUsedAt.toISOString()}` : ""}\n`,
+      );
+    }
+  }
+} finally {
+  await db.$disconnect();
+  await embedded?.stop();
+}
