@@ -31,7 +31,7 @@ const config: CodegenConfig = {
           ManifestScanReport: "../../domain/scan.js#ManifestScanReport as DomainManifestScanReport",
           ManifestFinding: "../../domain/scan.js#ManifestFinding as DomainManifestFinding",
         },
-        scalars: {},
+        scalars: { JSONObject: "Record<string, unknown>" },
       },
     },
   },

@@ -15,6 +15,10 @@ import { docsRoutes } from "./rest/docs.js";
 import { openApiDocument } from "./rest/openapi.js";
 import { chatopsRouter } from "./chatops/router.js";
 import { mountGraphQL } from "./graphql/server.js";
+import type { Authenticator } from "./auth/authenticator.js";
+import type { Curator } from "./kb/curation.js";
+import { authenticate } from "./rest/auth.js";
+import { curationRoutes } from "./rest/curation-routes.js";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;
@@ -22,10 +26,14 @@ export interface AppDependencies {
   readonly logger: Logger;
   /** Secrets of the chat endpoints; they answer 503 while unset. */
   readonly chatops?: Config["chatops"];
+  /** Edits, import, export and audit; without it the knowledge base is read-only. */
+  readonly curator?: Curator;
+  /** Resolves bearer tokens; without it every caller is anonymous. */
+  readonly authenticator?: Authenticator;
+  readonly requireAuthForReads?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-
 
 export async function createApp(deps: AppDependencies): Promise<Express> {
   const app = express();
@@ -64,11 +72,14 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
     );
     res.json({ routes, openapi: "/openapi.json", docs: "/docs", graphql: "/graphql" });
   });
+  const identify = authenticate(deps.authenticator, deps.requireAuthForReads ?? false);
+  app.use("/api/v1", identify);
   app.use("/api/v1", readRoutes(deps.kb));
   app.use("/api/v1", operationRoutes(deps.kb));
+  if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator));
   app.use(docsRoutes());
   app.use("/chatops", chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
-  await mountGraphQL(app, deps.kb, deps.logger);
+  await mountGraphQL(app, { kb: deps.kb, logger: deps.logger, curator: deps.curator, identify });
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger));

@@ -33,6 +33,7 @@ const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   SLACK_SIGNING_SECRET: z.string().min(16, "must be the Slack app's signing secret (at least 16 characters)").optional(),
   CHATOPS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
+  REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
 });
 
 /** Every variable the service reads; docker-compose.yml and .env.example may use no others. */
@@ -49,6 +50,8 @@ export interface Config {
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Chat endpoints answer 503 until their secret is configured. */
   readonly chatops: { readonly slackSigningSecret: string | null; readonly botToken: string | null };
+  /** Reads (and checks) need a reader token too, not only edits. */
+  readonly requireAuthForReads: boolean;
 }
 
 export class ConfigError extends Error {
@@ -89,5 +92,6 @@ export function parseConfig(
     kb: { dir: path.resolve(cwd, env.KB_DIR), importOnStart: env.KB_IMPORT_ON_START },
     logLevel: env.LOG_LEVEL,
     chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
+    requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
   };
 }

@@ -9,6 +9,8 @@ import { pingDatabase } from "./db/health.js";
 import { KubecompatError } from "./errors.js";
 import { createLogger } from "./logger.js";
 import { startRuntime } from "./runtime.js";
+import { Authenticator } from "./auth/authenticator.js";
+import { Curator } from "./kb/curation.js";
 
 async function main(): Promise<void> {
   let config;
@@ -32,7 +34,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { db, kb } = runtime;
-  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger, chatops: config.chatops });
+  const app = await createApp({
+    kb,
+    isDatabaseReachable: () => pingDatabase(db),
+    logger,
+    chatops: config.chatops,
+    curator: new Curator(db, kb),
+    authenticator: new Authenticator(db, logger),
+    requireAuthForReads: config.requireAuthForReads,
+  });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
 

@@ -53,5 +53,5 @@ export function bearerTokenMatches(authorization: string | undefined, token: str
   const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "")?.[1];
   if (given === undefined) return false;
   const digest = (text: string): Buffer => crypto.createHash("sha256").update(text, "utf8").digest();
-  return given !== "";
+  return crypto.timingSafeEqual(digest(given), digest(token));
 }

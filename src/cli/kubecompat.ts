@@ -50,16 +50,27 @@
 import { readFileSync } from "node:fs";
 import { KubecompatApi } from "./client/api.js";
 import { check, plan, scan, type CliContext } from "./client/commands.js";
-import { COMMANDS, DEFAULT_SERVER, commandHelp, flagValue, outputFormat, parseCommandLine, topLevelHelp, type CommandName } from "./client/command-line.js";
+import {
+  COMMANDS,
+  DEFAULT_SERVER,
+  commandHelp,
+  flagValue,
+  outputFormat,
+  parseCommandLine,
+  topLevelHelp,
+  type CommandLine,
+  type CommandName,
+} from "./client/command-line.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from "./client/errors.js";
 import { InputReader } from "./client/inputs.js";
 
 // eslint-disable-next-line no-restricted-syntax -- the CLI's own environment, not the service's config
 const { KUBECOMPAT_URL: serverFromEnvironment, NO_COLOR: noColour } = process.env;
 
+// Two levels up both from src/cli/ (run by bin/ through tsx) and from dist/cli/ (compiled).
 const CLI_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-const RUN: Readonly<Record<CommandName, (commandLine: ReturnType<typeof parseCommandLine>, context: CliContext) => Promise<number>>> = {
+const RUN: Readonly<Record<CommandName, (commandLine: CommandLine, context: CliContext) => Promise<number>>> = {
   check,
   plan,
   scan,
@@ -121,6 +132,14 @@ function report(error: unknown): number {
   return EXIT_FAILURE;
 }
 
+// `kubecompat ... | head` closes the pipe early: the reader's choice, not a failure worth a stack trace.
+let stdoutClosed = false;
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  stdoutClosed = true;
+});
+
 const exitCode = await main(process.argv.slice(2)).catch(report);
 // Exit explicitly once stdout has drained: fetch's keep-alive sockets would otherwise hold the process open for seconds.
-process.stdout.write("", () => process.exit(exitCode));
+if (stdoutClosed || process.stdout.destroyed) process.exit(exitCode);
+else process.stdout.write("", () => process.exit(exitCode));

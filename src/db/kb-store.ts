@@ -5,6 +5,7 @@
  * module alone knows how they map to columns.
  */
 import { diffBundles, type RecordChange } from "../kb/diff.js";
+import { ConflictError, InputError, NotFoundError, type KbIssue } from "../errors.js";
 import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "../kb/records.js";
 import type { Database } from "./client.js";
 
@@ -162,7 +163,12 @@ const KB_WRITE_LOCK_ID = 72_707_369;
  * revision once and records the import, all in one transaction. When nothing
  * differs it writes nothing at all.
  */
-export async function syncKnowledgeBase(db: Database, desired: KbBundle, source: string): Promise<SyncResult> {
+export async function syncKnowledgeBase(
+  db: Database,
+  desired: KbBundle,
+  source: string,
+  actor: Actor = { name: "system:import", role: "admin" },
+): Promise<SyncResult> {
   return db.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
@@ -217,6 +223,18 @@ export async function syncKnowledgeBase(db: Database, desired: KbBundle, source:
           changes: changes.map((change) => ({ ...change })),
         },
       });
+      await tx.auditEntry.create({
+        data: {
+          actor: actor.name,
+          actorRole: actor.role,
+          action: "kb.import",
+          entity: "kb",
+          key: source,
+          after: { created: count("create"), updated: count("update"), deleted: count("delete"), changes: changes.slice(0, 500).map((change) => ({ ...change })) },
+          kbRevision: revision,
+        },
+      });
+      await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
       return { changed: true, revisionBefore, revision, changes };
     },
     { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
@@ -238,3 +256,146 @@ function orderForInsert(entity: EntityName, records: readonly object[]): object[
   return [...records].sort((a, b) => depth(a) - depth(b));
 }
 
+
+export interface Actor {
+  readonly name: string;
+  readonly role: string;
+}
+
+export interface EditRequest {
+  readonly entity: EntityName;
+  readonly action: "create" | "update" | "retire";
+  /** Natural key of the record to update or retire. */
+  readonly key?: string;
+  /** The validated record to create, or to replace the stored one with. */
+  readonly record?: object;
+  /** The revision the caller read; required for update and retire. */
+  readonly expectedRevision?: number;
+  readonly actor: Actor;
+}
+
+export interface EditResult {
+  readonly entity: EntityName;
+  readonly key: string;
+  /** The record as stored now (with its revision), or null when retired. */
+  readonly record: object | null;
+  readonly kbRevision: number;
+}
+
+/** The channel replicas listen on for knowledge-base changes. */
+export const KB_CHANGED_CHANNEL = "kubecompat_kb_changed";
+
+/**
+ * Applies one edit in one transaction, serialised with every other write by
+ * a row lock on the knowledge-base state: checks the revision the caller
+ * read (a stale one is a CONFLICT naming the current revision, so no update
+ * is lost), checks the whole knowledge base still holds together with the
+ * change (`crossCheck`), writes the record, bumps its revision and the
+ * knowledge base's, records the audit entry, and notifies the replicas.
+ */
+export async function applyEdit(db: Database, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[]): Promise<EditResult> {
+  return db.$transaction(
+    async (tx) => {
+      // The same lock as imports: every write to the knowledge base happens one at a time.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
+      const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
+      const kbRevisionBefore = state.revision;
+      const current = await readRows(tx);
+      const { entity } = edit;
+      const records = current.bundle[entity] as readonly object[];
+      const keyOf = (record: object): string => recordKey(entity, record as never);
+      const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
+      const existing = records.find((record) => keyOf(record) === key);
+
+      if (edit.action === "create") {
+        if (existing !== undefined) {
+          throw new ConflictError(`${entity} "${key}" exists already (revision ${revisionOf(existing)}); update it instead`, [
+            { field: "key", message: `current revision ${revisionOf(existing)}` },
+          ]);
+        }
+      } else {
+        if (existing === undefined) throw new NotFoundError(`no ${entity} record has the key "${key}"`);
+        if (edit.expectedRevision !== revisionOf(existing)) {
+          throw new ConflictError(
+            `${entity} "${key}" is at revision ${revisionOf(existing)}, not ${edit.expectedRevision}: someone changed it since you read it; read it again and reapply your change`,
+            [{ field: "revision", message: `current revision ${revisionOf(existing)}` }],
+          );
+        }
+        if (edit.action === "update" && keyOf(edit.record!) !== key) {
+          throw new InputError(
+            `the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`,
+            "key",
+          );
+        }
+      }
+
+      const next = records.filter((record) => keyOf(record) !== key);
+      if (edit.action !== "retire") next.push(edit.record!);
+      const issues = crossCheck({ ...current.bundle, [entity]: next });
+      if (issues.length > 0) {
+        throw new InputError(
+          `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
+          issues[0]?.field,
+          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+        );
+      }
+
+      const id = current.ids.get(`${entity}\u0000${key}`);
+      let stored: Row | null = null;
+      if (edit.action === "create") {
+        stored = (await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, edit.record!) }));
+      } else if (edit.action === "update") {
+        stored = (await delegate(tx, entity).update({
+          where: { id: id! },
+          data: { ...toColumns(entity, edit.record!), revision: { increment: 1 } },
+        })) as Row;
+      } else {
+        await delegate(tx, entity).delete({ where: { id: id! } });
+      }
+      const kbRevision = kbRevisionBefore + 1;
+      await tx.kbState.update({ where: { id: 1 }, data: { revision: kbRevision } });
+      const after = stored === null ? null : fromColumns(entity, stored);
+      await tx.auditEntry.create({
+        data: {
+          actor: edit.actor.name,
+          actorRole: edit.actor.role,
+          action: `${entity}.${edit.action}`,
+          entity,
+          key,
+          before: existing === undefined ? undefined : (existing as object),
+          after: after === null ? undefined : after,
+          kbRevision,
+        },
+      });
+      await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(kbRevision)})`;
+      return { entity, key, record: after, kbRevision };
+    },
+    { isolationLevel: "ReadCommitted", timeout: 30_000, maxWait: 20_000 },
+  );
+}
+
+function revisionOf(record: object): number {
+  return (record as { revision?: number }).revision ?? 0;
+}
+
+export interface AuditQuery {
+  readonly entity?: string;
+  readonly key?: string;
+  readonly actor?: string;
+  readonly limit: number;
+  /** Entries with an id below this one (paging backwards in time). */
+  readonly before?: number;
+}
+
+export async function readAudit(db: Database, query: AuditQuery) {
+  return db.auditEntry.findMany({
+    where: {
+      ...(query.entity ? { entity: query.entity } : {}),
+      ...(query.key ? { key: query.key } : {}),
+      ...(query.actor ? { actor: query.actor } : {}),
+      ...(query.before ? { id: { lt: query.before } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: query.limit,
+  });
+}

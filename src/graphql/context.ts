@@ -1,6 +1,14 @@
-/** What every resolver sees: the snapshot taken when the request started, so one answer never mixes revisions. */
+/**
+ * What every resolver sees: the snapshot taken when the request started (so
+ * one answer never mixes revisions), the caller, and the curator for edits.
+ */
+import type { Principal } from "../auth/tokens.js";
+import type { Curator } from "../kb/curation.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 
 export interface GraphQLContext {
   readonly snapshot: KbSnapshot;
+  readonly principal: Principal;
+  /** Absent when the knowledge base is read-only. */
+  readonly curator: Curator | undefined;
 }

@@ -11,9 +11,32 @@ import { scanManifests } from "../domain/scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
 import { parseMinor } from "../domain/versions.js";
-import type { Resolvers } from "./generated/resolvers-types.js";
+import { filesFromBundle } from "../kb/export.js";
+import { UnavailableError } from "../errors.js";
+import type { Curator } from "../kb/curation.js";
+import type { EntityName } from "../kb/records.js";
+import type { KbEntity, Resolvers } from "./generated/resolvers-types.js";
+import { JSONObjectScalar } from "./json-scalar.js";
 
 const optional = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+
+const ENTITY_OF: Readonly<Record<KbEntity, EntityName>> = {
+  COMPONENTS: "components",
+  PORTS: "ports",
+  LINKS: "links",
+  PROFILES: "profiles",
+  SKEW_RULES: "skewRules",
+  API_REMOVALS: "apiRemovals",
+  RELEASES: "releases",
+  UPGRADE_ORDER: "upgradeDependencies",
+  RUNTIME_REQUIREMENTS: "runtimeRequirements",
+  RECOMMENDATIONS: "recommendations",
+};
+
+function curatorOf(curator: Curator | undefined): Curator {
+  if (curator === undefined) throw new UnavailableError("this instance serves a read-only knowledge base");
+  return curator;
+}
 
 export const resolvers: Resolvers = {
   Query: {
@@ -41,7 +64,46 @@ export const resolvers: Resolvers = {
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
     scanManifests: (_parent, { manifests, targetVersion }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion),
+    auditLog: async (_parent, args, { curator, principal }) => {
+      const entries = await curatorOf(curator).audit(principal, {
+        entity: optional(args.entity),
+        key: optional(args.key),
+        actor: optional(args.actor),
+        limit: Math.min(Math.max(args.limit ?? 100, 1), 500),
+        before: optional(args.before),
+      });
+      return entries.map((entry) => ({
+        ...entry,
+        at: entry.at.toISOString(),
+        before: (entry.before as Record<string, unknown> | null) ?? null,
+        after: (entry.after as Record<string, unknown> | null) ?? null,
+      }));
+    },
   },
+  Mutation: {
+    createRecord: async (_parent, { entity, record }, { curator, principal }) => {
+      const result = await curatorOf(curator).create(principal, ENTITY_OF[entity], record);
+      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision };
+    },
+    updateRecord: async (_parent, { entity, key, revision, record }, { curator, principal }) => {
+      const result = await curatorOf(curator).update(principal, ENTITY_OF[entity], key, revision, record);
+      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision };
+    },
+    retireRecord: async (_parent, { entity, key, revision }, { curator, principal }) => {
+      const result = await curatorOf(curator).retire(principal, ENTITY_OF[entity], key, revision);
+      return { entity, key: result.key, record: null, retired: true, kbRevision: result.kbRevision };
+    },
+    importKnowledgeBase: async (_parent, { bundle }, { curator, principal }) => {
+      const result = await curatorOf(curator).import(principal, filesFromBundle(bundle));
+      return {
+        changed: result.changed,
+        revisionBefore: result.revisionBefore,
+        kbRevision: result.revision,
+        changes: result.changes.map((change) => ({ ...change, fields: change.fields ? [...change.fields] : null })),
+      };
+    },
+  },
+  JSONObject: JSONObjectScalar,
   Component: {
     ports: (component, _args, { snapshot }) => snapshot.ports.filter((port) => port.component === component.name),
   },

@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import express, { type Express } from "express";
+import type { Express, RequestHandler } from "express";
+import type { Curator } from "../kb/curation.js";
+import { principalOf } from "../rest/auth.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import type { Logger } from "../logger.js";
 import type { GraphQLContext } from "./context.js";
@@ -18,7 +20,16 @@ import { resolvers } from "./resolvers.js";
 
 export const SCHEMA_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../schema.graphql");
 
-export async function mountGraphQL(app: Express, kb: KnowledgeBase, logger: Logger): Promise<ApolloServer<GraphQLContext>> {
+export interface GraphQLDependencies {
+  readonly kb: KnowledgeBase;
+  readonly logger: Logger;
+  readonly curator: Curator | undefined;
+  /** Resolves the caller (bearer token) into res.locals.principal. */
+  readonly identify: RequestHandler;
+}
+
+export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Promise<ApolloServer<GraphQLContext>> {
+  const { kb, logger } = deps;
   const server = new ApolloServer<GraphQLContext>({
     typeDefs: fs.readFileSync(SCHEMA_PATH, "utf8"),
     resolvers,
@@ -39,10 +50,10 @@ export async function mountGraphQL(app: Express, kb: KnowledgeBase, logger: Logg
   });
   app.use(
     "/graphql",
-    express.json({ limit: "2mb" }),
+    deps.identify,
     expressMiddleware(server, {
       // One snapshot per request: every field of one answer comes from the same revision.
-      context: () => Promise.resolve({ snapshot: kb.current() }),
+      context: ({ res }) => Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator }),
     }),
   );
   return server;

@@ -3,12 +3,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import { createApp } from "../../src/app.js";
+import { Authenticator } from "../../src/auth/authenticator.js";
+import { Curator } from "../../src/kb/curation.js";
 import type { Config } from "../../src/config.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
 import { migrate } from "../../src/db/migrator.js";
 import { importKbDirectory } from "../../src/kb/import.js";
 import { KnowledgeBase } from "../../src/kb/knowledge-base.js";
+import { generateSecret, hashSecret, secretPrefix, type Role } from "../../src/auth/tokens.js";
+import { insertToken } from "../../src/db/token-store.js";
 import { createLogger } from "../../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
@@ -23,7 +27,9 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
-export async function startTestRuntime(options: { importKb?: boolean; chatops?: Config["chatops"] } = {}): Promise<TestRuntime> {
+export async function startTestRuntime(
+  options: { importKb?: boolean; chatops?: Config["chatops"]; requireAuthForReads?: boolean } = {},
+): Promise<TestRuntime> {
   const database = await createTestDatabase();
   await migrate(database.url);
   const logger = createLogger("silent");
@@ -31,7 +37,15 @@ export async function startTestRuntime(options: { importKb?: boolean; chatops?: 
   if (options.importKb ?? true) await importKbDirectory(db, KB_DIR);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
-  const app = await createApp({ kb, isDatabaseReachable: () => pingDatabase(db), logger, chatops: options.chatops });
+  const app = await createApp({
+    kb,
+    isDatabaseReachable: () => pingDatabase(db),
+    logger,
+    chatops: options.chatops,
+    curator: new Curator(db, kb),
+    authenticator: new Authenticator(db, logger),
+    requireAuthForReads: options.requireAuthForReads,
+  });
   return {
     database,
     db,
@@ -42,4 +56,11 @@ export async function startTestRuntime(options: { importKb?: boolean; chatops?: 
       await database.drop();
     },
   };
+}
+
+/** Creates a token directly in the test database and returns its secret. */
+export async function createTestToken(runtime: TestRuntime, name: string, role: Role): Promise<string> {
+  const secret = generateSecret();
+  await insertToken(runtime.db, { name, role, secretHash: hashSecret(secret), prefix: secretPrefix(secret) }, { name: "test", role: "admin" });
+  return secret;
 }

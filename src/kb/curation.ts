@@ -1,0 +1,98 @@
+/**
+ * Curating the knowledge base at run time: edits (create, update, retire),
+ * import of a whole bundle, export, and the audit trail. Responsible for
+ * who may do what (roles), validating records with the same schemas as
+ * kb/, and publishing the new snapshot before answering, so the next query
+ * anywhere in this instance sees the change. Talks to the store; never to HTTP.
+ */
+import { requireRole, type Principal } from "../auth/tokens.js";
+import { applyEdit, readAudit, syncKnowledgeBase, type AuditQuery, type EditResult, type SyncResult } from "../db/kb-store.js";
+import type { Database } from "../db/client.js";
+import { InputError, UnauthenticatedError } from "../errors.js";
+import type { KnowledgeBase } from "./knowledge-base.js";
+import { parseKbFiles, type KbFiles } from "./parse.js";
+import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
+import { crossCheckBundle } from "./validate.js";
+
+export class Curator {
+  constructor(
+    private readonly db: Database,
+    private readonly kb: KnowledgeBase,
+  ) {}
+
+  async create(principal: Principal, entity: EntityName, input: unknown): Promise<EditResult> {
+    requireEditor(principal);
+    const record = validRecord(entity, input);
+    return this.publish(await applyEdit(this.db, { entity, action: "create", record, actor: actorOf(principal) }, crossCheckBundle));
+  }
+
+  async update(principal: Principal, entity: EntityName, key: string, revision: unknown, input: unknown): Promise<EditResult> {
+    requireEditor(principal);
+    const expectedRevision = validRevision(revision);
+    const record = validRecord(entity, input);
+    return this.publish(
+      await applyEdit(this.db, { entity, action: "update", key, record, expectedRevision, actor: actorOf(principal) }, crossCheckBundle),
+    );
+  }
+
+  async retire(principal: Principal, entity: EntityName, key: string, revision: unknown): Promise<EditResult> {
+    requireEditor(principal);
+    const expectedRevision = validRevision(revision);
+    return this.publish(await applyEdit(this.db, { entity, action: "retire", key, expectedRevision, actor: actorOf(principal) }, crossCheckBundle));
+  }
+
+  /** Validates the whole bundle first (every invalid record is reported), then applies it in one transaction. */
+  async import(principal: Principal, files: KbFiles): Promise<SyncResult> {
+    requireSignedIn(principal);
+    requireRole(principal, "admin", "importing a knowledge-base bundle");
+    const bundle = parseKbFiles(files);
+    const result = await syncKnowledgeBase(this.db, bundle, `upload by ${principal.name}`, actorOf(principal));
+    await this.kb.refresh();
+    return result;
+  }
+
+  async audit(principal: Principal, query: AuditQuery) {
+    requireSignedIn(principal);
+    requireRole(principal, "admin", "reading the audit trail");
+    return readAudit(this.db, query);
+  }
+
+  private async publish(result: EditResult): Promise<EditResult> {
+    await this.kb.refresh();
+    return result;
+  }
+}
+
+function actorOf(principal: Principal): { name: string; role: string } {
+  return { name: principal.name, role: principal.role ?? "none" };
+}
+
+function requireSignedIn(principal: Principal): void {
+  if (principal.role === null) throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
+}
+
+function requireEditor(principal: Principal): void {
+  requireSignedIn(principal);
+  requireRole(principal, "editor", "editing the knowledge base");
+}
+
+function validRevision(revision: unknown): number {
+  if (typeof revision === "string" && /^\d{1,9}$/.test(revision)) return Number(revision);
+  if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 1) {
+    throw new InputError("revision is required: send the revision of the record you read (a positive whole number)", "revision");
+  }
+  return revision;
+}
+
+/** The record checked by the same zod schema as kb/, with every problem named. */
+function validRecord(entity: EntityName, input: unknown): object {
+  const parsed = ENTITIES[entity].schema.safeParse(input);
+  if (parsed.success) return parsed.data as object;
+  const details = parsed.error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? `record.${issue.path.join(".")}` : "record",
+    message: `${issue.path.length > 0 ? issue.path.join(".") : "record"}: ${issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message}`,
+  }));
+  throw new InputError(`the ${entity} record is invalid: ${details.map((detail) => detail.message).join("; ")}`, details[0]?.field, details);
+}
+
+export const EDITABLE_ENTITIES: readonly EntityName[] = ENTITY_NAMES;

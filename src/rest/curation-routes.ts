@@ -1,0 +1,118 @@
+/**
+ * Editing the knowledge base over REST: create (POST), update (PUT, with
+ * the revision read), retire (DELETE, with the revision read) for every
+ * kind of record; the audit trail; export as kb/ YAML and as Pluto's
+ * versions.yaml; import of a whole bundle. Translation only: roles,
+ * validation and revisions are the Curator's business.
+ */
+import express, { Router, type Request } from "express";
+import { z } from "zod";
+import { InputError, UnsupportedMediaTypeError } from "../errors.js";
+import type { Curator } from "../kb/curation.js";
+import { entityForFile, exportBundle, exportFile, exportPlutoVersions, filesFromBundle } from "../kb/export.js";
+import type { KnowledgeBase } from "../kb/knowledge-base.js";
+import { ENTITIES, type EntityName } from "../kb/records.js";
+import { principalOf } from "./auth.js";
+import { YAML_TYPES } from "./operation-routes.js";
+import { inputErrorFrom } from "./parse.js";
+
+/** URL collection → entity. */
+export const COLLECTIONS: Readonly<Record<string, EntityName>> = {
+  components: "components",
+  ports: "ports",
+  links: "links",
+  profiles: "profiles",
+  "skew-rules": "skewRules",
+  "api-removals": "apiRemovals",
+  releases: "releases",
+  "upgrade-order": "upgradeDependencies",
+  "runtime-requirements": "runtimeRequirements",
+  recommendations: "recommendations",
+};
+
+const auditQuery = z.strictObject({
+  entity: z.string().max(64).optional(),
+  key: z.string().max(300).optional(),
+  actor: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  before: z.coerce.number().int().min(1).optional(),
+});
+
+function jsonObject(req: Request): Record<string, unknown> {
+  if (!req.is("application/json")) {
+    throw new UnsupportedMediaTypeError(`send the record as JSON (Content-Type: application/json); got ${req.headers["content-type"] ?? "no Content-Type"}`);
+  }
+  const body: unknown = req.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new InputError("the body must be a JSON object: the record's fields", "body");
+  return body as Record<string, unknown>;
+}
+
+export function curationRoutes(kb: KnowledgeBase, curator: Curator): Router {
+  const router = Router();
+
+  for (const [collection, entity] of Object.entries(COLLECTIONS)) {
+    router.post(`/${collection}`, async (req, res) => {
+      const result = await curator.create(principalOf(res), entity, jsonObject(req));
+      res.status(201).json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
+    });
+    router.put(`/${collection}/:key`, async (req, res) => {
+      const { revision, ...record } = jsonObject(req);
+      const result = await curator.update(principalOf(res), entity, String(req.params.key), revision, record);
+      res.json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
+    });
+    router.delete(`/${collection}/:key`, async (req, res) => {
+      const fromBody = req.is("application/json") ? (req.body as Record<string, unknown> | undefined)?.revision : undefined;
+      const result = await curator.retire(principalOf(res), entity, String(req.params.key), req.query.revision ?? fromBody);
+      res.json({ key: result.key, retired: true, kbRevision: result.kbRevision });
+    });
+  }
+
+  router.get("/audit", async (req, res) => {
+    const parsed = auditQuery.safeParse(req.query);
+    if (!parsed.success) throw inputErrorFrom(parsed.error, "query");
+    const entries = await curator.audit(principalOf(res), parsed.data);
+    res.json({ items: entries, kbRevision: kb.current().revision });
+  });
+
+  router.get("/kb/export", (req, res) => {
+    const snapshot = kb.current();
+    const file = req.query.file;
+    res.setHeader("ETag", `W/"kb-${snapshot.revision}"`);
+    res.type("application/yaml");
+    if (file === undefined) {
+      res.send(exportBundle(snapshot));
+      return;
+    }
+    const entity = typeof file === "string" ? entityForFile(file) : undefined;
+    if (entity === undefined) {
+      throw new InputError(`file must be one of ${Object.values(ENTITIES).map((entry) => entry.file).join(", ")}`, "file");
+    }
+    res.send(exportFile(snapshot, entity));
+  });
+
+  router.get("/kb/export/pluto", (_req, res) => {
+    res.type("application/yaml").send(exportPlutoVersions(kb.current()));
+  });
+
+  // The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.
+  router.post("/kb/import", express.text({ type: YAML_TYPES, limit: "20mb" }), async (req, res) => {
+    let files: Record<string, string>;
+    if (req.is(YAML_TYPES)) {
+      files = filesFromBundle(typeof req.body === "string" ? req.body : "");
+    } else {
+      const body = jsonObject(req);
+      const parsed = z.strictObject({ files: z.record(z.string().max(100), z.string()) }).safeParse(body);
+      if (!parsed.success) throw inputErrorFrom(parsed.error, "body");
+      files = Object.fromEntries(Object.entries(parsed.data.files).map(([name, text]) => [name.replace(/^kb\//, ""), text]));
+    }
+    const result = await curator.import(principalOf(res), files);
+    res.json({
+      changed: result.changed,
+      revisionBefore: result.revisionBefore,
+      kbRevision: result.revision,
+      changes: result.changes,
+    });
+  });
+
+  return router;
+}
