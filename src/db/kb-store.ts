@@ -362,7 +362,7 @@ export async function applyEdit(db: Database, edit: EditRequest, crossCheck: (bu
           action: `${entity}.${edit.action}`,
           entity,
           key,
-          before: existing === undefined ? undefined : (existing as object),
+          before: existing === undefined ? undefined : (existing),
           after: after === null ? undefined : after,
           kbRevision,
         },

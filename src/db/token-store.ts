@@ -36,7 +36,7 @@ export async function insertToken(
         kbRevision: await currentRevision(tx),
       },
     });
-    return created as StoredToken;
+    return created;
   });
 }
 
@@ -56,16 +56,16 @@ export async function revokeToken(db: Database, name: string, actor: { name: str
         kbRevision: await currentRevision(tx),
       },
     });
-    return revoked as StoredToken;
+    return revoked;
   });
 }
 
 export async function listTokens(db: Database): Promise<StoredToken[]> {
-  return (await db.apiToken.findMany({ orderBy: { createdAt: "asc" } })) as StoredToken[];
+  return db.apiToken.findMany({ orderBy: { createdAt: "asc" } });
 }
 
 export async function findTokenByHash(db: Database, secretHash: string): Promise<StoredToken | null> {
-  return (await db.apiToken.findUnique({ where: { secretHash } })) as StoredToken | null;
+  return db.apiToken.findUnique({ where: { secretHash } });
 }
 
 export async function markTokenUsed(db: Database, id: number): Promise<void> {

@@ -87,7 +87,7 @@ function validRevision(revision: unknown): number {
 /** The record checked by the same zod schema as kb/, with every problem named. */
 function validRecord(entity: EntityName, input: unknown): object {
   const parsed = ENTITIES[entity].schema.safeParse(input);
-  if (parsed.success) return parsed.data as object;
+  if (parsed.success) return parsed.data;
   const details = parsed.error.issues.map((issue) => ({
     field: issue.path.length > 0 ? `record.${issue.path.join(".")}` : "record",
     message: `${issue.path.length > 0 ? issue.path.join(".") : "record"}: ${issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message}`,
