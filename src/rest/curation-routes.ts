@@ -52,7 +52,9 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator): Router {
 
   for (const [collection, entity] of Object.entries(COLLECTIONS)) {
     router.post(`/${collection}`, async (req, res) => {
-      const result = await curator.create(principalOf(res), entity, jsonObject(req));
+      // A record copied from a read carries its revision; a new record starts at 1 whatever it says.
+      const { revision: _revision, ...record } = jsonObject(req);
+      const result = await curator.create(principalOf(res), entity, record);
       res.status(201).json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
     router.put(`/${collection}/:key`, async (req, res) => {

@@ -5,10 +5,13 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
+import type { EntityName } from "../kb/records.js";
+import { COLLECTIONS } from "./curation-routes.js";
 import {
   errorResponse,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
+  kbRevision,
   kbSummary,
   list,
   manifestScanReport,
@@ -123,7 +126,179 @@ function buildRegistry(): OpenAPIRegistry {
     },
     responses: { 200: { description: "Findings per object", ...json(manifestScanReport) }, ...errors },
   });
+  const bearerAuth = registry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API token created with `npm run token -- create --role editor --name NAME` (kc_...).",
+  });
+  const secured = [{ [bearerAuth.name]: [] }];
+  const authErrors = {
+    401: { description: "No token, or an unknown or revoked one.", ...json(errorResponse) },
+    403: { description: "The token's role is too weak.", ...json(errorResponse) },
+  };
+  const edited = z.object({ item: z.record(z.string(), z.unknown()).nullable(), key: z.string(), kbRevision }).openapi("EditResult");
+  for (const [collection, entity] of Object.entries(COLLECTIONS)) {
+    const record = recordSchemaOf(entity);
+    const key = z.object({ key: z.string().openapi({ description: `The record's natural key, URL-encoded (${KEY_EXAMPLES[entity]}).`, example: KEY_EXAMPLES[entity] }) });
+    registry.registerPath({
+      method: "post",
+      path: `/api/v1/${collection}`,
+      summary: `Create a ${entity} record (editor)`,
+      tags: ["curation"],
+      security: secured,
+      request: { body: { required: true, ...json(record) } },
+      responses: { 201: { description: "Created at revision 1", ...json(edited) }, ...errors, ...authErrors, 409: { description: "A record with this key exists", ...json(errorResponse) } },
+    });
+    registry.registerPath({
+      method: "put",
+      path: `/api/v1/${collection}/{key}`,
+      summary: `Update a ${entity} record (editor); send the revision you read`,
+      tags: ["curation"],
+      security: secured,
+      request: { params: key, body: { required: true, ...json(z.intersection(record, z.object({ revision: z.number().int() }))) } },
+      responses: {
+        200: { description: "Updated; the item carries its new revision", ...json(edited) },
+        ...errors,
+        ...authErrors,
+        404: { description: "No such record", ...json(errorResponse) },
+        409: { description: "Stale revision: someone changed the record since you read it", ...json(errorResponse) },
+      },
+    });
+    registry.registerPath({
+      method: "delete",
+      path: `/api/v1/${collection}/{key}`,
+      summary: `Retire a ${entity} record (editor); send the revision you read`,
+      tags: ["curation"],
+      security: secured,
+      request: { params: key, query: z.object({ revision: z.number().int().openapi({ example: 1 }) }) },
+      responses: {
+        200: { description: "Retired", ...json(z.object({ key: z.string(), retired: z.boolean(), kbRevision })) },
+        ...readErrors,
+        ...authErrors,
+        404: { description: "No such record", ...json(errorResponse) },
+        409: { description: "Stale revision", ...json(errorResponse) },
+      },
+    });
+  }
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/audit",
+    summary: "The audit trail, newest first (admin)",
+    tags: ["curation"],
+    security: secured,
+    request: {
+      query: z.object({
+        entity: text("e.g. apiRemovals, kb, token"),
+        key: text("A record's natural key"),
+        actor: text("Token name"),
+        limit: z.number().int().optional().openapi({ description: "1-500, default 100" }),
+        before: z.number().int().optional().openapi({ description: "Entries with a smaller id (paging)" }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "Entries",
+        ...json(
+          z.object({
+            items: z.array(
+              z
+                .object({
+                  id: z.number().int(),
+                  at: z.string(),
+                  actor: z.string(),
+                  actorRole: z.string(),
+                  action: z.string(),
+                  entity: z.string(),
+                  key: z.string(),
+                  before: z.unknown(),
+                  after: z.unknown(),
+                  kbRevision: z.number().int(),
+                })
+                .openapi("AuditEntry"),
+            ),
+            kbRevision,
+          }),
+        ),
+      },
+      ...readErrors,
+      ...authErrors,
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/kb/export",
+    summary: "The knowledge base in the YAML layout of kb/ (one document per file), or one file with ?file=",
+    tags: ["curation"],
+    request: { query: z.object({ file: text("e.g. api-removals.yaml", "api-removals.yaml") }) },
+    responses: { 200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } }, ...readErrors },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/kb/export/pluto",
+    summary: "The API removals in Pluto's versions.yaml format (use with pluto --additional-versions)",
+    tags: ["curation"],
+    responses: { 200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } } },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/kb/import",
+    summary: "Import a whole bundle, all or nothing (admin)",
+    description: "The YAML stream of /api/v1/kb/export (Content-Type: application/yaml), or JSON {\"files\": {\"ports.yaml\": \"...\"}}. Every invalid record is reported (422) and nothing is written.",
+    tags: ["curation"],
+    security: secured,
+    request: {
+      body: {
+        required: true,
+        content: { "application/yaml": { schema: z.string() }, "application/json": { schema: z.object({ files: z.record(z.string(), z.string()) }) } },
+      },
+    },
+    responses: {
+      200: {
+        description: "What changed",
+        ...json(
+          z.object({
+            changed: z.boolean(),
+            revisionBefore: z.number().int(),
+            kbRevision,
+            changes: z.array(z.object({ entity: z.string(), key: z.string(), action: z.string(), fields: z.array(z.string()).optional() })),
+          }),
+        ),
+      },
+      ...errors,
+      ...authErrors,
+      422: { description: "Invalid records; details list each", ...json(errorResponse) },
+    },
+  });
   return registry;
+}
+
+const KEY_EXAMPLES: Readonly<Record<EntityName, string>> = {
+  components: "kube-apiserver",
+  profiles: "strict",
+  ports: "kube-apiserver 6443/TCP CONTROL_PLANE",
+  links: "kube-apiserver -> etcd",
+  skewRules: "upstream-kubelet-vs-apiserver-n3",
+  apiRemovals: "batch/v1beta1 CronJob",
+  releases: "1.30",
+  upgradeDependencies: "etcd -> kube-apiserver",
+  runtimeRequirements: "dockershim-removed",
+  recommendations: "leader-election-pause",
+};
+
+function recordSchemaOf(entity: EntityName): z.ZodType {
+  const names: Readonly<Record<EntityName, keyof typeof records>> = {
+    components: "Component",
+    profiles: "PolicyProfile",
+    ports: "Port",
+    links: "CommunicationLink",
+    skewRules: "SkewRule",
+    apiRemovals: "ApiRemoval",
+    releases: "Release",
+    upgradeDependencies: "UpgradeDependency",
+    runtimeRequirements: "RuntimeRequirement",
+    recommendations: "Recommendation",
+  };
+  return records[names[entity]];
 }
 
 let document: ReturnType<OpenApiGeneratorV31["generateDocument"]> | undefined;
