@@ -19,6 +19,8 @@ import type { Authenticator } from "./auth/authenticator.js";
 import type { Curator } from "./kb/curation.js";
 import { authenticate } from "./rest/auth.js";
 import { curationRoutes } from "./rest/curation-routes.js";
+import { limitJsonDepth, rateLimited } from "./rest/limits.js";
+import helmet from "helmet";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;
@@ -31,6 +33,9 @@ export interface AppDependencies {
   /** Resolves bearer tokens; without it every caller is anonymous. */
   readonly authenticator?: Authenticator;
   readonly requireAuthForReads?: boolean;
+  readonly rateLimits?: Config["rateLimits"];
+  /** Production hides schema details (field suggestions) from GraphQL errors. */
+  readonly production?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -48,8 +53,11 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
     res.setHeader("X-Request-Id", requestId);
     next();
   });
+  // Security headers; no CSP, since the offline playground and docs run inlined scripts and the API serves JSON.
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).
   app.use(express.json({ limit: "11mb", strict: true }));
+  app.use(limitJsonDepth());
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -73,13 +81,27 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
     res.json({ routes, openapi: "/openapi.json", docs: "/docs", graphql: "/graphql" });
   });
   const identify = authenticate(deps.authenticator, deps.requireAuthForReads ?? false);
+  const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };
+  const writeLimit = rateLimited(limits.writesPerMinute, "write");
   app.use("/api/v1", identify);
   app.use("/api/v1", readRoutes(deps.kb));
   app.use("/api/v1", operationRoutes(deps.kb));
-  if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator));
+  if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator, writeLimit));
   app.use(docsRoutes());
-  app.use("/chatops", chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
-  await mountGraphQL(app, { kb: deps.kb, logger: deps.logger, curator: deps.curator, identify });
+  app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
+  await mountGraphQL(app, {
+    kb: deps.kb,
+    logger: deps.logger,
+    curator: deps.curator,
+    identify,
+    // GraphQL mutations are writes: the same limit as the REST edit routes.
+    writeLimit: (req, res, next) => {
+      const query = (req.body as { query?: unknown } | undefined)?.query;
+      if (typeof query === "string" && /(^|[\s}])mutation\b/.test(query)) writeLimit(req, res, next);
+      else next();
+    },
+    production: deps.production ?? false,
+  });
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger));

@@ -34,6 +34,8 @@ const environmentSchema = z.object({
   SLACK_SIGNING_SECRET: z.string().min(16, "must be the Slack app's signing secret (at least 16 characters)").optional(),
   CHATOPS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
+  RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
 });
 
 /** Every variable the service reads; docker-compose.yml and .env.example may use no others. */
@@ -52,6 +54,8 @@ export interface Config {
   readonly chatops: { readonly slackSigningSecret: string | null; readonly botToken: string | null };
   /** Reads (and checks) need a reader token too, not only edits. */
   readonly requireAuthForReads: boolean;
+  /** Requests per minute per token (or client address) on edits, import and chat. */
+  readonly rateLimits: { readonly writesPerMinute: number; readonly chatPerMinute: number };
 }
 
 export class ConfigError extends Error {
@@ -93,5 +97,6 @@ export function parseConfig(
     logLevel: env.LOG_LEVEL,
     chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
+    rateLimits: { writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE, chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE },
   };
 }

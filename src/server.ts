@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     curator: new Curator(db, kb),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: config.requireAuthForReads,
+    rateLimits: config.rateLimits,
+    production: config.env === "production",
   });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;

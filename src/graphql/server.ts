@@ -5,7 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ApolloServer } from "@apollo/server";
+import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { Express, RequestHandler } from "express";
@@ -26,17 +27,45 @@ export interface GraphQLDependencies {
   readonly curator: Curator | undefined;
   /** Resolves the caller (bearer token) into res.locals.principal. */
   readonly identify: RequestHandler;
+  /** Rate limit applied to mutations. */
+  readonly writeLimit: RequestHandler;
+  /** In production, errors do not suggest field names (no schema probing through typos). */
+  readonly production: boolean;
+}
+
+/**
+ * Limits on what one document may ask for, so that no query can cost the
+ * service more than a bounded amount of work. Introspection stays allowed
+ * (bots and the playground need it) and is exempt from the depth limit.
+ */
+export const MAX_TOKENS = 4000;
+
+export function queryLimits(production: boolean) {
+  return new ApolloArmor({
+    maxDepth: { n: 12, ignoreIntrospection: true, flattenFragments: true },
+    maxAliases: { n: 15 },
+    maxDirectives: { n: 10 },
+    // Counted by graphql-js's own parser instead (parseOptions below): armor's token plugin turns syntax errors into 500s.
+    maxTokens: { enabled: false },
+    costLimit: { maxCost: 5000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5, ignoreIntrospection: true },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
 }
 
 export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Promise<ApolloServer<GraphQLContext>> {
   const { kb, logger } = deps;
+  const limits = queryLimits(deps.production);
   const server = new ApolloServer<GraphQLContext>({
     typeDefs: fs.readFileSync(SCHEMA_PATH, "utf8"),
     resolvers,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // One operation per request: a batch of a thousand would slip past every per-document limit.
+    allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: MAX_TOKENS },
     formatError: formatGraphQLError(logger),
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    validationRules: limits.validationRules,
+    plugins: [...limits.plugins, ApolloServerPluginLandingPageDisabled()] as ApolloServerPlugin<GraphQLContext>[],
   });
   await server.start();
 
@@ -51,6 +80,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
   app.use(
     "/graphql",
     deps.identify,
+    deps.writeLimit,
     expressMiddleware(server, {
       // One snapshot per request: every field of one answer comes from the same revision.
       context: ({ res }) => Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator }),

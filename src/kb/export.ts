@@ -8,6 +8,7 @@
 import { isMap, parseAllDocuments, stringify } from "yaml";
 import { InputError } from "../errors.js";
 import type { KbFiles } from "./parse.js";
+import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-limits.js";
 import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
 import type { KbSnapshot } from "./snapshot.js";
 
@@ -45,6 +46,8 @@ export function entityForFile(file: string): EntityName | undefined {
  */
 export function filesFromBundle(text: string): KbFiles {
   const files: Record<string, string> = {};
+  const deepAt = tooDeepAt(text);
+  if (deepAt !== null) throw new InputError(`the bundle is nested more than ${MAX_YAML_DEPTH} levels deep (line ${deepAt}); a knowledge-base bundle holds flat lists of records`, "bundle");
   const documents = parseAllDocuments(text, { uniqueKeys: true });
   if (!Array.isArray(documents)) throw new InputError("the bundle is not a YAML stream", "bundle");
   documents.forEach((document, index) => {

@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { KbValidationError, type KbIssue } from "../errors.js";
 import { ENTITIES, ENTITY_NAMES, type EntityName, type KbBundle } from "./records.js";
 import { crossCheckBundle } from "./validate.js";
+import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-limits.js";
 
 /** File name (e.g. `ports.yaml`) → its text. */
 export type KbFiles = Readonly<Record<string, string>>;
@@ -40,6 +41,11 @@ function parseEntityFile(entity: EntityName, source: string | undefined, issues:
   const { file, schema, key } = ENTITIES[entity];
   if (source === undefined) {
     issues.push({ file, message: `is missing; it must hold a top-level "${entity}:" list` });
+    return [];
+  }
+  const deepAt = tooDeepAt(source);
+  if (deepAt !== null) {
+    issues.push({ file, line: deepAt, message: `is nested more than ${MAX_YAML_DEPTH} levels deep; knowledge-base files are flat lists of records` });
     return [];
   }
   const lineCounter = new LineCounter();

@@ -5,7 +5,7 @@
  * versions.yaml; import of a whole bundle. Translation only: roles,
  * validation and revisions are the Curator's business.
  */
-import express, { Router, type Request } from "express";
+import express, { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { InputError, UnsupportedMediaTypeError } from "../errors.js";
 import type { Curator } from "../kb/curation.js";
@@ -47,22 +47,22 @@ function jsonObject(req: Request): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function curationRoutes(kb: KnowledgeBase, curator: Curator): Router {
+export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: RequestHandler = (_req, _res, next) => next()): Router {
   const router = Router();
 
   for (const [collection, entity] of Object.entries(COLLECTIONS)) {
-    router.post(`/${collection}`, async (req, res) => {
+    router.post(`/${collection}`, writeLimit, async (req, res) => {
       // A record copied from a read carries its revision; a new record starts at 1 whatever it says.
       const { revision: _revision, ...record } = jsonObject(req);
       const result = await curator.create(principalOf(res), entity, record);
       res.status(201).json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
-    router.put(`/${collection}/:key`, async (req, res) => {
+    router.put(`/${collection}/:key`, writeLimit, async (req, res) => {
       const { revision, ...record } = jsonObject(req);
       const result = await curator.update(principalOf(res), entity, String(req.params.key), revision, record);
       res.json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
-    router.delete(`/${collection}/:key`, async (req, res) => {
+    router.delete(`/${collection}/:key`, writeLimit, async (req, res) => {
       const fromBody = req.is("application/json") ? (req.body as Record<string, unknown> | undefined)?.revision : undefined;
       const result = await curator.retire(principalOf(res), entity, String(req.params.key), req.query.revision ?? fromBody);
       res.json({ key: result.key, retired: true, kbRevision: result.kbRevision });
@@ -97,7 +97,7 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator): Router {
   });
 
   // The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.
-  router.post("/kb/import", express.text({ type: YAML_TYPES, limit: "20mb" }), async (req, res) => {
+  router.post("/kb/import", writeLimit, express.text({ type: YAML_TYPES, limit: "20mb" }), async (req, res) => {
     let files: Record<string, string>;
     if (req.is(YAML_TYPES)) {
       files = filesFromBundle(typeof req.body === "string" ? req.body : "");
