@@ -36,6 +36,8 @@ export interface AppDependencies {
   readonly rateLimits?: Config["rateLimits"];
   /** Production hides schema details (field suggestions) from GraphQL errors. */
   readonly production?: boolean;
+  /** Whether the database answered lately; while it does not, answers say they may be stale. */
+  readonly freshness?: { readonly databaseReachable: boolean };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -79,6 +81,14 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
       Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
     );
     res.json({ routes, openapi: "/openapi.json", docs: "/docs", graphql: "/graphql" });
+  });
+  // While the database is away, answers still come from the last snapshot; tell callers it may be stale.
+  app.use(["/api/v1", "/graphql", "/chatops"], (_req, res, next) => {
+    if (deps.freshness && !deps.freshness.databaseReachable) {
+      res.setHeader("X-Kubecompat-Stale", "true");
+      res.setHeader("Warning", '110 kubecompat "database unreachable: answer from the last loaded knowledge base"');
+    }
+    next();
   });
   const identify = authenticate(deps.authenticator, deps.requireAuthForReads ?? false);
   const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };

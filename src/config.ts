@@ -29,6 +29,7 @@ const environmentSchema = z.object({
   EMBEDDED_PG_PORT: portNumber.default(54329),
   KB_DIR: z.string().min(1).default("kb"),
   KB_IMPORT_ON_START: booleanFromEnv.default(true),
+  KB_POLL_MS: z.coerce.number().int().min(200).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   SLACK_SIGNING_SECRET: z.string().min(16, "must be the Slack app's signing secret (at least 16 characters)").optional(),
@@ -48,7 +49,8 @@ export interface Config {
   readonly database:
     | { readonly kind: "external"; readonly url: string; readonly poolSize: number }
     | { readonly kind: "embedded"; readonly dataDir: string; readonly port: number; readonly poolSize: number };
-  readonly kb: { readonly dir: string; readonly importOnStart: boolean };
+  /** pollMs: how often the revision is checked as a fallback for missed change notifications. */
+  readonly kb: { readonly dir: string; readonly importOnStart: boolean; readonly pollMs: number };
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Chat endpoints answer 503 until their secret is configured. */
   readonly chatops: { readonly slackSigningSecret: string | null; readonly botToken: string | null };
@@ -93,7 +95,7 @@ export function parseConfig(
             poolSize: env.DATABASE_POOL_SIZE,
           }
         : { kind: "external", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
-    kb: { dir: path.resolve(cwd, env.KB_DIR), importOnStart: env.KB_IMPORT_ON_START },
+    kb: { dir: path.resolve(cwd, env.KB_DIR), importOnStart: env.KB_IMPORT_ON_START, pollMs: env.KB_POLL_MS },
     logLevel: env.LOG_LEVEL,
     chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,

@@ -10,11 +10,13 @@ import { connectToRunningEmbedded, startEmbeddedPostgres, type EmbeddedDatabase 
 import { migrate } from "./db/migrator.js";
 import { importKbDirectory } from "./kb/import.js";
 import { KnowledgeBase } from "./kb/knowledge-base.js";
+import { KbSync } from "./kb/sync.js";
 import type { Logger } from "./logger.js";
 
 export interface Runtime {
   readonly db: Database;
   readonly kb: KnowledgeBase;
+  readonly sync: KbSync;
   readonly databaseUrl: string;
   stop(): Promise<void>;
 }
@@ -62,12 +64,16 @@ export async function startRuntime(config: Config, logger: Logger, options: { im
     const kb = new KnowledgeBase(db);
     const snapshot = await kb.refresh();
     logger.info({ revision: snapshot.revision, counts: snapshot.counts() }, "knowledge base loaded");
+    const sync = new KbSync(kb, url, logger, { pollMs: config.kb.pollMs });
+    await sync.start();
     const database = db;
     return {
       db: database,
       kb,
+      sync,
       databaseUrl: url,
       async stop() {
+        await sync.stop();
         await database.$disconnect();
         await embedded?.stop();
       },

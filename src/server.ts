@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     requireAuthForReads: config.requireAuthForReads,
     rateLimits: config.rateLimits,
     production: config.env === "production",
+    freshness: runtime.sync,
   });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -6,12 +6,14 @@
  */
 import type { GraphQLFormattedError } from "graphql";
 import { unwrapResolverError } from "@apollo/server/errors";
+import { asUnavailable } from "../db/unavailable.js";
 import { InputError, KubecompatError } from "../errors.js";
 import type { Logger } from "../logger.js";
 
 export function formatGraphQLError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const unwrapped = unwrapResolverError(error);
+    const original = unwrapped instanceof KubecompatError ? unwrapped : (asUnavailable(unwrapped) ?? unwrapped);
     if (original instanceof KubecompatError) {
       return {
         message: original.message,

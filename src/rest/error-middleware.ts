@@ -5,6 +5,7 @@
  * logged with the request id and masked as INTERNAL.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { asUnavailable } from "../db/unavailable.js";
 import { KubecompatError } from "../errors.js";
 import type { Logger } from "../logger.js";
 
@@ -38,9 +39,11 @@ export function notFoundHandler(): RequestHandler {
 }
 
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
+  return (caught: unknown, req, res, _next) => {
     if (res.headersSent) return;
+    const error = caught instanceof KubecompatError ? caught : (asUnavailable(caught) ?? caught);
     if (error instanceof KubecompatError) {
+      if (error.code === "UNAVAILABLE") res.setHeader("Retry-After", "5");
       const status = STATUS_BY_CODE[error.code] ?? 400;
       const details = error.details.length > 0 ? error.details : undefined;
       const field = "field" in error && typeof error.field === "string" ? error.field : undefined;

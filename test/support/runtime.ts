@@ -59,7 +59,7 @@ export async function startTestRuntime(
 }
 
 /** Creates a token directly in the test database and returns its secret. */
-export async function createTestToken(runtime: TestRuntime, name: string, role: Role): Promise<string> {
+export async function createTestToken(runtime: { readonly db: Database }, name: string, role: Role): Promise<string> {
   const secret = generateSecret();
   await insertToken(runtime.db, { name, role, secretHash: hashSecret(secret), prefix: secretPrefix(secret) }, { name: "test", role: "admin" });
   return secret;

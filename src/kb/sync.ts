@@ -1,0 +1,82 @@
+/**
+ * Keeps this instance's snapshot in step with the database, which is what
+ * keeps replicas coherent: a NOTIFY on commit of an edit or import triggers a
+ * refresh at once, and a periodic revision check covers notifications missed
+ * while disconnected. The check doubles as this instance's view of whether
+ * the database is reachable, so answers can say when they may be stale.
+ */
+import { KB_CHANGED_CHANNEL } from "../db/kb-store.js";
+import { ChangeListener } from "../db/listener.js";
+import type { Logger } from "../logger.js";
+import type { KnowledgeBase } from "./knowledge-base.js";
+
+export interface SyncOptions {
+  /** How often the revision is checked when no notification comes. */
+  readonly pollMs: number;
+}
+
+export class KbSync {
+  private readonly listener: ChangeListener;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+  private reachable = true;
+  private lastContact = Date.now();
+
+  constructor(
+    private readonly kb: KnowledgeBase,
+    databaseUrl: string,
+    private readonly logger: Logger,
+    private readonly options: SyncOptions = { pollMs: 5_000 },
+  ) {
+    this.listener = new ChangeListener(databaseUrl, KB_CHANGED_CHANNEL, () => this.trigger(), logger);
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+    this.timer = setInterval(() => this.trigger(), this.options.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.listener.stop();
+    await this.refreshing;
+  }
+
+  /** False while the last contact with the database failed: answers come from the last snapshot. */
+  get databaseReachable(): boolean {
+    return this.reachable;
+  }
+
+  /** Milliseconds since the database last answered. */
+  get sinceLastContactMs(): number {
+    return Date.now() - this.lastContact;
+  }
+
+  /** Refreshes now; overlapping triggers collapse into one more refresh after the running one. */
+  trigger(): void {
+    if (this.refreshing !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.refreshing = this.kb
+      .refresh()
+      .then((snapshot) => {
+        if (!this.reachable) this.logger.info({ revision: snapshot.revision }, "database reachable again");
+        this.reachable = true;
+        this.lastContact = Date.now();
+      })
+      .catch((error: unknown) => {
+        if (this.reachable) this.logger.warn({ err: error }, "database unreachable: answering from the last snapshot");
+        this.reachable = false;
+      })
+      .finally(() => {
+        this.refreshing = undefined;
+        if (this.again) {
+          this.again = false;
+          this.trigger();
+        }
+      });
+  }
+}
