@@ -21,6 +21,8 @@ import { authenticate } from "./rest/auth.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { limitJsonDepth, rateLimited } from "./rest/limits.js";
 import helmet from "helmet";
+import type { PoolStats } from "./db/client.js";
+import { Metrics } from "./observability/metrics.js";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;
@@ -38,6 +40,8 @@ export interface AppDependencies {
   readonly production?: boolean;
   /** Whether the database answered lately; while it does not, answers say they may be stale. */
   readonly freshness?: { readonly databaseReachable: boolean };
+  /** The database pool's connections, for /metrics. */
+  readonly poolStats?: () => PoolStats | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -48,11 +52,27 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   app.set("etag", false);
   app.set("query parser", "simple");
 
+  const metrics = new Metrics({
+    revision: () => (deps.kb.loaded ? deps.kb.current().revision : undefined),
+    loadedAt: () => (deps.kb.loaded ? deps.kb.current().loadedAt : undefined),
+    databaseReachable: () => deps.freshness?.databaseReachable,
+    pool: () => deps.poolStats?.(),
+  });
+  app.use(metrics.httpMiddleware());
   // A caller's request id is kept when it is sane, so logs can be correlated across services.
   app.use((req, res, next) => {
     const given = req.headers["x-request-id"];
     const requestId = typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     res.setHeader("X-Request-Id", requestId);
+    res.locals.requestId = requestId;
+    const started = process.hrtime.bigint();
+    // One structured line per request; headers (tokens, signatures) are never logged.
+    res.on("finish", () => {
+      deps.logger.info(
+        { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        "request",
+      );
+    });
     next();
   });
   // Security headers; no CSP, since the offline playground and docs run inlined scripts and the API serves JSON.
@@ -76,6 +96,10 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
     });
   });
 
+  app.get("/metrics", async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
   app.get("/api/v1", (_req, res) => {
     const routes = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
       Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
@@ -95,7 +119,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   const writeLimit = rateLimited(limits.writesPerMinute, "write");
   app.use("/api/v1", identify);
   app.use("/api/v1", readRoutes(deps.kb));
-  app.use("/api/v1", operationRoutes(deps.kb));
+  app.use("/api/v1", metrics.findingsMiddleware(), operationRoutes(deps.kb));
   if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator, writeLimit));
   app.use(docsRoutes());
   app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
@@ -111,6 +135,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
       else next();
     },
     production: deps.production ?? false,
+    plugins: [metrics.apolloPlugin()],
   });
 
   app.use(notFoundHandler());

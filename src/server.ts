@@ -6,6 +6,7 @@ import http from "node:http";
 import { createApp } from "./app.js";
 import { ConfigError, parseConfig } from "./config.js";
 import { pingDatabase } from "./db/health.js";
+import { poolStats } from "./db/client.js";
 import { KubecompatError } from "./errors.js";
 import { createLogger } from "./logger.js";
 import { startRuntime } from "./runtime.js";
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     rateLimits: config.rateLimits,
     production: config.env === "production",
     freshness: runtime.sync,
+    poolStats: () => poolStats(db),
   });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -4,13 +4,32 @@
  * and errors to our logger. Only the store modules under src/db/ use it.
  */
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/client.js";
 import type { Logger } from "../logger.js";
 
 export type Database = InstanceType<typeof PrismaClient>;
 
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  readonly waiting: number;
+  readonly max: number;
+}
+
+const pools = new WeakMap<Database, pg.Pool>();
+
+/** Connections of a client's pool, for /metrics. */
+export function poolStats(db: Database): PoolStats | undefined {
+  const pool = pools.get(db);
+  return pool === undefined ? undefined : { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 0 };
+}
+
 export function createDatabase(url: string, poolSize: number, logger: Logger): Database {
-  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // Our own pool (rather than letting the adapter make one) so its state can be observed.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  pool.on("error", (error) => logger.warn({ err: error }, "idle database connection failed"));
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({
     adapter,
     log: [
@@ -20,5 +39,6 @@ export function createDatabase(url: string, poolSize: number, logger: Logger): D
   });
   client.$on("warn", (event) => logger.warn({ prisma: event.message }, "prisma warning"));
   client.$on("error", (event) => logger.error({ prisma: event.message }, "prisma error"));
+  pools.set(client, pool);
   return client;
 }

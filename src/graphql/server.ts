@@ -31,6 +31,8 @@ export interface GraphQLDependencies {
   readonly writeLimit: RequestHandler;
   /** In production, errors do not suggest field names (no schema probing through typos). */
   readonly production: boolean;
+  /** More Apollo plugins (metrics). */
+  readonly plugins?: ReadonlyArray<ApolloServerPlugin<GraphQLContext>>;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     parseOptions: { maxTokens: MAX_TOKENS },
     formatError: formatGraphQLError(logger),
     validationRules: limits.validationRules,
-    plugins: [...limits.plugins, ApolloServerPluginLandingPageDisabled()] as ApolloServerPlugin<GraphQLContext>[],
+    plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(), ...(deps.plugins ?? [])],
   });
   await server.start();
 

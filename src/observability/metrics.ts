@@ -1,0 +1,138 @@
+/**
+ * Prometheus metrics for /metrics: request counts and latency per route and
+ * per GraphQL operation, findings by code, the snapshot's revision and age,
+ * whether the database answers, and the connection pool. One registry per
+ * app, so tests and replicas in one process do not share counters.
+ */
+import type { ApolloServerPlugin } from "@apollo/server";
+import type { RequestHandler } from "express";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface MetricsSources {
+  readonly revision: () => number | undefined;
+  readonly loadedAt: () => string | undefined;
+  readonly databaseReachable: () => boolean | undefined;
+  readonly pool: () => { total: number; idle: number; waiting: number; max: number } | undefined;
+}
+
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<"method" | "route" | "status">;
+  private readonly latency: Histogram<"method" | "route">;
+  private readonly operations: Counter<"operation" | "type" | "outcome">;
+  private readonly operationLatency: Histogram<"operation" | "type">;
+  private readonly findings: Counter<"code" | "severity">;
+
+  constructor(sources: MetricsSources) {
+    collectDefaultMetrics({ register: this.registry, prefix: "kubecompat_" });
+    this.requests = new Counter({ name: "kubecompat_http_requests_total", help: "HTTP requests by route and status", labelNames: ["method", "route", "status"], registers: [this.registry] });
+    this.latency = new Histogram({ name: "kubecompat_http_request_duration_seconds", help: "HTTP request latency by route", labelNames: ["method", "route"], buckets: BUCKETS, registers: [this.registry] });
+    this.operations = new Counter({ name: "kubecompat_graphql_operations_total", help: "GraphQL operations", labelNames: ["operation", "type", "outcome"], registers: [this.registry] });
+    this.operationLatency = new Histogram({ name: "kubecompat_graphql_operation_duration_seconds", help: "GraphQL operation latency", labelNames: ["operation", "type"], buckets: BUCKETS, registers: [this.registry] });
+    this.findings = new Counter({ name: "kubecompat_findings_total", help: "Findings reported, by code", labelNames: ["code", "severity"], registers: [this.registry] });
+    new Gauge({
+      name: "kubecompat_kb_revision",
+      help: "Knowledge-base revision this instance answers from",
+      registers: [this.registry],
+      collect() {
+        const revision = sources.revision();
+        if (revision !== undefined) this.set(revision);
+      },
+    });
+    new Gauge({
+      name: "kubecompat_kb_snapshot_age_seconds",
+      help: "Seconds since this instance loaded its snapshot",
+      registers: [this.registry],
+      collect() {
+        const loadedAt = sources.loadedAt();
+        if (loadedAt !== undefined) this.set((Date.now() - Date.parse(loadedAt)) / 1000);
+      },
+    });
+    new Gauge({
+      name: "kubecompat_database_reachable",
+      help: "1 while the database answers, 0 while answers come from the last snapshot",
+      registers: [this.registry],
+      collect() {
+        const reachable = sources.databaseReachable();
+        if (reachable !== undefined) this.set(reachable ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "kubecompat_db_pool_connections",
+      help: "Database pool connections by state",
+      labelNames: ["state"],
+      registers: [this.registry],
+      collect() {
+        const pool = sources.pool();
+        if (pool === undefined) return;
+        this.set({ state: "total" }, pool.total);
+        this.set({ state: "idle" }, pool.idle);
+        this.set({ state: "waiting" }, pool.waiting);
+        this.set({ state: "max" }, pool.max);
+      },
+    });
+  }
+
+  /** Counts and times every request by its route pattern (not the raw path, so label sets stay small). */
+  httpMiddleware(): RequestHandler {
+    return (req, res, next) => {
+      const started = process.hrtime.bigint();
+      res.on("finish", () => {
+        const route = routeLabel(req.baseUrl, (req.route as { path?: string } | undefined)?.path, res.statusCode);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        this.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+        this.latency.observe({ method: req.method, route }, seconds);
+      });
+      next();
+    };
+  }
+
+  recordFindings(findings: ReadonlyArray<{ code: string; severity: string }>): void {
+    for (const finding of findings) this.findings.inc({ code: finding.code, severity: finding.severity });
+  }
+
+  /** Wraps res.json on the check routes so the findings they answer with are counted. */
+  findingsMiddleware(): RequestHandler {
+    return (_req, res, next) => {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        const findings = (body as { findings?: unknown } | null)?.findings;
+        if (Array.isArray(findings)) this.recordFindings(findings as Array<{ code: string; severity: string }>);
+        return json(body);
+      };
+      next();
+    };
+  }
+
+  apolloPlugin<T extends object>(): ApolloServerPlugin<T> {
+    const metrics = this;
+    return {
+      requestDidStart() {
+        const started = process.hrtime.bigint();
+        return Promise.resolve({
+          willSendResponse({ operationName, operation, errors, response }) {
+            const name = operationName ?? "anonymous";
+            const type = operation?.operation ?? "unknown";
+            metrics.operations.inc({ operation: name, type, outcome: errors && errors.length > 0 ? "error" : "ok" });
+            metrics.operationLatency.observe({ operation: name, type }, Number(process.hrtime.bigint() - started) / 1e9);
+            const body = response.body;
+            if (body.kind === "single" && body.singleResult.data) {
+              for (const value of Object.values(body.singleResult.data)) {
+                const findings = (value as { findings?: unknown } | null)?.findings;
+                if (Array.isArray(findings)) metrics.recordFindings(findings as Array<{ code: string; severity: string }>);
+              }
+            }
+            return Promise.resolve();
+          },
+        });
+      },
+    };
+  }
+}
+
+function routeLabel(baseUrl: string, routePath: string | undefined, status: number): string {
+  if (routePath !== undefined) return `${baseUrl}${routePath}`;
+  return status === 404 ? "(unmatched)" : baseUrl || "(other)";
+}
