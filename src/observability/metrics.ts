@@ -107,7 +107,9 @@ export class Metrics {
   }
 
   apolloPlugin<T extends object>(): ApolloServerPlugin<T> {
-    const metrics = this;
+    const operations = this.operations;
+    const operationLatency = this.operationLatency;
+    const recordFindings = (findings: Array<{ code: string; severity: string }>) => this.recordFindings(findings);
     return {
       requestDidStart() {
         const started = process.hrtime.bigint();
@@ -115,13 +117,13 @@ export class Metrics {
           willSendResponse({ operationName, operation, errors, response }) {
             const name = operationName ?? "anonymous";
             const type = operation?.operation ?? "unknown";
-            metrics.operations.inc({ operation: name, type, outcome: errors && errors.length > 0 ? "error" : "ok" });
-            metrics.operationLatency.observe({ operation: name, type }, Number(process.hrtime.bigint() - started) / 1e9);
+            operations.inc({ operation: name, type, outcome: errors && errors.length > 0 ? "error" : "ok" });
+            operationLatency.observe({ operation: name, type }, Number(process.hrtime.bigint() - started) / 1e9);
             const body = response.body;
             if (body.kind === "single" && body.singleResult.data) {
               for (const value of Object.values(body.singleResult.data)) {
                 const findings = (value as { findings?: unknown } | null)?.findings;
-                if (Array.isArray(findings)) metrics.recordFindings(findings as Array<{ code: string; severity: string }>);
+                if (Array.isArray(findings)) recordFindings(findings as Array<{ code: string; severity: string }>);
               }
             }
             return Promise.resolve();
