@@ -28,7 +28,7 @@ export default tseslint.config(
     rules: { "no-restricted-imports": "off" },
   },
   {
-    files: ["src/config.ts", "scripts/**", "prisma.config.ts"],
+    files: ["src/config.ts", "scripts/**", "bench/**", "prisma.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
   {

@@ -3,6 +3,11 @@
  * are cached for a few seconds so that authenticated reads do not cost a
  * database round trip each; revoking through this instance clears the cache
  * at once, other replicas see a revocation within the cache's lifetime.
+ *
+ * While the database cannot be asked, what it last said about a token (at
+ * most an hour ago) still holds, so callers keep reading from the in-memory
+ * snapshot; a token it never saw cannot be checked and gets 503 UNAVAILABLE,
+ * not 401 (it may well be valid).
  */
 import { findTokenByHash, markTokenUsed, type StoredToken } from "../db/token-store.js";
 import type { Database } from "../db/client.js";
@@ -11,18 +16,36 @@ import type { Logger } from "../logger.js";
 import { ANONYMOUS, hashSecret, looksLikeSecret, sameHash, type Principal } from "./tokens.js";
 
 const CACHE_MS = 5_000;
+const STALE_MS = 60 * 60_000;
+const CACHE_ENTRIES = 10_000;
 const LAST_USED_EVERY_MS = 60_000;
 
+export interface AuthenticatorOptions {
+  /** How long a lookup is trusted while the database answers (default 5 s). */
+  readonly cacheMs?: number;
+  /** How long a lookup is still trusted while the database does not answer (default 1 h). */
+  readonly staleMs?: number;
+}
+
 export class Authenticator {
-  private readonly cache = new Map<string, { token: StoredToken | null; until: number }>();
+  private readonly cache = new Map<string, { token: StoredToken | null; checkedAt: number }>();
   private readonly lastUsedWritten = new Map<number, number>();
+  private readonly cacheMs: number;
+  private readonly staleMs: number;
 
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
-  ) {}
+    options: AuthenticatorOptions = {},
+  ) {
+    this.cacheMs = options.cacheMs ?? CACHE_MS;
+    this.staleMs = Math.max(options.staleMs ?? STALE_MS, this.cacheMs);
+  }
 
-  /** ANONYMOUS without a header; UnauthenticatedError for a malformed, unknown or revoked token. */
+  /**
+   * ANONYMOUS without a header; UnauthenticatedError for a malformed, unknown or revoked token;
+   * UnavailableError when the token could not be checked (the database is unavailable and never saw it lately).
+   */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     if (authorization === undefined || authorization.trim() === "") return ANONYMOUS;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -43,17 +66,28 @@ export class Authenticator {
 
   private async lookup(hash: string): Promise<StoredToken | null> {
     const cached = this.cache.get(hash);
-    if (cached !== undefined && cached.until > Date.now()) return cached.token;
+    if (cached !== undefined && Date.now() - cached.checkedAt < this.cacheMs) return cached.token;
     let token: StoredToken | null;
     try {
       token = await findTokenByHash(this.db, hash);
     } catch (error) {
-      this.logger.warn({ err: error }, "token lookup failed");
+      const stale = cached !== undefined && Date.now() - cached.checkedAt < this.staleMs;
+      this.logger.warn({ err: error }, stale ? "token lookup failed: using the last answer of the database" : "token lookup failed");
+      if (stale) return cached.token;
       throw new UnavailableError("cannot check the token: the database is unavailable; retry shortly");
     }
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { token, until: Date.now() + CACHE_MS });
+    this.remember(hash, token);
     return token;
+  }
+
+  private remember(hash: string, token: StoredToken | null): void {
+    this.cache.delete(hash);
+    if (this.cache.size >= CACHE_ENTRIES) {
+      // Unknown tokens go first, so a flood of made-up ones does not push out the ones in use.
+      for (const [key, entry] of this.cache) if (entry.token === null) this.cache.delete(key);
+      if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
+    }
+    this.cache.set(hash, { token, checkedAt: Date.now() });
   }
 
   private noteUse(token: StoredToken): void {

@@ -4,6 +4,9 @@
  * refresh at once, and a periodic revision check covers notifications missed
  * while disconnected. The check doubles as this instance's view of whether
  * the database is reachable, so answers can say when they may be stale.
+ * Losing the listener's connection triggers a check at once (so an outage
+ * is noticed without waiting for the poll), and the first check that
+ * succeeds again reconnects the listener without waiting for its pause.
  */
 import { KB_CHANGED_CHANNEL } from "../db/kb-store.js";
 import { ChangeListener } from "../db/listener.js";
@@ -20,6 +23,7 @@ export class KbSync {
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private again = false;
+  private stopped = false;
   private reachable = true;
   private lastContact = Date.now();
 
@@ -29,16 +33,24 @@ export class KbSync {
     private readonly logger: Logger,
     private readonly options: SyncOptions = { pollMs: 5_000 },
   ) {
-    this.listener = new ChangeListener(databaseUrl, KB_CHANGED_CHANNEL, () => this.trigger(), logger);
+    this.listener = new ChangeListener(
+      databaseUrl,
+      KB_CHANGED_CHANNEL,
+      () => this.trigger(),
+      logger,
+      () => this.trigger(),
+    );
   }
 
   async start(): Promise<void> {
+    this.stopped = false;
     await this.listener.start();
     this.timer = setInterval(() => this.trigger(), this.options.pollMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     await this.listener.stop();
     await this.refreshing;
@@ -49,6 +61,11 @@ export class KbSync {
     return this.reachable;
   }
 
+  /** Whether the change listener is connected (LISTENing) right now. */
+  get listening(): boolean {
+    return this.listener.listening;
+  }
+
   /** Milliseconds since the database last answered. */
   get sinceLastContactMs(): number {
     return Date.now() - this.lastContact;
@@ -56,6 +73,7 @@ export class KbSync {
 
   /** Refreshes now; overlapping triggers collapse into one more refresh after the running one. */
   trigger(): void {
+    if (this.stopped) return;
     if (this.refreshing !== undefined) {
       this.again = true;
       return;
@@ -63,9 +81,12 @@ export class KbSync {
     this.refreshing = this.kb
       .refresh()
       .then((snapshot) => {
-        if (!this.reachable) this.logger.info({ revision: snapshot.revision }, "database reachable again");
-        this.reachable = true;
         this.lastContact = Date.now();
+        if (this.reachable) return;
+        this.reachable = true;
+        this.logger.info({ revision: snapshot.revision }, "database reachable again");
+        // Back after an outage: listen again now rather than after the listener's pause.
+        this.listener.reconnectNow();
       })
       .catch((error: unknown) => {
         if (this.reachable) this.logger.warn({ err: error }, "database unreachable: answering from the last snapshot");
