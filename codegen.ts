@@ -23,6 +23,8 @@ const config: CodegenConfig = {
           UpgradeDependency: "../../kb/records.js#UpgradeDependencyRecord",
           RuntimeRequirement: "../../kb/records.js#RuntimeRequirementRecord",
           Recommendation: "../../kb/records.js#RecommendationRecord",
+          FlagChange: "../../kb/records.js#FlagChangeRecord",
+          ProxyMode: "../../kb/records.js#ProxyModeRecord",
           KnowledgeBase: "../../domain/catalog.js#KbSummary",
           Finding: "../../domain/findings.js#Finding as DomainFinding",
           ValidationReport: "../../domain/findings.js#ValidationReport as DomainValidationReport",

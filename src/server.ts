@@ -1,17 +1,29 @@
 /**
  * `npm start`: parse the configuration, bring up the runtime, listen, and
  * drain in-flight requests on SIGTERM/SIGINT before closing the database.
+ *
+ * Draining: every request that reached the server is answered; each answer
+ * from then on says `Connection: close`, so keep-alive connections end
+ * after their request instead of holding the process open; the listener
+ * closes (idle keep-alive connections with it) one turn of the event loop
+ * after the signal, so requests already in the socket buffers are read and
+ * answered rather than cut off. Connections still open after
+ * SHUTDOWN_TIMEOUT_MS are closed; should stopping the database work then
+ * hang too, the process exits 1 a few seconds later. A repeated signal
+ * (npm and tsx relay Ctrl-C, so one keypress can arrive twice) only logs.
  */
 import http from "node:http";
 import { createApp } from "./app.js";
 import { ConfigError, parseConfig } from "./config.js";
 import { pingDatabase } from "./db/health.js";
-import { poolStats } from "./db/client.js";
 import { KubecompatError } from "./errors.js";
-import { createLogger } from "./logger.js";
-import { startRuntime } from "./runtime.js";
+import { createLogger, type Logger } from "./logger.js";
+import { startRuntime, type Runtime } from "./runtime.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { Curator } from "./kb/curation.js";
+
+/** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
+const STOP_RUNTIME_GRACE_MS = 15_000;
 
 async function main(): Promise<void> {
   let config;
@@ -25,7 +37,18 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  let runtime;
+
+  // A signal during start-up (migrations, import) waits for it, then stops cleanly:
+  // dying on the default handler would leave an embedded PostgreSQL behind.
+  let signalled: NodeJS.Signals | undefined;
+  let onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled === undefined) logger.info({ signal }, "signal during start-up: stopping once started");
+    signalled ??= signal;
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+
+  let runtime: Runtime;
   try {
     runtime = await startRuntime(config, logger);
   } catch (error) {
@@ -34,6 +57,11 @@ async function main(): Promise<void> {
     process.stderr.write(`kubecompat: start-up failed: ${message}\n`);
     process.exit(1);
   }
+  if (signalled !== undefined) {
+    await stopAndExit(runtime, logger, Date.now());
+    return;
+  }
+
   const { db, kb } = runtime;
   const app = await createApp({
     kb,
@@ -46,10 +74,21 @@ async function main(): Promise<void> {
     rateLimits: config.rateLimits,
     production: config.env === "production",
     freshness: runtime.sync,
-    poolStats: () => poolStats(db),
   });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
+
+  let stopping = false;
+  const inFlight = new Set<http.ServerResponse>();
+  // Runs before the app: while draining, every answer closes its connection.
+  server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (stopping) {
+      res.setHeader("Connection", "close");
+      return;
+    }
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -64,30 +103,54 @@ async function main(): Promise<void> {
   });
   logger.info({ port: config.http.port, host: config.http.host, pid: process.pid }, "kubecompat listening");
 
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) return;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.info({ signal, timeoutMs: config.http.shutdownTimeoutMs }, "already shutting down: still draining requests");
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, "shutting down: draining requests");
-    const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      runtime
-        .stop()
-        .then(() => {
-          logger.info("stopped");
-          process.exit(0);
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, "error while stopping");
-          process.exit(1);
-        });
-    });
-    server.closeIdleConnections();
+    const started = Date.now();
+    logger.info({ signal, inFlight: inFlight.size }, "shutting down: draining requests");
+    // Requests already being handled close their connection too, unless their answer has begun.
+    for (const res of inFlight) {
+      if (!res.headersSent) res.setHeader("Connection", "close");
+      // An answer that had begun with keep-alive leaves an idle connection behind: close it once answered.
+      else res.once("finish", () => setImmediate(() => server.closeIdleConnections()));
+    }
+    const force = setTimeout(() => {
+      logger.warn({ timeoutMs: config.http.shutdownTimeoutMs }, "drain timeout: closing the remaining connections");
+      server.closeAllConnections();
+    }, config.http.shutdownTimeoutMs);
+    // After this turn of the event loop, requests whose bytes arrived with the signal have been read (they are in flight).
+    setImmediate(() =>
+      server.close(() => {
+        clearTimeout(force);
+        logger.info({ ms: Date.now() - started }, "requests drained; stopping");
+        void stopAndExit(runtime, logger, started);
+      }),
+    );
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  onSignal = shutdown;
+  if (signalled !== undefined) shutdown(signalled);
+}
+
+/** Stops the runtime and exits: 0 when it stopped, 1 when it failed or did not stop within STOP_RUNTIME_GRACE_MS. */
+async function stopAndExit(runtime: Runtime, logger: Logger, started: number): Promise<void> {
+  // Deliberately not unref'd: the process must not end quietly (with code 0) while this waits.
+  const deadline = setTimeout(() => {
+    logger.error({ ms: Date.now() - started }, "could not stop the runtime in time; exiting anyway");
+    process.exit(1);
+  }, STOP_RUNTIME_GRACE_MS);
+  try {
+    await runtime.stop();
+    clearTimeout(deadline);
+    logger.info({ ms: Date.now() - started }, "stopped");
+    process.exit(0);
+  } catch (error) {
+    clearTimeout(deadline);
+    logger.error({ err: error }, "error while stopping");
+    process.exit(1);
+  }
 }
 
 await main();

@@ -49,6 +49,8 @@ const MAPPINGS: Readonly<Record<EntityName, Mapping>> = {
     columns: { id: "requirementId", component: "componentName", requires: "requiresComponent" },
   },
   recommendations: { model: "recommendation", columns: { id: "recommendationId" } },
+  flagChanges: { model: "flagChange", columns: { id: "changeId", component: "componentName" } },
+  proxyModes: { model: "proxyMode" },
 };
 
 // Bookkeeping columns that are not part of a record. Each record's `revision`

@@ -5,7 +5,9 @@
  * is available. (It cannot be downloaded on our build machines; see
  * prisma/schema.prisma.) Each migration runs in one transaction together with
  * its bookkeeping row, under an advisory lock so that replicas starting at
- * the same time apply it once.
+ * the same time apply it once. Connecting is bounded (CONNECT_TIMEOUT_MS),
+ * so a database that is not there fails the start with a message naming
+ * where it was looked for, instead of a hang.
  */
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
@@ -17,6 +19,9 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 
 // Any constant works; it only has to be the same for every replica.
 const MIGRATION_LOCK_ID = 72_707_368;
+
+/** How long connecting (TCP, TLS, authentication) may take before the start fails. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface Migration {
   readonly name: string;
@@ -46,8 +51,7 @@ export async function readMigrations(directory = MIGRATIONS_DIR): Promise<Migrat
 
 export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): Promise<MigrationResult> {
   const migrations = await readMigrations(directory);
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connect(databaseUrl);
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -112,5 +116,35 @@ export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): 
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
     await client.end();
+  }
+}
+
+/** Where a connection URL points, without its credentials: `host:port/database`. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    const host = url.hostname || url.searchParams.get("host") || "localhost";
+    return `${host}:${url.port || "5432"}${url.pathname.length > 1 ? url.pathname : ""}`;
+  } catch {
+    return "the server in DATABASE_URL";
+  }
+}
+
+async function connect(databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    const reason =
+      message === "timeout expired"
+        ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
+        : [typeof code === "string" ? code : undefined, typeof message === "string" ? message : String(error)].filter(Boolean).join(": ");
+    throw new Error(
+      `cannot connect to PostgreSQL at ${describeDatabaseUrl(databaseUrl)} (${reason}); check DATABASE_URL and that the server is running and reachable`,
+      { cause: error },
+    );
   }
 }

@@ -8,6 +8,7 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import type {
   ApiRemovalRecord,
   ComponentRecord,
+  FlagChangeRecord,
   PortRecord,
   ReleaseRecord,
   SkewRuleRecord,
@@ -90,6 +91,12 @@ export function listSkewRules(
       ? undefined
       : minorOf(parseKubernetesVersion(filter.kubernetesVersion, "kubernetesVersion"));
   return snapshot.skewRules.filter((rule) => profiles.has(rule.profile) && (minor === undefined || ruleAppliesAt(rule, minor)));
+}
+
+export function listFlagChanges(snapshot: KbSnapshot, filter: { component?: string | undefined } = {}): readonly FlagChangeRecord[] {
+  if (filter.component === undefined) return snapshot.flagChanges;
+  const component = resolveComponent(snapshot, filter.component);
+  return snapshot.flagChanges.filter((change) => change.component === component.name);
 }
 
 /** API removals with from < removedIn <= to (either bound optional). */

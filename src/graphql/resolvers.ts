@@ -2,6 +2,7 @@
 import {
   listApiRemovals,
   listComponents,
+  listFlagChanges,
   listPorts,
   listSkewRules,
   summarise,
@@ -31,6 +32,8 @@ const ENTITY_OF: Readonly<Record<KbEntity, EntityName>> = {
   UPGRADE_ORDER: "upgradeDependencies",
   RUNTIME_REQUIREMENTS: "runtimeRequirements",
   RECOMMENDATIONS: "recommendations",
+  FLAG_CHANGES: "flagChanges",
+  PROXY_MODES: "proxyModes",
 };
 
 function curatorOf(curator: Curator | undefined): Curator {
@@ -57,6 +60,8 @@ export const resolvers: Resolvers = {
     upgradeOrder: (_parent, _args, { snapshot }) => [...snapshot.upgradeDependencies],
     runtimeRequirements: (_parent, _args, { snapshot }) => [...snapshot.runtimeRequirements],
     recommendations: (_parent, _args, { snapshot }) => [...snapshot.recommendations],
+    flagChanges: (_parent, { component }, { snapshot }) => [...listFlagChanges(snapshot, { component: optional(component) })],
+    proxyModes: (_parent, _args, { snapshot }) => [...snapshot.proxyModes],
     validateCluster: (_parent, { plan, profile, asOf }, { snapshot }) =>
       validateCluster(snapshot, plan.components, { profile, asOf, field: "plan.components" }),
     planUpgrade: (_parent, { current, targetVersion, profile }, { snapshot }) =>

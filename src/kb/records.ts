@@ -264,7 +264,47 @@ export const recommendationRecord = z
     notes: optionalText,
   });
 
+const flagName = z.string().regex(/^--[a-z0-9][a-z0-9-]*(=[A-Za-z0-9._-]+)?$/, 'must be a command-line flag such as "--max-pods" (or "--proxy-mode=ipvs" for one value)');
+const configFieldName = z.string().regex(/^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/, "must be a configuration field such as maxPods");
+
+export const flagChangeRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,100}$/, "must be a stable lower-case id"),
+    component: componentName,
+    flag: flagName.nullable().default(null),
+    configField: configFieldName.nullable().default(null),
+    deprecatedIn: minorVersion.nullable().default(null),
+    removedIn: minorVersion.nullable().default(null),
+    replacementFlag: flagName.nullable().default(null),
+    replacementConfigField: configFieldName.nullable().default(null),
+    notes: optionalText,
+    sourceUrl,
+    disagreement: optionalText,
+  })
+  .refine((change) => change.flag !== null || change.configField !== null, { message: "give the flag, the config field, or both", path: ["flag"] })
+  .refine(
+    (change) => change.deprecatedIn === null || change.removedIn === null || !(minorNumber(change.deprecatedIn) > minorNumber(change.removedIn)),
+    { message: "must not be after removedIn", path: ["deprecatedIn"] },
+  );
+
+export const proxyModeRecord = z.strictObject({
+  mode: z.enum(["userspace", "iptables", "ipvs", "nftables", "kernelspace"]),
+  os: z.enum(["linux", "windows"]),
+  availableFrom: minorVersion.nullable().default(null),
+  stableFrom: minorVersion.nullable().default(null),
+  defaultFrom: minorVersion.nullable().default(null),
+  defaultUntil: minorVersion.nullable().default(null),
+  deprecatedIn: minorVersion.nullable().default(null),
+  removedIn: minorVersion.nullable().default(null),
+  featureGate: optionalText,
+  notes: optionalText,
+  sourceUrl,
+  disagreement: optionalText,
+});
+
 export type ComponentRecord = z.infer<typeof componentRecord>;
+export type FlagChangeRecord = z.infer<typeof flagChangeRecord>;
+export type ProxyModeRecord = z.infer<typeof proxyModeRecord>;
 export type PortRecord = z.infer<typeof portRecord>;
 export type LinkRecord = z.infer<typeof linkRecord>;
 export type ProfileRecord = z.infer<typeof profileRecord>;
@@ -287,6 +327,8 @@ export interface KbBundle {
   readonly upgradeDependencies: readonly UpgradeDependencyRecord[];
   readonly runtimeRequirements: readonly RuntimeRequirementRecord[];
   readonly recommendations: readonly RecommendationRecord[];
+  readonly flagChanges: readonly FlagChangeRecord[];
+  readonly proxyModes: readonly ProxyModeRecord[];
 }
 
 export type EntityName = keyof KbBundle;
@@ -327,6 +369,8 @@ export const ENTITIES = {
     schema: recommendationRecord,
     key: (r: RecommendationRecord) => r.id,
   },
+  flagChanges: { file: "flag-changes.yaml", schema: flagChangeRecord, key: (r: FlagChangeRecord) => r.id },
+  proxyModes: { file: "proxy-modes.yaml", schema: proxyModeRecord, key: (r: ProxyModeRecord) => `${r.mode}/${r.os}` },
 } as const;
 
 export const ENTITY_NAMES = Object.keys(ENTITIES) as EntityName[];

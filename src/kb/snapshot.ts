@@ -8,6 +8,8 @@ import {
   ENTITY_NAMES,
   type ApiRemovalRecord,
   type ComponentRecord,
+  type FlagChangeRecord,
+  type ProxyModeRecord,
   type EntityName,
   type KbBundle,
   type LinkRecord,
@@ -40,6 +42,8 @@ export class KbSnapshot implements KbBundle {
   readonly upgradeDependencies: readonly UpgradeDependencyRecord[];
   readonly runtimeRequirements: readonly RuntimeRequirementRecord[];
   readonly recommendations: readonly RecommendationRecord[];
+  readonly flagChanges: readonly FlagChangeRecord[];
+  readonly proxyModes: readonly ProxyModeRecord[];
 
   private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
   private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
@@ -69,6 +73,8 @@ export class KbSnapshot implements KbBundle {
       [...bundle.runtimeRequirements].sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id)),
     );
     this.recommendations = freezeAll(bundle.recommendations);
+    this.flagChanges = freezeAll(bundle.flagChanges);
+    this.proxyModes = freezeAll(bundle.proxyModes);
 
     const componentIndex = new Map<string, ComponentRecord>();
     for (const component of this.components) {

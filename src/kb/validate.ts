@@ -65,6 +65,7 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
     needComponent("runtimeRequirements", index, "component", requirement.component);
     needComponent("runtimeRequirements", index, "requires", requirement.requires);
   });
+  bundle.flagChanges.forEach((change, index) => needComponent("flagChanges", index, "component", change.component));
   bundle.recommendations.forEach((recommendation, index) =>
     recommendation.components.forEach((name, position) =>
       needComponent("recommendations", index, `components.${position}`, name),

@@ -28,6 +28,8 @@ export const COLLECTIONS: Readonly<Record<string, EntityName>> = {
   "upgrade-order": "upgradeDependencies",
   "runtime-requirements": "runtimeRequirements",
   recommendations: "recommendations",
+  "flag-changes": "flagChanges",
+  "proxy-modes": "proxyModes",
 };
 
 const auditQuery = z.strictObject({

@@ -61,6 +61,14 @@ function buildRegistry(): OpenAPIRegistry {
     { path: "/api/v1/upgrade-order", summary: "Which component is upgraded before which", item: records.UpgradeDependency, name: "UpgradeDependencyList" },
     { path: "/api/v1/runtime-requirements", summary: "Runtime and etcd requirements by Kubernetes minor", item: records.RuntimeRequirement, name: "RuntimeRequirementList" },
     { path: "/api/v1/recommendations", summary: "Upgrade advice", item: records.Recommendation, name: "RecommendationList" },
+    {
+      path: "/api/v1/flag-changes",
+      summary: "Deprecated and removed flags and config fields of kubelet, kube-proxy and the control plane",
+      item: records.FlagChange,
+      name: "FlagChangeList",
+      query: query({ component: text("Component name or alias", "kubelet") }),
+    },
+    { path: "/api/v1/proxy-modes", summary: "kube-proxy modes per OS with their lifecycle", item: records.ProxyMode, name: "ProxyModeList" },
   ];
   for (const read of reads) {
     registry.registerPath({
@@ -283,6 +291,8 @@ const KEY_EXAMPLES: Readonly<Record<EntityName, string>> = {
   upgradeDependencies: "etcd -> kube-apiserver",
   runtimeRequirements: "dockershim-removed",
   recommendations: "leader-election-pause",
+  flagChanges: "kubelet-containerruntime",
+  proxyModes: "ipvs/linux",
 };
 
 function recordSchemaOf(entity: EntityName): z.ZodType {
@@ -297,6 +307,8 @@ function recordSchemaOf(entity: EntityName): z.ZodType {
     upgradeDependencies: "UpgradeDependency",
     runtimeRequirements: "RuntimeRequirement",
     recommendations: "Recommendation",
+    flagChanges: "FlagChange",
+    proxyModes: "ProxyMode",
   };
   return records[names[entity]];
 }

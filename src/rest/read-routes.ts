@@ -11,6 +11,7 @@ import {
   getRelease,
   listApiRemovals,
   listComponents,
+  listFlagChanges,
   listPorts,
   listSkewRules,
   summarise,
@@ -89,6 +90,12 @@ export function readRoutes(kb: KnowledgeBase): Router {
     sendRead(req, res, snapshot, items(snapshot, listSkewRules(snapshot, query)));
   });
 
+  router.get("/flag-changes", (req, res) => {
+    const query = parseQuery({ component: filterValue.optional() }, req);
+    const snapshot = kb.current();
+    sendRead(req, res, snapshot, items(snapshot, listFlagChanges(snapshot, query)));
+  });
+
   router.get("/api-removals", (req, res) => {
     const query = parseQuery({ from: filterValue.optional(), to: filterValue.optional() }, req);
     const snapshot = kb.current();
@@ -109,6 +116,7 @@ export function readRoutes(kb: KnowledgeBase): Router {
     "/upgrade-order": "upgradeDependencies",
     "/runtime-requirements": "runtimeRequirements",
     "/recommendations": "recommendations",
+    "/proxy-modes": "proxyModes",
   } as const;
   for (const [route, entity] of Object.entries(unfiltered)) {
     router.get(route, (req, res) => {

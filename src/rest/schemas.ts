@@ -10,6 +10,8 @@ import { z } from "zod";
 import {
   apiRemovalRecord,
   componentRecord,
+  flagChangeRecord,
+  proxyModeRecord,
   linkRecord,
   portRecord,
   profileRecord,
@@ -181,6 +183,8 @@ export const records = {
   UpgradeDependency: (upgradeDependencyRecord.clone() as unknown as z.ZodType).openapi("UpgradeDependency"),
   RuntimeRequirement: (runtimeRequirementRecord.clone() as unknown as z.ZodType).openapi("RuntimeRequirement"),
   Recommendation: (recommendationRecord.clone() as unknown as z.ZodType).openapi("Recommendation"),
+  FlagChange: (flagChangeRecord.clone() as unknown as z.ZodType).openapi("FlagChange"),
+  ProxyMode: (proxyModeRecord.clone() as unknown as z.ZodType).openapi("ProxyMode"),
 };
 
 export const kbSummary = z
