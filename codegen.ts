@@ -32,6 +32,7 @@ const config: CodegenConfig = {
           UpgradeStep: "../../domain/upgrade.js#UpgradeStep as DomainUpgradeStep",
           ManifestScanReport: "../../domain/scan.js#ManifestScanReport as DomainManifestScanReport",
           ManifestFinding: "../../domain/scan.js#ManifestFinding as DomainManifestFinding",
+          NodePoolReport: "../../domain/node-pool.js#NodePoolReport as DomainNodePoolReport",
         },
         scalars: { JSONObject: "Record<string, unknown>" },
       },

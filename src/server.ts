@@ -11,16 +11,15 @@
  * SHUTDOWN_TIMEOUT_MS are closed; should stopping the database work then
  * hang too, the process exits 1 a few seconds later. A repeated signal
  * (npm and tsx relay Ctrl-C, so one keypress can arrive twice) only logs.
+ *
+ * Only the configuration is loaded before it is checked: a bad one exits 2
+ * in a fraction of a second, before the rest of the service (Prisma,
+ * Apollo, ...) is even imported, let alone a database touched.
  */
 import http from "node:http";
-import { createApp } from "./app.js";
 import { ConfigError, parseConfig } from "./config.js";
-import { pingDatabase } from "./db/health.js";
-import { KubecompatError } from "./errors.js";
 import { createLogger, type Logger } from "./logger.js";
-import { startRuntime, type Runtime } from "./runtime.js";
-import { Authenticator } from "./auth/authenticator.js";
-import { Curator } from "./kb/curation.js";
+import type { Runtime } from "./runtime.js";
 
 /** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
 const STOP_RUNTIME_GRACE_MS = 15_000;
@@ -37,6 +36,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  const [{ createApp }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }] = await Promise.all([
+    import("./app.js"),
+    import("./db/health.js"),
+    import("./errors.js"),
+    import("./runtime.js"),
+    import("./auth/authenticator.js"),
+    import("./kb/curation.js"),
+  ]);
 
   // A signal during start-up (migrations, import) waits for it, then stops cleanly:
   // dying on the default handler would leave an embedded PostgreSQL behind.

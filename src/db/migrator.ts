@@ -137,11 +137,16 @@ async function connect(databaseUrl: string): Promise<pg.Client> {
     return client;
   } catch (error) {
     await client.end().catch(() => undefined);
-    const { code, message } = error as { code?: unknown; message?: unknown };
+    const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: Array<{ message?: unknown }> };
+    // Connecting to "localhost" tries every address and fails with an AggregateError without a message of its own.
+    const inner = errors?.[0]?.message;
+    const text = typeof message === "string" && message !== "" ? message : typeof inner === "string" ? inner : String(error);
     const reason =
-      message === "timeout expired"
+      text === "timeout expired"
         ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
-        : [typeof code === "string" ? code : undefined, typeof message === "string" ? message : String(error)].filter(Boolean).join(": ");
+        : typeof code === "string" && !text.includes(code)
+          ? `${code}: ${text}`
+          : text;
     throw new Error(
       `cannot connect to PostgreSQL at ${describeDatabaseUrl(databaseUrl)} (${reason}); check DATABASE_URL and that the server is running and reachable`,
       { cause: error },

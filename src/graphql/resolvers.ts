@@ -7,6 +7,7 @@ import {
   listSkewRules,
   summarise,
 } from "../domain/catalog.js";
+import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
@@ -69,6 +70,10 @@ export const resolvers: Resolvers = {
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
     scanManifests: (_parent, { manifests, targetVersion }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion),
+    checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile }, { snapshot }) =>
+      checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile }),
+    checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile }, { snapshot }) =>
+      checkNodePoolRollback(snapshot, { controlPlaneVersion, current, rollbackTo, profile }),
     auditLog: async (_parent, args, { curator, principal }) => {
       const entries = await curatorOf(curator).audit(principal, {
         entity: optional(args.entity),

@@ -15,6 +15,9 @@ import {
   kbSummary,
   list,
   manifestScanReport,
+  nodePoolReport,
+  nodePoolRollbackRequest,
+  nodePoolUpgradeRequest,
   records,
   rollbackRequest,
   scanRequest,
@@ -110,6 +113,20 @@ function buildRegistry(): OpenAPIRegistry {
     { path: "/api/v1/upgrade-plan", summary: "Plan an upgrade", body: upgradePlanRequest, response: upgradePlan, description: "Same as GraphQL planUpgrade." },
     { path: "/api/v1/upgrade-plan/from-kubectl", summary: "Plan the upgrade of a live cluster from kubectl JSON", body: fromKubectlUpgradeRequest, response: upgradePlan, description: "As /upgrade-plan, with the cluster read from kubectl's JSON." },
     { path: "/api/v1/rollback-check", summary: "Check a rollback", body: rollbackRequest, response: validationReport, description: "Same as GraphQL checkRollback." },
+    {
+      path: "/api/v1/node-pool/upgrade-check",
+      summary: "Check a node-pool upgrade (kubelet flags and config, kube-proxy mode, runtime, chart kubeVersion, skew)",
+      body: nodePoolUpgradeRequest,
+      response: nodePoolReport,
+      description: "Same as GraphQL checkNodePoolUpgrade.",
+    },
+    {
+      path: "/api/v1/node-pool/rollback-check",
+      summary: "Check a node-pool rollback, including the rollback trap",
+      body: nodePoolRollbackRequest,
+      response: nodePoolReport,
+      description: "Same as GraphQL checkNodePoolRollback.",
+    },
   ];
   for (const operation of operations) {
     registry.registerPath({

@@ -7,6 +7,7 @@
  */
 import express, { Router } from "express";
 import { planFromKubectl } from "../domain/kubectl-inputs.js";
+import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
@@ -18,6 +19,8 @@ import {
   MAX_MANIFEST_CHARS,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
+  nodePoolRollbackRequest,
+  nodePoolUpgradeRequest,
   rollbackRequest,
   scanRequest,
   upgradePlanRequest,
@@ -61,6 +64,16 @@ export function operationRoutes(kb: KnowledgeBase): Router {
         profile: body.profile,
       }),
     );
+  });
+
+  router.post("/node-pool/upgrade-check", (req, res) => {
+    const body = parseJsonBody(nodePoolUpgradeRequest, req);
+    res.json(checkNodePoolUpgrade(kb.current(), body));
+  });
+
+  router.post("/node-pool/rollback-check", (req, res) => {
+    const body = parseJsonBody(nodePoolRollbackRequest, req);
+    res.json(checkNodePoolRollback(kb.current(), body));
   });
 
   // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.

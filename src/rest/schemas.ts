@@ -197,3 +197,48 @@ export const kbSummary = z
     counts: z.record(z.string(), z.number().int()),
   })
   .openapi("KnowledgeBaseSummary");
+
+export const nodePoolSpec = z
+  .strictObject({
+    name: shortText("The pool's name.", "pool-a").nullish(),
+    kubeletVersion: shortText("The kubelet version.", "1.30.1"),
+    kubeletFlags: z
+      .union([z.array(z.string().max(20_000)).max(300), z.string().max(20_000)])
+      .nullish()
+      .openapi({ description: "Kubelet flags as on a command line: a list (`--max-pods=110`) or one pasted ps/systemd ExecStart line." }),
+    kubeletConfig: z.string().max(262_144).nullish().openapi({ description: "The KubeletConfiguration YAML." }),
+    kubeProxyVersion: shortText("The kube-proxy version.", "1.30.1").nullish(),
+    kubeProxyMode: shortText("iptables, ipvs, nftables (Linux) or kernelspace (Windows).", "nftables").nullish(),
+    os: shortText("linux (default) or windows.", "linux").nullish(),
+    runtime: shortText("containerd, cri-o or docker-engine.", "containerd").nullish(),
+    runtimeVersion: shortText("The runtime's version.", "2.0.1").nullish(),
+    chartKubeVersion: shortText("The node-pool chart's Helm kubeVersion constraint.", ">=1.27.0-0 <1.31.0-0").nullish(),
+  })
+  .openapi("NodePoolSpec");
+
+const controlPlaneVersion = shortText("The control plane's (kube-apiserver's) version.", "1.30");
+export const nodePoolUpgradeRequest = z.strictObject({ controlPlaneVersion, from: nodePoolSpec, to: nodePoolSpec, profile }).openapi("NodePoolUpgradeRequest");
+export const nodePoolRollbackRequest = z
+  .strictObject({ controlPlaneVersion, current: nodePoolSpec, rollbackTo: nodePoolSpec, profile })
+  .openapi("NodePoolRollbackRequest");
+export const nodePoolReport = z
+  .object({
+    ok: z.boolean(),
+    kbRevision: z.number().int(),
+    pool: z.string(),
+    findings: z.array(finding),
+    steps: z.array(
+      z
+        .object({
+          order: z.number().int(),
+          action: z.string().openapi({ description: "drain, runtime, kubelet-configuration, kubelet, kube-proxy, uncordon" }),
+          component: z.string().nullable(),
+          fromVersion: z.string().nullable(),
+          toVersion: z.string().nullable(),
+          note: z.string(),
+        })
+        .openapi("NodePoolStep"),
+    ),
+  })
+  .openapi("NodePoolReport");
+

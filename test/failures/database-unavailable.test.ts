@@ -44,7 +44,7 @@ interface Instance {
 }
 
 async function startInstance(url: string, pollMs: number): Promise<Instance> {
-  const logger = createLogger(process.env.DEBUG_FAILURES ?? "silent");
+  const logger = createLogger("silent");
   const db = createDatabase(url, 4, logger);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
@@ -229,7 +229,7 @@ describe("the database becomes unavailable and comes back", () => {
     assert.equal(put.headers[STALE], undefined);
 
     // The replica's listener reconnects by itself; then a change notified now reaches it (its poll is a minute away).
-    await eventually("the replica's change listener reconnected", async () => (replica.sync.listening ? true : undefined), { withinMs: 15_000 });
+    await eventually("the replica's change listener reconnected", () => (replica.sync.listening ? true : undefined), { withinMs: 15_000 });
     assert.equal((await request(replica.app).get("/api/v1/kb").expect(200)).headers[STALE], undefined);
     const edited = await cronJob(main.app);
     const { revision, kbRevision: _kbRevision, ...record } = edited;

@@ -145,7 +145,9 @@ async function shutdownUnderLoad(t: TestContext, databaseUrl: string, signal: "S
     let finishUpload: () => void = () => undefined;
     const uploaded = new Promise<void>((resolve) => (finishUpload = resolve));
     let upload: Promise<Outcome> | undefined;
-    const uploadTimer = setTimeout(() => (upload = slowUpload(agent, port, uploaded)), SIGNAL_AFTER_MS - 200);
+    const uploadTimer = setTimeout(() => {
+      upload = slowUpload(agent, port, uploaded);
+    }, SIGNAL_AFTER_MS - 200);
     const signalTimer = setTimeout(() => {
       signalledAt = Date.now();
       inFlightAtSignal = inFlight;

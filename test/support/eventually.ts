@@ -9,7 +9,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
  */
 export async function eventually<T>(
   what: string,
-  probe: () => Promise<T | undefined>,
+  probe: () => Promise<T | undefined> | T | undefined,
   options: { withinMs: number; everyMs?: number; last?: () => string },
 ): Promise<T> {
   const deadline = Date.now() + options.withinMs;
@@ -22,7 +22,7 @@ export async function eventually<T>(
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      const seen = options.last?.() ?? (lastError instanceof Error ? lastError.message : lastError === undefined ? "" : String(lastError));
+      const seen = options.last?.() ?? (lastError instanceof Error ? lastError.message : lastError === undefined ? "" : JSON.stringify(lastError));
       throw new Error(`${what}: not within ${options.withinMs} ms${seen ? ` (last seen: ${seen})` : ""}`);
     }
     await sleep(options.everyMs ?? 50);

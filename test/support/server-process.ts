@@ -31,6 +31,7 @@ export interface ServerProcess {
 
 export function spawnServer(env: Record<string, string>): ServerProcess {
   const inherited = Object.fromEntries(
+    // eslint-disable-next-line no-restricted-syntax -- the child inherits the test's environment (PATH, HOME), minus the service's variables
     Object.entries(process.env).filter(([name, value]) => value !== undefined && !ENVIRONMENT_VARIABLES.includes(name)),
   ) as Record<string, string>;
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {

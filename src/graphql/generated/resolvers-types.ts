@@ -6,6 +6,7 @@ import type { KbSummary } from '../../domain/catalog.js';
 import type { Finding as DomainFinding, ValidationReport as DomainValidationReport } from '../../domain/findings.js';
 import type { UpgradePlan as DomainUpgradePlan, UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
 import type { ManifestScanReport as DomainManifestScanReport, ManifestFinding as DomainManifestFinding } from '../../domain/scan.js';
+import type { NodePoolReport as DomainNodePoolReport } from '../../domain/node-pool.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -332,6 +333,53 @@ export type MutationUpdateRecordArgs = {
   revision: Scalars['Int']['input'];
 };
 
+/**
+ * The verdict on a node-pool change. Finding codes beyond validateCluster's: FLAG_REMOVED,
+ * FLAG_DEPRECATED, FLAG_UNKNOWN, CONFIG_FIELD_REMOVED, CONFIG_FIELD_DEPRECATED,
+ * PROXY_MODE_REMOVED, PROXY_MODE_NOT_AVAILABLE, PROXY_MODE_NOT_GA, PROXY_MODE_DEPRECATED,
+ * PROXY_MODE_SWITCH, CHART_KUBE_VERSION, NODE_POOL_NOT_AN_UPGRADE, ROLLBACK_TRAP,
+ * RUNTIME_NEWER_THAN_KUBELET.
+ */
+export type NodePoolReport = {
+  __typename?: 'NodePoolReport';
+  findings: Array<Finding>;
+  kbRevision: Scalars['Int']['output'];
+  ok: Scalars['Boolean']['output'];
+  pool: Scalars['String']['output'];
+  steps: Array<NodePoolStep>;
+};
+
+/** A node pool as its chart installs it. */
+export type NodePoolSpecInput = {
+  /** The chart's Helm kubeVersion constraint, e.g. ">=1.27.0-0 <1.31.0-0". */
+  chartKubeVersion?: InputMaybe<Scalars['String']['input']>;
+  /** iptables, ipvs, nftables (Linux) or kernelspace (Windows). */
+  kubeProxyMode?: InputMaybe<Scalars['String']['input']>;
+  kubeProxyVersion?: InputMaybe<Scalars['String']['input']>;
+  /** The KubeletConfiguration YAML. */
+  kubeletConfig?: InputMaybe<Scalars['String']['input']>;
+  /** Flags as on a command line (`--max-pods=110`); one entry may be a whole pasted ps or systemd ExecStart line. */
+  kubeletFlags?: InputMaybe<Array<Scalars['String']['input']>>;
+  kubeletVersion: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** linux (default) or windows. */
+  os?: InputMaybe<Scalars['String']['input']>;
+  /** containerd, cri-o or docker-engine. */
+  runtime?: InputMaybe<Scalars['String']['input']>;
+  runtimeVersion?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type NodePoolStep = {
+  __typename?: 'NodePoolStep';
+  /** drain, runtime, kubelet-configuration, kubelet, kube-proxy or uncordon */
+  action: Scalars['String']['output'];
+  component?: Maybe<Scalars['String']['output']>;
+  fromVersion?: Maybe<Scalars['String']['output']>;
+  note: Scalars['String']['output'];
+  order: Scalars['Int']['output'];
+  toVersion?: Maybe<Scalars['String']['output']>;
+};
+
 export type NodeRole =
   | 'ALL_NODES'
   | 'CLIENT'
@@ -420,6 +468,15 @@ export type Query = {
   apiRemovals: Array<ApiRemoval>;
   /** The audit trail, newest first (admin token). `before` pages back from an entry id. */
   auditLog: Array<AuditEntry>;
+  /** The same checks on the way back, plus the rollback trap and a runtime left newer than the old kubelet supports. */
+  checkNodePoolRollback: NodePoolReport;
+  /**
+   * Can a node pool go from one spec to another under this control plane? Flags and
+   * KubeletConfiguration fields removed (ERROR) or deprecated (WARNING) at the target kubelet,
+   * kube-proxy mode availability, runtime requirements, the chart's kubeVersion, skew with the
+   * control plane, and the order of steps inside the pool. Unknown flags are INFO.
+   */
+  checkNodePoolUpgrade: NodePoolReport;
   /**
    * Can `component` (on `instance`) go back to `toVersion` with the rest of the cluster as
    * it is? A control-plane minor downgrade is refused; a rollback that leaves the component
@@ -515,6 +572,42 @@ export type QueryAuditLogArgs = {
   entity?: InputMaybe<Scalars['String']['input']>;
   key?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryCheckNodePoolRollbackArgs = {
+  controlPlaneVersion: Scalars['String']['input'];
+  current: NodePoolSpecInput;
+  profile?: InputMaybe<Scalars['String']['input']>;
+  rollbackTo: NodePoolSpecInput;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryCheckNodePoolUpgradeArgs = {
+  controlPlaneVersion: Scalars['String']['input'];
+  from: NodePoolSpecInput;
+  profile?: InputMaybe<Scalars['String']['input']>;
+  to: NodePoolSpecInput;
 };
 
 
@@ -928,6 +1021,9 @@ export type ResolversTypes = {
   ManifestFinding: ResolverTypeWrapper<DomainManifestFinding>;
   ManifestScanReport: ResolverTypeWrapper<DomainManifestScanReport>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  NodePoolReport: ResolverTypeWrapper<DomainNodePoolReport>;
+  NodePoolSpecInput: NodePoolSpecInput;
+  NodePoolStep: ResolverTypeWrapper<NodePoolStep>;
   NodeRole: NodeRole;
   Plane: Plane;
   PolicyProfile: ResolverTypeWrapper<ProfileRecord>;
@@ -968,6 +1064,9 @@ export type ResolversParentTypes = {
   ManifestFinding: DomainManifestFinding;
   ManifestScanReport: DomainManifestScanReport;
   Mutation: Record<PropertyKey, never>;
+  NodePoolReport: DomainNodePoolReport;
+  NodePoolSpecInput: NodePoolSpecInput;
+  NodePoolStep: NodePoolStep;
   PolicyProfile: ProfileRecord;
   Port: PortRecord;
   ProxyMode: ProxyModeRecord;
@@ -1132,6 +1231,23 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   updateRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationUpdateRecordArgs, 'entity' | 'key' | 'record' | 'revision'>>;
 };
 
+export type NodePoolReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NodePoolReport'] = ResolversParentTypes['NodePoolReport']> = {
+  findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  pool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['NodePoolStep']>, ParentType, ContextType>;
+};
+
+export type NodePoolStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NodePoolStep'] = ResolversParentTypes['NodePoolStep']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  fromVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  note?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  toVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type PolicyProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PolicyProfile'] = ResolversParentTypes['PolicyProfile']> = {
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   extends?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1178,6 +1294,8 @@ export type ProxyModeResolvers<ContextType = GraphQLContext, ParentType extends 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiRemovals?: Resolver<Array<ResolversTypes['ApiRemoval']>, ParentType, ContextType, Partial<QueryApiRemovalsArgs>>;
   auditLog?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType, Partial<QueryAuditLogArgs>>;
+  checkNodePoolRollback?: Resolver<ResolversTypes['NodePoolReport'], ParentType, ContextType, RequireFields<QueryCheckNodePoolRollbackArgs, 'controlPlaneVersion' | 'current' | 'rollbackTo'>>;
+  checkNodePoolUpgrade?: Resolver<ResolversTypes['NodePoolReport'], ParentType, ContextType, RequireFields<QueryCheckNodePoolUpgradeArgs, 'controlPlaneVersion' | 'from' | 'to'>>;
   checkRollback?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryCheckRollbackArgs, 'component' | 'current' | 'toVersion'>>;
   component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<QueryComponentArgs, 'name'>>;
   components?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, Partial<QueryComponentsArgs>>;
@@ -1317,6 +1435,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ManifestFinding?: ManifestFindingResolvers<ContextType>;
   ManifestScanReport?: ManifestScanReportResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  NodePoolReport?: NodePoolReportResolvers<ContextType>;
+  NodePoolStep?: NodePoolStepResolvers<ContextType>;
   PolicyProfile?: PolicyProfileResolvers<ContextType>;
   Port?: PortResolvers<ContextType>;
   ProxyMode?: ProxyModeResolvers<ContextType>;
