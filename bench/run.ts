@@ -4,7 +4,8 @@
  * p50/p99 latency and the ratio to the floor (a trivial GET /healthz on the
  * same server, measured in the same run), plus the scan throughput against
  * a bare YAML parse of the same input and the server's resident memory.
- * Uses DATABASE_URL when set, else the embedded PostgreSQL.
+ * Uses DATABASE_URL when set, else the embedded PostgreSQL. Runs the compiled
+ * dist/ build, as the Docker image does.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -133,7 +134,11 @@ async function main(): Promise<void> {
     RATE_LIMIT_WRITES_PER_MINUTE: "100000",
     RATE_LIMIT_CHAT_PER_MINUTE: "100000",
   };
-  const server = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
+  // The production build, as the Docker image runs it (tsx's on-the-fly transform adds a wrapper to every closure).
+  process.stdout.write("building dist/ (npm run build)...\n");
+  const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
+  if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
+  const server = spawn(process.execPath, ["dist/server.js"], { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
   const base = `http://127.0.0.1:${port}`;
   try {
     for (let attempt = 0; ; attempt += 1) {

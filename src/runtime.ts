@@ -73,9 +73,13 @@ export async function startRuntime(config: Config, logger: Logger, options: { im
       sync,
       databaseUrl: url,
       async stop() {
-        await sync.stop();
-        await database.$disconnect();
-        await embedded?.stop();
+        try {
+          await sync.stop();
+          await database.$disconnect();
+        } finally {
+          // Whatever failed above, an embedded PostgreSQL must not outlive the service.
+          await embedded?.stop();
+        }
       },
     };
   } catch (error) {

@@ -27,8 +27,23 @@ const VERSION_PATTERN =
   /^[vV]?(?<major>0|[1-9]\d{0,2})\.(?<minor>0|[1-9]\d{0,3})(?:\.(?<patch>0|[1-9]\d{0,4}))?(?<suffix>[-+][0-9A-Za-z.+_-]{1,48})?$/;
 const KUBERNETES_PRERELEASE = /^-(?<pre>(?:alpha|beta|rc)\.\d{1,4})(?<rest>[-+.][0-9A-Za-z.+_-]*)?$/;
 
+// Versions repeat endlessly (every rule, release and request names the same few): parse each text once.
+const parsedVersions = new Map<string, KubernetesVersion>();
+const MAX_CACHED_VERSIONS = 10_000;
+
 /** Parses a Kubernetes version; `field` names the input in the error message. */
 export function parseKubernetesVersion(input: unknown, field = "version"): KubernetesVersion {
+  if (typeof input === "string") {
+    const cached = parsedVersions.get(input);
+    if (cached !== undefined) return cached;
+  }
+  const version = parseUncached(input, field);
+  if (parsedVersions.size >= MAX_CACHED_VERSIONS) parsedVersions.clear();
+  parsedVersions.set(input as string, version);
+  return version;
+}
+
+function parseUncached(input: unknown, field: string): KubernetesVersion {
   if (typeof input !== "string") {
     throw new InputError(`${field} must be a string such as "1.29" or "v1.29.3"`, field);
   }
@@ -61,14 +76,14 @@ export function parseKubernetesVersion(input: unknown, field = "version"): Kuber
       vendorSuffix = suffix.slice(1);
     }
   }
-  const version: KubernetesVersion = {
+  const version: KubernetesVersion = Object.freeze({
     major: Number(major),
     minor: Number(minor),
     patch: patch === undefined ? null : Number(patch),
     prerelease,
     vendorSuffix,
     raw,
-  };
+  });
   if (semver.valid(toSemver(version)) === null) {
     throw new InputError(`${field} "${printable(raw)}" is not a valid version`, field);
   }
@@ -88,6 +103,7 @@ export function minorOf(version: KubernetesVersion): string {
 /** A single number that orders minors: 1.29 → 1029. */
 export function minorIndex(version: KubernetesVersion | string): number {
   const parsed = typeof version === "string" ? parseKubernetesVersion(version) : version;
+  // (parsing is cached, so this costs a map lookup for the minors rules and releases name)
   return parsed.major * 1000 + parsed.minor;
 }
 
@@ -110,6 +126,9 @@ export function toSemver(version: KubernetesVersion): string {
 export function compareVersions(a: KubernetesVersion | string, b: KubernetesVersion | string): -1 | 0 | 1 {
   const left = typeof a === "string" ? parseKubernetesVersion(a) : a;
   const right = typeof b === "string" ? parseKubernetesVersion(b) : b;
+  const numeric = Math.sign(left.major - right.major || left.minor - right.minor || (left.patch ?? 0) - (right.patch ?? 0)) as -1 | 0 | 1;
+  // Pre-release order (alpha < beta < rc < release) is semver's business.
+  if (numeric !== 0 || (left.prerelease === null && right.prerelease === null)) return numeric;
   return semver.compare(toSemver(left), toSemver(right));
 }
 
