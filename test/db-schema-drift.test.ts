@@ -85,42 +85,37 @@ describe("migrations match prisma/schema.prisma", () => {
     assert.deepEqual(actual, expected);
   });
 
-  it("has the unique indexes of @unique and @@unique", async () => {
+  /** `Table(col1,col2)` for every unique (or plain) index the migrations created. */
+  async function indexesOf(unique: boolean): Promise<string[]> {
     const indexes = await query<{ table: string; columns: string[] }>(
       database.url,
       `SELECT t.relname AS table, array_agg(a.attname ORDER BY k.ordinality)::text[] AS columns
          FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
          CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ordinality)
          JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-        WHERE n.nspname = 'public' AND i.indisunique AND NOT i.indisprimary AND t.relname <> '_prisma_migrations'
+        WHERE n.nspname = 'public' AND i.indisunique = $1 AND NOT i.indisprimary AND t.relname <> '_prisma_migrations'
         GROUP BY i.indexrelid, t.relname`,
+      [unique],
     );
-    const actual = indexes.map((index) => `${index.table}(${index.columns.join(",")})`).sort();
+    return indexes.map((index) => `${index.table}(${index.columns.join(",")})`).sort();
+  }
+
+  it("has the unique indexes of @unique and @@unique", async () => {
     const expected = dmmf.datamodel.models
       .flatMap((model) => [
         ...model.fields.filter((field) => field.isUnique).map((field) => `${model.name}(${field.name})`),
         ...model.uniqueFields.map((fields) => `${model.name}(${fields.join(",")})`),
       ])
       .sort();
-    assert.deepEqual(actual, expected);
+    assert.deepEqual(await indexesOf(true), expected);
   });
 
   it("has the plain indexes of @@index", async () => {
-    const indexes = await query<{ table: string; columns: string[] }>(
-      database.url,
-      `SELECT t.relname AS table, array_agg(a.attname ORDER BY k.ordinality)::text[] AS columns
-         FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-         CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ordinality)
-         JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-        WHERE n.nspname = 'public' AND NOT i.indisunique AND t.relname <> '_prisma_migrations'
-        GROUP BY i.indexrelid, t.relname`,
-    );
-    const actual = indexes.map((index) => `${index.table}(${index.columns.join(",")})`).sort();
     const expected = dmmf.datamodel.indexes
       .filter((index) => index.type === "normal")
       .map((index) => `${index.model}(${index.fields.map((field) => field.name).join(",")})`)
       .sort();
-    assert.deepEqual(actual, expected);
+    assert.deepEqual(await indexesOf(false), expected);
   });
 
   it("has the foreign keys of every relation with their actions", async () => {
