@@ -8,9 +8,10 @@
  * closes (idle keep-alive connections with it) one turn of the event loop
  * after the signal, so requests already in the socket buffers are read and
  * answered rather than cut off. Connections still open after
- * SHUTDOWN_TIMEOUT_MS are closed; should stopping the database work then
- * hang too, the process exits 1 a few seconds later. A repeated signal
- * (npm and tsx relay Ctrl-C, so one keypress can arrive twice) only logs.
+ * SHUTDOWN_TIMEOUT_MS are closed; should stopping the runtime then hang,
+ * the process exits 1 after STOP_RUNTIME_GRACE_MS more. A repeated signal
+ * only logs: npm and tsx relay Ctrl-C to a process that the terminal has
+ * already sent it to, so one keypress arrives twice.
  *
  * Only the configuration is loaded before it is checked: a bad one exits 2
  * in a fraction of a second, before the rest of the service (Prisma,
@@ -36,21 +37,22 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const [{ createApp }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }] = await Promise.all([
+  const [{ createApp }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
     import("./app.js"),
     import("./db/health.js"),
     import("./errors.js"),
     import("./runtime.js"),
     import("./auth/authenticator.js"),
     import("./kb/curation.js"),
+    import("./db/client.js"),
   ]);
 
-  // A signal during start-up (migrations, import) waits for it, then stops cleanly:
-  // dying on the default handler would leave an embedded PostgreSQL behind.
-  let signalled: NodeJS.Signals | undefined;
+  // Until it listens there is nothing to drain: a signal ends the start at once. Migrations and the
+  // import run in transactions, which the database rolls back; an embedded PostgreSQL is sent its
+  // shutdown signal on exit (src/db/embedded-postgres.ts).
   let onSignal = (signal: NodeJS.Signals): void => {
-    if (signalled === undefined) logger.info({ signal }, "signal during start-up: stopping once started");
-    signalled ??= signal;
+    logger.info({ signal }, "signal during start-up: exiting");
+    process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
@@ -63,10 +65,6 @@ async function main(): Promise<void> {
     logger.fatal({ err: error }, "start-up failed");
     process.stderr.write(`kubecompat: start-up failed: ${message}\n`);
     process.exit(1);
-  }
-  if (signalled !== undefined) {
-    await stopAndExit(runtime, logger, Date.now());
-    return;
   }
 
   const { db, kb } = runtime;
@@ -81,6 +79,7 @@ async function main(): Promise<void> {
     rateLimits: config.rateLimits,
     production: config.env === "production",
     freshness: runtime.sync,
+    poolStats: () => poolStats(db),
   });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -138,7 +137,6 @@ async function main(): Promise<void> {
     );
   };
   onSignal = shutdown;
-  if (signalled !== undefined) shutdown(signalled);
 }
 
 /** Stops the runtime and exits: 0 when it stopped, 1 when it failed or did not stop within STOP_RUNTIME_GRACE_MS. */

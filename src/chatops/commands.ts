@@ -8,6 +8,7 @@
 import { getRelease, listApiRemovals, listPorts, listSkewRules, resolveComponent, resolveProfile } from "../domain/catalog.js";
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import type { Finding, Severity } from "../domain/findings.js";
+import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { minorOf, parseKubernetesVersion } from "../domain/versions.js";
@@ -26,7 +27,18 @@ export type ChatCommand =
   | { readonly kind: "ports"; readonly component: string }
   | { readonly kind: "skew"; readonly component: string; readonly at?: string; readonly profile?: string }
   /** Without a version: the newest release the knowledge base knows. */
-  | { readonly kind: "release"; readonly version?: string };
+  | { readonly kind: "release"; readonly version?: string }
+  /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
+  | ({ readonly kind: "nodepool-check" } & NodePoolChange)
+  /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
+  | ({ readonly kind: "nodepool-rollback" } & NodePoolChange);
+
+export interface NodePoolChange {
+  readonly controlPlaneVersion: string;
+  readonly from: NodePoolSpecInput;
+  readonly to: NodePoolSpecInput;
+  readonly profile?: string;
+}
 
 export type CommandKind = ChatCommand["kind"];
 
@@ -56,6 +68,9 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   ports: "ports kubelet",
   skew: "skew kubelet [at 1.29] [profile=strict]",
   release: "release 1.30",
+  "nodepool-check":
+    'nodepool check cp=1.30 [profile=strict] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
+  "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
 };
 
 const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
@@ -66,6 +81,8 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   ports: "the ports a component listens on",
   skew: "the version-skew rules in force for a component",
   release: "release dates, end of life and the latest patch",
+  "nodepool-check": "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
+  "nodepool-rollback": "can a node pool go back to its old spec under the control plane as it is now?",
 };
 
 const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
@@ -89,6 +106,12 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   "skew-rules": "skew",
   release: "release",
   releases: "release",
+  // `nodepool check|rollback …`: the word after it picks the kind (see parseNodePool).
+  nodepool: "nodepool-check",
+  nodepools: "nodepool-check",
+  "node-pool": "nodepool-check",
+  node_pool: "nodepool-check",
+  pool: "nodepool-check",
 };
 
 /** The components of the basic cluster `upgrade A -> B` plans for. */
@@ -286,6 +309,207 @@ function parseRelease(args: string[]): ChatCommand {
   return args[0] === undefined ? { kind: "release" } : { kind: "release", version: args[0] };
 }
 
+type NodePoolKind = "nodepool-check" | "nodepool-rollback";
+
+const NODEPOOL_SUBCOMMANDS: Readonly<Record<string, NodePoolKind>> = {
+  check: "nodepool-check",
+  upgrade: "nodepool-check",
+  validate: "nodepool-check",
+  verify: "nodepool-check",
+  rollback: "nodepool-rollback",
+  "roll-back": "nodepool-rollback",
+  downgrade: "nodepool-rollback",
+};
+
+const CONTROL_PLANE_KEYS = new Set(["cp", "control-plane", "controlplane", "control_plane", "apiserver", "kube-apiserver"]);
+
+/** The words of a pool spec, `key=value`, and which field of NodePoolSpecInput each fills. */
+type SpecField = "name" | "os" | "kubelet" | "proxy" | "kube-proxy" | "proxy-mode" | "runtime" | "flags" | "chart";
+const SPEC_KEYS: Readonly<Record<string, SpecField>> = {
+  name: "name",
+  pool: "name",
+  os: "os",
+  kubelet: "kubelet",
+  proxy: "proxy",
+  "kube-proxy": "kube-proxy",
+  kubeproxy: "kube-proxy",
+  "proxy-mode": "proxy-mode",
+  "kube-proxy-mode": "proxy-mode",
+  mode: "proxy-mode",
+  containerd: "runtime",
+  "cri-o": "runtime",
+  crio: "runtime",
+  docker: "runtime",
+  "docker-engine": "runtime",
+  flags: "flags",
+  flag: "flags",
+  "kubelet-flags": "flags",
+  args: "flags",
+  chart: "chart",
+  "chart-kube-version": "chart",
+  kubeversion: "chart",
+};
+/** Runtime words to the knowledge base's canonical component names. */
+const RUNTIME_NAMES: Readonly<Record<string, string>> = { containerd: "containerd", "cri-o": "cri-o", crio: "cri-o", docker: "docker-engine", "docker-engine": "docker-engine" };
+const SPEC_WORDS_HINT = 'kubelet=, proxy=<mode>, kube-proxy=<version>, containerd=, cri-o=, docker=, flags="…", chart="…", os=, name=';
+
+/** Chat clients turn `--` into an em or en dash; kubelet flags need the two hyphens back. */
+function restoreDashes(text: string): string {
+  return text.replace(/(^|\s)[\u2013\u2014](?=[a-z0-9])/gi, "$1--");
+}
+
+interface SpecDraft {
+  name?: string;
+  os?: string;
+  kubeletVersion?: string;
+  kubeProxyVersion?: string;
+  kubeProxyMode?: string;
+  runtime?: string;
+  runtimeVersion?: string;
+  flags: string[];
+  chartKubeVersion?: string;
+}
+
+/** Reads the `key=value` words of one side of a node-pool change into a draft spec. */
+function readSpec(words: readonly string[], side: string, kind: NodePoolKind): SpecDraft {
+  const draft: SpecDraft = { flags: [] };
+  const set = (field: Exclude<keyof SpecDraft, "flags">, value: string, key: string): void => {
+    if (draft[field] !== undefined) throw new Problem(`${key}= is given twice ${side === "shared" ? "before from" : `for the ${side} pool`}`, kind);
+    draft[field] = value;
+  };
+  for (const raw of words) {
+    const token = restoreDashes(raw);
+    // A bare kubelet flag, `--max-pods=110`, is as good as flags="--max-pods=110".
+    if (token.startsWith("--")) {
+      draft.flags.push(token);
+      continue;
+    }
+    const equals = token.indexOf("=");
+    if (equals <= 0) {
+      throw new Problem(`I could not read ${quote(token)} in the ${side} pool; write each part as key=value (${SPEC_WORDS_HINT}), and quote flags: flags="--max-pods=110 --node-ip=10.0.0.7"`, kind);
+    }
+    const key = token.slice(0, equals).toLowerCase();
+    const value = token.slice(equals + 1).trim();
+    const field = SPEC_KEYS[key];
+    if (field === undefined) throw new Problem(`I do not know ${quote(`${key}=`)} for a node pool; use ${SPEC_WORDS_HINT}`, kind);
+    if (value === "") throw new Problem(`${key}= needs a value`, kind);
+    switch (field) {
+      case "name":
+        set("name", value, key);
+        break;
+      case "os":
+        set("os", value, key);
+        break;
+      case "kubelet":
+        set("kubeletVersion", value, key);
+        break;
+      // proxy= is the mode and kube-proxy= the version; a version after proxy= (or a mode after kube-proxy=) is read for what it is.
+      case "proxy":
+      case "kube-proxy":
+        if (isVersionLike(value)) set("kubeProxyVersion", value, key);
+        else set("kubeProxyMode", value, key);
+        break;
+      case "proxy-mode":
+        set("kubeProxyMode", value, key);
+        break;
+      case "runtime":
+        if (draft.runtime !== undefined) throw new Problem(`the ${side} pool names two runtimes (${draft.runtime} and ${RUNTIME_NAMES[key]}); a pool has one`, kind);
+        draft.runtime = RUNTIME_NAMES[key]!;
+        draft.runtimeVersion = value;
+        break;
+      case "flags":
+        draft.flags.push(value);
+        break;
+      case "chart":
+        set("chartKubeVersion", value, key);
+        break;
+    }
+  }
+  return draft;
+}
+
+function specOf(draft: SpecDraft, shared: SpecDraft, other: SpecDraft): NodePoolSpecInput {
+  // A name or os said once (before `from`, or on one side only) holds for both sides.
+  const name = draft.name ?? shared.name ?? other.name;
+  const os = draft.os ?? shared.os ?? other.os;
+  const flags = draft.flags.map(restoreDashes).join(" ");
+  return {
+    ...(name === undefined ? {} : { name }),
+    kubeletVersion: draft.kubeletVersion!,
+    ...(flags === "" ? {} : { kubeletFlags: flags }),
+    ...(draft.kubeProxyVersion === undefined ? {} : { kubeProxyVersion: draft.kubeProxyVersion }),
+    ...(draft.kubeProxyMode === undefined ? {} : { kubeProxyMode: draft.kubeProxyMode }),
+    ...(os === undefined ? {} : { os }),
+    ...(draft.runtime === undefined ? {} : { runtime: draft.runtime, runtimeVersion: draft.runtimeVersion! }),
+    ...(draft.chartKubeVersion === undefined ? {} : { chartKubeVersion: draft.chartKubeVersion }),
+  };
+}
+
+/**
+ * `nodepool check cp=1.30 [profile=strict] from <spec words> to <spec words>`
+ * and `nodepool rollback cp=1.30 from <running spec> to <older spec>`.
+ * cp= and profile= may stand anywhere; name= and os= before `from` hold for both sides.
+ */
+function parseNodePool(args: string[]): ChatCommand {
+  let kind: NodePoolKind = "nodepool-check";
+  let words = args;
+  const first = args[0]?.toLowerCase();
+  if (first !== undefined && NODEPOOL_SUBCOMMANDS[first] !== undefined) {
+    kind = NODEPOOL_SUBCOMMANDS[first];
+    words = args.slice(1);
+  } else if (first !== undefined && !first.includes("=") && first !== "from") {
+    throw new Problem(`I could not read ${quote(args[0]!)}; say nodepool check (an upgrade) or nodepool rollback`, "nodepool-check");
+  }
+  if (words.length === 0) throw new Problem("give the control plane's version and the pool before and after, e.g. cp=1.30 from kubelet=1.29.4 to kubelet=1.30.1", kind);
+  const { rest, options } = takeOptions(words, kind, new Set(["profile"]));
+
+  let controlPlaneVersion: string | undefined;
+  const before: string[] = [];
+  const fromWords: string[] = [];
+  const toWords: string[] = [];
+  let section: "before" | "from" | "to" = "before";
+  let sawFrom = false;
+  for (const token of rest) {
+    const lower = token.toLowerCase();
+    const equals = token.indexOf("=");
+    if (equals > 0 && CONTROL_PLANE_KEYS.has(lower.slice(0, equals))) {
+      const value = token.slice(equals + 1);
+      if (value === "") throw new Problem(`${lower.slice(0, equals)}= needs the control plane's version, e.g. cp=1.30`, kind);
+      if (controlPlaneVersion !== undefined) throw new Problem("the control plane's version is given twice", kind);
+      controlPlaneVersion = value;
+    } else if (lower === "from") {
+      if (section !== "before") throw new Problem(`"from" ${section === "to" ? "comes after to" : "is given twice"}; write from <pool> to <pool>`, kind);
+      section = "from";
+      sawFrom = true;
+    } else if (SEPARATORS.has(lower)) {
+      if (section === "to") throw new Problem(`"${token}" is given twice; write from <pool> to <pool>`, kind);
+      section = "to";
+    } else {
+      (section === "before" ? before : section === "from" ? fromWords : toWords).push(token);
+    }
+  }
+  // Without `from`, what comes before `to` is the pool as it is.
+  let shared: SpecDraft = { flags: [] };
+  if (sawFrom) {
+    const stray = before.find((token) => !/^(?:name|pool|os)=/i.test(token));
+    if (stray !== undefined) throw new Problem(`${quote(stray)} stands before from; put the pool's words after from (or after to)`, kind);
+    shared = readSpec(before, "shared", kind);
+  } else {
+    fromWords.unshift(...before);
+  }
+  if (controlPlaneVersion === undefined) throw new Problem("say the control plane's version with cp=, e.g. cp=1.30", kind);
+  if (section !== "to") throw new Problem(`say what the pool ${kind === "nodepool-rollback" ? "goes back to" : "becomes"} after to, e.g. to kubelet=${kind === "nodepool-rollback" ? "1.28.9" : "1.30.1"}`, kind);
+  if (fromWords.length === 0) throw new Problem("describe the pool as it runs now after from, e.g. from kubelet=1.29.4", kind);
+  if (toWords.length === 0) throw new Problem("describe the pool after to, e.g. to kubelet=1.30.1", kind);
+  const from = readSpec(fromWords, "from", kind);
+  const to = readSpec(toWords, "to", kind);
+  for (const [side, draft] of [["from", from], ["to", to]] as const) {
+    if (draft.kubeletVersion === undefined) throw new Problem(`the ${side} pool needs its kubelet version, e.g. kubelet=1.30.1`, kind);
+  }
+  const command = { kind, controlPlaneVersion, from: specOf(from, shared, to), to: specOf(to, shared, from) };
+  return withProfile(command, options);
+}
+
 /** Reads one chat command. Never throws: anything unreadable is a UsageProblem. */
 export function parseCommand(text: string): ParseResult {
   if (text.length > MAX_COMMAND_TEXT) return { ok: false, problem: `the command is longer than ${MAX_COMMAND_TEXT} characters` };
@@ -312,6 +536,9 @@ export function parseCommand(text: string): ParseResult {
         return { ok: true, command: parseSkew(args) };
       case "release":
         return { ok: true, command: parseRelease(args) };
+      case "nodepool-check":
+      case "nodepool-rollback":
+        return { ok: true, command: parseNodePool(args) };
       default:
         return { ok: false, problem: `I do not know the command ${quote(word)}` };
     }
@@ -539,6 +766,81 @@ function runRelease(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: 
   return { headline: `📅 Kubernetes ${release.version}`, sections: [{ style: "plain", lines }], context: [revision(snapshot)] };
 }
 
+/** `kubelet 1.29.4 → 1.30.1`, `kube-proxy ipvs`, or nothing when neither side says. */
+function change(label: string, before: string | undefined | null, after: string | undefined | null): string | null {
+  if ((before ?? null) === null && (after ?? null) === null) return null;
+  if (before === after) return `${label} ${before}`;
+  return `${label} ${before ?? "—"} → ${after ?? "—"}`;
+}
+
+function runtimeName(snapshot: KbSnapshot, spec: NodePoolSpecInput): string | null {
+  return spec.runtime ? (snapshot.findComponent(spec.runtime)?.name ?? spec.runtime) : null;
+}
+
+/** `containerd 1.7.2 → 2.0.1`, or `docker-engine 20.10 → containerd 1.7.2` when the runtime changes. */
+function runtimeChange(snapshot: KbSnapshot, from: NodePoolSpecInput, to: NodePoolSpecInput): string | null {
+  const before = runtimeName(snapshot, from);
+  const after = runtimeName(snapshot, to);
+  if (before === after) return before === null ? null : change(before, from.runtimeVersion, to.runtimeVersion);
+  const words = (name: string | null, version: string | null | undefined): string => (name === null ? "no runtime named" : `${name} ${version ?? "?"}`);
+  return `${words(before, from.runtimeVersion)} → ${words(after, to.runtimeVersion)}`;
+}
+
+/** What changes in the pool, in the words of the command: kubelet, kube-proxy, runtime. */
+function poolChangeWords(snapshot: KbSnapshot, from: NodePoolSpecInput, to: NodePoolSpecInput): string {
+  return [
+    change("kubelet", from.kubeletVersion, to.kubeletVersion),
+    change("kube-proxy", from.kubeProxyVersion, to.kubeProxyVersion),
+    change("kube-proxy mode", from.kubeProxyMode, to.kubeProxyMode),
+    runtimeChange(snapshot, from, to),
+  ]
+    .filter((words): words is string => words !== null)
+    .join(" · ");
+}
+
+function nodePoolStepLine(step: NodePoolStep): Line {
+  let what: string;
+  if (step.component !== null && (step.fromVersion !== null || step.toVersion !== null)) {
+    what = `${step.component} ${step.fromVersion ?? "—"} → ${step.toVersion ?? "—"}`;
+  } else {
+    what = step.action === step.component ? step.action : step.action.replaceAll("-", " ");
+  }
+  return [`${step.order}. `, { bold: what }, ` — ${step.note}`];
+}
+
+function runNodePool(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "nodepool-check" | "nodepool-rollback" }>): ChatReplyDoc {
+  const rollback = command.kind === "nodepool-rollback";
+  const result = rollback
+    ? checkNodePoolRollback(snapshot, { controlPlaneVersion: command.controlPlaneVersion, current: command.from, rollbackTo: command.to, profile: command.profile })
+    : checkNodePoolUpgrade(snapshot, { controlPlaneVersion: command.controlPlaneVersion, from: command.from, to: command.to, profile: command.profile });
+  const profile = resolveProfile(snapshot, command.profile);
+  const what = rollback ? "rollback" : "upgrade";
+  // The domain calls an unnamed pool "pool"; the headline then just says "Node pool".
+  const pool = command.from.name || command.to.name ? `Node pool ${result.pool}:` : "Node pool";
+  const headline = result.ok ? `✅ ${pool} ${what} supported` : `❌ ${pool} ${what} not supported as asked`;
+  const changes = poolChangeWords(snapshot, command.from, command.to);
+  const steps = firstOf(result.steps.map(nodePoolStepLine));
+  const stepCount = result.steps.length;
+  const sections: ReplySection[] = [
+    {
+      style: "plain",
+      lines: [[`${changes}, under control plane ${command.controlPlaneVersion}`], [`${countWords(result.findings)}, ${stepCount} step${stepCount === 1 ? "" : "s"}`]],
+    },
+  ];
+  if (result.findings.length > 0) sections.push(findingsSection(result.findings));
+  sections.push(
+    stepCount === 0
+      ? { style: "plain", lines: [["No steps: the pool's versions, flags and kube-proxy mode stay as they are."]] }
+      : { title: rollback ? "Steps back" : "Steps", style: "numbered", lines: steps.shown, omitted: steps.omitted },
+  );
+  return {
+    headline,
+    fallback: `${headline} (${countWords(result.findings)}): ${changes}`,
+    sections,
+    context: [revision(snapshot), `profile ${profile}`, `control plane ${command.controlPlaneVersion}`],
+  };
+}
+
 function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line): ChatReplyDoc {
   const prefix = prefixOf(options);
   const kinds = Object.keys(USAGE) as Array<Exclude<CommandKind, "help">>;
@@ -547,7 +849,35 @@ function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line): ChatR
     sections: [
       ...(intro === undefined ? [] : [{ style: "plain" as const, lines: [intro] }]),
       { title: "Commands", style: "bullets", lines: kinds.map((kind) => [...usageLine(kind, prefix), ` — ${WHAT_IT_DOES[kind]}`]) },
-      { style: "plain", lines: [["Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel."]] },
+      {
+        style: "plain",
+        lines: [
+          [
+            "A node pool is described with ",
+            { code: "kubelet=1.30.1" },
+            ", ",
+            { code: "proxy=nftables" },
+            " (the mode; ",
+            { code: "kube-proxy=1.30.1" },
+            " its version), ",
+            { code: "containerd=2.0.1" },
+            " / ",
+            { code: "cri-o=" },
+            " / ",
+            { code: "docker=" },
+            ", ",
+            { code: 'flags="--max-pods=110 --node-ip=10.0.0.7"' },
+            ", ",
+            { code: 'chart=">=1.27.0-0 <1.31.0-0"' },
+            ", ",
+            { code: "os=windows" },
+            " and ",
+            { code: "name=pool-a" },
+            ".",
+          ],
+          ["Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel."],
+        ],
+      },
     ],
     context: [revision(snapshot)],
   };
@@ -556,7 +886,7 @@ function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line): ChatR
 function problemDoc(snapshot: KbSnapshot, problem: UsageProblem, options: RunOptions): ChatReplyDoc {
   if (problem.kind === undefined) return helpDoc(snapshot, options, [`🤔 ${problem.problem}. Here is what I understand:`]);
   return {
-    headline: `🤔 I did not understand that ${problem.kind} command`,
+    headline: `🤔 I did not understand that ${problem.kind.replace("-", " ")} command`,
     sections: [{ style: "plain", lines: [[`${problem.problem}.`], ["Usage: ", ...usageLine(problem.kind, prefixOf(options))]] }],
     context: [revision(snapshot)],
   };
@@ -598,6 +928,9 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
       return runSkew(snapshot, command);
     case "release":
       return runRelease(snapshot, command);
+    case "nodepool-check":
+    case "nodepool-rollback":
+      return runNodePool(snapshot, command);
   }
 }
 

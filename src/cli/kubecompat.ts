@@ -9,6 +9,9 @@
  *   kubecompat plan PLAN_FILE --to VERSION [--profile NAME]              POST /api/v1/upgrade-plan
  *   kubecompat plan --kubectl-version FILE --kubectl-nodes FILE --to V   POST /api/v1/upgrade-plan/from-kubectl
  *   kubecompat scan --to VERSION PATH...                                 POST /api/v1/scan, once per file
+ *   kubecompat nodepool FROM TO --control-plane V [--profile NAME]       POST /api/v1/node-pool/upgrade-check
+ *   kubecompat nodepool FROM TO --control-plane V --rollback [...]       POST /api/v1/node-pool/rollback-check
+ *                                                                        (FROM as current, TO as rollbackTo)
  *
  * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000.
  * Output: --output text (default; colours only on a TTY without NO_COLOR) | json | markdown.
@@ -46,10 +49,37 @@
  * write them (1.29, v1.29.3, v1.29.3-eks-1234). The --profile and --as-of
  * flags override the file's `profile` and `asOf`. `kubecompat plan` ignores
  * `asOf`: the planner judges every step as of today.
+ *
+ * Node-pool file format
+ * ---------------------
+ * YAML (or JSON), one map: a NodePoolSpec as POST /api/v1/node-pool/* takes
+ * it. Every value is read as text, as in plan files. Keys:
+ *
+ *   name: pool-a                 # optional; names the pool in findings
+ *   kubeletVersion: 1.30.1       # required
+ *   kubeletFlags:                # optional: a list of flags...
+ *     - --node-ip=10.0.12.7
+ *     - --container-runtime-endpoint=unix:///run/containerd/containerd.sock
+ *   # ...or one string, such as the systemd unit's ExecStart line pasted as is:
+ *   # kubeletFlags: |
+ *   #   ExecStart=/usr/bin/kubelet \
+ *   #     --node-ip=10.0.12.7
+ *   kubeletConfigFile: kubelet-config.yaml   # the KubeletConfiguration, relative to this file; sent as text
+ *   # or kubeletConfig: inline, as a mapping or as text (kubeletConfig: |), not both
+ *   kubeProxyVersion: 1.30.1
+ *   kubeProxyMode: nftables      # iptables, ipvs, nftables; kernelspace on Windows
+ *   os: linux                    # linux (default) or windows
+ *   runtime: containerd          # containerd, cri-o or docker-engine
+ *   runtimeVersion: 2.0.1
+ *   chartKubeVersion: ">=1.27.0-0 <1.32.0-0"   # the node-pool chart's Helm kubeVersion
+ *
+ * Unknown keys are refused (exit 2). `kubecompat nodepool FROM TO` checks
+ * FROM → TO as an upgrade; with --rollback, FROM is the pool as it runs and
+ * TO the older spec to go back to.
  */
 import { readFileSync } from "node:fs";
 import { KubecompatApi } from "./client/api.js";
-import { check, plan, scan, type CliContext } from "./client/commands.js";
+import { check, nodepool, plan, scan, type CliContext } from "./client/commands.js";
 import {
   COMMANDS,
   DEFAULT_SERVER,
@@ -74,6 +104,7 @@ const RUN: Readonly<Record<CommandName, (commandLine: CommandLine, context: CliC
   check,
   plan,
   scan,
+  nodepool,
 };
 
 async function readStdin(): Promise<string> {

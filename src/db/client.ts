@@ -27,7 +27,8 @@ export function poolStats(db: Database): PoolStats | undefined {
 
 export function createDatabase(url: string, poolSize: number, logger: Logger): Database {
   // Our own pool (rather than letting the adapter make one) so its state can be observed.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // Writes queue on one lock, so a burst of them may wait a while for a connection.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 15_000 });
   pool.on("error", (error) => logger.warn({ err: error }, "idle database connection failed"));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({
@@ -38,7 +39,12 @@ export function createDatabase(url: string, poolSize: number, logger: Logger): D
     ],
   });
   client.$on("warn", (event) => logger.warn({ prisma: event.message }, "prisma warning"));
-  client.$on("error", (event) => logger.error({ prisma: event.message }, "prisma error"));
+  // A database outage is reported once by the sync loop; per-query connection errors would flood the log.
+  client.$on("error", (event) =>
+    /can't reach database|connection|timed out|ECONNREFUSED|terminat/i.test(event.message)
+      ? logger.debug({ prisma: event.message }, "prisma connection error")
+      : logger.error({ prisma: event.message }, "prisma error"),
+  );
   pools.set(client, pool);
   return client;
 }

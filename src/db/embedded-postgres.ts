@@ -164,6 +164,9 @@ async function reachableDataDir(requested: string, identity: Identity, log: (mes
 function run(binary: string, args: string[], identity: Identity): ChildProcess {
   return spawn(binary, args, {
     ...identity,
+    // Its own process group: a terminal's Ctrl-C goes to the service, which then stops PostgreSQL
+    // after draining, instead of PostgreSQL quitting under requests still in flight.
+    detached: true,
     env: { LC_ALL: "C", LC_MESSAGES: "C", TZ: "UTC" },
     stdio: ["ignore", "pipe", "pipe"],
   });

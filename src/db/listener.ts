@@ -75,9 +75,9 @@ export class ChangeListener {
       await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
     } catch (error) {
       this.connecting = false;
+      await client.end().catch(() => undefined);
       if (this.stopped) return;
       this.logger.warn({ err: error, retryMs: this.retryMs }, "cannot listen for knowledge-base changes yet");
-      await client.end().catch(() => undefined);
       this.lost(client);
       return;
     }

@@ -49,6 +49,21 @@ const CONTROLLERS = ["kube-controller-manager", "kube-scheduler", "cloud-control
 
 class Blocked extends Error {}
 
+/**
+ * How many minors one plan may cross. The planner moves the control plane
+ * one minor at a time and judges the cluster after every step, so a target
+ * such as 1.9999 would take millions of steps; no real upgrade crosses more
+ * than a handful (the knowledge base covers 1.19 onward).
+ */
+export const MAX_UPGRADE_MINORS = 30;
+
+/**
+ * How many plan entries the planner may judge for one plan, summed over its
+ * steps: a bound on the work of one request, far above what the largest
+ * allowed plan with a real target needs once steps are judged locally.
+ */
+const MAX_JUDGED_ENTRIES = 2_000_000;
+
 export function planUpgrade(
   snapshot: KbSnapshot,
   current: unknown,
@@ -67,6 +82,19 @@ export function planUpgrade(
   const startMinor = Math.min(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
   const newestMinor = Math.max(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
   const targetText = `${target.major}.${target.minor}`;
+  const startMajor = Math.floor(startMinor / 1000);
+  if (target.major !== startMajor) {
+    throw new InputError(
+      `targetVersion ${targetText} is another major version than the control plane (${minorWords(startMinor)}); Kubernetes has no upgrade path across major versions`,
+      "targetVersion",
+    );
+  }
+  if (targetMinor - startMinor > MAX_UPGRADE_MINORS) {
+    throw new InputError(
+      `targetVersion ${targetText} is ${targetMinor - startMinor} minors past the control plane (${minorWords(startMinor)}); a plan crosses at most ${MAX_UPGRADE_MINORS} minors`,
+      "targetVersion",
+    );
+  }
   const result = (steps: UpgradeStep[], findings: Finding[], removals: readonly ApiRemovalRecord[] = []): UpgradePlan => {
     const judged = report(snapshot.revision, findings);
     return { ok: judged.ok, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, findings: judged.findings };
@@ -138,6 +166,7 @@ class Planner {
   readonly notes: Finding[] = [];
   state: ClusterPlan;
   private order = 0;
+  private judgedEntries = 0;
   private readonly targetMinor: number;
 
   constructor(
@@ -206,8 +235,24 @@ class Planner {
     return this.snapshot.findRelease(minorWords(minor))?.latestPatch ?? minorWords(minor);
   }
 
-  private errorsOf(state: ClusterPlan): Finding[] {
-    return judgePlan(this.snapshot, state, this.profile, this.asOf).filter((entry) => entry.severity === "ERROR");
+  /**
+   * The ERROR findings of a state. With `changed` (the entries a step moves,
+   * from a state known to have no errors) only what those entries can affect
+   * is judged: the kube-apiservers, which every check measures against, the
+   * entries of the changed instances and those without an instance (runtimes
+   * and shims that serve every node). A change to a kube-apiserver or to an
+   * entry without an instance can affect anything, so the whole state is judged.
+   */
+  private errorsOf(state: ClusterPlan, changed: readonly PlannedComponent[] = []): Finding[] {
+    const judged = relevantPart(state, changed);
+    this.judgedEntries += judged.entries.length;
+    if (this.judgedEntries > MAX_JUDGED_ENTRIES) {
+      throw new InputError(
+        `current.components is too large to plan to ${minorWords(this.targetMinor)} in one request (${this.state.entries.length} entries); plan fewer instances at a time, or a nearer target first`,
+        "current.components",
+      );
+    }
+    return judgePlan(this.snapshot, judged, this.profile, this.asOf).filter((entry) => entry.severity === "ERROR");
   }
 
   private withChanges(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>): ClusterPlan {
@@ -227,7 +272,10 @@ class Planner {
   /** Applies one step (or a group done together); refuses any that leaves the cluster unsupported. */
   private step(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>, note: string): void {
     const next = this.withChanges(changes);
-    const errors = this.errorsOf(next);
+    const errors = this.errorsOf(
+      next,
+      changes.map(({ entry }) => entry),
+    );
     if (errors.length > 0) {
       throw new Blocked(
         `cannot ${changes.map(({ entry, to }) => `move ${label(entry)} from ${entry.version} to ${to}`).join(" and ")}: ${errors.map((error) => error.message).join(" ")}`,
@@ -312,7 +360,7 @@ class Planner {
     const proxy = this.state.entries.find((entry) => entry.component === "kube-proxy" && entry.instance === kubelet.instance);
     const alone = this.withChanges([{ entry: current, to }]);
     const note = `drain the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} first; ${why}`;
-    if (proxy !== undefined && minorIndex(proxy.kubernetes!) < minor && this.errorsOf(alone).some((error) => error.component === "kube-proxy")) {
+    if (proxy !== undefined && minorIndex(proxy.kubernetes!) < minor && this.errorsOf(alone, [current]).some((error) => error.component === "kube-proxy")) {
       this.step([{ entry: current, to }, { entry: proxy, to }], `${note}; kube-proxy moves with the kubelet (the policy in force ties them together)`);
     } else {
       this.step([{ entry: current, to }], note);
@@ -334,6 +382,12 @@ class Planner {
       this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
     }
   }
+}
+
+function relevantPart(state: ClusterPlan, changed: readonly PlannedComponent[]): ClusterPlan {
+  if (changed.length === 0 || changed.some((entry) => entry.component === "kube-apiserver" || entry.instance === null)) return state;
+  const instances = new Set(changed.map((entry) => entry.instance));
+  return { entries: state.entries.filter((entry) => entry.component === "kube-apiserver" || entry.instance === null || instances.has(entry.instance)) };
 }
 
 /** The runtime version a kubelet at `minor` needs, or null when the current one will do. */

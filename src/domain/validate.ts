@@ -141,10 +141,18 @@ function checkAgainstApiservers(
     NEWEST: apiservers.reduce((a, b) => (minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a)),
   };
   const boundWord = { OLDEST: "the oldest kube-apiserver", NEWEST: "the newest kube-apiserver" };
+  // Grouped once: plans may hold a thousand entries, and the planner judges a plan after every step.
+  const rulesByComponent = new Map<string, SkewRuleRecord[]>();
+  for (const rule of rules) {
+    if (rule.relativeTo !== "kube-apiserver") continue;
+    const list = rulesByComponent.get(rule.component);
+    if (list === undefined) rulesByComponent.set(rule.component, [rule]);
+    else list.push(rule);
+  }
   for (const entry of plan.entries) {
     if (entry.kubernetes === null || entry.component === "kube-apiserver") continue;
     const version = entry.kubernetes;
-    const componentRules = rules.filter((rule) => rule.component === entry.component && rule.relativeTo === "kube-apiserver");
+    const componentRules = rulesByComponent.get(entry.component) ?? [];
     if (componentRules.length === 0) continue;
     // A client out of skew does not break the cluster, only that client.
     const severity = entry.category === "client" ? "WARNING" : "ERROR";
@@ -213,8 +221,10 @@ function checkKubeProxyAgainstKubelet(plan: ClusterPlan, rules: SkewRuleRecord[]
   const proxyRules = rules.filter((rule) => rule.component === "kube-proxy" && rule.relativeTo === "kubelet");
   if (proxyRules.length === 0) return [];
   const findings: Finding[] = [];
+  const kubeletByInstance = new Map<string | null, VersionedEntry>();
+  for (const kubelet of kubernetesEntries(plan, "kubelet")) if (!kubeletByInstance.has(kubelet.instance)) kubeletByInstance.set(kubelet.instance, kubelet);
   for (const proxy of kubernetesEntries(plan, "kube-proxy")) {
-    const kubelet = kubernetesEntries(plan, "kubelet").find((candidate) => candidate.instance === proxy.instance);
+    const kubelet = kubeletByInstance.get(proxy.instance);
     if (kubelet === undefined) continue;
     const distance = minorIndex(proxy.kubernetes) - minorIndex(kubelet.kubernetes);
     // The policy's limit for old kube-proxy (< 1.25: two minors) holds in both directions.
@@ -259,27 +269,61 @@ function checkKubeProxyAgainstKubelet(plan: ClusterPlan, rules: SkewRuleRecord[]
   return findings;
 }
 
-/** Which kubelets a runtime serves: same instance; a runtime without instance serves kubelets that have no runtime of their own. */
-function kubeletsServedBy(plan: ClusterPlan, runtime: PlannedComponent): VersionedEntry[] {
+/**
+ * Lookups over one plan, built once per judgement: a plan may hold a
+ * thousand entries and the planner judges one after every step, so nothing
+ * here may cost a scan of the plan per entry.
+ */
+interface RuntimeIndex {
+  readonly kubelets: readonly VersionedEntry[];
+  readonly kubeletsByInstance: ReadonlyMap<string | null, VersionedEntry[]>;
+  /** Instances (not null) that have an entry of the category. */
+  readonly instancesByCategory: ReadonlyMap<string, ReadonlySet<string>>;
+  /** `component@instance` → entry (instance empty when null). */
+  readonly byComponentInstance: ReadonlyMap<string, PlannedComponent>;
+}
+
+function runtimeIndex(plan: ClusterPlan): RuntimeIndex {
   const kubelets = kubernetesEntries(plan, "kubelet");
-  const sameInstance = kubelets.filter((kubelet) => kubelet.instance === runtime.instance);
+  const kubeletsByInstance = new Map<string | null, VersionedEntry[]>();
+  for (const kubelet of kubelets) {
+    const list = kubeletsByInstance.get(kubelet.instance);
+    if (list === undefined) kubeletsByInstance.set(kubelet.instance, [kubelet]);
+    else list.push(kubelet);
+  }
+  const instancesByCategory = new Map<string, Set<string>>();
+  const byComponentInstance = new Map<string, PlannedComponent>();
+  for (const entry of plan.entries) {
+    const key = `${entry.component}@${entry.instance ?? ""}`;
+    if (!byComponentInstance.has(key)) byComponentInstance.set(key, entry);
+    if (entry.instance === null) continue;
+    const instances = instancesByCategory.get(entry.category);
+    if (instances === undefined) instancesByCategory.set(entry.category, new Set([entry.instance]));
+    else instances.add(entry.instance);
+  }
+  return { kubelets, kubeletsByInstance, instancesByCategory, byComponentInstance };
+}
+
+/** Which kubelets a runtime serves: same instance; a runtime without instance serves kubelets that have no runtime of their own. */
+function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): readonly VersionedEntry[] {
+  const sameInstance = index.kubeletsByInstance.get(runtime.instance) ?? [];
   if (sameInstance.length > 0 || runtime.instance !== null) return sameInstance;
-  return kubelets.filter(
-    (kubelet) => !plan.entries.some((entry) => entry.category === runtime.category && entry.instance === kubelet.instance && entry.instance !== null),
-  );
+  const withOwnRuntime = index.instancesByCategory.get(runtime.category);
+  return index.kubelets.filter((kubelet) => kubelet.instance === null || withOwnRuntime === undefined || !withOwnRuntime.has(kubelet.instance));
 }
 
 function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
   const findings: Finding[] = [];
   const apiservers = kubernetesEntries(plan, "kube-apiserver");
+  const index = runtimeIndex(plan);
   for (const runtime of plan.entries) {
     if (runtime.release === null) continue;
     const requirements = snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component);
     if (requirements.length === 0) continue;
     // etcd serves the apiservers; container runtimes serve kubelets.
-    const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(plan, runtime);
+    const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
     if (consumers.length === 0) {
-      if (runtime.category !== "datastore" && kubernetesEntries(plan, "kubelet").length > 0) {
+      if (runtime.category !== "datastore" && index.kubelets.length > 0) {
         findings.push(
           finding({
             code: "RUNTIME_NOT_CHECKED",
@@ -293,14 +337,14 @@ function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
       continue;
     }
     for (const consumer of consumers) {
-      findings.push(...checkRuntimeFor(plan, runtime, consumer, requirements));
+      findings.push(...checkRuntimeFor(index, runtime, consumer, requirements));
     }
   }
   return findings;
 }
 
 function checkRuntimeFor(
-  plan: ClusterPlan,
+  index: RuntimeIndex,
   runtime: PlannedComponent,
   consumer: VersionedEntry,
   requirements: RuntimeRequirementRecord[],
@@ -322,9 +366,8 @@ function checkRuntimeFor(
   for (const requirement of inForce) {
     switch (requirement.kind) {
       case "REQUIRES_SHIM": {
-        const shim = plan.entries.find(
-          (entry) => entry.component === requirement.requires && (entry.instance === runtime.instance || entry.instance === null),
-        );
+        const shim =
+          index.byComponentInstance.get(`${requirement.requires}@${runtime.instance ?? ""}`) ?? index.byComponentInstance.get(`${requirement.requires}@`);
         if (shim === undefined) {
           findings.push(
             finding({
@@ -466,9 +509,9 @@ function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): F
       continue;
     }
     if (release.endOfLife !== null && asOf > release.endOfLife) {
-      pastEndOfLife.set(minor, [...(pastEndOfLife.get(minor) ?? []), entry]);
+      append(pastEndOfLife, minor, entry);
     } else if (release.endOfStandardSupport !== null && asOf > release.endOfStandardSupport) {
-      inMaintenance.set(minor, [...(inMaintenance.get(minor) ?? []), entry]);
+      append(inMaintenance, minor, entry);
     }
   }
   // One finding per minor: the same date repeated for every pool says nothing new.
@@ -505,6 +548,12 @@ function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): F
     );
   }
   return findings;
+}
+
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
 }
 
 function dedupe(findings: Finding[]): Finding[] {

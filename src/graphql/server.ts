@@ -16,6 +16,8 @@ import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import type { Logger } from "../logger.js";
 import type { GraphQLContext } from "./context.js";
 import { formatGraphQLError } from "./errors.js";
+import { KubecompatError } from "../errors.js";
+import { asUnavailable } from "../db/unavailable.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
 
@@ -42,6 +44,24 @@ export interface GraphQLDependencies {
  */
 export const MAX_TOKENS = 4000;
 
+const HTTP_STATUS: Readonly<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, UNAVAILABLE: 503 };
+
+/** An answer that failed only because the database is away is a 503, as over REST, so clients retry. */
+const unavailableAs503: ApolloServerPlugin<GraphQLContext> = {
+  requestDidStart() {
+    return Promise.resolve({
+      willSendResponse({ response }) {
+        const body = response.body;
+        if (body.kind === "single" && body.singleResult.data == null && body.singleResult.errors?.some((error) => error.extensions?.code === "UNAVAILABLE")) {
+          response.http.status = 503;
+          response.http.headers.set("retry-after", "5");
+        }
+        return Promise.resolve();
+      },
+    });
+  },
+};
+
 export function queryLimits(production: boolean) {
   return new ApolloArmor({
     maxDepth: { n: 12, ignoreIntrospection: true, flattenFragments: true },
@@ -67,7 +87,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     parseOptions: { maxTokens: MAX_TOKENS },
     formatError: formatGraphQLError(logger),
     validationRules: limits.validationRules,
-    plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(), ...(deps.plugins ?? [])],
+    plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(), unavailableAs503, ...(deps.plugins ?? [])],
   });
   await server.start();
 
@@ -79,9 +99,25 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     }
     res.type("html").send(playgroundPage());
   });
+  // Who is calling, answered in GraphQL's shape when the token is refused.
+  const identify: RequestHandler = (req, res, next) => {
+    deps.identify(req, res, (error?: unknown) => {
+      if (error === undefined) {
+        next();
+        return;
+      }
+      const known = error instanceof KubecompatError ? error : asUnavailable(error);
+      if (known === undefined) {
+        next(error);
+        return;
+      }
+      if (known.code === "UNAVAILABLE") res.setHeader("Retry-After", "5");
+      res.status(HTTP_STATUS[known.code] ?? 400).json({ errors: [{ message: known.message, extensions: { code: known.code } }] });
+    });
+  };
   app.use(
     "/graphql",
-    deps.identify,
+    identify,
     deps.writeLimit,
     expressMiddleware(server, {
       // One snapshot per request: every field of one answer comes from the same revision.

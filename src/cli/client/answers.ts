@@ -76,6 +76,21 @@ export interface ScanAnswer {
   readonly findings: readonly ManifestFinding[];
 }
 
+export interface NodePoolStep {
+  readonly order: number;
+  readonly action: string;
+  readonly component: string | null;
+  readonly fromVersion: string | null;
+  readonly toVersion: string | null;
+  readonly note: string;
+}
+
+/** The answer of the node-pool upgrade and rollback checks. */
+export interface NodePoolAnswer extends ValidationAnswer {
+  readonly pool: string;
+  readonly steps: readonly NodePoolStep[];
+}
+
 function hasFields(answer: unknown, fields: Readonly<Record<string, "boolean" | "number" | "string" | "array">>): boolean {
   if (answer === null || typeof answer !== "object") return false;
   const record = answer as Record<string, unknown>;
@@ -96,6 +111,11 @@ export function asUpgradePlanAnswer(answer: unknown, server: string, route: stri
     throw unexpected(server, route);
   }
   return answer as UpgradePlanAnswer;
+}
+
+export function asNodePoolAnswer(answer: unknown, server: string, route: string): NodePoolAnswer {
+  if (!hasFields(answer, { ok: "boolean", findings: "array", steps: "array", pool: "string" })) throw unexpected(server, route);
+  return answer as NodePoolAnswer;
 }
 
 export function asScanAnswer(answer: unknown, server: string, route: string): ScanAnswer {

@@ -7,7 +7,7 @@
  */
 import { UsageError } from "./errors.js";
 
-export const COMMANDS = ["check", "plan", "scan"] as const;
+export const COMMANDS = ["check", "plan", "scan", "nodepool"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
@@ -51,6 +51,11 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
   ],
   plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES],
   scan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" }],
+  nodepool: [
+    { name: "control-plane", value: "VERSION", description: "the control plane's (kube-apiserver's) version, e.g. 1.30 (required)" },
+    PROFILE,
+    { name: "rollback", value: null, description: "check going back from FROM (running now) to TO (older) instead of an upgrade" },
+  ],
 };
 
 export interface CommandLine {
@@ -218,6 +223,32 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
       "are skipped) or - for stdin. Each file is sent on its own to POST /api/v1/scan, so findings name it.",
     examples: ["kubecompat scan --to 1.29 manifests/", "helm template shop ./chart | kubecompat scan --to 1.29 -"],
   },
+  nodepool: {
+    usage: ["kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION [--profile NAME] [--rollback]"],
+    summary:
+      "Can a node pool move from one spec to another as one unit (kubelet version, flags and KubeletConfiguration,\n" +
+      "kube-proxy version and mode, container runtime, the chart's kubeVersion) under the control plane? Sends both\n" +
+      "node-pool files to POST /api/v1/node-pool/upgrade-check and lists the findings, then the ordered steps. With\n" +
+      "--rollback, FROM is the pool as it runs and TO the older spec to go back to (POST /api/v1/node-pool/rollback-check),\n" +
+      "which catches the rollback trap: a control plane that has moved on. Either file may be - (stdin).\n" +
+      "\n" +
+      "A node-pool file is YAML; every value is read as text, so 1.30 needs no quotes. Keys: kubeletVersion\n" +
+      "(required), name, kubeletFlags (a list of flags, or one string such as a pasted systemd ExecStart line),\n" +
+      "kubeletConfig (the KubeletConfiguration inline) or kubeletConfigFile (its path, relative to the node-pool file),\n" +
+      "kubeProxyVersion, kubeProxyMode, os (linux or windows), runtime, runtimeVersion, chartKubeVersion. Unknown keys\n" +
+      "are refused. Example:\n" +
+      "  name: pool-a\n" +
+      "  kubeletVersion: 1.30.1\n" +
+      "  kubeletFlags: [--node-ip=10.0.12.7, --container-runtime-endpoint=unix:///run/containerd/containerd.sock]\n" +
+      "  kubeletConfigFile: kubelet-config.yaml\n" +
+      "  kubeProxyMode: nftables\n" +
+      "  runtime: containerd\n" +
+      "  runtimeVersion: 2.0.1",
+    examples: [
+      "kubecompat nodepool pool-1.29.yaml pool-1.30.yaml --control-plane 1.30",
+      "kubecompat nodepool pool-1.30.yaml pool-1.29.yaml --control-plane 1.31 --profile strict --rollback",
+    ],
+  },
 };
 
 const EXIT_CODES = [
@@ -241,9 +272,10 @@ export function topLevelHelp(): string {
     ...COMMANDS.flatMap((command) => COMMAND_HELP[command].usage.map((line) => `  ${line}`)),
     "",
     "Commands:",
-    "  check  is this combination of versions supported?",
-    "  plan   the upgrade steps to a target version",
-    "  scan   manifests using API versions removed or deprecated at a target version",
+    "  check     is this combination of versions supported?",
+    "  plan      the upgrade steps to a target version",
+    "  scan      manifests using API versions removed or deprecated at a target version",
+    "  nodepool  can a node pool be upgraded (or rolled back) from one spec to another?",
     "",
     "Flags (every command):",
     ...flagLines(GLOBAL_FLAGS),
@@ -255,6 +287,10 @@ export function topLevelHelp(): string {
     "    kubelet@pool-a: 1.29.8",
     "    containerd@pool-a: 1.7.20",
     "  profile: strict",
+    "",
+    "A node-pool file is YAML with kubeletVersion and optionally name, kubeletFlags, kubeletConfig or",
+    "kubeletConfigFile, kubeProxyVersion, kubeProxyMode, os, runtime, runtimeVersion, chartKubeVersion",
+    "(kubecompat nodepool --help).",
     "",
     ...EXIT_CODES,
     "",

@@ -1,14 +1,17 @@
 /**
- * The three commands: each turns its arguments into one REST request (scan:
- * one per file), sends it, prints the answer in the chosen format and picks
+ * The commands: each turns its arguments into one REST request (scan: one
+ * per file), sends it, prints the answer in the chosen format and picks
  * the exit code. No rule is evaluated here; whether a plan is supported is
  * whatever the server answers.
  */
+import path from "node:path";
 import { ServerRefusedError, type KubecompatApi } from "./api.js";
-import { asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, hasError, type ManifestFinding, type ScanAnswer } from "./answers.js";
+import { asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, hasError, type ManifestFinding, type ScanAnswer } from "./answers.js";
 import { flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import {
+  nodePoolMarkdown,
+  nodePoolText,
   scanMarkdown,
   scanText,
   upgradePlanMarkdown,
@@ -19,6 +22,7 @@ import {
   type TextStyle,
 } from "./format.js";
 import { STDIN, labelOf, manifestFiles, parseKubectlOutput, type InputReader } from "./inputs.js";
+import { parseNodePoolFile, type NodePoolFile, type NodePoolSpec } from "./node-pool-file.js";
 import { parsePlanFile, type PlanFile } from "./plan-file.js";
 
 export interface CliContext {
@@ -83,7 +87,12 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
  * a field such as `components[3].version` is pointed back at its line in the
  * plan file.
  */
-async function ask(context: CliContext, route: string, body: unknown, about: { plan?: PlanFile; file?: string } = {}): Promise<unknown> {
+async function ask(
+  context: CliContext,
+  route: string,
+  body: unknown,
+  about: { plan?: PlanFile; file?: string; locate?: (text: string) => string } = {},
+): Promise<unknown> {
   try {
     return await context.api.post(route, body);
   } catch (error) {
@@ -92,14 +101,15 @@ async function ask(context: CliContext, route: string, body: unknown, about: { p
     // A refused target version is not the file's fault; anything else (bad YAML, too large) is.
     const aboutTarget = serverError.details?.every((detail) => detail.field === "targetVersion") ?? false;
     const prefix = about.file === undefined || aboutTarget ? "" : `${about.file}: `;
+    const where = (text: string): string => (about.locate ? about.locate(text) : locate(about.plan, text));
     const hints = (serverError.details ?? []).map((detail) => {
-      const where = locate(about.plan, detail.field ?? detail.message);
-      const field = detail.field === undefined ? "" : `${detail.field}${where}: `;
-      return detail.message === serverError.message ? `field: ${detail.field ?? "?"}${where}` : `${field}${detail.message}`;
+      const at = where(detail.field ?? detail.message);
+      const field = detail.field === undefined ? "" : `${detail.field}${at}: `;
+      return detail.message === serverError.message ? `field: ${detail.field ?? "?"}${at}` : `${field}${detail.message}`;
     });
     if (hints.length === 0) {
-      const where = locate(about.plan, serverError.message);
-      if (where !== "") hints.push(`see${where}`);
+      const at = where(serverError.message);
+      if (at !== "") hints.push(`see${at}`);
     }
     throw new ServerAnswerError(`${prefix}${error.message}`, hints);
   }
@@ -194,4 +204,59 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     context.write(context.output === "markdown" ? scanMarkdown(summary) : scanText(summary, context.style));
   }
   return hasError(findings) ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/** Reads a node-pool file and, when it names one, its KubeletConfiguration file (relative to the node-pool file). */
+async function nodePoolInput(file: string, role: string, context: CliContext): Promise<{ file: NodePoolFile; spec: NodePoolSpec }> {
+  const label = labelOf(file);
+  const parsed = parseNodePoolFile(label, await context.inputs.read(file, role));
+  if (parsed.kubeletConfigFile === undefined) return { file: parsed, spec: parsed.spec };
+  const base = file === STDIN ? process.cwd() : path.dirname(path.resolve(file));
+  const configPath = path.resolve(base, parsed.kubeletConfigFile.path);
+  const kubeletConfig = await context.inputs.read(configPath, `kubeletConfigFile (${label}:${parsed.kubeletConfigFile.line})`);
+  return { file: parsed, spec: { ...parsed.spec, kubeletConfig } };
+}
+
+/** `to.kubeProxyMode` (or `rollbackTo.kubeletFlags[2]`) → ` (pool-1.30.yaml:7)`, the line of that key in its file. */
+function nodePoolLocator(sides: Readonly<Record<string, NodePoolFile>>): (text: string) => string {
+  return (text) => {
+    const match = /(?:^|[^A-Za-z.])(from|to|current|rollbackTo)\.([A-Za-z]+)/.exec(text);
+    const file = match ? sides[match[1]!] : undefined;
+    if (match === null || file === undefined) return "";
+    const line = file.lines[match[2]!];
+    return line === undefined || line === 0 ? ` (${file.name})` : ` (${file.name}:${line})`;
+  };
+}
+
+export async function nodepool(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const rollback = commandLine.flags.has("rollback");
+  const controlPlaneVersion = flagValue(commandLine, "control-plane");
+  const [fromPath, toPath, ...extra] = commandLine.positionals;
+  const roles = rollback ? (["current node-pool file (FROM)", "rollback node-pool file (TO)"] as const) : (["node-pool file FROM", "node-pool file TO"] as const);
+  if (fromPath === undefined || toPath === undefined || extra.length > 0) {
+    const given = commandLine.positionals.length === 0 ? "none" : commandLine.positionals.map((word) => `"${word}"`).join(", ");
+    throw new UsageError(
+      `kubecompat nodepool takes two node-pool files, the pool ${rollback ? "as it runs and the spec to go back to" : "before and after"} (got ${given}); e.g. kubecompat nodepool pool-1.29.yaml pool-1.30.yaml --control-plane 1.30`,
+      "nodepool",
+    );
+  }
+  if (controlPlaneVersion === undefined) {
+    throw new UsageError("kubecompat nodepool needs the control plane's version: --control-plane VERSION (e.g. --control-plane 1.30)", "nodepool");
+  }
+  if (fromPath === STDIN && toPath === STDIN) throw new UsageError("stdin (-) can be read once, but is given for both node-pool files; save one of them to a file", "nodepool");
+  const from = await nodePoolInput(fromPath, roles[0], context);
+  const to = await nodePoolInput(toPath, roles[1], context);
+  const profile = flagValue(commandLine, "profile");
+  const route = rollback ? "/api/v1/node-pool/rollback-check" : "/api/v1/node-pool/upgrade-check";
+  const body = rollback
+    ? defined({ controlPlaneVersion, current: from.spec, rollbackTo: to.spec, profile })
+    : defined({ controlPlaneVersion, from: from.spec, to: to.spec, profile });
+  const sides: Record<string, NodePoolFile> = rollback ? { current: from.file, rollbackTo: to.file } : { from: from.file, to: to.file };
+  const raw = await ask(context, route, body, { locate: nodePoolLocator(sides) });
+  const answer = asNodePoolAnswer(raw, context.api.server, route);
+  const question = { rollback, controlPlaneVersion, profile };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else if (context.output === "markdown") context.write(nodePoolMarkdown(answer, question));
+  else context.write(nodePoolText(answer, question, context.style));
+  return answer.ok && !hasError(answer.findings) ? EXIT_OK : EXIT_FINDINGS;
 }

@@ -4,7 +4,7 @@
  * Markdown tables for a pull-request comment. Rendering never changes what an
  * answer says, only how it is laid out; `--output json` bypasses this module.
  */
-import type { ApiRemoval, Finding, ManifestFinding, UpgradePlanAnswer, ValidationAnswer } from "./answers.js";
+import type { ApiRemoval, Finding, ManifestFinding, NodePoolAnswer, UpgradePlanAnswer, ValidationAnswer } from "./answers.js";
 
 export interface TextStyle {
   /** ANSI colours on; the caller decides (TTY and NO_COLOR). */
@@ -16,6 +16,13 @@ export interface TextStyle {
 /** A scan finding with the file it came from. */
 export interface FileFinding extends ManifestFinding {
   readonly file: string;
+}
+
+/** What a node-pool check was about, besides the answer: the direction and the control plane. */
+export interface NodePoolQuestion {
+  readonly rollback: boolean;
+  readonly controlPlaneVersion: string;
+  readonly profile: string | undefined;
 }
 
 export interface ScanSummary {
@@ -198,6 +205,34 @@ export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | und
   return blocks(steps, removals, findings, sources.text(), summary);
 }
 
+function nodePoolSummary(answer: NodePoolAnswer, question: NodePoolQuestion): string {
+  return `${answer.pool} under control plane ${question.controlPlaneVersion}, ${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)}`;
+}
+
+export function nodePoolText(answer: NodePoolAnswer, question: NodePoolQuestion, style: TextStyle): string {
+  const sources = new Sources();
+  const findings = answer.findings.length === 0 ? "" : findingsTable(answer.findings, sources, style);
+  const title = question.rollback ? `Steps to roll ${answer.pool} back` : `Steps to upgrade ${answer.pool}`;
+  const steps =
+    answer.steps.length === 0
+      ? "No steps: the pool's versions, flags and kube-proxy mode stay as they are."
+      : `${paint(title, ["bold"], style)}\n${table(
+          ["ORDER", "ACTION", "COMPONENT", "FROM", "TO", "NOTE"],
+          answer.steps.map((step) => [
+            { text: String(step.order) },
+            { text: step.action },
+            { text: step.component ?? "-" },
+            { text: step.fromVersion ?? "-" },
+            { text: step.toVersion ?? "-" },
+            { text: step.note },
+          ]),
+          style,
+        )}`;
+  const what = question.rollback ? "ROLLBACK" : "UPGRADE";
+  const summary = `${verdict(answer.ok, `${what} OK`, `${what} NOT OK`, style)}: ${nodePoolSummary(answer, question)}${about(answer.kbRevision, question.profile)}`;
+  return blocks(findings, steps, sources.text(), summary);
+}
+
 function objectName(finding: ManifestFinding): string {
   const name = finding.name ?? "(unnamed)";
   return `${finding.kind} ${finding.namespace ? `${finding.namespace}/${name}` : name}`;
@@ -304,6 +339,29 @@ export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string |
         )}`;
   const findings = answer.findings.length === 0 ? "" : `#### Findings\n\n${findingsMarkdown(answer.findings)}`;
   return blocks(heading, steps, removals, findings, footer(answer.kbRevision, profile));
+}
+
+export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuestion): string {
+  const what = question.rollback ? "rollback" : "upgrade";
+  const heading =
+    `### ${answer.ok ? "✅" : "❌"} kubecompat nodepool ${what} of ${cell(answer.pool)} under control plane ${cell(question.controlPlaneVersion)}: ` +
+    `${answer.ok ? "supported" : "not supported"} (${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)})`;
+  const findings = answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
+  const steps =
+    answer.steps.length === 0
+      ? ""
+      : `#### Steps\n\n${markdownTable(
+          ["Order", "Action", "Component", "From", "To", "Note"],
+          answer.steps.map((step) => [
+            String(step.order),
+            cell(step.action),
+            code(step.component ?? "-"),
+            code(step.fromVersion ?? "-"),
+            code(step.toVersion ?? "-"),
+            cell(step.note),
+          ]),
+        )}`;
+  return blocks(heading, findings, steps, footer(answer.kbRevision, question.profile));
 }
 
 export function scanMarkdown(summary: ScanSummary): string {
