@@ -4,7 +4,6 @@
  * works with no internet. Apollo's default landing page loads Apollo Sandbox
  * from a CDN and is disabled. Each tab holds an example of one operation.
  */
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 
 const EXAMPLE_PLAN = `{
   components: [
@@ -96,16 +95,23 @@ metadata: { name: web }
   },
 ];
 
-let page: string | undefined;
+let page: Promise<string> | undefined;
 
-export function playgroundPage(): string {
-  page ??= renderGraphiQL({
-    title: "kubecompat GraphQL",
-    endpoint: "/graphql",
-    // No icon from another host: the page must load with nothing leaving localhost.
-    favicon: "data:,",
-    defaultQuery: PLAYGROUND_EXAMPLES[0]!.query,
-    defaultTabs: PLAYGROUND_EXAMPLES.map((example) => ({ query: example.query })),
-  });
+/**
+ * The page, rendered on first use: the renderer carries GraphiQL's whole
+ * bundle (about 50 MB once loaded), which an instance serving only API
+ * traffic never needs in memory.
+ */
+export function playgroundPage(): Promise<string> {
+  page ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) =>
+    renderGraphiQL({
+      title: "kubecompat GraphQL",
+      endpoint: "/graphql",
+      // No icon from another host: the page must load with nothing leaving localhost.
+      favicon: "data:,",
+      defaultQuery: PLAYGROUND_EXAMPLES[0]!.query,
+      defaultTabs: PLAYGROUND_EXAMPLES.map((example) => ({ query: example.query })),
+    }),
+  );
   return page;
 }

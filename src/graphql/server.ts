@@ -91,13 +91,13 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
   });
   await server.start();
 
-  app.get(["/graphql", "/playground"], (req, res, next) => {
+  app.get(["/graphql", "/playground"], async (req, res, next) => {
     const wantsPage = req.path === "/playground" || (req.accepts(["application/json", "text/html"]) === "text/html" && req.query.query === undefined);
     if (!wantsPage) {
       next();
       return;
     }
-    res.type("html").send(playgroundPage());
+    res.type("html").send(await playgroundPage());
   });
   // Who is calling, answered in GraphQL's shape when the token is refused.
   const identify: RequestHandler = (req, res, next) => {
