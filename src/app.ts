@@ -131,7 +131,8 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
     // GraphQL mutations are writes: the same limit as the REST edit routes.
     writeLimit: (req, res, next) => {
       const query = (req.body as { query?: unknown } | undefined)?.query;
-      if (typeof query === "string" && /(^|[\s}])mutation\b/.test(query)) writeLimit(req, res, next);
+      // Commas are white space in GraphQL, so `,mutation` starts an operation too.
+      if (typeof query === "string" && /(^|[\s},])mutation\b/.test(query)) writeLimit(req, res, next);
       else next();
     },
     production: deps.production ?? false,

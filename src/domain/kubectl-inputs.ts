@@ -7,6 +7,7 @@
  */
 import { InputError } from "../errors.js";
 import type { ComponentVersionInput } from "./cluster-plan.js";
+import { parseComponentVersion, parseKubernetesVersion } from "./versions.js";
 
 /** Labels that name a node pool, most specific first; the instance type is only a fallback. */
 export const NODE_POOL_LABELS = [
@@ -58,9 +59,14 @@ function fromVersion(input: unknown): ComponentVersionInput[] {
       "kubectlVersion.serverVersion.gitVersion",
     );
   }
+  // Checked here so that a bad version names the field it came from, not the plan built from it.
+  parseKubernetesVersion(server, "kubectlVersion.serverVersion.gitVersion");
   const plan: ComponentVersionInput[] = [{ component: "kube-apiserver", version: server }];
   const client = text(object(root?.clientVersion)?.gitVersion);
-  if (client !== undefined) plan.push({ component: "kubectl", version: client });
+  if (client !== undefined) {
+    parseKubernetesVersion(client, "kubectlVersion.clientVersion.gitVersion");
+    plan.push({ component: "kubectl", version: client });
+  }
   return plan;
 }
 
@@ -84,7 +90,9 @@ function fromNodes(input: unknown): ComponentVersionInput[] {
   const groups = new Map<string, NodeVersions[]>();
   for (const node of nodes) {
     const key = `${node.pool}\u0000${node.kubelet}\u0000${node.kubeProxy ?? ""}\u0000${node.runtime?.component ?? ""}\u0000${node.runtime?.version ?? ""}`;
-    groups.set(key, [...(groups.get(key) ?? []), node]);
+    const members = groups.get(key);
+    if (members === undefined) groups.set(key, [node]);
+    else members.push(node);
   }
   const variantsPerPool = new Map<string, number>();
   for (const members of groups.values()) variantsPerPool.set(members[0]!.pool, (variantsPerPool.get(members[0]!.pool) ?? 0) + 1);
@@ -92,7 +100,9 @@ function fromNodes(input: unknown): ComponentVersionInput[] {
   const plan: ComponentVersionInput[] = [];
   for (const members of groups.values()) {
     const first = members[0]!;
-    const instance = (variantsPerPool.get(first.pool) ?? 1) > 1 ? `${first.pool}:${first.kubelet}` : first.pool;
+    // `pool:v1.28.5+k3s1` must still be an instance name: at most 100 characters, no `+`.
+    const instance =
+      (variantsPerPool.get(first.pool) ?? 1) > 1 ? sanitiseInstance(`${first.pool.slice(0, 99 - first.kubelet.length)}:${first.kubelet}`) : first.pool;
     plan.push({ component: "kubelet", version: first.kubelet, instance });
     if (first.kubeProxy !== undefined) plan.push({ component: "kube-proxy", version: first.kubeProxy, instance });
     if (first.runtime !== undefined) plan.push({ component: first.runtime.component, version: first.runtime.version, instance });
@@ -117,14 +127,20 @@ function readNode(item: unknown, index: number): NodeVersions {
     if (pool !== undefined) break;
     pool = text(labels[label]);
   }
+  parseKubernetesVersion(kubelet, `${at}.status.nodeInfo.kubeletVersion`);
+  const kubeProxy = text(info?.kubeProxyVersion);
+  if (kubeProxy !== undefined) parseKubernetesVersion(kubeProxy, `${at}.status.nodeInfo.kubeProxyVersion`);
   const runtimeText = text(info?.containerRuntimeVersion);
   let runtime: NodeVersions["runtime"];
   if (runtimeText !== undefined) {
     const match = /^([a-z0-9-]+):\/\/(.+)$/.exec(runtimeText);
     const component = match ? RUNTIME_SCHEMES[match[1]!] : undefined;
-    if (match && component) runtime = { component, version: match[2]! };
+    if (match && component) {
+      parseComponentVersion(match[2]!, `${at}.status.nodeInfo.containerRuntimeVersion`);
+      runtime = { component, version: match[2]! };
+    }
   }
-  return { name, pool: sanitiseInstance(pool ?? name), kubelet, kubeProxy: text(info?.kubeProxyVersion), runtime };
+  return { name, pool: sanitiseInstance(pool ?? name), kubelet, kubeProxy, runtime };
 }
 
 /** Pool labels are label values (≤ 63 characters of [A-Za-z0-9._-]), already valid instance names. */

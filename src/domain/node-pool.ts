@@ -10,7 +10,8 @@
  * requirements, skew rules), the cluster-level rules from judgePlan.
  */
 import semver from "semver";
-import { parse as parseYaml } from "yaml";
+import { parseDocument } from "yaml";
+import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../kb/yaml-limits.js";
 import { InputError } from "../errors.js";
 import type { FlagChangeRecord, ProxyModeRecord } from "../kb/records.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
@@ -120,9 +121,23 @@ export function parseFlags(input: readonly string[] | string | null | undefined,
 export function parseKubeletConfig(text: string | null | undefined, field: string): string[] {
   if (text === undefined || text === null || text.trim() === "") return [];
   if (text.length > MAX_CONFIG_CHARS) throw new InputError(`${field} is longer than ${MAX_CONFIG_CHARS} characters`, field);
+  // Checked before composing: the composer recurses once per nesting level, and its own duplicate-key check is quadratic.
+  const shape = yamlShapeProblem(text, MAX_YAML_DEPTH);
+  if (shape !== null) {
+    const problem =
+      shape.problem === "syntax"
+        ? `is not valid YAML: ${shape.message}`
+        : shape.problem === "depth"
+          ? `is nested more than ${MAX_YAML_DEPTH} levels deep`
+          : `holds more than ${YamlCostMeter.describe(shape.problem)}`;
+    throw new InputError(`${field} ${problem} (line ${shape.line})`, field);
+  }
   let document: unknown;
   try {
-    document = parseYaml(text, { maxAliasCount: 20, uniqueKeys: true });
+    const parsed = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+    if (parsed.errors.length > 0) throw parsed.errors[0]!;
+    if (firstDuplicateKey(parsed) !== null) throw new Error("Map keys must be unique");
+    document = parsed.toJS({ maxAliasCount: 20 });
   } catch (error) {
     throw new InputError(`${field} is not valid YAML: ${(error as Error).message.split("\n")[0]}`, field);
   }

@@ -29,7 +29,7 @@ import {
 } from "yaml";
 import { InputError } from "../errors.js";
 import type { ApiRemovalRecord } from "../kb/records.js";
-import { firstDuplicateKey } from "../kb/yaml-limits.js";
+import { YamlCostMeter, firstDuplicateKey } from "../kb/yaml-limits.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
 
@@ -85,6 +85,13 @@ const MAX_ALIAS_COUNT = 50;
  */
 const MAX_NESTING_DEPTH = 200;
 
+/**
+ * Most documents one input may hold. Each costs some microseconds even when
+ * empty, so ten megabytes of `---` lines would hold the event loop for half
+ * a minute; `helm template` of a whole platform emits a few thousand.
+ */
+const MAX_DOCUMENTS = 100_000;
+
 const FIELD = "manifests";
 
 /** Built once per snapshot; a snapshot is immutable, so the index never goes stale. */
@@ -98,6 +105,7 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
     throw new InputError("manifests must be a string of YAML or JSON manifests (e.g. `kubectl get -o yaml` or `helm template` output)", FIELD);
   }
   refuseOversized(text);
+  refuseUnprintable(text);
 
   const removals = removalIndex(snapshot);
   const lineCounter = new LineCounter();
@@ -165,6 +173,25 @@ function removalKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;
 }
 
+/**
+ * YAML allows only printable characters in a stream (YAML 1.2, 5.1): tab,
+ * line breaks and printable Unicode, no other control characters, no lone
+ * surrogates. The yaml library lets them through as parts of plain scalars,
+ * so a binary file (a PNG, UTF-16 sent as UTF-8) would "scan" clean.
+ */
+const UNPRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+function refuseUnprintable(text: string): void {
+  const match = UNPRINTABLE.exec(text);
+  if (match === null) return;
+  const codePoint = match[0].codePointAt(0) ?? 0;
+  const line = text.slice(0, match.index).split("\n").length;
+  throw new InputError(
+    `${FIELD}: line ${line} holds the character U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}, which YAML does not allow; send the manifests as text (UTF-8, or with a charset), not a binary file`,
+    FIELD,
+  );
+}
+
 function refuseOversized(text: string): void {
   // A UTF-16 length above the limit is already too many bytes; only shorter strings need counting.
   const bytes = text.length > MAX_MANIFEST_BYTES ? text.length : Buffer.byteLength(text, "utf8");
@@ -191,12 +218,24 @@ function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Docu
   // Parser.parse() registers the first line itself; driving the lexer by hand means doing it here.
   lineCounter.addNewLine(0);
   let documentsStarted = 0;
+  const meter = new YamlCostMeter();
   function* tokens(): Generator<CST.Token> {
     for (const lexeme of new Lexer().lex(text)) {
+      const over = meter.add(lexeme);
+      if (over !== null) {
+        throw new InputError(
+          `${FIELD}: document ${documentsStarted + 1} (line ${lineCounter.linePos(parser.offset).line}) takes the manifests past ${YamlCostMeter.describe(over)}${over === "tokens" ? "; 10 MiB of real manifests hold about 1.2 million" : ""}. Scan the manifests in several parts.`,
+          FIELD,
+        );
+      }
+      let failed = false;
       for (const token of parser.next(lexeme)) {
         if (token.type === "document") documentsStarted += 1;
+        // The first error already makes the input invalid; more of them (one per token of `[][][]...`) only cost memory.
+        if (token.type === "error") failed = true;
         yield token;
       }
+      if (failed) break;
       if (parser.stack.length > MAX_NESTING_DEPTH) {
         // The document being built is the one after those already emitted.
         throw new InputError(
@@ -212,6 +251,9 @@ function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Docu
   let yielded = 0;
   for (const document of composer.compose(tokens())) {
     yielded += 1;
+    if (yielded > MAX_DOCUMENTS) {
+      throw new InputError(`${FIELD} hold more than ${MAX_DOCUMENTS} YAML documents; scan them in several parts.`, FIELD);
+    }
     yield document;
   }
   // Errors in a stream that holds no document at all (a lone `...`) belong to no document.
@@ -354,8 +396,25 @@ function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
   return isAlias(node) ? aliases.get(node) : node;
 }
 
+/**
+ * A key's value, honouring YAML merge keys (`<<: *base`, `<<: [*a, *b]`) as
+ * kubectl's YAML decoder does: a key written in the map wins, then the merged
+ * maps in order. Without this an apiVersion that comes from an anchor would
+ * scan clean. Alias expansion is already bounded by resolveAliases.
+ */
 function field(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): unknown {
-  return resolved(map.get(key, true), aliases);
+  const own: unknown = map.get(key, true);
+  if (own !== undefined) return resolved(own, aliases);
+  for (const pair of map.items) {
+    if (!isScalar(pair.key) || pair.key.value !== "<<") continue;
+    const merged = resolved(pair.value, aliases);
+    for (const source of isSeq(merged) ? merged.items.map((item) => resolved(item, aliases)) : [merged]) {
+      if (!isMap(source) || source === map) continue;
+      const value = field(source, key, aliases);
+      if (value !== undefined) return value;
+    }
+  }
+  return undefined;
 }
 
 function stringField(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): string | null {

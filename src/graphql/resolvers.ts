@@ -14,6 +14,7 @@ import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
 import { parseMinor } from "../domain/versions.js";
 import { filesFromBundle } from "../kb/export.js";
+import { requireImporter } from "../rest/auth.js";
 import { UnavailableError } from "../errors.js";
 import type { Curator } from "../kb/curation.js";
 import type { EntityName } from "../kb/records.js";
@@ -104,7 +105,9 @@ export const resolvers: Resolvers = {
       return { entity, key: result.key, record: null, retired: true, kbRevision: result.kbRevision };
     },
     importKnowledgeBase: async (_parent, { bundle }, { curator, principal }) => {
-      const result = await curatorOf(curator).import(principal, filesFromBundle(bundle));
+      const importing = curatorOf(curator);
+      requireImporter(principal);
+      const result = await importing.import(principal, filesFromBundle(bundle));
       return {
         changed: result.changed,
         revisionBefore: result.revisionBefore,

@@ -10,6 +10,7 @@ import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { Express, RequestHandler } from "express";
+import { GraphQLError, type ValidationRule } from "graphql";
 import type { Curator } from "../kb/curation.js";
 import { principalOf } from "../rest/auth.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
@@ -62,6 +63,19 @@ const unavailableAs503: ApolloServerPlugin<GraphQLContext> = {
   },
 };
 
+/**
+ * graphql-js leaves an operation type the schema does not have (this one has
+ * no subscriptions) to execution, where it surfaces as an internal error;
+ * refused here it is a validation error (400) that says what to use.
+ */
+export const operationTypesOfTheSchema: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (context.getSchema().getRootType(node.operation) === undefined) {
+      context.reportError(new GraphQLError(`this service has no ${node.operation} operations; send a query or a mutation`, { nodes: node }));
+    }
+  },
+});
+
 export function queryLimits(production: boolean) {
   return new ApolloArmor({
     maxDepth: { n: 12, ignoreIntrospection: true, flattenFragments: true },
@@ -85,8 +99,8 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     // One operation per request: a batch of a thousand would slip past every per-document limit.
     allowBatchedHttpRequests: false,
     parseOptions: { maxTokens: MAX_TOKENS },
-    formatError: formatGraphQLError(logger),
-    validationRules: limits.validationRules,
+    formatError: formatGraphQLError(logger, { production: deps.production }),
+    validationRules: [...limits.validationRules, operationTypesOfTheSchema],
     plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(), unavailableAs503, ...(deps.plugins ?? [])],
   });
   await server.start();

@@ -5,10 +5,10 @@
  * changes made at run time back into the repository; and the API removals
  * in Pluto's versions.yaml format for teams that run Pluto.
  */
-import { isMap, parseAllDocuments, stringify } from "yaml";
+import { isMap, isScalar, parseAllDocuments, stringify } from "yaml";
 import { InputError } from "../errors.js";
 import type { KbFiles } from "./parse.js";
-import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-limits.js";
+import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "./yaml-limits.js";
 import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
 import type { KbSnapshot } from "./snapshot.js";
 
@@ -46,15 +46,24 @@ export function entityForFile(file: string): EntityName | undefined {
  */
 export function filesFromBundle(text: string): KbFiles {
   const files: Record<string, string> = {};
-  const deepAt = tooDeepAt(text);
-  if (deepAt !== null) throw new InputError(`the bundle is nested more than ${MAX_YAML_DEPTH} levels deep (line ${deepAt}); a knowledge-base bundle holds flat lists of records`, "bundle");
-  const documents = parseAllDocuments(text, { uniqueKeys: true });
+  const shape = yamlShapeProblem(text);
+  if (shape?.problem === "depth") {
+    throw new InputError(`the bundle is nested more than ${MAX_YAML_DEPTH} levels deep (line ${shape.line}); a knowledge-base bundle holds flat lists of records`, "bundle");
+  }
+  if (shape?.problem === "syntax") throw new InputError(`the bundle is not valid YAML (line ${shape.line}): ${shape.message}`, "bundle");
+  if (shape !== null) {
+    throw new InputError(`the bundle holds more than ${YamlCostMeter.describe(shape.problem)} (line ${shape.line}); a knowledge-base bundle is far smaller`, "bundle");
+  }
+  // Duplicate keys are refused by firstDuplicateKey, in one pass instead of the library's quadratic check.
+  const documents = parseAllDocuments(text, { uniqueKeys: false });
   if (!Array.isArray(documents)) throw new InputError("the bundle is not a YAML stream", "bundle");
   documents.forEach((document, index) => {
     if (document.errors.length > 0) {
       throw new InputError(`bundle document ${index + 1} is not valid YAML: ${document.errors[0]!.message.split("\n")[0]}`, "bundle");
     }
-    if (document.contents === null) return;
+    if (firstDuplicateKey(document) !== null) throw new InputError(`bundle document ${index + 1} is not valid YAML: Map keys must be unique`, "bundle");
+    // Empty and comment-only documents (`---` then only a comment) hold nothing to import.
+    if (document.contents === null || (isScalar(document.contents) && document.contents.value === null)) return;
     if (!isMap(document.contents) || document.contents.items.length !== 1) {
       throw new InputError(`bundle document ${index + 1} must hold exactly one top-level list such as "apiRemovals:"`, "bundle");
     }

@@ -9,13 +9,14 @@ import type { z } from "zod";
 import { KbValidationError, type KbIssue } from "../errors.js";
 import { ENTITIES, ENTITY_NAMES, type EntityName, type KbBundle } from "./records.js";
 import { crossCheckBundle } from "./validate.js";
-import { MAX_YAML_DEPTH, tooDeepAt } from "./yaml-limits.js";
+import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "./yaml-limits.js";
 
 /** File name (e.g. `ports.yaml`) → its text. */
 export type KbFiles = Readonly<Record<string, string>>;
 
-// Alias expansion is bounded so that a hostile bundle cannot blow up memory.
-const YAML_OPTIONS = { uniqueKeys: true, maxAliasCount: 100, prettyErrors: false } as const;
+// Alias expansion is bounded so that a hostile bundle cannot blow up memory. Duplicate keys are
+// refused by firstDuplicateKey, in one pass instead of the library's quadratic uniqueKeys check.
+const YAML_OPTIONS = { uniqueKeys: false, maxAliasCount: 100, prettyErrors: false } as const;
 
 export function parseKbFiles(files: KbFiles): KbBundle {
   const issues: KbIssue[] = [];
@@ -43,9 +44,18 @@ function parseEntityFile(entity: EntityName, source: string | undefined, issues:
     issues.push({ file, message: `is missing; it must hold a top-level "${entity}:" list` });
     return [];
   }
-  const deepAt = tooDeepAt(source);
-  if (deepAt !== null) {
-    issues.push({ file, line: deepAt, message: `is nested more than ${MAX_YAML_DEPTH} levels deep; knowledge-base files are flat lists of records` });
+  const shape = yamlShapeProblem(source);
+  if (shape !== null) {
+    issues.push({
+      file,
+      line: shape.line,
+      message:
+        shape.problem === "syntax"
+          ? `is not valid YAML: ${shape.message}`
+          : shape.problem === "depth"
+            ? `is nested more than ${MAX_YAML_DEPTH} levels deep; knowledge-base files are flat lists of records`
+            : `holds more than ${YamlCostMeter.describe(shape.problem)}; knowledge-base files are far smaller`,
+    });
     return [];
   }
   const lineCounter = new LineCounter();
@@ -57,6 +67,11 @@ function parseEntityFile(entity: EntityName, source: string | undefined, issues:
     for (const error of document.errors) {
       issues.push({ file, line: lineAt(error.pos[0]), message: `is not valid YAML: ${error.message.split("\n")[0]}` });
     }
+    return [];
+  }
+  const duplicate = firstDuplicateKey(document);
+  if (duplicate !== null) {
+    issues.push({ file, line: lineAt(duplicate.range?.[0]), message: "is not valid YAML: Map keys must be unique" });
     return [];
   }
   const root = document.contents;

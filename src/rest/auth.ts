@@ -29,6 +29,16 @@ export function authenticate(authenticator: Authenticator | undefined, requireAu
   };
 }
 
+/**
+ * Turns away a caller who may not import a knowledge-base bundle, with the
+ * Curator's own answers, before the bundle (up to 20 MB of YAML) is parsed:
+ * anonymous callers must not be able to make the service parse it.
+ */
+export function requireImporter(principal: Principal): void {
+  if (principal.role === null) throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
+  requireRole(principal, "admin", "importing a knowledge-base bundle");
+}
+
 export function principalOf(res: Response): Principal {
   return (res.locals.principal as Principal | undefined) ?? ANONYMOUS;
 }

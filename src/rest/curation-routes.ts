@@ -12,9 +12,9 @@ import type { Curator } from "../kb/curation.js";
 import { entityForFile, exportBundle, exportFile, exportPlutoVersions, filesFromBundle } from "../kb/export.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import { ENTITIES, type EntityName } from "../kb/records.js";
-import { principalOf } from "./auth.js";
+import { principalOf, requireImporter } from "./auth.js";
 import { YAML_TYPES } from "./operation-routes.js";
-import { inputErrorFrom } from "./parse.js";
+import { inputErrorFrom, queryParameters } from "./parse.js";
 
 /** URL collection → entity. */
 export const COLLECTIONS: Readonly<Record<string, EntityName>> = {
@@ -72,6 +72,8 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
   }
 
   router.get("/audit", async (req, res) => {
+    // Unknown and repeated parameters are named as such, not as "expected number, received NaN".
+    queryParameters(req, Object.keys(auditQuery.shape));
     const parsed = auditQuery.safeParse(req.query);
     if (!parsed.success) throw inputErrorFrom(parsed.error, "query");
     const entries = await curator.audit(principalOf(res), parsed.data);
@@ -80,26 +82,31 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
 
   router.get("/kb/export", (req, res) => {
     const snapshot = kb.current();
-    const file = req.query.file;
+    const { file } = queryParameters(req, ["file"]);
     res.setHeader("ETag", `W/"kb-${snapshot.revision}"`);
     res.type("application/yaml");
     if (file === undefined) {
       res.send(exportBundle(snapshot));
       return;
     }
-    const entity = typeof file === "string" ? entityForFile(file) : undefined;
+    const entity = entityForFile(file);
     if (entity === undefined) {
       throw new InputError(`file must be one of ${Object.values(ENTITIES).map((entry) => entry.file).join(", ")}`, "file");
     }
     res.send(exportFile(snapshot, entity));
   });
 
-  router.get("/kb/export/pluto", (_req, res) => {
+  router.get("/kb/export/pluto", (req, res) => {
+    queryParameters(req);
     res.type("application/yaml").send(exportPlutoVersions(kb.current()));
   });
 
   // The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.
-  router.post("/kb/import", writeLimit, express.text({ type: YAML_TYPES, limit: "20mb" }), async (req, res) => {
+  const importer: RequestHandler = (_req, res, next) => {
+    requireImporter(principalOf(res));
+    next();
+  };
+  router.post("/kb/import", writeLimit, importer, express.text({ type: YAML_TYPES, limit: "20mb" }), async (req, res) => {
     let files: Record<string, string>;
     if (req.is(YAML_TYPES)) {
       files = filesFromBundle(typeof req.body === "string" ? req.body : "");
@@ -107,7 +114,9 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
       const body = jsonObject(req);
       const parsed = z.strictObject({ files: z.record(z.string().max(100), z.string()) }).safeParse(body);
       if (!parsed.success) throw inputErrorFrom(parsed.error, "body");
-      files = Object.fromEntries(Object.entries(parsed.data.files).map(([name, text]) => [name.replace(/^kb\//, ""), text]));
+      // From the body itself: zod rebuilds records by assignment, which drops a "__proto__" file instead of refusing it.
+      const given = (body as { files: Record<string, string> }).files;
+      files = Object.fromEntries(Object.entries(given).map(([name, text]) => [name.replace(/^kb\//, ""), text]));
     }
     const result = await curator.import(principalOf(res), files);
     res.json({

@@ -4,7 +4,7 @@
  * fitting status; body-parser failures become 400/413/415; anything else is
  * logged with the request id and masked as INTERNAL.
  */
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { asUnavailable } from "../db/unavailable.js";
 import { KubecompatError } from "../errors.js";
 import type { Logger } from "../logger.js";
@@ -20,6 +20,14 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   UNAVAILABLE: 503,
 };
 
+/** Codes for the 4xx answers of Express's own parts (a refused static path is a 403, not a "bad request"). */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  416: "RANGE_NOT_SATISFIABLE",
+};
+
 interface HttpParserError {
   type?: string;
   status?: number;
@@ -30,6 +38,20 @@ interface HttpParserError {
 
 export function errorBody(code: string, message: string, details?: unknown): { error: Record<string, unknown> } {
   return { error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+/**
+ * An error body in the shape of the API the request was for: under /graphql
+ * GraphQL's `{"errors": [{"message", "extensions": {"code"}}]}`, so a GraphQL
+ * client can read a refused body (too large, not JSON) or a rate limit like
+ * any other error; elsewhere `{"error": {"code", "message", "details"?}}`.
+ */
+export function errorBodyFor(req: Request, code: string, message: string, details?: unknown): object {
+  const path = req.originalUrl.split("?")[0] ?? "";
+  if (path === "/graphql" || path.startsWith("/graphql/")) {
+    return { errors: [{ message, extensions: details === undefined ? { code } : { code, details } }] };
+  }
+  return errorBody(code, message, details);
 }
 
 export function notFoundHandler(): RequestHandler {
@@ -47,27 +69,32 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       const status = STATUS_BY_CODE[error.code] ?? 400;
       const details = error.details.length > 0 ? error.details : undefined;
       const field = "field" in error && typeof error.field === "string" ? error.field : undefined;
-      res.status(status).json(errorBody(error.code, error.message, details ?? (field ? [{ field, message: error.message }] : undefined)));
+      res.status(status).json(errorBodyFor(req, error.code, error.message, details ?? (field ? [{ field, message: error.message }] : undefined)));
       return;
     }
     const parserError = error as HttpParserError;
     if (parserError.type === "entity.too.large") {
-      res.status(413).json(errorBody("PAYLOAD_TOO_LARGE", `the request body is larger than the limit of ${parserError.limit ?? "?"} bytes`));
+      res.status(413).json(errorBodyFor(req, "PAYLOAD_TOO_LARGE", `the request body is larger than the limit of ${parserError.limit ?? "?"} bytes`));
       return;
     }
     if (parserError.type === "entity.parse.failed") {
-      res.status(400).json(errorBody("BAD_USER_INPUT", `the request body is not valid JSON: ${parserError.message ?? ""}`));
+      res.status(400).json(errorBodyFor(req, "BAD_USER_INPUT", `the request body is not valid JSON: ${parserError.message ?? ""}`));
       return;
     }
     if (parserError.type === "charset.unsupported" || parserError.type === "encoding.unsupported") {
-      res.status(415).json(errorBody("UNSUPPORTED_MEDIA_TYPE", parserError.message ?? "unsupported encoding"));
+      res.status(415).json(errorBodyFor(req, "UNSUPPORTED_MEDIA_TYPE", parserError.message ?? "unsupported encoding"));
+      return;
+    }
+    // A route parameter that is not valid percent-encoding (`/components/%E0%A4%A`): the router says 400 but does not expose it.
+    if (error instanceof URIError) {
+      res.status(400).json(errorBodyFor(req, "BAD_USER_INPUT", `the URL is not valid percent-encoding (${error.message}); encode % as %25`));
       return;
     }
     if (typeof parserError.status === "number" && parserError.status >= 400 && parserError.status < 500 && parserError.expose) {
-      res.status(parserError.status).json(errorBody("BAD_REQUEST", parserError.message ?? "bad request"));
+      res.status(parserError.status).json(errorBodyFor(req, CODE_BY_STATUS[parserError.status] ?? "BAD_REQUEST", parserError.message ?? "bad request"));
       return;
     }
     logger.error({ err: error, requestId: res.getHeader("x-request-id") }, "unhandled error");
-    res.status(500).json(errorBody("INTERNAL", "internal error; it has been logged with the request id in the X-Request-Id header"));
+    res.status(500).json(errorBodyFor(req, "INTERNAL", "internal error; it has been logged with the request id in the X-Request-Id header"));
   };
 }

@@ -7,7 +7,7 @@
 import type { RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import { InputError } from "../errors.js";
-import { errorBody } from "./error-middleware.js";
+import { errorBodyFor } from "./error-middleware.js";
 import { principalOf } from "./auth.js";
 
 export const MAX_JSON_DEPTH = 32;
@@ -47,9 +47,9 @@ export function rateLimited(perMinute: number, what: string): RequestHandler {
       const principal = principalOf(res);
       return principal.role !== null ? `token:${principal.name}` : `address:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`;
     },
-    handler: (_req, res, _next, options) => {
+    handler: (req, res, _next, options) => {
       res.setHeader("Retry-After", String(Math.ceil(options.windowMs / 1000)));
-      res.status(429).json(errorBody("RATE_LIMITED", `too many ${what} requests: at most ${perMinute} a minute; retry after the Retry-After delay`));
+      res.status(429).json(errorBodyFor(req, "RATE_LIMITED", `too many ${what} requests: at most ${perMinute} a minute; retry after the Retry-After delay`));
     },
   });
 }

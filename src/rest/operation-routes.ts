@@ -14,7 +14,7 @@ import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
 import { InputError, UnsupportedMediaTypeError } from "../errors.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import { parseJsonBody } from "./parse.js";
+import { parseJsonBody, queryParameters } from "./parse.js";
 import {
   MAX_MANIFEST_CHARS,
   fromKubectlUpgradeRequest,
@@ -79,8 +79,8 @@ export function operationRoutes(kb: KnowledgeBase): Router {
   // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
   router.post("/scan", express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }), (req, res) => {
     if (req.is(YAML_TYPES)) {
-      const targetVersion = req.query.targetVersion;
-      if (typeof targetVersion !== "string" || targetVersion.trim() === "") {
+      const { targetVersion } = queryParameters(req, ["targetVersion"]);
+      if (targetVersion === undefined || targetVersion.trim() === "") {
         throw new InputError("targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29", "targetVersion");
       }
       res.json(scanManifests(kb.current(), typeof req.body === "string" ? req.body : "", targetVersion));
