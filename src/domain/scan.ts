@@ -9,7 +9,9 @@
  * plain objects: only apiVersion, kind, metadata.name/generateName,
  * metadata.namespace and List items are read from the YAML node tree, and
  * input that would cost far more to parse or expand than its size suggests
- * (oversized text, extreme nesting, alias bombs) is refused up front.
+ * (oversized text, extreme nesting, alias bombs, millions of tokens, lines or
+ * documents, binary data) is refused up front. Merge keys (`<<: *base`) are
+ * honoured when reading those fields, as kubectl's YAML decoder does.
  */
 import {
   Composer,

@@ -2,7 +2,9 @@
  * The REST half of error mapping (GraphQL's formatError is the other):
  * KubecompatErrors become `{"error": {"code", "message", "details"?}}` with a
  * fitting status; body-parser failures become 400/413/415; anything else is
- * logged with the request id and masked as INTERNAL.
+ * logged with the request id and masked as INTERNAL. Errors of requests to
+ * /graphql that never reach Apollo (a body too large or not JSON) are
+ * answered in GraphQL's `{"errors": [...]}` shape instead.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { asUnavailable } from "../db/unavailable.js";

@@ -171,6 +171,16 @@ const hugeArrays: HostileCase[] = [
     message: /at most 30 minors/,
   },
   {
+    name: "400 for a plan of 1000 kube-apiservers across 18 minors (a bounded amount of planning work)",
+    method: "POST",
+    path: "/api/v1/upgrade-plan",
+    body: { current: current(Array.from({ length: 1000 }, (_, index) => ({ component: "kube-apiserver", version: "1.19", instance: `cp-${index}` }))), targetVersion: "1.37" },
+    status: 400,
+    code: "BAD_USER_INPUT",
+    field: "current.components",
+    message: /too large to plan/,
+  },
+  {
     name: "400 for an upgrade target of another major version",
     method: "POST",
     path: "/api/v1/upgrade-plan",
