@@ -8,43 +8,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Express } from "express";
 import request from "supertest";
-import { createApp } from "../src/app.js";
-import { Authenticator } from "../src/auth/authenticator.js";
-import { createDatabase, type Database } from "../src/db/client.js";
-import { pingDatabase } from "../src/db/health.js";
+import { startInstance, type Instance } from "./support/instance.js";
+import { createDatabase } from "../src/db/client.js";
 import { migrate } from "../src/db/migrator.js";
-import { Curator } from "../src/kb/curation.js";
 import { importKbDirectory } from "../src/kb/import.js";
-import { KnowledgeBase } from "../src/kb/knowledge-base.js";
-import { KbSync } from "../src/kb/sync.js";
 import { createLogger } from "../src/logger.js";
 import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
 import { KB_DIR, createTestToken } from "./support/runtime.js";
 
-interface Instance {
-  readonly app: Express;
-  readonly db: Database;
-  readonly kb: KnowledgeBase;
-  readonly sync: KbSync;
-}
-
-async function startInstance(url: string, pollMs: number): Promise<Instance> {
-  const logger = createLogger("silent");
-  const db = createDatabase(url, 3, logger);
-  const kb = new KnowledgeBase(db);
-  await kb.refresh();
-  const sync = new KbSync(kb, url, logger, { pollMs });
-  await sync.start();
-  const app = await createApp({
-    kb,
-    logger,
-    isDatabaseReachable: () => pingDatabase(db),
-    curator: new Curator(db, kb),
-    authenticator: new Authenticator(db, logger),
-    freshness: sync,
-  });
-  return { app, db, kb, sync };
-}
 
 async function revisionWithin(app: Express, expected: number, ms: number): Promise<number> {
   const deadline = Date.now() + ms;

@@ -13,15 +13,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Express } from "express";
 import request from "supertest";
-import { createApp } from "../../src/app.js";
-import { Authenticator } from "../../src/auth/authenticator.js";
-import { createDatabase, type Database } from "../../src/db/client.js";
-import { pingDatabase } from "../../src/db/health.js";
+import { startInstance, type Instance } from "../support/instance.js";
+import { createDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrator.js";
-import { Curator } from "../../src/kb/curation.js";
 import { importKbDirectory } from "../../src/kb/import.js";
-import { KnowledgeBase } from "../../src/kb/knowledge-base.js";
-import { KbSync } from "../../src/kb/sync.js";
 import { createLogger } from "../../src/logger.js";
 import { eventually } from "../support/eventually.js";
 import { startOwnPostgres, type OwnPostgres } from "../support/own-postgres.js";
@@ -36,31 +31,6 @@ const GQL_UPDATE = `mutation($key: String!, $revision: Int!, $record: JSONObject
 // Well-formed, never issued: only the database can say it is unknown.
 const UNKNOWN_TOKEN = `kc_${"Q".repeat(43)}`;
 
-interface Instance {
-  readonly app: Express;
-  readonly db: Database;
-  readonly kb: KnowledgeBase;
-  readonly sync: KbSync;
-}
-
-async function startInstance(url: string, pollMs: number): Promise<Instance> {
-  const logger = createLogger("silent");
-  const db = createDatabase(url, 4, logger);
-  const kb = new KnowledgeBase(db);
-  await kb.refresh();
-  const sync = new KbSync(kb, url, logger, { pollMs });
-  await sync.start();
-  const app = await createApp({
-    kb,
-    logger,
-    isDatabaseReachable: () => pingDatabase(db),
-    curator: new Curator(db, kb),
-    // A short cache, so that the outage outlasts it: tokens are then known only from before the outage.
-    authenticator: new Authenticator(db, logger, { cacheMs: 100 }),
-    freshness: sync,
-  });
-  return { app, db, kb, sync };
-}
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
@@ -94,8 +64,9 @@ describe("the database becomes unavailable and comes back", () => {
     } finally {
       await seed.$disconnect();
     }
-    main = await startInstance(pg.url, 200);
-    replica = await startInstance(pg.url, 60_000);
+    // A short token cache, so that the outage outlasts it: tokens are then known only from before the outage.
+    main = await startInstance(pg.url, 200, { authenticator: { cacheMs: 100 } });
+    replica = await startInstance(pg.url, 60_000, { authenticator: { cacheMs: 100 } });
     editor = await createTestToken(main, "editor-bot", "editor");
     reader = await createTestToken(main, "reader-bot", "reader");
   });
