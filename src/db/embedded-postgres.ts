@@ -156,6 +156,9 @@ async function reachableDataDir(requested: string, identity: Identity, log: (mes
     await fs.mkdir(ROOT_FALLBACK, { recursive: true, mode: 0o755 });
     await fs.chmod(ROOT_FALLBACK, 0o755);
   }
+  // Parents the postgres user must pass through (e.g. a new .data/) keep the usual 0755;
+  // `mode` on a recursive mkdir would apply 0700 to every directory it creates.
+  await fs.mkdir(path.dirname(dataDir), { recursive: true, mode: 0o755 });
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   await fs.chown(dataDir, identity.uid, identity.gid ?? identity.uid);
   return dataDir;
