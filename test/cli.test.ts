@@ -6,56 +6,18 @@
  * kubectl's JSON untouched) as well as what it prints and its exit code.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { BIN, close, closedPort, kubecompat, listen, runExecutable, type Run } from "./support/cli-process.js";
 import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
-const BIN = path.join(REPO_ROOT, "bin", "kubecompat.js");
 const CLI_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "cli");
 const KUBECTL_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "kubectl");
 const ESC = String.fromCharCode(27);
 /** The start of an ANSI colour code. */
 const ANSI = `${ESC}[`;
-const RUN_TIMEOUT_MS = 30_000;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** The environment of the test process without anything that would change the CLI's behaviour. */
-function cleanEnvironment(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
-  // eslint-disable-next-line no-restricted-syntax -- the child CLI inherits the test's environment (PATH, HOME), minus what the test controls
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.KUBECOMPAT_URL;
-  delete env.NO_COLOR;
-  delete env.FORCE_COLOR;
-  return { ...env, ...overrides };
-}
-
-/** Runs the executable the way a shell would; never throws on a non-zero exit. */
-function runExecutable(command: string, args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: cleanEnvironment(options.env), timeout: RUN_TIMEOUT_MS });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? "");
-  });
-}
-
-function kubecompat(args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
-  return runExecutable(process.execPath, [BIN, ...args], options);
-}
-
 function fixture(name: string): string {
   return path.join(CLI_FIXTURES, name);
 }
@@ -66,25 +28,6 @@ function kubectlFixture(name: string): string {
 
 function readJson(file: string): unknown {
   return JSON.parse(fs.readFileSync(file, "utf8"));
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function close(server: http.Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await listen(server);
-  const { port } = server.address() as AddressInfo;
-  await close(server);
-  return port;
 }
 
 /** The lines of the first table in text output (up to the first blank line). */

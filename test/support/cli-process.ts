@@ -36,10 +36,10 @@ function cleanEnvironment(overrides: Record<string, string> = {}): NodeJS.Proces
   return { ...env, ...overrides };
 }
 
-/** Runs the CLI the way a shell would; never throws on a non-zero exit. */
-export function kubecompat(args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
+/** Runs an executable the way a shell would; never throws on a non-zero exit. */
+export function runExecutable(command: string, args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: cleanEnvironment(options.env), timeout: RUN_TIMEOUT_MS });
+    const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: cleanEnvironment(options.env), timeout: RUN_TIMEOUT_MS });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -48,6 +48,11 @@ export function kubecompat(args: readonly string[], options: { env?: Record<stri
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.stdin ?? "");
   });
+}
+
+/** Runs the CLI the way a shell would; never throws on a non-zero exit. */
+export function kubecompat(args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
+  return runExecutable(process.execPath, [BIN, ...args], options);
 }
 
 export async function listen(server: http.Server): Promise<string> {

@@ -162,7 +162,8 @@ function nearest(word: string, candidates: readonly string[]): string | null {
   return best?.candidate ?? null;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];

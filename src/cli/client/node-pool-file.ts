@@ -11,8 +11,10 @@
  * `kubeletConfigFile` names a KubeletConfiguration file relative to the
  * node-pool file; the caller reads it and sends its text as `kubeletConfig`.
  */
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair } from "yaml";
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
+import { editDistance } from "./command-line.js";
 import { InputFileError } from "./errors.js";
+import { keyNode, requiredText, resolve, scalarText, type Fail } from "./yaml-nodes.js";
 
 /** The request's NodePoolSpec, as the REST API names its fields. */
 export interface NodePoolSpec {
@@ -46,7 +48,6 @@ export const NODE_POOL_KEYS = [...TEXT_KEYS, "kubeletFlags", "kubeletConfig", "k
 const FORMAT_HINT =
   "A node-pool file is one map: kubeletVersion (required), name, kubeletFlags (a list, or one pasted command line), kubeletConfig (inline) or kubeletConfigFile (a path), kubeProxyVersion, kubeProxyMode, os, runtime, runtimeVersion, chartKubeVersion.";
 
-type Fail = (message: string, node?: { range?: [number, number, number] | null } | null) => never;
 
 export function parseNodePoolFile(name: string, text: string): NodePoolFile {
   const lineCounter = new LineCounter();
@@ -147,35 +148,4 @@ function configText(document: Document, value: Node | null, source: string, fail
   return requiredText(document, value, "kubeletConfig must be the KubeletConfiguration, as a mapping or as text (kubeletConfig: |)", fail, at);
 }
 
-function resolve(document: Document, node: Node | null | undefined): Node | null {
-  if (node === null || node === undefined) return null;
-  if (isAlias(node)) return (node.resolve(document) as Node | undefined) ?? null;
-  return node;
-}
 
-function keyNode(pair: Pair): Node | null {
-  return (pair.key as Node | null) ?? null;
-}
-
-function scalarText(document: Document, node: unknown): string | null {
-  const resolved = resolve(document, node as Node | null);
-  return isScalar(resolved) && typeof resolved.value === "string" ? resolved.value : null;
-}
-
-function requiredText(document: Document, node: Node | null, message: string, fail: Fail, at: Node | null): string {
-  const text = scalarText(document, node);
-  if (text === null || text.trim() === "") return fail(message, node ?? at);
-  return text;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}

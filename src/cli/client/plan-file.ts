@@ -8,8 +8,9 @@
  * YAML is parsed with the failsafe schema: every scalar stays the string the
  * user wrote, so `version: 1.30` is "1.30" and never the number 1.3.
  */
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair } from "yaml";
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
 import { InputFileError } from "./errors.js";
+import { keyNode, requiredText, resolve, scalarText, type Fail } from "./yaml-nodes.js";
 
 export interface ComponentVersion {
   readonly component: string;
@@ -80,7 +81,6 @@ export function parsePlanFile(name: string, text: string): PlanFile {
   return { name, components: components.entries, lines: components.lines, ...(profile === undefined ? {} : { profile }), ...(asOf === undefined ? {} : { asOf }) };
 }
 
-type Fail = (message: string, node?: { range?: [number, number, number] | null } | null) => never;
 
 function parseComponents(
   document: Document,
@@ -136,23 +136,3 @@ function parseComponents(
   return fail('components must be a list of {component, version, instance?} or a map "component[@instance]": version', value ?? at);
 }
 
-function resolve(document: Document, node: Node | null | undefined): Node | null {
-  if (node === null || node === undefined) return null;
-  if (isAlias(node)) return (node.resolve(document) as Node | undefined) ?? null;
-  return node;
-}
-
-function keyNode(pair: Pair): Node | null {
-  return (pair.key as Node | null) ?? null;
-}
-
-function scalarText(document: Document, node: unknown): string | null {
-  const resolved = resolve(document, node as Node | null);
-  return isScalar(resolved) && typeof resolved.value === "string" ? resolved.value : null;
-}
-
-function requiredText(document: Document, node: Node | null, message: string, fail: Fail, at: Node | null): string {
-  const text = scalarText(document, node);
-  if (text === null || text.trim() === "") return fail(message, node ?? at);
-  return text;
-}
