@@ -4,7 +4,9 @@
  * logic.
  */
 import crypto from "node:crypto";
-import express, { type Express } from "express";
+import express, { type Express, type Request } from "express";
+import { AnswerCache } from "./kb/answer-cache.js";
+import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
 import type { Config } from "./config.js";
 import type { KnowledgeBase } from "./kb/knowledge-base.js";
 import type { Logger } from "./logger.js";
@@ -15,11 +17,13 @@ import { docsRoutes } from "./rest/docs.js";
 import { openApiDocument } from "./rest/openapi.js";
 import { chatopsRouter } from "./chatops/router.js";
 import { mountGraphQL } from "./graphql/server.js";
+import type { RememberedData } from "./graphql/remembered-answers.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { Curator } from "./kb/curation.js";
 import { authenticate } from "./rest/auth.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { limitJsonDepth, rateLimited } from "./rest/limits.js";
+import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./rest/large-requests.js";
 import helmet from "helmet";
 import type { PoolStats } from "./db/client.js";
 import { Metrics } from "./observability/metrics.js";
@@ -42,7 +46,13 @@ export interface AppDependencies {
   readonly freshness?: { readonly databaseReachable: boolean };
   /** The database pool's connections, for /metrics. */
   readonly poolStats?: () => PoolStats | undefined;
+  /** Bytes of answers remembered per snapshot, for REST and for GraphQL each; 0 turns it off. */
+  readonly answerCacheBytes?: number;
+  /** How many large requests are read at a time, and how long others wait. */
+  readonly largeRequests?: LargeRequestLimits;
 }
+
+export const DEFAULT_ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -52,11 +62,16 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   app.set("etag", false);
   app.set("query parser", "simple");
 
+  // Answers remembered per snapshot, one budget per face; each empties itself when the snapshot changes.
+  const answerCacheBytes = deps.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
+  const restAnswers = new AnswerCache<SentAnswer>(answerCacheBytes);
+  const graphqlAnswers = new AnswerCache<RememberedData>(answerCacheBytes);
   const metrics = new Metrics({
     revision: () => (deps.kb.loaded ? deps.kb.current().revision : undefined),
     loadedAt: () => (deps.kb.loaded ? deps.kb.current().loadedAt : undefined),
     databaseReachable: () => deps.freshness?.databaseReachable,
     pool: () => deps.poolStats?.(),
+    answerCaches: () => ({ rest: restAnswers.stats(), graphql: graphqlAnswers.stats() }),
   });
   app.use(metrics.httpMiddleware());
   // A caller's request id is kept when it is sane, so logs can be correlated across services.
@@ -78,7 +93,10 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   // Security headers; no CSP, since the offline playground and docs run inlined scripts and the API serves JSON.
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).
-  app.use(express.json({ limit: "11mb", strict: true }));
+  // Large bodies (manifests, bundles) are read a few at a time, so the capped heap cannot run out.
+  app.use(admitLargeRequests(deps.largeRequests ?? DEFAULT_LARGE_REQUEST_LIMITS));
+  // The body's bytes are kept (small ones only) as the key of remembered answers (src/rest/answers.ts).
+  app.use(express.json({ limit: "11mb", strict: true, verify: (req, _res, buffer) => rememberRawBody(req as Request, buffer) }));
   app.use(limitJsonDepth());
 
   app.get("/healthz", (_req, res) => {
@@ -118,8 +136,8 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };
   const writeLimit = rateLimited(limits.writesPerMinute, "write");
   app.use("/api/v1", identify);
-  app.use("/api/v1", readRoutes(deps.kb));
-  app.use("/api/v1", metrics.findingsMiddleware(), operationRoutes(deps.kb));
+  app.use("/api/v1", readRoutes(deps.kb, restAnswers));
+  app.use("/api/v1", operationRoutes(deps.kb, { answers: restAnswers, onFindings: (findings) => metrics.recordFindings(findings) }));
   if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator, writeLimit));
   app.use(docsRoutes());
   app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
@@ -136,6 +154,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
       else next();
     },
     production: deps.production ?? false,
+    answers: graphqlAnswers,
     plugins: [metrics.apolloPlugin()],
   });
 

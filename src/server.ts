@@ -21,6 +21,7 @@ import http from "node:http";
 import { ConfigError, parseConfig } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { Runtime } from "./runtime.js";
+import { DEFAULT_LARGE_REQUEST_LIMITS } from "./rest/large-requests.js";
 
 /** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
 const STOP_RUNTIME_GRACE_MS = 15_000;
@@ -77,6 +78,8 @@ async function main(): Promise<void> {
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: config.requireAuthForReads,
     rateLimits: config.rateLimits,
+    answerCacheBytes: config.answerCacheBytes,
+    largeRequests: { ...DEFAULT_LARGE_REQUEST_LIMITS, inFlight: config.largeRequestsInFlight },
     production: config.env === "production",
     freshness: runtime.sync,
     poolStats: () => poolStats(db),

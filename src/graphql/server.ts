@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
-import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { Express, RequestHandler } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
@@ -21,6 +21,8 @@ import { KubecompatError } from "../errors.js";
 import { asUnavailable } from "../db/unavailable.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
+import { AnswerCache } from "../kb/answer-cache.js";
+import { rememberedAnswers, type RememberedData } from "./remembered-answers.js";
 
 export const SCHEMA_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../schema.graphql");
 
@@ -34,6 +36,8 @@ export interface GraphQLDependencies {
   readonly writeLimit: RequestHandler;
   /** In production, errors do not suggest field names (no schema probing through typos). */
   readonly production: boolean;
+  /** Answers remembered per snapshot (src/graphql/remembered-answers.ts); off unless given. */
+  readonly answers?: AnswerCache<RememberedData>;
   /** More Apollo plugins (metrics). */
   readonly plugins?: ReadonlyArray<ApolloServerPlugin<GraphQLContext>>;
 }
@@ -101,7 +105,11 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     parseOptions: { maxTokens: MAX_TOKENS },
     formatError: formatGraphQLError(logger, { production: deps.production }),
     validationRules: [...limits.validationRules, operationTypesOfTheSchema],
-    plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(), unavailableAs503, ...(deps.plugins ?? [])],
+    plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(),
+      // No @cacheControl hints here; the default cache-control plugin would wrap every field resolver for nothing.
+      ApolloServerPluginCacheControlDisabled(),
+      unavailableAs503,
+      rememberedAnswers(deps.answers ?? new AnswerCache<RememberedData>(0)), ...(deps.plugins ?? [])],
   });
   await server.start();
 

@@ -7,12 +7,15 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { AnswerCacheStats } from "../kb/answer-cache.js";
 
 export interface MetricsSources {
   readonly revision: () => number | undefined;
   readonly loadedAt: () => string | undefined;
   readonly databaseReachable: () => boolean | undefined;
   readonly pool: () => { total: number; idle: number; waiting: number; max: number } | undefined;
+  /** Remembered answers per face (rest, graphql). */
+  readonly answerCaches?: () => Readonly<Record<string, AnswerCacheStats>>;
 }
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -73,6 +76,23 @@ export class Metrics {
         this.set({ state: "max" }, pool.max);
       },
     });
+    const caches = sources.answerCaches;
+    if (caches !== undefined) {
+      const perFace = (name: string, help: string, pick: (stats: AnswerCacheStats) => number) =>
+        new Gauge({
+          name,
+          help,
+          labelNames: ["face"],
+          registers: [this.registry],
+          collect() {
+            for (const [face, stats] of Object.entries(caches())) this.set({ face }, pick(stats));
+          },
+        });
+      perFace("kubecompat_answer_cache_hits", "Answers served from the per-snapshot cache since start", (stats) => stats.hits);
+      perFace("kubecompat_answer_cache_misses", "Answers computed because the cache did not hold them, since start", (stats) => stats.misses);
+      perFace("kubecompat_answer_cache_entries", "Answers held for the current snapshot", (stats) => stats.entries);
+      perFace("kubecompat_answer_cache_bytes", "Approximate bytes of answers held for the current snapshot", (stats) => stats.bytes);
+    }
   }
 
   /** Counts and times every request by its route pattern (not the raw path, so label sets stay small). */
@@ -91,19 +111,6 @@ export class Metrics {
 
   recordFindings(findings: ReadonlyArray<{ code: string; severity: string }>): void {
     for (const finding of findings) this.findings.inc({ code: finding.code, severity: finding.severity });
-  }
-
-  /** Wraps res.json on the check routes so the findings they answer with are counted. */
-  findingsMiddleware(): RequestHandler {
-    return (_req, res, next) => {
-      const json = res.json.bind(res);
-      res.json = (body: unknown) => {
-        const findings = (body as { findings?: unknown } | null)?.findings;
-        if (Array.isArray(findings)) this.recordFindings(findings as Array<{ code: string; severity: string }>);
-        return json(body);
-      };
-      next();
-    };
   }
 
   apolloPlugin<T extends object>(): ApolloServerPlugin<T> {

@@ -3,9 +3,10 @@
  * upgrade-plan, rollback-check and scan, plus the variants that take what
  * `kubectl version -o json` and `kubectl get nodes -o json` print. Each
  * handler parses the body with its zod schema and calls the domain core;
- * answers carry the same field names as GraphQL.
+ * answers carry the same field names as GraphQL. A question asked again
+ * under the same snapshot is answered from the AnswerCache.
  */
-import express, { Router } from "express";
+import express, { Router, type Request } from "express";
 import { planFromKubectl } from "../domain/kubectl-inputs.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
@@ -13,7 +14,10 @@ import { scanManifests } from "../domain/scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
 import { InputError, UnsupportedMediaTypeError } from "../errors.js";
+import { AnswerCache } from "../kb/answer-cache.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
 import {
   MAX_MANIFEST_CHARS,
@@ -29,71 +33,74 @@ import {
 
 export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
 
-export function operationRoutes(kb: KnowledgeBase): Router {
+export interface OperationRoutesOptions {
+  /** Answers remembered per snapshot; off unless given. */
+  readonly answers?: AnswerCache<SentAnswer>;
+  /** Told the findings of every answer, remembered or not (metrics). */
+  readonly onFindings?: FindingsSink;
+}
+
+export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptions = {}): Router {
   const router = Router();
+  const answers = options.answers ?? new AnswerCache<SentAnswer>(0);
+  const check = (route: string, judge: (req: Request, snapshot: KbSnapshot) => unknown) => router.post(route, checkRoute(kb, answers, options.onFindings, judge));
 
-  router.post("/validate", (req, res) => {
+  check("/validate", (req, snapshot) => {
     const body = parseJsonBody(validateRequest, req);
-    res.json(validateCluster(kb.current(), body.components, { profile: body.profile, asOf: body.asOf }));
+    return validateCluster(snapshot, body.components, { profile: body.profile, asOf: body.asOf });
   });
 
-  router.post("/validate/from-kubectl", (req, res) => {
+  check("/validate/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlValidateRequest, req);
-    const components = planFromKubectl(body);
-    res.json(validateCluster(kb.current(), components, { profile: body.profile, asOf: body.asOf }));
+    return validateCluster(snapshot, planFromKubectl(body), { profile: body.profile, asOf: body.asOf });
   });
 
-  router.post("/upgrade-plan", (req, res) => {
+  check("/upgrade-plan", (req, snapshot) => {
     const body = parseJsonBody(upgradePlanRequest, req);
-    res.json(planUpgrade(kb.current(), body.current.components, body.targetVersion, { profile: body.profile }));
+    return planUpgrade(snapshot, body.current.components, body.targetVersion, { profile: body.profile });
   });
 
-  router.post("/upgrade-plan/from-kubectl", (req, res) => {
+  check("/upgrade-plan/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlUpgradeRequest, req);
-    res.json(planUpgrade(kb.current(), planFromKubectl(body), body.targetVersion, { profile: body.profile }));
+    return planUpgrade(snapshot, planFromKubectl(body), body.targetVersion, { profile: body.profile });
   });
 
-  router.post("/rollback-check", (req, res) => {
+  check("/rollback-check", (req, snapshot) => {
     const body = parseJsonBody(rollbackRequest, req);
-    res.json(
-      checkRollback(kb.current(), {
-        current: body.current.components,
-        component: body.component,
-        instance: body.instance,
-        toVersion: body.toVersion,
-        profile: body.profile,
-      }),
-    );
+    return checkRollback(snapshot, {
+      current: body.current.components,
+      component: body.component,
+      instance: body.instance,
+      toVersion: body.toVersion,
+      profile: body.profile,
+    });
   });
 
-  router.post("/node-pool/upgrade-check", (req, res) => {
-    const body = parseJsonBody(nodePoolUpgradeRequest, req);
-    res.json(checkNodePoolUpgrade(kb.current(), body));
-  });
+  check("/node-pool/upgrade-check", (req, snapshot) => checkNodePoolUpgrade(snapshot, parseJsonBody(nodePoolUpgradeRequest, req)));
 
-  router.post("/node-pool/rollback-check", (req, res) => {
-    const body = parseJsonBody(nodePoolRollbackRequest, req);
-    res.json(checkNodePoolRollback(kb.current(), body));
-  });
+  check("/node-pool/rollback-check", (req, snapshot) => checkNodePoolRollback(snapshot, parseJsonBody(nodePoolRollbackRequest, req)));
 
   // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
-  router.post("/scan", express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }), (req, res) => {
-    if (req.is(YAML_TYPES)) {
-      const { targetVersion } = queryParameters(req, ["targetVersion"]);
-      if (targetVersion === undefined || targetVersion.trim() === "") {
-        throw new InputError("targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29", "targetVersion");
+  router.post(
+    "/scan",
+    express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
+    checkRoute(kb, answers, options.onFindings, (req, snapshot) => {
+      if (req.is(YAML_TYPES)) {
+        const { targetVersion } = queryParameters(req, ["targetVersion"]);
+        if (targetVersion === undefined || targetVersion.trim() === "") {
+          throw new InputError("targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29", "targetVersion");
+        }
+        return scanManifests(snapshot, typeof req.body === "string" ? req.body : "", targetVersion);
       }
-      res.json(scanManifests(kb.current(), typeof req.body === "string" ? req.body : "", targetVersion));
-      return;
-    }
-    if (!req.is("application/json")) {
-      throw new UnsupportedMediaTypeError(
-        `send the manifests as JSON {"manifests", "targetVersion"} (Content-Type: application/json) or as raw YAML (Content-Type: application/yaml, ?targetVersion=); got ${req.headers["content-type"] ?? "no Content-Type"}`,
-      );
-    }
-    const body = parseJsonBody(scanRequest, req);
-    res.json(scanManifests(kb.current(), body.manifests, body.targetVersion));
-  });
+      if (!req.is("application/json")) {
+        throw new UnsupportedMediaTypeError(
+          `send the manifests as JSON {"manifests", "targetVersion"} (Content-Type: application/json) or as raw YAML (Content-Type: application/yaml, ?targetVersion=); got ${req.headers["content-type"] ?? "no Content-Type"}`,
+        );
+      }
+      const body = parseJsonBody(scanRequest, req);
+      return scanManifests(snapshot, body.manifests, body.targetVersion);
+    }),
+  );
 
   return router;
 }

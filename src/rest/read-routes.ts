@@ -2,9 +2,10 @@
  * The read API under /api/v1: thin translation between HTTP and the catalog
  * queries of src/domain/catalog.ts. Query strings are validated with zod
  * (unknown parameters are refused so a typo is not silently ignored), and
- * answers carry an ETag of the knowledge-base revision.
+ * answers carry an ETag of the knowledge-base revision. An answer is
+ * serialised once per snapshot and URL (src/rest/answers.ts).
  */
-import { Router, type Request, type Response } from "express";
+import { Router, type Request } from "express";
 import { z } from "zod";
 import {
   getComponent,
@@ -19,6 +20,8 @@ import {
 import { InputError } from "../errors.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
+import { AnswerCache } from "../kb/answer-cache.js";
+import { readRoute, type SentAnswer } from "./answers.js";
 
 const filterValue = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
 
@@ -39,73 +42,57 @@ function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.
   return parsed.data;
 }
 
-/** Sends a read answer with the revision as ETag; 304 when the client has it. */
-function sendRead(req: Request, res: Response, snapshot: KbSnapshot, body: unknown): void {
-  const etag = `W/"kb-${snapshot.revision}"`;
-  res.setHeader("ETag", etag);
-  res.setHeader("Cache-Control", "no-cache");
-  const ifNoneMatch = req.headers["if-none-match"];
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
-    res.status(304).end();
-    return;
-  }
-  res.json(body);
-}
-
 function items(snapshot: KbSnapshot, list: readonly unknown[]): { items: readonly unknown[]; kbRevision: number } {
   return { items: list, kbRevision: snapshot.revision };
 }
 
-export function readRoutes(kb: KnowledgeBase): Router {
+export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> = new AnswerCache(0)): Router {
   const router = Router();
+  // Route parameters (`:name`, `:version`) are always present on the routes that declare them.
+  const get = <Parameters extends Record<string, string> = Record<never, string>>(
+    route: string,
+    read: (req: Request<Parameters>, snapshot: KbSnapshot) => unknown,
+  ) => router.get(route, readRoute(kb, answers, read as (req: Request, snapshot: KbSnapshot) => unknown));
 
-  router.get("/kb", (req, res) => {
+  get("/kb", (req, snapshot) => {
     parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, { ...summarise(snapshot), kbRevision: snapshot.revision });
+    return { ...summarise(snapshot), kbRevision: snapshot.revision };
   });
 
-  router.get("/components", (req, res) => {
+  get("/components", (req, snapshot) => {
     const query = parseQuery({ plane: filterValue.optional() }, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, listComponents(snapshot, query)));
+    return items(snapshot, listComponents(snapshot, query));
   });
 
-  router.get("/components/:name", (req, res) => {
+  get<{ name: string }>("/components/:name", (req, snapshot) => {
     parseQuery({}, req);
-    const snapshot = kb.current();
     const component = getComponent(snapshot, req.params.name);
-    sendRead(req, res, snapshot, { ...component, kbRevision: snapshot.revision });
+    return { ...component, kbRevision: snapshot.revision };
   });
 
-  router.get("/ports", (req, res) => {
+  get("/ports", (req, snapshot) => {
     const query = parseQuery({ component: filterValue.optional() }, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, listPorts(snapshot, query)));
+    return items(snapshot, listPorts(snapshot, query));
   });
 
-  router.get("/skew-rules", (req, res) => {
+  get("/skew-rules", (req, snapshot) => {
     const query = parseQuery({ kubernetesVersion: filterValue.optional(), profile: filterValue.optional() }, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, listSkewRules(snapshot, query)));
+    return items(snapshot, listSkewRules(snapshot, query));
   });
 
-  router.get("/flag-changes", (req, res) => {
+  get("/flag-changes", (req, snapshot) => {
     const query = parseQuery({ component: filterValue.optional() }, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, listFlagChanges(snapshot, query)));
+    return items(snapshot, listFlagChanges(snapshot, query));
   });
 
-  router.get("/api-removals", (req, res) => {
+  get("/api-removals", (req, snapshot) => {
     const query = parseQuery({ from: filterValue.optional(), to: filterValue.optional() }, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, items(snapshot, listApiRemovals(snapshot, query)));
+    return items(snapshot, listApiRemovals(snapshot, query));
   });
 
-  router.get("/releases/:version", (req, res) => {
+  get<{ version: string }>("/releases/:version", (req, snapshot) => {
     parseQuery({}, req);
-    const snapshot = kb.current();
-    sendRead(req, res, snapshot, { ...getRelease(snapshot, req.params.version), kbRevision: snapshot.revision });
+    return { ...getRelease(snapshot, req.params.version), kbRevision: snapshot.revision };
   });
 
   // Whole lists without filters.
@@ -119,10 +106,9 @@ export function readRoutes(kb: KnowledgeBase): Router {
     "/proxy-modes": "proxyModes",
   } as const;
   for (const [route, entity] of Object.entries(unfiltered)) {
-    router.get(route, (req, res) => {
+    get(route, (req, snapshot) => {
       parseQuery({}, req);
-      const snapshot = kb.current();
-      sendRead(req, res, snapshot, items(snapshot, snapshot[entity]));
+      return items(snapshot, snapshot[entity]);
     });
   }
 

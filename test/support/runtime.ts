@@ -1,5 +1,6 @@
 /** A fully started kubecompat (own database, migrated, kb/ imported) for integration tests. */
 import path from "node:path";
+import type { LargeRequestLimits } from "../../src/rest/large-requests.js";
 import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import { createApp } from "../../src/app.js";
@@ -28,7 +29,7 @@ export interface TestRuntime {
 }
 
 export async function startTestRuntime(
-  options: { importKb?: boolean; chatops?: Config["chatops"]; requireAuthForReads?: boolean } = {},
+  options: { importKb?: boolean; chatops?: Config["chatops"]; requireAuthForReads?: boolean; largeRequests?: LargeRequestLimits } = {},
 ): Promise<TestRuntime> {
   const database = await createTestDatabase();
   await migrate(database.url);
@@ -45,6 +46,7 @@ export async function startTestRuntime(
     curator: new Curator(db, kb),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: options.requireAuthForReads,
+    largeRequests: options.largeRequests,
   });
   return {
     database,

@@ -1,0 +1,100 @@
+/**
+ * Sending answers over REST through the per-snapshot AnswerCache: a
+ * question asked before (same route, query string, Content-Type and body
+ * bytes, same day) under the same snapshot gets the JSON text computed the
+ * first time, without parsing, judging or serialising again.
+ */
+import type { Request, RequestHandler, Response } from "express";
+import type { AnswerCache } from "../kb/answer-cache.js";
+import type { KnowledgeBase } from "../kb/knowledge-base.js";
+import type { KbSnapshot } from "../kb/snapshot.js";
+import { today } from "../domain/validate.js";
+
+/** A serialised answer and the findings in it, so a repeated answer still counts in the metrics. */
+export interface SentAnswer {
+  readonly json: string;
+  readonly findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>;
+}
+
+export type FindingsSink = (findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>) => void;
+
+/** Questions larger than this (a big manifest) are answered but not remembered. */
+export const MAX_REMEMBERED_QUESTION_BYTES = 64 * 1024;
+
+const rawBodies = new WeakMap<Request, Buffer>();
+
+/** body-parser's `verify` hook: keeps the bytes of a JSON body (after any Content-Encoding) as the cache key. */
+export function rememberRawBody(req: Request, buffer: Buffer): void {
+  if (buffer.length <= MAX_REMEMBERED_QUESTION_BYTES) rawBodies.set(req, buffer);
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+function send(res: Response, answer: SentAnswer, onFindings: FindingsSink | undefined): void {
+  if (onFindings && answer.findings.length > 0) onFindings(answer.findings);
+  res.setHeader("Content-Type", JSON_TYPE);
+  res.send(answer.json);
+}
+
+function serialise(result: unknown): SentAnswer {
+  const findings = (result as { findings?: unknown } | null)?.findings;
+  return {
+    json: JSON.stringify(result),
+    findings: Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [],
+  };
+}
+
+/**
+ * A check route (validate, plan, rollback, scan, node pools): `judge` parses
+ * the request and asks the domain core; its answer is remembered when the
+ * body was JSON small enough to be a key. Answers without `asOf` depend on
+ * the day, so the day is part of the key.
+ */
+export function checkRoute(
+  kb: KnowledgeBase,
+  answers: AnswerCache<SentAnswer>,
+  onFindings: FindingsSink | undefined,
+  judge: (req: Request, snapshot: KbSnapshot) => unknown,
+): RequestHandler {
+  return (req, res) => {
+    const snapshot = kb.current();
+    const raw = rawBodies.get(req);
+    const key = raw === undefined ? undefined : `${req.method} ${req.originalUrl}\n${req.headers["content-type"] ?? ""}\n${today()}\n${raw.toString("latin1")}`;
+    let answer = key === undefined ? undefined : answers.get(snapshot, key);
+    if (answer === undefined) {
+      answer = serialise(judge(req, snapshot));
+      if (key !== undefined) answers.set(snapshot, key, answer, answer.json.length * 2);
+    }
+    send(res, answer, onFindings);
+  };
+}
+
+/**
+ * A read route: `read` validates the query string and picks the records.
+ * Answers carry the revision as a weak ETag (304 when the client has it);
+ * the same URL under the same snapshot is the same answer.
+ */
+export function readRoute(
+  kb: KnowledgeBase,
+  answers: AnswerCache<SentAnswer>,
+  read: (req: Request, snapshot: KbSnapshot) => unknown,
+): RequestHandler {
+  return (req, res) => {
+    const snapshot = kb.current();
+    const key = `GET ${req.originalUrl}`;
+    let answer = answers.get(snapshot, key);
+    if (answer === undefined) {
+      answer = { json: JSON.stringify(read(req, snapshot)), findings: [] };
+      answers.set(snapshot, key, answer, answer.json.length * 2);
+    }
+    const etag = `W/"kb-${snapshot.revision}"`;
+    res.setHeader("ETag", etag);
+    res.setHeader("Cache-Control", "no-cache");
+    const ifNoneMatch = req.headers["if-none-match"];
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
+      res.status(304).end();
+      return;
+    }
+    send(res, answer, undefined);
+  };
+}
