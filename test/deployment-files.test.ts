@@ -8,7 +8,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import request from "supertest";
-import { parse } from "yaml";
+import { readFileSync } from "node:fs";
+import { parse, parseAllDocuments } from "yaml";
+import { dockerRuntime, nodeFlagNumber } from "../bench/docker-runtime.js";
 import { ENVIRONMENT_VARIABLES, parseConfig } from "../src/config.js";
 import { REPO_ROOT } from "./support/runtime.js";
 import { createApp } from "../src/app.js";
@@ -66,6 +68,20 @@ describe("deployment files agree with the app", () => {
     assert.match(dockerfile, new RegExp(`HEALTHCHECK[\\s\\S]*http://127\\.0\\.0\\.1:${port}/readyz`));
     assert.match(dockerfile, /^USER node$/m, "runs as a non-root user");
     assert.match(dockerfile, /npm ci --omit=dev/, "production dependencies only");
+  });
+
+  it("caps the heap at no more than half the pod's memory limit, and bench runs the image's settings", () => {
+    const runtime = dockerRuntime(dockerfile);
+    const heapMiB = nodeFlagNumber(runtime, "max-old-space-size");
+    assert.ok(heapMiB !== undefined && heapMiB > 0, "CMD caps the old space (--max-old-space-size)");
+    type Workload = { kind: string; spec: { template: { spec: { containers: Array<{ resources: { limits: { memory: string } } }> } } } };
+    const documents = parseAllDocuments(readFileSync(path.join(REPO_ROOT, "deploy/kubernetes/deployment.yaml"), "utf8")).map((document) => document.toJS() as Workload);
+    const deployment = documents.find((document) => document.kind === "Deployment")!;
+    const limit = deployment.spec.template.spec.containers[0]!.resources.limits.memory;
+    const limitMiB = /^(\d+)Mi$/.test(limit) ? Number(limit.slice(0, -2)) : /^(\d+)Gi$/.test(limit) ? Number(limit.slice(0, -2)) * 1024 : NaN;
+    assert.ok(heapMiB * 2 <= limitMiB, `a ${heapMiB} MiB heap leaves room for code, buffers and young space under the ${limit} limit`);
+    assert.equal(runtime.env.MALLOC_ARENA_MAX, "2");
+    assert.equal(runtime.script, "dist/server.js");
   });
 
   it("health endpoints named in the files exist on the app and report not-ready without a knowledge base", async () => {
