@@ -136,7 +136,9 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };
   const writeLimit = rateLimited(limits.writesPerMinute, "write");
   app.use("/api/v1", identify);
-  app.use("/api/v1", readRoutes(deps.kb, restAnswers));
+  const reads = readRoutes(deps.kb, restAnswers);
+  // Reads are GETs: checks and edits skip matching the read routes' paths one by one.
+  app.use("/api/v1", (req, res, next) => (req.method === "GET" || req.method === "HEAD" ? reads(req, res, next) : next()));
   app.use("/api/v1", operationRoutes(deps.kb, { answers: restAnswers, onFindings: (findings) => metrics.recordFindings(findings) }));
   if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator, writeLimit));
   app.use(docsRoutes());
