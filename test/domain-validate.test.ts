@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { validateCluster } from "../src/domain/validate.js";
+import { today, validateCluster } from "../src/domain/validate.js";
 import { InputError } from "../src/errors.js";
 import type { KbSnapshot } from "../src/kb/snapshot.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
@@ -148,4 +148,17 @@ describe("validateCluster: runtimes, releases and input", () => {
       );
     });
   }
+});
+
+describe("today", () => {
+  it("is the UTC date, and turns over at midnight UTC (and back, if the clock is set back)", (context) => {
+    context.mock.timers.enable({ apis: ["Date"], now: Date.parse("2026-03-01T23:59:59.500Z") });
+    assert.equal(today(), "2026-03-01");
+    context.mock.timers.tick(400);
+    assert.equal(today(), "2026-03-01");
+    context.mock.timers.tick(200);
+    assert.equal(today(), "2026-03-02");
+    context.mock.timers.setTime(Date.parse("2025-12-31T12:00:00Z"));
+    assert.equal(today(), "2025-12-31");
+  });
 });

@@ -28,9 +28,18 @@ export function validateCluster(snapshot: KbSnapshot, components: unknown, optio
   return report(snapshot.revision, judgePlan(snapshot, plan, profile, asOf));
 }
 
-/** Today's date in UTC, `YYYY-MM-DD`. */
+const DAY_MS = 86_400_000;
+let currentDay = "";
+let currentDayEnds = 0;
+
+/** Today's date in UTC, `YYYY-MM-DD`; formatted once a day (it is part of every remembered answer's key). */
 export function today(): string {
-  return new Date().toISOString().slice(0, 10);
+  const now = Date.now();
+  if (now >= currentDayEnds || now < currentDayEnds - DAY_MS) {
+    currentDay = new Date(now).toISOString().slice(0, 10);
+    currentDayEnds = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+  }
+  return currentDay;
 }
 
 export function parseAsOf(asOf: string | null | undefined, field = "asOf"): string {
