@@ -32,6 +32,11 @@ const errors = {
   400: { description: "Bad input; `error.details` names each field to fix.", ...json(errorResponse) },
   413: { description: "The body is larger than the limit.", ...json(errorResponse) },
   415: { description: "Wrong Content-Type.", ...json(errorResponse) },
+  503: {
+    description:
+      "Retry after the Retry-After delay: the instance is already reading as many bodies of 1 MiB or more as it may (LARGE_REQUESTS_IN_FLIGHT) and this one waited 30 s, or the knowledge base is not loaded yet.",
+    ...json(errorResponse),
+  },
 };
 const readErrors = { 400: { description: "Bad query parameter; the message names it.", ...json(errorResponse) } };
 const notModified = { 304: { description: "The client already has this knowledge-base revision (If-None-Match)." } };
