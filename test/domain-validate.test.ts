@@ -96,6 +96,12 @@ describe("validateCluster: runtimes, releases and input", () => {
     ["containerd 1.6.15 under kubelet 1.26", "apiserver=1.26 kubelet=1.26 containerd=1.6.15", []],
     ["containerd below containerd's own table for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.6.26", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
     ["containerd at containerd's own table for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.6.27", []],
+    // Each listed release line has its own floor: 1.7.10 is newer than the 1.6 line's 1.6.27 but below the 1.7 line's 1.7.11.
+    ["containerd 1.7 below its own line's floor for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.7.10", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    ["containerd 1.7 at its own line's floor for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.7.11", []],
+    ["containerd 2.0 under 1.29 (a line newer than the table lists)", "apiserver=1.29 kubelet=1.29 containerd=2.0.0", []],
+    ["containerd 2.0 below its line's floor for 1.33", "apiserver=1.33 kubelet=1.33 containerd=2.0.3", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    ["containerd 2.0 at its line's floor for 1.33", "apiserver=1.33 kubelet=1.33 containerd=2.0.4", []],
     ["containerd 1.7 under kubelet 1.34 (1.x support ending)", "apiserver=1.34 kubelet=1.34 containerd=1.7.27", ["WARNING RUNTIME_SUPPORT_ENDING"]],
     ["containerd 1.7 under kubelet 1.36", "apiserver=1.36 kubelet=1.36 containerd=1.7.27", ["ERROR RUNTIME_VERSION_TOO_OLD"]],
     ["containerd 2.0 under kubelet 1.36", "apiserver=1.36 kubelet=1.36 containerd=2.0.4", []],

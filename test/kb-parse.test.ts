@@ -52,6 +52,22 @@ describe("parsing kb/", () => {
     assert.ok(issues.some((issue) => /releases\[\d+\] \(1\.30\): field "\(key\)": duplicates releases\[\d+\]/.test(issue)), issues.join("\n"));
   });
 
+  it("rejects per-line floors that leave out minVersion, repeat a line, or belong to another kind", () => {
+    const requirements = files["runtime-requirements.yaml"]!;
+    const lowest = requirements.replace('lineMinVersions: ["1.7.11", "1.6.27"]', 'lineMinVersions: ["1.7.11", "1.6.30"]');
+    const repeated = requirements.replace('lineMinVersions: ["1.7.11", "1.6.27"]', 'lineMinVersions: ["1.7.11", "1.7.12", "1.6.27"]');
+    const kind = requirements.replace(/(id: containerd-cri-v1alpha2-removed\n(?: {4}.*\n)*? {4}minVersion: .*\n)/, '$1    lineMinVersions: ["1.6.0"]\n');
+    assert.notEqual(kind, requirements, "the hard containerd requirement is there to break");
+    for (const [broken, message] of [
+      [lowest, /\(containerd-k8s-1-29-recommended\): field "lineMinVersions": must include minVersion as its lowest entry/],
+      [repeated, /\(containerd-k8s-1-29-recommended\): field "lineMinVersions": must name each release line \(major\.minor\) once/],
+      [kind, /\(containerd-cri-v1alpha2-removed\): field "lineMinVersions": is only for kind RECOMMENDED_MIN_VERSION/],
+    ] as const) {
+      const issues = issuesOf({ ...files, "runtime-requirements.yaml": broken });
+      assert.ok(issues.some((issue) => message.test(issue)), issues.join("\n"));
+    }
+  });
+
   it("rejects references to unknown components and profiles", () => {
     const ports = files["ports.yaml"]!.replace("component: kube-scheduler", "component: kube-schedular");
     const rules = files["skew-rules.yaml"]!.replace("profile: strict", "profile: stricter");

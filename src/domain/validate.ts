@@ -11,7 +11,7 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import { resolveProfile, ruleAppliesAt } from "./catalog.js";
 import { entriesOf, label, parseClusterPlan, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, skewCode, type Finding, type ValidationReport } from "./findings.js";
-import { compareComponentVersions, minorIndex, parseComponentVersion, type KubernetesVersion } from "./versions.js";
+import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion, type KubernetesVersion } from "./versions.js";
 
 export interface ValidateOptions {
   readonly profile?: string | null | undefined;
@@ -352,6 +352,19 @@ function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
   return findings;
 }
 
+/**
+ * The version a recommendation table asks of this runtime: its own release
+ * line's floor when the table lists that line, else the lowest floor (a line
+ * older than all listed is below it; a newer one passes it).
+ */
+function recommendedFloor(recommendation: RuntimeRequirementRecord, release: ComponentVersion): string | null {
+  const sameLine = recommendation.lineMinVersions.find((floor) => {
+    const version = parseComponentVersion(floor);
+    return version.major === release.major && version.minor === release.minor;
+  });
+  return sameLine ?? recommendation.minVersion;
+}
+
 function checkRuntimeFor(
   index: RuntimeIndex,
   runtime: PlannedComponent,
@@ -436,13 +449,15 @@ function checkRuntimeFor(
   const recommendation = inForce
     .filter((requirement) => requirement.kind === "RECOMMENDED_MIN_VERSION")
     .reduce<RuntimeRequirementRecord | undefined>((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
-  if (!hardFailure && recommendation !== undefined && below(recommendation)) {
+  const floor = recommendation === undefined ? null : recommendedFloor(recommendation, release);
+  if (!hardFailure && recommendation !== undefined && floor !== null && compareComponentVersions(release, parseComponentVersion(floor)) < 0) {
+    const line = recommendation.lineMinVersions.includes(floor) ? ` on the ${release.major}.${release.minor} line` : "";
     findings.push(
       finding({
         ...base(recommendation),
         code: "RUNTIME_BELOW_RECOMMENDED",
         severity: "WARNING",
-        message: `${label(runtime)} ${runtime.version} is older than ${runtime.component} lists for Kubernetes ${recommendation.kubernetesFrom} (${recommendation.minVersion} or newer): ${recommendation.summary}`,
+        message: `${label(runtime)} ${runtime.version} is older than ${runtime.component} lists for Kubernetes ${recommendation.kubernetesFrom} (${floor} or newer${line}): ${recommendation.summary}`,
       }),
     );
   }

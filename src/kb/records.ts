@@ -236,6 +236,13 @@ export const runtimeRequirementRecord = z
     kubernetesFrom: minorVersion,
     kind: z.enum(["REQUIRES_SHIM", "MIN_VERSION", "MATCH_KUBERNETES_MINOR", "RECOMMENDED_MIN_VERSION", "UNSUPPORTED", "SUPPORT_ENDING"]),
     minVersion: componentVersion.nullable().default(null),
+    /**
+     * For RECOMMENDED_MIN_VERSION, when the table lists several release
+     * lines: the floor of each (containerd for 1.29: 1.7.11 and 1.6.27).
+     * A runtime on a listed line is held to its own line's floor; minVersion
+     * is the lowest of them, for older lines.
+     */
+    lineMinVersions: z.array(componentVersion).max(20).default([]),
     requires: componentName.nullable().default(null),
     summary: text,
     sourceUrl,
@@ -249,7 +256,32 @@ export const runtimeRequirementRecord = z
   .refine((requirement) => requirement.kind !== "REQUIRES_SHIM" || requirement.requires !== null, {
     message: "is required when kind is REQUIRES_SHIM",
     path: ["requires"],
-  });
+  })
+  .refine((requirement) => requirement.lineMinVersions.length === 0 || requirement.kind === "RECOMMENDED_MIN_VERSION", {
+    message: "is only for kind RECOMMENDED_MIN_VERSION (a table that lists several release lines)",
+    path: ["lineMinVersions"],
+  })
+  .refine((requirement) => new Set(requirement.lineMinVersions.map(releaseLine)).size === requirement.lineMinVersions.length, {
+    message: "must name each release line (major.minor) once",
+    path: ["lineMinVersions"],
+  })
+  .refine(
+    (requirement) =>
+      requirement.lineMinVersions.length === 0 ||
+      requirement.minVersion === [...requirement.lineMinVersions].sort((a, b) => compareVersionTexts(a, b))[0],
+    { message: "must include minVersion as its lowest entry (minVersion is the floor for lines older than all listed)", path: ["lineMinVersions"] },
+  );
+
+/** "1.7.11" → "1.7". */
+function releaseLine(version: string): string {
+  return version.split(".").slice(0, 2).join(".");
+}
+
+function compareVersionTexts(a: string, b: string): number {
+  const [x, y] = [a, b].map((text) => text.split(/[-+]/)[0]!.split(".").map(Number));
+  for (let index = 0; index < 3; index += 1) if (x![index] !== y![index]) return x![index]! - y![index]!;
+  return 0;
+}
 
 export const recommendationRecord = z
   .strictObject({

@@ -825,6 +825,8 @@ export type RuntimeRequirement = {
   kind: Scalars['String']['output'];
   /** The first Kubernetes minor where it applies. */
   kubernetesFrom: Scalars['String']['output'];
+  /** For RECOMMENDED_MIN_VERSION tables that list several release lines: each line's floor (containerd for 1.29: 1.7.11, 1.6.27). minVersion is the lowest. */
+  lineMinVersions: Array<Scalars['String']['output']>;
   minVersion?: Maybe<Scalars['String']['output']>;
   notes?: Maybe<Scalars['String']['output']>;
   /** A component that must be present as well (cri-dockerd). */
@@ -1356,6 +1358,7 @@ export type RuntimeRequirementResolvers<ContextType = GraphQLContext, ParentType
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   kubernetesFrom?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lineMinVersions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   minVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   requires?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
