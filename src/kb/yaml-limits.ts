@@ -83,20 +83,6 @@ export function yamlShapeProblem(text: string, maxDepth = MAX_YAML_DEPTH): YamlS
   return null;
 }
 
-/** The line where `text` first nests deeper than `maxDepth`, or null when it does not. */
-export function tooDeepAt(text: string, maxDepth = MAX_YAML_DEPTH): number | null {
-  const lineCounter = new LineCounter();
-  const parser = new Parser(lineCounter.addNewLine);
-  lineCounter.addNewLine(0);
-  for (const lexeme of new Lexer().lex(text)) {
-    for (const _token of parser.next(lexeme)) {
-      // Tokens are not needed, only the parser's depth after each lexeme.
-    }
-    if (parser.stack.length > maxDepth) return lineCounter.linePos(parser.offset).line;
-  }
-  return null;
-}
-
 /**
  * The first mapping key that repeats within its mapping, compared as the
  * yaml library does with `uniqueKeys: true` (the same node, or scalars of the
