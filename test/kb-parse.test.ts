@@ -56,12 +56,14 @@ describe("parsing kb/", () => {
     const requirements = files["runtime-requirements.yaml"]!;
     const lowest = requirements.replace('lineMinVersions: ["1.7.11", "1.6.27"]', 'lineMinVersions: ["1.7.11", "1.6.30"]');
     const repeated = requirements.replace('lineMinVersions: ["1.7.11", "1.6.27"]', 'lineMinVersions: ["1.7.11", "1.7.12", "1.6.27"]');
+    const malformed = requirements.replace('lineMinVersions: ["1.7.11", "1.6.27"]', 'lineMinVersions: ["1.7.11", "one.six"]');
     const kind = requirements.replace(/(id: containerd-cri-v1alpha2-removed\n(?: {4}.*\n)*? {4}minVersion: .*\n)/, '$1    lineMinVersions: ["1.6.0"]\n');
     assert.notEqual(kind, requirements, "the hard containerd requirement is there to break");
     for (const [broken, message] of [
       [lowest, /\(containerd-k8s-1-29-recommended\): field "lineMinVersions": must include minVersion as its lowest entry/],
       [repeated, /\(containerd-k8s-1-29-recommended\): field "lineMinVersions": must name each release line \(major\.minor\) once/],
       [kind, /\(containerd-cri-v1alpha2-removed\): field "lineMinVersions": is only for kind RECOMMENDED_MIN_VERSION/],
+      [malformed, /\(containerd-k8s-1-29-recommended\): field "lineMinVersions(\[1\]|\.1)": must be a version such as "1\.6\.0"/],
     ] as const) {
       const issues = issuesOf({ ...files, "runtime-requirements.yaml": broken });
       assert.ok(issues.some((issue) => message.test(issue)), issues.join("\n"));

@@ -105,11 +105,15 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     parseOptions: { maxTokens: MAX_TOKENS },
     formatError: formatGraphQLError(logger, { production: deps.production }),
     validationRules: [...limits.validationRules, operationTypesOfTheSchema],
-    plugins: [...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]), ApolloServerPluginLandingPageDisabled(),
+    plugins: [
+      ...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]),
+      ApolloServerPluginLandingPageDisabled(),
       // No @cacheControl hints here; the default cache-control plugin would wrap every field resolver for nothing.
       ApolloServerPluginCacheControlDisabled(),
       unavailableAs503,
-      rememberedAnswers(deps.answers ?? new AnswerCache<RememberedData>(0)), ...(deps.plugins ?? [])],
+      rememberedAnswers(deps.answers ?? new AnswerCache<RememberedData>(0)),
+      ...(deps.plugins ?? []),
+    ],
   });
   await server.start();
 

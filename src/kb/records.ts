@@ -6,6 +6,7 @@
  * reviewed file cannot silently drop a fact.
  */
 import { z } from "zod";
+import { compareComponentVersions, parseComponentVersion } from "../domain/versions.js";
 
 /** The minor number of "1.28"; NaN for anything else (its own field reports that). */
 function minorNumber(minor: string): number {
@@ -261,26 +262,27 @@ export const runtimeRequirementRecord = z
     message: "is only for kind RECOMMENDED_MIN_VERSION (a table that lists several release lines)",
     path: ["lineMinVersions"],
   })
-  .refine((requirement) => new Set(requirement.lineMinVersions.map(releaseLine)).size === requirement.lineMinVersions.length, {
+  // zod runs these even when an entry failed its own check above; a malformed entry is reported there once.
+  .refine((requirement) => !wellFormed(requirement.lineMinVersions) || new Set(requirement.lineMinVersions.map(releaseLine)).size === requirement.lineMinVersions.length, {
     message: "must name each release line (major.minor) once",
     path: ["lineMinVersions"],
   })
   .refine(
     (requirement) =>
       requirement.lineMinVersions.length === 0 ||
-      requirement.minVersion === [...requirement.lineMinVersions].sort((a, b) => compareVersionTexts(a, b))[0],
+      !wellFormed(requirement.lineMinVersions) ||
+      requirement.minVersion === [...requirement.lineMinVersions].sort((a, b) => compareComponentVersions(parseComponentVersion(a), parseComponentVersion(b)))[0],
     { message: "must include minVersion as its lowest entry (minVersion is the floor for lines older than all listed)", path: ["lineMinVersions"] },
   );
 
-/** "1.7.11" → "1.7". */
-function releaseLine(version: string): string {
-  return version.split(".").slice(0, 2).join(".");
+function wellFormed(versions: readonly string[]): boolean {
+  return versions.every((version) => componentVersion.safeParse(version).success);
 }
 
-function compareVersionTexts(a: string, b: string): number {
-  const [x, y] = [a, b].map((text) => text.split(/[-+]/)[0]!.split(".").map(Number));
-  for (let index = 0; index < 3; index += 1) if (x![index] !== y![index]) return x![index]! - y![index]!;
-  return 0;
+/** "1.7.11" → "1.7". */
+function releaseLine(version: string): string {
+  const { major, minor } = parseComponentVersion(version);
+  return `${major}.${minor}`;
 }
 
 export const recommendationRecord = z
