@@ -52,11 +52,26 @@ export interface AppDependencies {
   readonly largeRequests?: LargeRequestLimits;
 }
 
+/** The app, and what must be stopped after the HTTP server has drained (Apollo). */
+export interface AppHandle {
+  readonly app: Express;
+  stop(): Promise<void>;
+}
+
 export const DEFAULT_ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export async function createApp(deps: AppDependencies): Promise<Express> {
+  return (await createAppHandle(deps)).app;
+}
+
+/**
+ * As createApp, with a stop that ends Apollo Server. It is not stopped by
+ * the signal itself, so GraphQL requests in flight during the HTTP drain
+ * complete; server.ts calls stop() once the drain is done.
+ */
+export async function createAppHandle(deps: AppDependencies): Promise<AppHandle> {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -143,7 +158,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
   if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator, writeLimit));
   app.use(docsRoutes());
   app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
-  await mountGraphQL(app, {
+  const graphql = await mountGraphQL(app, {
     kb: deps.kb,
     logger: deps.logger,
     curator: deps.curator,
@@ -162,5 +177,5 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger));
-  return app;
+  return { app, stop: () => graphql.stop() };
 }

@@ -13,3 +13,31 @@ export function createLogger(level: string): Logger {
     },
   });
 }
+
+/**
+ * A warning that would otherwise repeat once per request during an outage:
+ * the first occurrence is logged at once, the rest of each window is counted
+ * and summarised in one line when the next window begins.
+ */
+export class RepeatedWarning {
+  private windowStart = 0;
+  private suppressed = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly message: string,
+    private readonly windowMs = 30_000,
+  ) {}
+
+  warn(fields: Record<string, unknown>): void {
+    const now = Date.now();
+    if (now - this.windowStart < this.windowMs) {
+      this.suppressed += 1;
+      return;
+    }
+    const suppressed = this.suppressed;
+    this.windowStart = now;
+    this.suppressed = 0;
+    this.logger.warn(suppressed > 0 ? { ...fields, repeatedSinceLastLine: suppressed } : fields, this.message);
+  }
+}

@@ -57,9 +57,22 @@ export async function startRuntime(config: Config, logger: Logger, options: { im
     if (options.importKb ?? config.kb.importOnStart) {
       const result = await importKbDirectory(db, config.kb.dir);
       logger.info(
-        { changed: result.changed, revision: result.revision, changes: result.changes.length },
-        result.changed ? "knowledge base imported" : "knowledge base unchanged",
+        {
+          changed: result.changed,
+          revision: result.revision,
+          changes: result.changes.length,
+          keptRuntimeEdits: result.keptRuntime,
+          conflicts: result.conflicts.length,
+          resolvedConflicts: result.resolved,
+        },
+        result.directoryUnchanged ? "knowledge base: kb/ unchanged since its last import" : result.changed ? "knowledge base: kb/ merged" : "knowledge base: kb/ merged, nothing to change",
       );
+      for (const conflict of result.conflicts) {
+        logger.warn(
+          { entity: conflict.entity, key: conflict.key, kb: conflict.kb, database: conflict.database },
+          "knowledge-base conflict: kb/ and a run-time edit changed this record differently; the database's value is kept until an edit or an import resolves it",
+        );
+      }
     }
     const kb = new KnowledgeBase(db);
     const snapshot = await kb.refresh();

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const [{ createApp }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
+  const [{ createAppHandle }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
     import("./app.js"),
     import("./db/health.js"),
     import("./errors.js"),
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   }
 
   const { db, kb } = runtime;
-  const app = await createApp({
+  const handle = await createAppHandle({
     kb,
     isDatabaseReachable: () => pingDatabase(db),
     logger,
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     freshness: runtime.sync,
     poolStats: () => poolStats(db),
   });
-  const server = http.createServer(app);
+  const server = http.createServer(handle.app);
   server.keepAliveTimeout = 65_000;
 
   let stopping = false;
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
       server.close(() => {
         clearTimeout(force);
         logger.info({ ms: Date.now() - started }, "requests drained; stopping");
-        void stopAndExit(runtime, logger, started);
+        void stopAndExit(handle, runtime, logger, started);
       }),
     );
   };
@@ -143,13 +143,14 @@ async function main(): Promise<void> {
 }
 
 /** Stops the runtime and exits: 0 when it stopped, 1 when it failed or did not stop within STOP_RUNTIME_GRACE_MS. */
-async function stopAndExit(runtime: Runtime, logger: Logger, started: number): Promise<void> {
+async function stopAndExit(handle: { stop(): Promise<void> }, runtime: Runtime, logger: Logger, started: number): Promise<void> {
   // Deliberately not unref'd: the process must not end quietly (with code 0) while this waits.
   const deadline = setTimeout(() => {
     logger.error({ ms: Date.now() - started }, "could not stop the runtime in time; exiting anyway");
     process.exit(1);
   }, STOP_RUNTIME_GRACE_MS);
   try {
+    await handle.stop();
     await runtime.stop();
     clearTimeout(deadline);
     logger.info({ ms: Date.now() - started }, "stopped");

@@ -12,7 +12,7 @@
 import { findTokenByHash, markTokenUsed, type StoredToken } from "../db/token-store.js";
 import type { Database } from "../db/client.js";
 import { UnauthenticatedError, UnavailableError } from "../errors.js";
-import type { Logger } from "../logger.js";
+import { RepeatedWarning, type Logger } from "../logger.js";
 import { ANONYMOUS, hashSecret, looksLikeSecret, sameHash, type Principal } from "./tokens.js";
 
 const CACHE_MS = 5_000;
@@ -32,12 +32,15 @@ export class Authenticator {
   private readonly lastUsedWritten = new Map<number, number>();
   private readonly cacheMs: number;
   private readonly staleMs: number;
+  // During an outage every request with a token fails its lookup: one line, then a summary per window.
+  private readonly lookupFailed: RepeatedWarning;
 
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
     options: AuthenticatorOptions = {},
   ) {
+    this.lookupFailed = new RepeatedWarning(logger, "token lookup failed: the database does not answer");
     this.cacheMs = options.cacheMs ?? CACHE_MS;
     this.staleMs = Math.max(options.staleMs ?? STALE_MS, this.cacheMs);
   }
@@ -72,7 +75,7 @@ export class Authenticator {
       token = await findTokenByHash(this.db, hash);
     } catch (error) {
       const stale = cached !== undefined && Date.now() - cached.checkedAt < this.staleMs;
-      this.logger.warn({ err: error }, stale ? "token lookup failed: using the last answer of the database" : "token lookup failed");
+      this.lookupFailed.warn({ err: error, answeredFromCache: stale });
       if (stale) return cached.token;
       throw new UnavailableError("cannot check the token: the database is unavailable; retry shortly");
     }

@@ -5,9 +5,12 @@
  * module alone knows how they map to columns.
  */
 import { diffBundles, type RecordChange } from "../kb/diff.js";
-import { ConflictError, InputError, NotFoundError, type KbIssue } from "../errors.js";
-import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "../kb/records.js";
+import { bundleHash, entityKey, mergeBundles, recordHash, withoutRevision, type MergeBase, type MergeConflict } from "../kb/merge.js";
+import { ConflictError, InputError, NotFoundError, UnavailableError, type KbIssue } from "../errors.js";
+import { asUnavailable } from "./unavailable.js";
+import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle, type KbConflictRecord } from "../kb/records.js";
 import type { Database } from "./client.js";
+import { Prisma } from "./generated/client.js";
 
 type Transaction = Parameters<Parameters<Database["$transaction"]>[0]>[0];
 type Executor = Database | Transaction;
@@ -110,6 +113,7 @@ export interface StoredKnowledgeBase {
   readonly bundle: KbBundle;
   readonly revision: number;
   readonly lastImportAt: Date | null;
+  readonly conflicts: readonly KbConflictRecord[];
 }
 
 interface StoredRows {
@@ -137,7 +141,21 @@ export async function readKnowledgeBase(db: Database): Promise<StoredKnowledgeBa
     async (tx) => {
       const state = await tx.kbState.findUnique({ where: { id: 1 } });
       const { bundle } = await readRows(tx);
-      return { bundle, revision: state?.revision ?? 0, lastImportAt: state?.lastImportAt ?? null };
+      const conflicts = await tx.kbConflict.findMany({ orderBy: { id: "asc" } });
+      return {
+        bundle,
+        revision: state?.revision ?? 0,
+        lastImportAt: state?.lastImportAt ?? null,
+        conflicts: conflicts.map((row) => ({
+          entity: row.entity as EntityName,
+          key: row.key,
+          base: (row.baseRecord as object | null) ?? null,
+          kb: (row.kbRecord as object | null) ?? null,
+          database: (row.databaseRecord as object | null) ?? null,
+          detectedAt: row.detectedAt.toISOString(),
+          source: row.source,
+        })),
+      };
     },
     { isolationLevel: "RepeatableRead", timeout: 30_000 },
   );
@@ -170,6 +188,7 @@ export async function syncKnowledgeBase(
   desired: KbBundle,
   source: string,
   actor: Actor = { name: "system:import", role: "admin" },
+  options: { readonly asDirectoryImport?: boolean } = {},
 ): Promise<SyncResult> {
   return db.$transaction(
     async (tx) => {
@@ -178,7 +197,11 @@ export async function syncKnowledgeBase(
       const revisionBefore = state?.revision ?? 0;
       const current = await readRows(tx);
       const changes = diffBundles(current.bundle, desired);
-      if (changes.length === 0) return { changed: false, revisionBefore, revision: revisionBefore, changes };
+      // An import makes the database hold exactly the bundle: no conflict is left open.
+      const resolved = await tx.kbConflict.deleteMany({});
+      // Forcing kb/ in (kb:import --prefer-kb) makes it the base of the next merge; an uploaded bundle is a run-time change and leaves the base alone.
+      if (options.asDirectoryImport === true) await recordImportBase(tx, desired);
+      if (changes.length === 0 && resolved.count === 0) return { changed: false, revisionBefore, revision: revisionBefore, changes };
 
       const byAction = (entity: EntityName, action: RecordChange["action"]): Set<string> =>
         new Set(changes.filter((change) => change.entity === entity && change.action === action).map((change) => change.key));
@@ -214,6 +237,11 @@ export async function syncKnowledgeBase(
         update: { revision, lastImportAt: now },
       });
       const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+      if (resolved.count > 0) {
+        await tx.auditEntry.create({
+          data: { actor: actor.name, actorRole: actor.role, action: "kb.conflicts-resolved", entity: "kb", key: source, after: { resolved: resolved.count }, kbRevision: revision },
+        });
+      }
       await tx.kbImport.create({
         data: {
           source,
@@ -241,6 +269,255 @@ export async function syncKnowledgeBase(
     },
     { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
   );
+}
+
+export interface MergeResult extends SyncResult {
+  /** The kb/ directory is the one imported last: nothing was compared or written. */
+  readonly directoryUnchanged: boolean;
+  /** Conflicts found by this merge (the database's value was kept). */
+  readonly conflicts: readonly MergeConflict[];
+  /** Conflicts that no longer hold. */
+  readonly resolved: number;
+  /** Records whose run-time value was kept because kb/ did not change them. */
+  readonly keptRuntime: number;
+}
+
+const MERGE_ACTOR: Actor = { name: "system:kb-merge", role: "admin" };
+const ACTION_VERB: Readonly<Record<RecordChange["action"], string>> = { create: "create", update: "update", delete: "retire" };
+
+/**
+ * Brings the kb/ directory into the database without undoing curation: a
+ * three-way merge (src/kb/merge.ts) against the kb/ imported last. An
+ * unchanged directory (same bundle hash) writes nothing at all; otherwise
+ * records only kb/ changed are applied, each audited like an edit, records
+ * changed on both sides become open conflicts (the database's value kept),
+ * and the directory becomes the base of the next merge. Replicas starting
+ * together merge once: the write lock serialises them and the second finds
+ * the hash recorded. `crossCheck` refuses a merge whose result would not
+ * hold together (nothing is written then).
+ */
+export async function mergeKbDirectory(
+  db: Database,
+  desired: KbBundle,
+  source: string,
+  crossCheck: (bundle: KbBundle) => KbIssue[],
+): Promise<MergeResult> {
+  const hash = bundleHash(desired);
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
+      const state = await tx.kbState.findUnique({ where: { id: 1 } });
+      const revisionBefore = state?.revision ?? 0;
+      const unchanged = { changed: false, revisionBefore, revision: revisionBefore, changes: [], conflicts: [], resolved: 0, keptRuntime: 0 };
+      if (state?.importedBundleHash === hash) return { ...unchanged, directoryUnchanged: true };
+
+      const current = await readRows(tx);
+      const base = await readImportBase(tx, current.bundle, state?.importedBundleHash ?? null, revisionBefore);
+      const open = await tx.kbConflict.findMany({ select: { entity: true, key: true } });
+      const outcome = mergeBundles(base, desired, current.bundle, new Set(open.map((row) => entityKey(row.entity as EntityName, row.key))));
+
+      const merged = applyToBundle(current.bundle, outcome.changes);
+      const issues = crossCheck(merged);
+      if (issues.length > 0) {
+        throw new InputError(
+          `merging kb/ with the run-time edits would leave the knowledge base inconsistent, so nothing was written; resolve these records with an edit (or run kb:import --prefer-kb to take kb/ as it is): ${issues.map((issue) => `${issue.entry ?? issue.file}: ${issue.message}`).join("; ")}`,
+          issues[0]?.field,
+          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+        );
+      }
+
+      const newConflicts = outcome.conflicts;
+      const touched = outcome.changes.length + newConflicts.length + outcome.resolved.length;
+      const revision = touched > 0 ? revisionBefore + 1 : revisionBefore;
+
+      for (const entity of [...ENTITY_NAMES].reverse()) {
+        for (const change of outcome.changes.filter((candidate) => candidate.entity === entity && candidate.action === "delete")) {
+          await delegate(tx, entity).delete({ where: { id: current.ids.get(entityKey(entity, change.key)) as number } });
+        }
+      }
+      const stored = new Map<string, object>();
+      for (const entity of ENTITY_NAMES) {
+        const creates = orderForInsert(entity, outcome.changes.filter((change) => change.entity === entity && change.action === "create").map((change) => change.after!));
+        for (const record of creates) {
+          const row = await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, record) });
+          stored.set(entityKey(entity, recordKey(entity, record as never)), fromColumns(entity, row));
+        }
+        for (const change of outcome.changes.filter((candidate) => candidate.entity === entity && candidate.action === "update")) {
+          const row = (await delegate(tx, entity).update({
+            where: { id: current.ids.get(entityKey(entity, change.key)) as number },
+            data: { ...toColumns(entity, change.after!), revision: { increment: 1 } },
+          })) as Row;
+          stored.set(entityKey(entity, change.key), fromColumns(entity, row));
+        }
+      }
+      for (const change of outcome.changes) {
+        await tx.auditEntry.create({
+          data: {
+            actor: MERGE_ACTOR.name,
+            actorRole: MERGE_ACTOR.role,
+            action: `${change.entity}.${ACTION_VERB[change.action]}`,
+            entity: change.entity,
+            key: change.key,
+            before: change.before === undefined ? undefined : change.before,
+            after: stored.get(entityKey(change.entity, change.key)) ?? undefined,
+            kbRevision: revision,
+          },
+        });
+      }
+      for (const resolved of outcome.resolved) {
+        await tx.kbConflict.deleteMany({ where: { entity: resolved.entity, key: resolved.key } });
+      }
+      for (const conflict of newConflicts) {
+        await tx.kbConflict.deleteMany({ where: { entity: conflict.entity, key: conflict.key } });
+        await tx.kbConflict.create({
+          data: {
+            entity: conflict.entity,
+            key: conflict.key,
+            baseRecord: jsonOrNull(conflict.base),
+            kbRecord: jsonOrNull(conflict.kb),
+            databaseRecord: jsonOrNull(conflict.database),
+            source,
+          },
+        });
+        await tx.auditEntry.create({
+          data: {
+            actor: MERGE_ACTOR.name,
+            actorRole: MERGE_ACTOR.role,
+            action: `${conflict.entity}.conflict`,
+            entity: conflict.entity,
+            key: conflict.key,
+            before: jsonOrNull(conflict.database) ?? undefined,
+            after: jsonOrNull(conflict.kb) ?? undefined,
+            kbRevision: revision,
+          },
+        });
+      }
+      await recordImportBase(tx, desired, hash);
+
+      const changes: RecordChange[] = outcome.changes.map((change) => ({
+        entity: change.entity,
+        key: change.key,
+        action: change.action,
+        ...(change.fields ? { fields: change.fields } : {}),
+      }));
+      if (touched === 0) return { ...unchanged, directoryUnchanged: false, keptRuntime: outcome.keptRuntime };
+
+      const now = new Date();
+      await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision, lastImportAt: now, importedBundleHash: hash }, update: { revision, lastImportAt: now } });
+      const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+      await tx.kbImport.create({
+        data: {
+          source,
+          revisionBefore,
+          revisionAfter: revision,
+          created: count("create"),
+          updated: count("update"),
+          deleted: count("delete"),
+          changes: [...changes.map((change) => ({ ...change })), ...newConflicts.map((conflict) => ({ entity: conflict.entity, key: conflict.key, action: "conflict" }))],
+        },
+      });
+      await tx.auditEntry.create({
+        data: {
+          actor: MERGE_ACTOR.name,
+          actorRole: MERGE_ACTOR.role,
+          action: "kb.merge",
+          entity: "kb",
+          key: source,
+          after: {
+            created: count("create"),
+            updated: count("update"),
+            deleted: count("delete"),
+            conflicts: newConflicts.length,
+            resolved: outcome.resolved.length,
+            keptRuntime: outcome.keptRuntime,
+          },
+          kbRevision: revision,
+        },
+      });
+      await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
+      return {
+        changed: true,
+        revisionBefore,
+        revision,
+        changes,
+        directoryUnchanged: false,
+        conflicts: newConflicts,
+        resolved: outcome.resolved.length,
+        keptRuntime: outcome.keptRuntime,
+      };
+    },
+    { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
+  );
+}
+
+function jsonOrNull(record: object | null): object | typeof Prisma.DbNull {
+  return record === null ? Prisma.DbNull : record;
+}
+
+function applyToBundle(bundle: KbBundle, changes: readonly { entity: EntityName; key: string; action: string; after: object | undefined }[]): KbBundle {
+  const next: Record<string, object[]> = {};
+  for (const entity of ENTITY_NAMES) {
+    const mine = changes.filter((change) => change.entity === entity);
+    if (mine.length === 0) {
+      next[entity] = [...(bundle[entity] as readonly object[])];
+      continue;
+    }
+    const gone = new Set(mine.map((change) => change.key));
+    next[entity] = [
+      ...(bundle[entity] as readonly object[]).filter((record) => !gone.has(recordKey(entity, record as never))),
+      ...mine.flatMap((change) => (change.after === undefined ? [] : [change.after])),
+    ];
+  }
+  return next as unknown as KbBundle;
+}
+
+/** Makes `bundle` the base of the next merge. */
+async function recordImportBase(tx: Transaction, bundle: KbBundle, hash: string = bundleHash(bundle)): Promise<void> {
+  await tx.kbImportBase.deleteMany({});
+  const rows = ENTITY_NAMES.flatMap((entity) =>
+    (bundle[entity] as readonly object[]).map((record) => ({ entity, key: recordKey(entity, record as never), hash: recordHash(record), record: withoutRevision(record) })),
+  );
+  for (let start = 0; start < rows.length; start += 500) await tx.kbImportBase.createMany({ data: rows.slice(start, start + 500) });
+  await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0, importedBundleHash: hash }, update: { importedBundleHash: hash } });
+}
+
+/**
+ * The base of the merge: the records of the kb/ imported last. A database
+ * imported before bases were recorded has none; its base is then rebuilt
+ * from what it holds and the audit trail: every record is as the last import
+ * left it, except those edited since, whose value before their first edit
+ * (none for a record created at run time) is what that import wrote.
+ */
+async function readImportBase(tx: Transaction, database: KbBundle, recordedHash: string | null, revision: number): Promise<MergeBase> {
+  const base = new Map<string, { entity: EntityName; key: string; record: object }>();
+  if (recordedHash !== null) {
+    for (const row of await tx.kbImportBase.findMany({ orderBy: { id: "asc" } })) {
+      base.set(entityKey(row.entity as EntityName, row.key), { entity: row.entity as EntityName, key: row.key, record: row.record as object });
+    }
+    return base;
+  }
+  if (revision === 0) return base;
+  for (const entity of ENTITY_NAMES) {
+    for (const record of database[entity] as readonly object[]) {
+      const key = recordKey(entity, record as never);
+      base.set(entityKey(entity, key), { entity, key, record: withoutRevision(record) });
+    }
+  }
+  const lastImport = await tx.auditEntry.findFirst({ where: { action: "kb.import", key: { startsWith: "directory:" } }, orderBy: { id: "desc" }, select: { id: true } });
+  const edits = await tx.auditEntry.findMany({
+    where: { id: { gt: lastImport?.id ?? 0 }, entity: { in: ENTITY_NAMES } },
+    orderBy: { id: "asc" },
+    select: { entity: true, key: true, before: true },
+  });
+  const seen = new Set<string>();
+  for (const edit of edits) {
+    const id = entityKey(edit.entity as EntityName, edit.key);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (edit.before === null) base.delete(id);
+    else base.set(id, { entity: edit.entity as EntityName, key: edit.key, record: withoutRevision(edit.before as object) });
+  }
+  return base;
 }
 
 /** Profiles reference their parent: insert parents before children. */
@@ -274,6 +551,8 @@ export interface EditRequest {
   /** The revision the caller read; required for update and retire. */
   readonly expectedRevision?: number;
   readonly actor: Actor;
+  /** A key the client chose (Idempotency-Key): a retry with it answers the first result instead of applying again. */
+  readonly idempotencyKey?: string;
 }
 
 export interface EditResult {
@@ -282,6 +561,15 @@ export interface EditResult {
   /** The record as stored now (with its revision), or null when retired. */
   readonly record: object | null;
   readonly kbRevision: number;
+  /** True when this is the stored answer of an earlier request with the same Idempotency-Key (nothing was applied now). */
+  readonly replayed?: boolean;
+}
+
+/** How long the answer of an edit with an Idempotency-Key is kept for retries. */
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+function editFingerprint(edit: EditRequest): string {
+  return recordHash({ entity: edit.entity, action: edit.action, key: edit.key ?? null, expectedRevision: edit.expectedRevision ?? null, record: edit.record ?? null });
 }
 
 /** The channel replicas listen on for knowledge-base changes. */
@@ -296,84 +584,125 @@ export const KB_CHANGED_CHANNEL = "kubecompat_kb_changed";
  * knowledge base's, records the audit entry, and notifies the replicas.
  */
 export async function applyEdit(db: Database, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[]): Promise<EditResult> {
-  return db.$transaction(
-    async (tx) => {
-      // The same lock as imports: every write to the knowledge base happens one at a time.
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
-      const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
-      const kbRevisionBefore = state.revision;
-      const current = await readRows(tx);
-      const { entity } = edit;
-      const records = current.bundle[entity] as readonly object[];
-      const keyOf = (record: object): string => recordKey(entity, record as never);
-      const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
-      const existing = records.find((record) => keyOf(record) === key);
+  // Set once every statement of the transaction succeeded: a connection lost after it was lost during COMMIT.
+  let committing = false;
+  try {
+    return await db.$transaction(
+      async (tx) => {
+        const result = await applyEditIn(tx, edit, crossCheck);
+        committing = true;
+        return result;
+      },
+      { isolationLevel: "ReadCommitted", timeout: 30_000, maxWait: 20_000 },
+    );
+  } catch (error) {
+    const unavailable = asUnavailable(error);
+    if (committing && unavailable !== undefined) {
+      throw new UnavailableError(
+        `the connection to the database was lost while the edit was being committed, so it may or may not have been applied: read the record again before retrying${edit.idempotencyKey === undefined ? " (or send an Idempotency-Key, so that a retry cannot apply it twice)" : ", or retry with the same Idempotency-Key"}`,
+      );
+    }
+    throw unavailable ?? error;
+  }
+}
 
-      if (edit.action === "create") {
-        if (existing !== undefined) {
-          throw new ConflictError(`${entity} "${key}" exists already (revision ${revisionOf(existing)}); update it instead`, [
-            { field: "key", message: `current revision ${revisionOf(existing)}` },
-          ]);
-        }
-      } else {
-        if (existing === undefined) throw new NotFoundError(`no ${entity} record has the key "${key}"`);
-        if (edit.expectedRevision !== revisionOf(existing)) {
-          throw new ConflictError(
-            `${entity} "${key}" is at revision ${revisionOf(existing)}, not ${edit.expectedRevision}: someone changed it since you read it; read it again and reapply your change`,
-            [{ field: "revision", message: `current revision ${revisionOf(existing)}` }],
-          );
-        }
-        if (edit.action === "update" && keyOf(edit.record!) !== key) {
-          throw new InputError(
-            `the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`,
-            "key",
-          );
-        }
-      }
-
-      const next = records.filter((record) => keyOf(record) !== key);
-      if (edit.action !== "retire") next.push(edit.record!);
-      const issues = crossCheck({ ...current.bundle, [entity]: next });
-      if (issues.length > 0) {
-        throw new InputError(
-          `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
-          issues[0]?.field,
-          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+async function applyEditIn(tx: Transaction, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[]): Promise<EditResult> {
+  // The same lock as imports: every write to the knowledge base happens one at a time.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
+  const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
+  if (edit.idempotencyKey !== undefined) {
+    const earlier = await tx.idempotentEdit.findUnique({ where: { actor_key: { actor: edit.actor.name, key: edit.idempotencyKey } } });
+    if (earlier !== null && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
+      if (earlier.fingerprint !== fingerprint) {
+        throw new ConflictError(
+          `the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`,
+          [{ field: "idempotencyKey", message: "already used for another edit" }],
         );
       }
+      return { ...(earlier.result as unknown as EditResult), replayed: true };
+    }
+    if (earlier !== null) await tx.idempotentEdit.delete({ where: { id: earlier.id } });
+  }
+  const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
+  const kbRevisionBefore = state.revision;
+  const current = await readRows(tx);
+  const { entity } = edit;
+  const records = current.bundle[entity] as readonly object[];
+  const keyOf = (record: object): string => recordKey(entity, record as never);
+  const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
+  const existing = records.find((record) => keyOf(record) === key);
 
-      const id = current.ids.get(`${entity}\u0000${key}`);
-      let stored: Row | null = null;
-      if (edit.action === "create") {
-        stored = (await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, edit.record!) }));
-      } else if (edit.action === "update") {
-        stored = (await delegate(tx, entity).update({
-          where: { id: id! },
-          data: { ...toColumns(entity, edit.record!), revision: { increment: 1 } },
-        })) as Row;
-      } else {
-        await delegate(tx, entity).delete({ where: { id: id! } });
-      }
-      const kbRevision = kbRevisionBefore + 1;
-      await tx.kbState.update({ where: { id: 1 }, data: { revision: kbRevision } });
-      const after = stored === null ? null : fromColumns(entity, stored);
-      await tx.auditEntry.create({
-        data: {
-          actor: edit.actor.name,
-          actorRole: edit.actor.role,
-          action: `${entity}.${edit.action}`,
-          entity,
-          key,
-          before: existing === undefined ? undefined : (existing),
-          after: after === null ? undefined : after,
-          kbRevision,
-        },
-      });
-      await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(kbRevision)})`;
-      return { entity, key, record: after, kbRevision };
+  if (edit.action === "create") {
+    if (existing !== undefined) {
+      throw new ConflictError(`${entity} "${key}" exists already (revision ${revisionOf(existing)}); update it instead`, [
+        { field: "key", message: `current revision ${revisionOf(existing)}` },
+      ]);
+    }
+  } else {
+    if (existing === undefined) throw new NotFoundError(`no ${entity} record has the key "${key}"`);
+    if (edit.expectedRevision !== revisionOf(existing)) {
+      throw new ConflictError(
+        `${entity} "${key}" is at revision ${revisionOf(existing)}, not ${edit.expectedRevision}: someone changed it since you read it; read it again and reapply your change`,
+        [{ field: "revision", message: `current revision ${revisionOf(existing)}` }],
+      );
+    }
+    if (edit.action === "update" && keyOf(edit.record!) !== key) {
+      throw new InputError(
+        `the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`,
+        "key",
+      );
+    }
+  }
+
+  const next = records.filter((record) => keyOf(record) !== key);
+  if (edit.action !== "retire") next.push(edit.record!);
+  const issues = crossCheck({ ...current.bundle, [entity]: next });
+  if (issues.length > 0) {
+    throw new InputError(
+      `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
+      issues[0]?.field,
+      issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+    );
+  }
+
+  const id = current.ids.get(`${entity}\u0000${key}`);
+  let stored: Row | null = null;
+  if (edit.action === "create") {
+    stored = (await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, edit.record!) }));
+  } else if (edit.action === "update") {
+    stored = (await delegate(tx, entity).update({
+      where: { id: id! },
+      data: { ...toColumns(entity, edit.record!), revision: { increment: 1 } },
+    })) as Row;
+  } else {
+    await delegate(tx, entity).delete({ where: { id: id! } });
+  }
+  const kbRevision = kbRevisionBefore + 1;
+  await tx.kbState.update({ where: { id: 1 }, data: { revision: kbRevision } });
+  const after = stored === null ? null : fromColumns(entity, stored);
+  // An edit of a record in conflict decides it.
+  await tx.kbConflict.deleteMany({ where: { entity, key } });
+  const audit = await tx.auditEntry.create({
+    data: {
+      actor: edit.actor.name,
+      actorRole: edit.actor.role,
+      action: `${entity}.${edit.action}`,
+      entity,
+      key,
+      before: existing === undefined ? undefined : (existing),
+      after: after === null ? undefined : after,
+      kbRevision,
     },
-    { isolationLevel: "ReadCommitted", timeout: 30_000, maxWait: 20_000 },
-  );
+  });
+  const result: EditResult = { entity, key, record: after, kbRevision };
+  if (edit.idempotencyKey !== undefined) {
+    await tx.idempotentEdit.create({
+      data: { actor: edit.actor.name, key: edit.idempotencyKey, fingerprint: fingerprint!, result: result as unknown as Prisma.InputJsonObject, auditEntryId: audit.id },
+    });
+    await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
+  }
+  await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(kbRevision)})`;
+  return result;
 }
 
 function revisionOf(record: object): number {

@@ -12,6 +12,7 @@ import type {
   PortRecord,
   ReleaseRecord,
   SkewRuleRecord,
+  KbConflictRecord,
 } from "../kb/records.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
 
@@ -133,6 +134,8 @@ export interface KbSummary {
   readonly loadedAt: string;
   readonly newestRelease: string | null;
   readonly counts: Readonly<Record<string, number>>;
+  /** Open conflicts between kb/ and run-time edits, each with both values. */
+  readonly conflicts: readonly KbConflictRecord[];
 }
 
 export function summarise(snapshot: KbSnapshot): KbSummary {
@@ -142,6 +145,7 @@ export function summarise(snapshot: KbSnapshot): KbSummary {
     loadedAt: snapshot.loadedAt,
     newestRelease: snapshot.newestRelease?.version ?? null,
     counts: snapshot.counts(),
+    conflicts: snapshot.conflicts,
   };
 }
 

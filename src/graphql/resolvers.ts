@@ -92,17 +92,17 @@ export const resolvers: Resolvers = {
     },
   },
   Mutation: {
-    createRecord: async (_parent, { entity, record }, { curator, principal }) => {
-      const result = await curatorOf(curator).create(principal, ENTITY_OF[entity], record);
-      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision };
+    createRecord: async (_parent, { entity, record, idempotencyKey }, { curator, principal }) => {
+      const result = await curatorOf(curator).create(principal, ENTITY_OF[entity], record, { idempotencyKey });
+      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision, replayed: result.replayed === true };
     },
-    updateRecord: async (_parent, { entity, key, revision, record }, { curator, principal }) => {
-      const result = await curatorOf(curator).update(principal, ENTITY_OF[entity], key, revision, record);
-      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision };
+    updateRecord: async (_parent, { entity, key, revision, record, idempotencyKey }, { curator, principal }) => {
+      const result = await curatorOf(curator).update(principal, ENTITY_OF[entity], key, revision, record, { idempotencyKey });
+      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision, replayed: result.replayed === true };
     },
-    retireRecord: async (_parent, { entity, key, revision }, { curator, principal }) => {
-      const result = await curatorOf(curator).retire(principal, ENTITY_OF[entity], key, revision);
-      return { entity, key: result.key, record: null, retired: true, kbRevision: result.kbRevision };
+    retireRecord: async (_parent, { entity, key, revision, idempotencyKey }, { curator, principal }) => {
+      const result = await curatorOf(curator).retire(principal, ENTITY_OF[entity], key, revision, { idempotencyKey });
+      return { entity, key: result.key, record: null, retired: true, kbRevision: result.kbRevision, replayed: result.replayed === true };
     },
     importKnowledgeBase: async (_parent, { bundle }, { curator, principal }) => {
       const importing = curatorOf(curator);

@@ -102,6 +102,8 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     includeStacktraceInErrorResponses: false,
     // One operation per request: a batch of a thousand would slip past every per-document limit.
     allowBatchedHttpRequests: false,
+    // server.ts stops Apollo after the HTTP drain; stopping on the signal would fail the GraphQL requests still in flight.
+    stopOnTerminationSignals: false,
     parseOptions: { maxTokens: MAX_TOKENS },
     formatError: formatGraphQLError(logger, { production: deps.production }),
     validationRules: [...limits.validationRules, operationTypesOfTheSchema],

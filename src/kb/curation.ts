@@ -20,25 +20,28 @@ export class Curator {
     private readonly kb: KnowledgeBase,
   ) {}
 
-  async create(principal: Principal, entity: EntityName, input: unknown): Promise<EditResult> {
+  async create(principal: Principal, entity: EntityName, input: unknown, options: EditOptions = {}): Promise<EditResult> {
     requireEditor(principal);
     const record = validRecord(entity, input);
-    return this.publish(await applyEdit(this.db, { entity, action: "create", record, actor: actorOf(principal) }, crossCheckBundle));
+    const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
+    return this.publish(await applyEdit(this.db, { entity, action: "create", record, actor: actorOf(principal), idempotencyKey }, crossCheckBundle));
   }
 
-  async update(principal: Principal, entity: EntityName, key: string, revision: unknown, input: unknown): Promise<EditResult> {
+  async update(principal: Principal, entity: EntityName, key: string, revision: unknown, input: unknown, options: EditOptions = {}): Promise<EditResult> {
     requireEditor(principal);
     const expectedRevision = validRevision(revision);
     const record = validRecord(entity, input);
+    const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
     return this.publish(
-      await applyEdit(this.db, { entity, action: "update", key, record, expectedRevision, actor: actorOf(principal) }, crossCheckBundle),
+      await applyEdit(this.db, { entity, action: "update", key, record, expectedRevision, actor: actorOf(principal), idempotencyKey }, crossCheckBundle),
     );
   }
 
-  async retire(principal: Principal, entity: EntityName, key: string, revision: unknown): Promise<EditResult> {
+  async retire(principal: Principal, entity: EntityName, key: string, revision: unknown, options: EditOptions = {}): Promise<EditResult> {
     requireEditor(principal);
     const expectedRevision = validRevision(revision);
-    return this.publish(await applyEdit(this.db, { entity, action: "retire", key, expectedRevision, actor: actorOf(principal) }, crossCheckBundle));
+    const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
+    return this.publish(await applyEdit(this.db, { entity, action: "retire", key, expectedRevision, actor: actorOf(principal), idempotencyKey }, crossCheckBundle));
   }
 
   /** Validates the whole bundle first (every invalid record is reported), then applies it in one transaction. */
@@ -47,7 +50,7 @@ export class Curator {
     requireRole(principal, "admin", "importing a knowledge-base bundle");
     const bundle = parseKbFiles(files);
     const result = await syncKnowledgeBase(this.db, bundle, `upload by ${principal.name}`, actorOf(principal));
-    await this.kb.refresh();
+    await this.kb.publish(result.revision);
     return result;
   }
 
@@ -57,10 +60,29 @@ export class Curator {
     return readAudit(this.db, query);
   }
 
+  /**
+   * The edit has committed: its answer is a success whatever happens next.
+   * This instance's snapshot catches up with it before the answer (so the
+   * next read here sees it) unless the database fails right now; then the
+   * change listener or the poll brings it in as soon as the database answers.
+   */
   private async publish(result: EditResult): Promise<EditResult> {
-    await this.kb.refresh();
+    await this.kb.publish(result.kbRevision);
     return result;
   }
+}
+
+export interface EditOptions {
+  /** Idempotency-Key: a retry with the same key answers the first result instead of applying the edit again. */
+  readonly idempotencyKey?: string | null | undefined;
+}
+
+function validIdempotencyKey(key: unknown): string | undefined {
+  if (key === undefined || key === null) return undefined;
+  if (typeof key !== "string" || !/^[\x21-\x7e]{1,200}$/.test(key)) {
+    throw new InputError("the Idempotency-Key must be 1 to 200 visible ASCII characters, e.g. a UUID", "idempotencyKey");
+  }
+  return key;
 }
 
 function actorOf(principal: Principal): { name: string; role: string } {

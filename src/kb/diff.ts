@@ -35,7 +35,8 @@ export function diffBundles(current: KbBundle, desired: KbBundle): RecordChange[
   return changes;
 }
 
-function changedFields(before: object, after: object): string[] {
+/** The fields whose values differ between two versions of a record. */
+export function changedFields(before: object, after: object): string[] {
   // `revision` is bookkeeping of the stored record, not a fact.
   const names = new Set([...Object.keys(before), ...Object.keys(after)].filter((name) => name !== "revision"));
   return [...names].filter(

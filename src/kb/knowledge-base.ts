@@ -23,11 +23,51 @@ export class KnowledgeBase {
     return this.snapshot !== undefined;
   }
 
-  /** Loads the database's knowledge base when its revision differs from ours. */
-  async refresh(): Promise<KbSnapshot> {
+  /**
+   * Loads the database's knowledge base when its revision differs from ours.
+   * Calls that overlap share one load, and a call that arrives while a load
+   * runs is answered by the next one (which starts after it), so a burst of
+   * edits costs a few loads rather than one each, and nobody is answered
+   * from a load that began before their call.
+   */
+  refresh(): Promise<KbSnapshot> {
+    if (this.running === undefined) {
+      this.running = this.load().finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running.catch(() => undefined).then(() => {
+      this.queued = undefined;
+      return this.refresh();
+    });
+    return this.queued;
+  }
+
+  /**
+   * Brings this snapshot up to at least `revision` (a write this instance
+   * just committed) before the write is answered. A failure here does not
+   * fail the write: it is logged by the caller's sync, which retries.
+   */
+  async publish(revision: number): Promise<void> {
+    if (this.snapshot !== undefined && this.snapshot.revision >= revision) return;
+    try {
+      await this.refresh();
+    } catch (error) {
+      this.onPublishFailed(error);
+    }
+  }
+
+  /** Told when a snapshot could not be brought up to a committed write (the sync retries it). */
+  onPublishFailed: (error: unknown) => void = () => undefined;
+
+  private running: Promise<KbSnapshot> | undefined;
+  private queued: Promise<KbSnapshot> | undefined;
+
+  private async load(): Promise<KbSnapshot> {
     if (this.snapshot !== undefined && (await readRevision(this.db)) === this.snapshot.revision) return this.snapshot;
     const stored = await readKnowledgeBase(this.db);
-    const next = new KbSnapshot(stored.bundle, { revision: stored.revision, lastImportAt: stored.lastImportAt });
+    const next = new KbSnapshot(stored.bundle, { revision: stored.revision, lastImportAt: stored.lastImportAt, conflicts: stored.conflicts });
     if (this.snapshot === undefined || next.revision >= this.snapshot.revision) this.snapshot = next;
     return this.snapshot;
   }

@@ -368,6 +368,25 @@ export interface KbBundle {
 export type EntityName = keyof KbBundle;
 
 /**
+ * A record that kb/ and a run-time edit changed differently (found by the
+ * merge at start-up): the database's value is what is served until an edit
+ * of the record or an import resolves it.
+ */
+export interface KbConflictRecord {
+  readonly entity: EntityName;
+  readonly key: string;
+  /** The record as kb/ had it at the import before (null: kb/ did not have it). */
+  readonly base: object | null;
+  /** The record as kb/ has it now (null: kb/ removed it). */
+  readonly kb: object | null;
+  /** The record the database keeps and serves (null: retired at run time). */
+  readonly database: object | null;
+  readonly detectedAt: string;
+  /** The import that found it, e.g. "directory:kb". */
+  readonly source: string;
+}
+
+/**
  * One entry per entity: the file it lives in, its record schema, and its
  * natural key (what makes a duplicate, and how import matches records).
  * The order is the order of import: referenced entities first.

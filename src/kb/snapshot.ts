@@ -12,6 +12,7 @@ import {
   type ProxyModeRecord,
   type EntityName,
   type KbBundle,
+  type KbConflictRecord,
   type LinkRecord,
   type PortRecord,
   type ProfileRecord,
@@ -25,12 +26,15 @@ import {
 export interface SnapshotMeta {
   readonly revision: number;
   readonly lastImportAt: Date | null;
+  /** Open conflicts between kb/ and run-time edits (none when not given). */
+  readonly conflicts?: readonly KbConflictRecord[];
 }
 
 export class KbSnapshot implements KbBundle {
   readonly revision: number;
   readonly lastImportAt: string | null;
   readonly loadedAt: string;
+  readonly conflicts: readonly KbConflictRecord[];
 
   readonly components: readonly ComponentRecord[];
   readonly ports: readonly PortRecord[];
@@ -53,6 +57,7 @@ export class KbSnapshot implements KbBundle {
     this.revision = meta.revision;
     this.lastImportAt = meta.lastImportAt?.toISOString() ?? null;
     this.loadedAt = new Date().toISOString();
+    this.conflicts = freezeAll(meta.conflicts ?? []);
 
     const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
     this.components = freezeAll(bundle.components);

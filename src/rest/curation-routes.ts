@@ -5,7 +5,7 @@
  * versions.yaml; import of a whole bundle. Translation only: roles,
  * validation and revisions are the Curator's business.
  */
-import express, { Router, type Request, type RequestHandler } from "express";
+import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import { InputError, UnsupportedMediaTypeError } from "../errors.js";
 import type { Curator } from "../kb/curation.js";
@@ -49,6 +49,18 @@ function jsonObject(req: Request): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** The Idempotency-Key header (one, at most): a retry with it answers the first result instead of applying again. */
+function idempotencyKeyOf(req: Request): string | undefined {
+  const raw = req.headers["idempotency-key"];
+  if (Array.isArray(raw)) throw new InputError("send one Idempotency-Key header, not several", "Idempotency-Key");
+  return raw;
+}
+
+/** Tells a client that this answer is the stored one of its earlier request (nothing was applied now). */
+function replayedHeader(res: Response, replayed: boolean | undefined): void {
+  if (replayed === true) res.setHeader("Idempotent-Replayed", "true");
+}
+
 export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: RequestHandler = (_req, _res, next) => next()): Router {
   const router = Router();
 
@@ -56,17 +68,20 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
     router.post(`/${collection}`, writeLimit, async (req, res) => {
       // A record copied from a read carries its revision; a new record starts at 1 whatever it says.
       const { revision: _revision, ...record } = jsonObject(req);
-      const result = await curator.create(principalOf(res), entity, record);
+      const result = await curator.create(principalOf(res), entity, record, { idempotencyKey: idempotencyKeyOf(req) });
+      replayedHeader(res, result.replayed);
       res.status(201).json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
     router.put(`/${collection}/:key`, writeLimit, async (req, res) => {
       const { revision, ...record } = jsonObject(req);
-      const result = await curator.update(principalOf(res), entity, String(req.params.key), revision, record);
+      const result = await curator.update(principalOf(res), entity, String(req.params.key), revision, record, { idempotencyKey: idempotencyKeyOf(req) });
+      replayedHeader(res, result.replayed);
       res.json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
     router.delete(`/${collection}/:key`, writeLimit, async (req, res) => {
       const fromBody = req.is("application/json") ? (req.body as Record<string, unknown> | undefined)?.revision : undefined;
-      const result = await curator.retire(principalOf(res), entity, String(req.params.key), req.query.revision ?? fromBody);
+      const result = await curator.retire(principalOf(res), entity, String(req.params.key), req.query.revision ?? fromBody, { idempotencyKey: idempotencyKeyOf(req) });
+      replayedHeader(res, result.replayed);
       res.json({ key: result.key, retired: true, kbRevision: result.kbRevision });
     });
   }

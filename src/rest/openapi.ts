@@ -167,6 +167,19 @@ function buildRegistry(): OpenAPIRegistry {
     403: { description: "The token's role is too weak.", ...json(errorResponse) },
   };
   const edited = z.object({ item: z.record(z.string(), z.unknown()).nullable(), key: z.string(), kbRevision }).openapi("EditResult");
+  const idempotency = z.object({
+    "Idempotency-Key": z.string().optional().openapi({
+      description:
+        "A key you choose (e.g. a UUID), 1-200 visible ASCII characters. A retry with the same key answers the first result (with Idempotent-Replayed: true) instead of applying the edit again; the same key for a different edit is a 409. Kept 24 hours.",
+    }),
+  });
+  const outcomeUnknown = {
+    503: {
+      description:
+        "The database is unavailable (Retry-After). When the connection was lost while the edit was being committed, the message says the edit may or may not have been applied: read the record again, or retry with the same Idempotency-Key.",
+      ...json(errorResponse),
+    },
+  };
   for (const [collection, entity] of Object.entries(COLLECTIONS)) {
     const record = recordSchemaOf(entity);
     const key = z.object({ key: z.string().openapi({ description: `The record's natural key, URL-encoded (${KEY_EXAMPLES[entity]}).`, example: KEY_EXAMPLES[entity] }) });
@@ -176,8 +189,8 @@ function buildRegistry(): OpenAPIRegistry {
       summary: `Create a ${entity} record (editor)`,
       tags: ["curation"],
       security: secured,
-      request: { body: { required: true, ...json(record) } },
-      responses: { 201: { description: "Created at revision 1", ...json(edited) }, ...errors, ...authErrors, 409: { description: "A record with this key exists", ...json(errorResponse) } },
+      request: { headers: idempotency, body: { required: true, ...json(record) } },
+      responses: { 201: { description: "Created at revision 1", ...json(edited) }, ...errors, ...authErrors, 409: { description: "A record with this key exists", ...json(errorResponse) }, ...outcomeUnknown },
     });
     registry.registerPath({
       method: "put",
@@ -185,13 +198,14 @@ function buildRegistry(): OpenAPIRegistry {
       summary: `Update a ${entity} record (editor); send the revision you read`,
       tags: ["curation"],
       security: secured,
-      request: { params: key, body: { required: true, ...json(z.intersection(record, z.object({ revision: z.number().int() }))) } },
+      request: { params: key, headers: idempotency, body: { required: true, ...json(z.intersection(record, z.object({ revision: z.number().int() }))) } },
       responses: {
         200: { description: "Updated; the item carries its new revision", ...json(edited) },
         ...errors,
         ...authErrors,
         404: { description: "No such record", ...json(errorResponse) },
         409: { description: "Stale revision: someone changed the record since you read it", ...json(errorResponse) },
+        ...outcomeUnknown,
       },
     });
     registry.registerPath({
@@ -200,13 +214,14 @@ function buildRegistry(): OpenAPIRegistry {
       summary: `Retire a ${entity} record (editor); send the revision you read`,
       tags: ["curation"],
       security: secured,
-      request: { params: key, query: z.object({ revision: z.number().int().openapi({ example: 1 }) }) },
+      request: { params: key, headers: idempotency, query: z.object({ revision: z.number().int().openapi({ example: 1 }) }) },
       responses: {
         200: { description: "Retired", ...json(z.object({ key: z.string(), retired: z.boolean(), kbRevision })) },
         ...readErrors,
         ...authErrors,
         404: { description: "No such record", ...json(errorResponse) },
         409: { description: "Stale revision", ...json(errorResponse) },
+        ...outcomeUnknown,
       },
     });
   }

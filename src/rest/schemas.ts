@@ -195,6 +195,24 @@ export const kbSummary = z
     loadedAt: z.string(),
     newestRelease: z.string().nullable(),
     counts: z.record(z.string(), z.number().int()),
+    conflicts: z
+      .array(
+        z
+          .object({
+            entity: z.string().openapi({ description: "The kind of record, e.g. recommendations." }),
+            key: z.string().openapi({ description: "The record's natural key." }),
+            base: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The record as kb/ had it at the import before (null: kb/ did not have it)." }),
+            kb: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The record as kb/ has it now (null: kb/ removed it)." }),
+            database: z.record(z.string(), z.unknown()).nullable().openapi({ description: "The record the database keeps and serves (null: retired at run time)." }),
+            detectedAt: z.string(),
+            source: z.string(),
+          })
+          .openapi("KbConflict"),
+      )
+      .openapi({
+        description:
+          "Open conflicts: records that kb/ and a run-time edit changed differently. The database's value is served until an edit of the record, or an import, resolves the conflict.",
+      }),
   })
   .openapi("KnowledgeBaseSummary");
 

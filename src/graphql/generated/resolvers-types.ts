@@ -126,6 +126,8 @@ export type EditResult = {
   key: Scalars['String']['output'];
   /** The record as stored now, with its new revision; null when retired. */
   record?: Maybe<Scalars['JSONObject']['output']>;
+  /** True when this is the stored answer of an earlier request with the same idempotencyKey: nothing was applied now. */
+  replayed: Scalars['Boolean']['output'];
   retired: Scalars['Boolean']['output'];
 };
 
@@ -196,6 +198,25 @@ export type ImportResult = {
   revisionBefore: Scalars['Int']['output'];
 };
 
+/** A record that the kb/ directory and a run-time edit changed differently, found when kb/ was merged at start-up. */
+export type KbConflict = {
+  __typename?: 'KbConflict';
+  /** The record as kb/ had it at the import before; null when kb/ did not have it. */
+  base?: Maybe<Scalars['JSONObject']['output']>;
+  /** The record the database keeps and serves; null when it was retired at run time. */
+  database?: Maybe<Scalars['JSONObject']['output']>;
+  /** When the merge found it (ISO 8601). */
+  detectedAt: Scalars['String']['output'];
+  /** The kind of record, e.g. recommendations. */
+  entity: Scalars['String']['output'];
+  /** The record as kb/ has it now; null when kb/ removed it. */
+  kb?: Maybe<Scalars['JSONObject']['output']>;
+  /** The record's natural key. */
+  key: Scalars['String']['output'];
+  /** The import that found it, e.g. directory:kb. */
+  source: Scalars['String']['output'];
+};
+
 /** The kinds of knowledge-base records. */
 export type KbEntity =
   | 'API_REMOVALS'
@@ -214,6 +235,8 @@ export type KbEntity =
 /** Summary of the knowledge base the service answers from. */
 export type KnowledgeBase = {
   __typename?: 'KnowledgeBase';
+  /** Open conflicts: records that kb/ and a run-time edit changed differently. The database's value is served until an edit of the record, or an import, resolves the conflict. */
+  conflicts: Array<KbConflict>;
   /** How many records of each kind. */
   counts: Array<EntityCount>;
   /** When data was last imported with a change (ISO 8601), or null. */
@@ -289,6 +312,7 @@ export type Mutation = {
  */
 export type MutationCreateRecordArgs = {
   entity: KbEntity;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   record: Scalars['JSONObject']['input'];
 };
 
@@ -314,6 +338,7 @@ export type MutationImportKnowledgeBaseArgs = {
  */
 export type MutationRetireRecordArgs = {
   entity: KbEntity;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   key: Scalars['String']['input'];
   revision: Scalars['Int']['input'];
 };
@@ -328,6 +353,7 @@ export type MutationRetireRecordArgs = {
  */
 export type MutationUpdateRecordArgs = {
   entity: KbEntity;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   key: Scalars['String']['input'];
   record: Scalars['JSONObject']['input'];
   revision: Scalars['Int']['input'];
@@ -1018,6 +1044,7 @@ export type ResolversTypes = {
   ImportResult: ResolverTypeWrapper<ImportResult>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
+  KbConflict: ResolverTypeWrapper<KbConflict>;
   KbEntity: KbEntity;
   KnowledgeBase: ResolverTypeWrapper<KbSummary>;
   ManifestFinding: ResolverTypeWrapper<DomainManifestFinding>;
@@ -1062,6 +1089,7 @@ export type ResolversParentTypes = {
   ImportResult: ImportResult;
   Int: Scalars['Int']['output'];
   JSONObject: Scalars['JSONObject']['output'];
+  KbConflict: KbConflict;
   KnowledgeBase: KbSummary;
   ManifestFinding: DomainManifestFinding;
   ManifestScanReport: DomainManifestScanReport;
@@ -1148,6 +1176,7 @@ export type EditResultResolvers<ContextType = GraphQLContext, ParentType extends
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   record?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   retired?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
@@ -1192,7 +1221,18 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
   name: 'JSONObject';
 }
 
+export type KbConflictResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KbConflict'] = ResolversParentTypes['KbConflict']> = {
+  base?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  database?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  detectedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  entity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kb?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type KnowledgeBaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KnowledgeBase'] = ResolversParentTypes['KnowledgeBase']> = {
+  conflicts?: Resolver<Array<ResolversTypes['KbConflict']>, ParentType, ContextType>;
   counts?: Resolver<Array<ResolversTypes['EntityCount']>, ParentType, ContextType>;
   lastImportAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   loadedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1434,6 +1474,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FlagChange?: FlagChangeResolvers<ContextType>;
   ImportResult?: ImportResultResolvers<ContextType>;
   JSONObject?: GraphQLScalarType;
+  KbConflict?: KbConflictResolvers<ContextType>;
   KnowledgeBase?: KnowledgeBaseResolvers<ContextType>;
   ManifestFinding?: ManifestFindingResolvers<ContextType>;
   ManifestScanReport?: ManifestScanReportResolvers<ContextType>;
