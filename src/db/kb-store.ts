@@ -350,7 +350,8 @@ export async function mergeKbDirectory(
           stored.set(entityKey(entity, change.key), fromColumns(entity, row));
         }
       }
-      for (const change of outcome.changes) {
+      // A first import fills an empty database: its summary entry lists the records; per-record entries would only repeat kb/.
+      for (const change of revisionBefore === 0 ? [] : outcome.changes) {
         await tx.auditEntry.create({
           data: {
             actor: MERGE_ACTOR.name,

@@ -1,0 +1,115 @@
+/**
+ * A TCP proxy between the service and a real PostgreSQL, for faults that
+ * cannot be timed from outside: it reads the client's side of the wire
+ * protocol for a COMMIT (the simple-query message `Q` "COMMIT"), and can
+ * cut that connection just before the COMMIT reaches the server (the
+ * transaction rolls back) or just after the server's answer to it (the
+ * transaction committed, the client never hears so). It can also go down
+ * as a whole: every connection cut, new ones refused.
+ */
+import net from "node:net";
+
+/** `Q`, length 11 (4 + "COMMIT\0"), "COMMIT\0". */
+const COMMIT_MESSAGE = Buffer.concat([Buffer.from("Q"), Buffer.from([0, 0, 0, 11]), Buffer.from("COMMIT\0")]);
+
+/**
+ * drop-before-commit: the COMMIT never reaches the server; drop-after-commit:
+ * the server commits, its answer is withheld and the connection cut;
+ * down-after-commit: the answer gets through, then the proxy goes down.
+ */
+export type CommitFault = "none" | "drop-before-commit" | "drop-after-commit" | "down-after-commit";
+
+export interface PgProxy {
+  readonly url: string;
+  /** The fault for the next COMMIT (then back to "none"). */
+  failNextCommit(fault: CommitFault): void;
+  /** Cuts every connection and refuses new ones until `up()`. */
+  down(): void;
+  up(): void;
+  /** How many COMMITs the proxy saw reach the server. */
+  readonly commitsForwarded: number;
+  close(): Promise<void>;
+}
+
+export async function startPgProxy(upstreamUrl: string): Promise<PgProxy> {
+  const upstream = new URL(upstreamUrl);
+  const sockets = new Set<net.Socket>();
+  let fault: CommitFault = "none";
+  let isDown = false;
+  let commitsForwarded = 0;
+
+  const server = net.createServer((client) => {
+    if (isDown) {
+      client.destroy();
+      return;
+    }
+    const server = net.connect(Number(upstream.port || 5432), upstream.hostname);
+    sockets.add(client);
+    sockets.add(server);
+    const cut = (): void => {
+      client.destroy();
+      server.destroy();
+    };
+    let onNextAnswer: "cut" | "down" | undefined;
+    client.on("data", (chunk: Buffer) => {
+      if (chunk.includes(COMMIT_MESSAGE) && fault !== "none") {
+        const now = fault;
+        fault = "none";
+        if (now === "drop-before-commit") {
+          cut();
+          return;
+        }
+        onNextAnswer = now === "drop-after-commit" ? "cut" : "down";
+      }
+      if (chunk.includes(COMMIT_MESSAGE)) commitsForwarded += 1;
+      server.write(chunk);
+    });
+    server.on("data", (chunk: Buffer) => {
+      if (onNextAnswer === "cut") {
+        // The server has answered the COMMIT: it is durable, and the client will never know.
+        cut();
+        return;
+      }
+      client.write(chunk);
+      if (onNextAnswer === "down") {
+        onNextAnswer = undefined;
+        setImmediate(() => proxy.down());
+      }
+    });
+    for (const socket of [client, server]) {
+      socket.on("error", cut);
+      socket.on("close", () => {
+        sockets.delete(socket);
+        cut();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const url = new URL(upstreamUrl);
+  url.hostname = "127.0.0.1";
+  url.port = String(port);
+
+  const proxy: PgProxy = {
+    url: url.toString(),
+    failNextCommit(next) {
+      fault = next;
+    },
+    down() {
+      isDown = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    up() {
+      isDown = false;
+    },
+    get commitsForwarded() {
+      return commitsForwarded;
+    },
+    async close() {
+      isDown = true;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return proxy;
+}
