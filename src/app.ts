@@ -83,6 +83,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   const graphqlAnswers = new AnswerCache<RememberedData>(answerCacheBytes);
   const metrics = new Metrics({
     revision: () => (deps.kb.loaded ? deps.kb.current().revision : undefined),
+    openConflicts: () => (deps.kb.loaded ? deps.kb.current().conflicts.length : undefined),
     loadedAt: () => (deps.kb.loaded ? deps.kb.current().loadedAt : undefined),
     databaseReachable: () => deps.freshness?.databaseReachable,
     pool: () => deps.poolStats?.(),

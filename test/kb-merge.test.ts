@@ -200,6 +200,7 @@ describe("merging kb/ into a database with run-time edits", () => {
       .expect(200);
     assert.equal(graphql.body.data.knowledgeBase.conflicts[0].key, "worker-system-reserved");
     assert.equal(graphql.body.data.knowledgeBase.conflicts[0].source, `directory:${directory}`);
+    assert.match((await request(runtime.app).get("/metrics").expect(200)).text, /^kubecompat_kb_conflicts_open 1$/m);
 
     // Restarting with the same kb/ keeps the conflict open (and writes nothing).
     assert.equal((await importKbDirectory(runtime.db, directory)).directoryUnchanged, true);
@@ -215,6 +216,7 @@ describe("merging kb/ into a database with run-time edits", () => {
       .send({ ...current, text: "Changed in review." })
       .expect(200);
     assert.equal((await request(runtime.app).get("/api/v1/kb").expect(200)).body.conflicts.length, 0);
+    assert.match((await request(runtime.app).get("/metrics").expect(200)).text, /^kubecompat_kb_conflicts_open 0$/m);
   });
 
   it("changes no record when the database is exported to kb/ and imported (the reviewed-pull-request round trip)", async () => {
@@ -314,7 +316,8 @@ describe("restarts with the default configuration (startRuntime, as npm start ru
   });
 
   it("keeps a run-time edit across two restarts", async () => {
-    const config = parseConfig({ ...process.env, DATABASE_URL: runtime.database.url, KB_DIR: KB_DIR, LOG_LEVEL: "silent" });
+    // Only what the test decides: the defaults stand for everything else (KB_IMPORT_ON_START among them).
+    const config = parseConfig({ DATABASE_URL: runtime.database.url, KB_DIR: KB_DIR, LOG_LEVEL: "silent" });
     assert.equal(config.kb.importOnStart, true, "the default configuration imports kb/ at start");
     const logger = createLogger("silent");
     const first = await startRuntime(config, logger);

@@ -11,6 +11,8 @@ import type { AnswerCacheStats } from "../kb/answer-cache.js";
 
 export interface MetricsSources {
   readonly revision: () => number | undefined;
+  /** Open conflicts between kb/ and run-time edits in the snapshot. */
+  readonly openConflicts?: () => number | undefined;
   readonly loadedAt: () => string | undefined;
   readonly databaseReachable: () => boolean | undefined;
   readonly pool: () => { total: number; idle: number; waiting: number; max: number } | undefined;
@@ -42,6 +44,15 @@ export class Metrics {
       collect() {
         const revision = sources.revision();
         if (revision !== undefined) this.set(revision);
+      },
+    });
+    new Gauge({
+      name: "kubecompat_kb_conflicts_open",
+      help: "Records that kb/ and a run-time edit changed differently, kept at the database's value until resolved (GET /api/v1/kb lists them)",
+      registers: [this.registry],
+      collect() {
+        const open = sources.openConflicts?.();
+        if (open !== undefined) this.set(open);
       },
     });
     new Gauge({
