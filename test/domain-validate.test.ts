@@ -102,9 +102,15 @@ describe("validateCluster: runtimes, releases and input", () => {
     ["containerd 2.0 under 1.29 (a line newer than the table lists)", "apiserver=1.29 kubelet=1.29 containerd=2.0.0", []],
     ["containerd 2.0 below its line's floor for 1.33", "apiserver=1.33 kubelet=1.33 containerd=2.0.3", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
     ["containerd 2.0 at its line's floor for 1.33", "apiserver=1.33 kubelet=1.33 containerd=2.0.4", []],
-    ["containerd 1.7 under kubelet 1.34 (1.x support ending)", "apiserver=1.34 kubelet=1.34 containerd=1.7.27", ["WARNING RUNTIME_SUPPORT_ENDING"]],
-    ["containerd 1.7 under kubelet 1.36", "apiserver=1.36 kubelet=1.36 containerd=1.7.27", ["ERROR RUNTIME_VERSION_TOO_OLD"]],
-    ["containerd 2.0 under kubelet 1.36", "apiserver=1.36 kubelet=1.36 containerd=2.0.4", []],
+    // containerd's own table for 1.34 lists 1.7.28+; kubelets 1.34-1.37 fall back to cgroupDriver for containerd 1.x (removal planned for 1.38).
+    ["containerd 1.7 below its 1.34 floor (1.x support ending)", "apiserver=1.34 kubelet=1.34 containerd=1.7.27", ["WARNING RUNTIME_BELOW_RECOMMENDED", "WARNING RUNTIME_SUPPORT_ENDING"]],
+    ["containerd 1.7 at its 1.34 floor (1.x support ending)", "apiserver=1.34 kubelet=1.34 containerd=1.7.28", ["WARNING RUNTIME_SUPPORT_ENDING"]],
+    // Not an ERROR: the kubelet's fallback for containerd 1.x stays through 1.37 (kubernetes/kubernetes PRs #136846, #139121).
+    ["containerd 1.7 under kubelet 1.36 (not listed, still working)", "apiserver=1.36 kubelet=1.36 containerd=1.7.28", ["WARNING RUNTIME_BELOW_RECOMMENDED", "WARNING RUNTIME_SUPPORT_ENDING"]],
+    ["containerd 2.0 under kubelet 1.36 (the 1.36 row lists 2.3 and 2.2 only)", "apiserver=1.36 kubelet=1.36 containerd=2.0.4", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    ["containerd 2.2 under kubelet 1.36", "apiserver=1.36 kubelet=1.36 containerd=2.2.0", []],
+    ["containerd 2.1.5 under kubelet 1.35", "apiserver=1.35 kubelet=1.35 containerd=2.1.5", []],
+    ["containerd 2.1.4 under kubelet 1.35", "apiserver=1.35 kubelet=1.35 containerd=2.1.4", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
     ["containerd below containerd's own table for 1.31", "apiserver=1.31 kubelet=1.31 containerd=1.6.20", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
     ["CRI-O at the kubelet's minor", "apiserver=1.30 kubelet=1.30 cri-o=1.30.4", []],
     ["CRI-O a minor behind its kubelet", "apiserver=1.30 kubelet=1.30 crio=1.29.6", ["WARNING RUNTIME_MINOR_MISMATCH"]],

@@ -183,7 +183,7 @@ describe("the knowledge base matches the official sources", () => {
       [requirement("containerd-cri-v1alpha2-removed")?.kubernetesFrom, requirement("containerd-cri-v1alpha2-removed")?.minVersion],
       ["1.26", "1.6.0"],
     );
-    assert.deepEqual([requirement("containerd-2-required")?.kubernetesFrom, requirement("containerd-2-required")?.minVersion], ["1.36", "2.0.0"]);
+    assert.deepEqual([requirement("containerd-2-required")?.kubernetesFrom, requirement("containerd-2-required")?.minVersion], ["1.38", "2.0.0"]);
     assert.equal(requirement("etcd2-backend-removed")?.kubernetesFrom, "1.13");
   });
 

@@ -38,7 +38,8 @@ describe("node-pool checks", () => {
     ["nftables does not exist in 1.28", "1.28", pool({ kubeletVersion: "1.27.2" }), pool({ kubeletVersion: "1.28.1", kubeProxyVersion: "1.28.1", kubeProxyMode: "nftables" }), ["PROXY_MODE_NOT_AVAILABLE"]],
     ["userspace removed in 1.26", "1.26", pool({ kubeletVersion: "1.25.2", kubeProxyMode: "userspace" }), pool({ kubeletVersion: "1.26.1", kubeProxyVersion: "1.26.1", kubeProxyMode: "userspace" }), ["PROXY_MODE_REMOVED"]],
     ["containerd 1.5 under kubelet 1.26", "1.26", pool({ kubeletVersion: "1.25.2" }), pool({ kubeletVersion: "1.26.1", runtime: "containerd", runtimeVersion: "1.5.18" }), ["RUNTIME_VERSION_TOO_OLD"]],
-    ["containerd 1.7 under kubelet 1.36", "1.36", pool({ kubeletVersion: "1.35.0" }), pool({ kubeletVersion: "1.36.0", runtime: "containerd", runtimeVersion: "1.7.27" }), ["RUNTIME_VERSION_TOO_OLD"]],
+    // Warnings, not an error: the kubelet keeps its containerd 1.x fallback until 1.38.
+    ["containerd 1.7 under kubelet 1.36", "1.36", pool({ kubeletVersion: "1.35.0" }), pool({ kubeletVersion: "1.36.0", runtime: "containerd", runtimeVersion: "1.7.27" }), ["RUNTIME_BELOW_RECOMMENDED", "RUNTIME_SUPPORT_ENDING"]],
     ["the chart's kubeVersion excludes the target", "1.31", pool({ kubeletVersion: "1.30.2" }), pool({ kubeletVersion: "1.31.1", chartKubeVersion: ">=1.27.0-0 <1.31.0-0" }), ["CHART_KUBE_VERSION", "CHART_KUBE_VERSION"]],
     ["the chart's kubeVersion admits the target", "1.30", pool({ kubeletVersion: "1.29.2" }), pool({ kubeletVersion: "1.30.1", chartKubeVersion: ">=1.27.0-0 <1.31.0-0" }), []],
     ["a pool newer than the control plane", "1.29", pool({ kubeletVersion: "1.29.2" }), pool({ kubeletVersion: "1.30.1" }), ["SKEW_KUBELET_NEWER_THAN_APISERVER"]],

@@ -451,7 +451,13 @@ function checkRuntimeFor(
     .reduce<RuntimeRequirementRecord | undefined>((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
   const floor = recommendation === undefined ? null : recommendedFloor(recommendation, release);
   if (!hardFailure && recommendation !== undefined && floor !== null && compareComponentVersions(release, parseComponentVersion(floor)) < 0) {
-    const line = recommendation.lineMinVersions.includes(floor) ? ` on the ${release.major}.${release.minor} line` : "";
+    const floorVersion = parseComponentVersion(floor);
+    const ownLine = floorVersion.major === release.major && floorVersion.minor === release.minor;
+    const line = ownLine
+      ? ` on the ${release.major}.${release.minor} line`
+      : recommendation.lineMinVersions.length > 0
+        ? `; the ${release.major}.${release.minor} line is not listed`
+        : "";
     findings.push(
       finding({
         ...base(recommendation),
