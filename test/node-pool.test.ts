@@ -49,7 +49,7 @@ describe("node-pool checks", () => {
     it(`upgrade: ${name}`, () => {
       const result = checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to });
       assert.deepEqual(codes(result.findings), [...expected].sort(), result.findings.map((finding) => finding.message).join("\n"));
-      assert.equal(result.ok, !expected.some((code) => !["FLAG_DEPRECATED", "PROXY_MODE_NOT_GA", "PROXY_MODE_DEPRECATED"].includes(code)));
+      assert.equal(result.ok, !expected.some((code) => !["FLAG_DEPRECATED", "PROXY_MODE_NOT_GA", "PROXY_MODE_DEPRECATED", "RUNTIME_BELOW_RECOMMENDED", "RUNTIME_SUPPORT_ENDING"].includes(code)));
     });
   }
 
