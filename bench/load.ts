@@ -3,7 +3,7 @@
  * it to other CPUs than the server's (a load generator sharing the server's
  * core takes CPU from the server and flattens every ratio). Reads the
  * scenario as JSON on stdin (a 1 MB body is too long for argv), prints
- * autocannon's result as JSON.
+ * autocannon's result as JSON (one line, the last).
  */
 import autocannon from "autocannon";
 
@@ -19,12 +19,19 @@ export interface LoadScenario {
    * body's first `"instance":"bench"` becomes `"instance":"bench-<n>"`.
    */
   readonly distinct?: boolean;
+  /**
+   * Prints a line "started" just before the load begins (the result still
+   * follows as the last line), so that a writer running beside it can start
+   * its measured window with it.
+   */
+  readonly announceStart?: boolean;
 }
 
 let input = "";
 for await (const chunk of process.stdin) input += String(chunk);
 const scenario = JSON.parse(input) as LoadScenario;
 let counter = 0;
+if (scenario.announceStart) process.stdout.write("started\n");
 const result = await autocannon({
   url: scenario.url,
   method: scenario.method ?? "GET",

@@ -9,6 +9,21 @@
  * CPUs, the server gets one CPU (a pod's limit is one) and the load
  * generator, in its own process, the others. Uses DATABASE_URL when set,
  * else the embedded PostgreSQL.
+ *
+ * "Writes at load" (issue 11, item 6): the validate read once with no
+ * writes, then again while a writer (bench/writer.ts, its own process,
+ * pinned like the load) creates knowledge-base records at a steady rate
+ * with an editor token the bench makes itself (`kubecompat token`, against
+ * the bench's database). Targets: edit p99 < 100 ms at 50 edits/s, and reads
+ * with writes >= 90% of the reads without.
+ *
+ * Knobs: BENCH_SECONDS (8) and BENCH_CONNECTIONS (32) per scenario;
+ * BENCH_WRITES_SECONDS (BENCH_SECONDS) for each of the two reads of the
+ * writes scenario, BENCH_WRITES_PER_SECOND (50), BENCH_WRITES_WARMUP_SECONDS
+ * (2, edits before the measured window); BENCH_ONLY=reads,scan,writes (any
+ * of them, comma-separated; all by default); BENCH_NO_PIN. With DATABASE_URL
+ * set the writes scenario adds records to that database, so it runs only
+ * with BENCH_WRITES_ON_DATABASE_URL=1.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -19,10 +34,34 @@ import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { dockerRuntime } from "./docker-runtime.js";
 import type { LoadScenario } from "./load.js";
+import type { WriterResult, WriterScenario } from "./writer.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? DURATION);
+const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
+const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 2);
+/** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
+const WRITES_PER_MINUTE_LIMIT = 100_000;
+
+const GROUPS = ["reads", "scan", "writes"] as const;
+type Group = (typeof GROUPS)[number];
+const ONLY = (process.env.BENCH_ONLY ?? "")
+  .split(",")
+  .map((entry) => entry.trim())
+  .filter((entry) => entry !== "");
+for (const entry of ONLY) {
+  if (!(GROUPS as readonly string[]).includes(entry)) throw new Error(`BENCH_ONLY: unknown scenario group "${entry}"; use ${GROUPS.join(", ")}`);
+}
+const selected = (group: Group): boolean => ONLY.length === 0 || ONLY.includes(group);
+for (const [name, value] of [["BENCH_SECONDS", DURATION], ["BENCH_WRITES_SECONDS", WRITES_DURATION], ["BENCH_WRITES_PER_SECOND", WRITES_PER_SECOND]] as const) {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+}
+if (!Number.isFinite(WRITES_WARMUP) || WRITES_WARMUP < 0) throw new Error("BENCH_WRITES_WARMUP_SECONDS must be 0 or more");
+if (WRITES_PER_SECOND * 60 >= WRITES_PER_MINUTE_LIMIT) {
+  throw new Error(`BENCH_WRITES_PER_SECOND ${WRITES_PER_SECOND} is ${WRITES_PER_SECOND * 60} a minute, at or over the write limit the bench configures (${WRITES_PER_MINUTE_LIMIT})`);
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -127,23 +166,158 @@ function pinned(cpus: string, command: string, args: string[]): [string, string[
   return PIN ? ["taskset", ["-c", cpus, command, ...args]] : [command, args];
 }
 
-async function load(name: string, scenario: Partial<LoadScenario> & { url: string }): Promise<Row> {
-  const spec: LoadScenario = { connections: CONNECTIONS, duration: DURATION, ...scenario };
+/** The pids of a process's descendants (from /proc), e.g. the embedded PostgreSQL under the server. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, ...
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = children.get(queue.shift()!) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/**
+ * The embedded PostgreSQL is the server's child, so it inherits the server's
+ * CPU; in production it is its own container (docker-compose.yml). Moved to
+ * the load generator's CPUs, it no longer takes the server's CPU when edits
+ * reach it. Backends forked later inherit the postmaster's CPUs.
+ */
+function moveEmbeddedPostgres(serverPid: number): number {
+  const pids = descendants(serverPid).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres";
+    } catch {
+      return false;
+    }
+  });
+  for (const pid of pids) spawnSync("taskset", ["-a", "-p", "-c", LOAD_CPUS, String(pid)], { stdio: "ignore" });
+  return pids.length;
+}
+
+/** Runs one scenario in the load process; `onStart` is called when the load begins (with announceStart). */
+async function load(name: string, scenario: Partial<LoadScenario> & { url: string }, onStart?: () => void): Promise<Row> {
+  const spec: LoadScenario = { connections: CONNECTIONS, duration: DURATION, ...scenario, ...(onStart ? { announceStart: true } : {}) };
   const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/load.ts")]);
   const child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
   child.stdin.end(JSON.stringify(spec));
   let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  let announced = false;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+    if (onStart && !announced && output.startsWith("started\n")) {
+      announced = true;
+      onStart();
+    }
+  });
   const code = await new Promise((resolve) => child.once("exit", resolve));
   if (code !== 0) throw new Error(`the load generator failed for ${name} (exit ${String(code)})`);
-  const result = JSON.parse(output) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; timeouts: number; non2xx: number };
+  const result = JSON.parse(output.trim().split("\n").at(-1) ?? "") as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; timeouts: number; non2xx: number };
   return { name, requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+}
+
+/** Runs a command to its end; its stdout, or an error with its output. */
+async function output(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+  const code = await new Promise((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`${[command, ...args].join(" ")} failed (exit ${String(code)}):\n${text}`);
+  return text;
+}
+
+/** A process's stdout as lines, each handed to `onLine` as it arrives. */
+function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffered = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+      onLine(buffered.slice(0, end));
+      buffered = buffered.slice(end + 1);
+    }
+  });
+}
+
+interface WritesAtLoad {
+  readonly read: string;
+  readonly idle: Row;
+  readonly withWrites: Row;
+  readonly edits: WriterResult;
+}
+
+/**
+ * Issue 11, item 6: the read for WRITES_DURATION seconds with no writes, then
+ * again while the writer creates records at WRITES_PER_SECOND. The writer
+ * starts first and warms the edit path up for WRITES_WARMUP seconds; its
+ * measured window opens when the load generator announces its start and
+ * closes when the load generator is done, so the edits counted are those
+ * sent under read load.
+ */
+async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: string; scenario: Partial<LoadScenario> & { url: string } }): Promise<WritesAtLoad> {
+  // The bench's own editor token, made the way an operator makes one, in the bench's database.
+  const tokenCli = path.join(ROOT, "dist/cli/token.js");
+  const tokenName = `bench-writer-${Date.now().toString(36)}`;
+  const created = await output(process.execPath, [tokenCli, "create", "--role", "editor", "--name", tokenName], env);
+  const secret = /\bkc_[A-Za-z0-9_-]{43}\b/.exec(created)?.[0];
+  if (secret === undefined) throw new Error(`kubecompat token create printed no secret:\n${created}`);
+  try {
+    const idle = await load(`${read.name}, no writes`, { ...read.scenario, duration: WRITES_DURATION });
+
+    const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}` };
+    const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
+    const writer = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+    // A writer that died is reported by its exit code, not by an EPIPE on its stdin.
+    writer.stdin.on("error", () => undefined);
+    writer.stdin.write(`${JSON.stringify(spec)}\n`);
+    const exited = new Promise<unknown>((resolve) => writer.once("exit", resolve));
+    let resultLine: string | undefined;
+    const sending = new Promise<void>((resolve, reject) => {
+      onLines(writer.stdout, (line) => {
+        if (line === "sending") resolve();
+        else if (line.startsWith("{")) resultLine = line;
+      });
+      void exited.then(() => reject(new Error("the writer stopped before it sent an edit")));
+    });
+    let withWrites: Row;
+    try {
+      await sending;
+      await new Promise((resolve) => setTimeout(resolve, WRITES_WARMUP * 1000));
+      withWrites = await load(`${read.name}, ${WRITES_PER_SECOND} edits/s`, { ...read.scenario, duration: WRITES_DURATION }, () => writer.stdin.write("measure\n"));
+    } finally {
+      writer.stdin.end("stop\n");
+    }
+    const code = await exited;
+    if (code !== 0 || resultLine === undefined) throw new Error(`the writer failed (exit ${String(code)})`);
+    const edits = JSON.parse(resultLine) as WriterResult;
+    if (edits.sent === 0) throw new Error("the writer's measured window holds no edit: the load generator never announced its start");
+    return { read: read.name, idle, withWrites, edits };
+  } finally {
+    await output(process.execPath, [tokenCli, "revoke", "--name", tokenName], env).catch((error: unknown) => {
+      process.stderr.write(`could not revoke the bench's token ${tokenName}: ${(error as Error).message}\n`);
+    });
+  }
 }
 
 async function main(): Promise<void> {
   const port = await freePort();
   const pgPort = await freePort();
   const image = dockerRuntime();
+  // The bench's own database, removed after the run (the writes scenario fills it with test records).
+  const pgDir = process.env.DATABASE_URL ? undefined : path.join(os.tmpdir(), `kubecompat-bench-pg-${process.pid}`);
   const env = {
     ...process.env,
     ...image.env,
@@ -151,10 +325,10 @@ async function main(): Promise<void> {
     HOST: "127.0.0.1",
     LOG_LEVEL: "warn",
     NODE_ENV: "production",
-    EMBEDDED_PG_DIR: process.env.DATABASE_URL ? undefined : path.join(os.tmpdir(), `kubecompat-bench-pg-${process.pid}`),
+    EMBEDDED_PG_DIR: pgDir,
     EMBEDDED_PG_PORT: String(pgPort),
     // Limits stay on, set above the benchmark's rate (express-rate-limit answers 429s otherwise).
-    RATE_LIMIT_WRITES_PER_MINUTE: "100000",
+    RATE_LIMIT_WRITES_PER_MINUTE: String(WRITES_PER_MINUTE_LIMIT),
     RATE_LIMIT_CHAT_PER_MINUTE: "100000",
   };
   // The production build, as the Docker image runs it (tsx's on-the-fly transform adds a wrapper to every closure).
@@ -174,6 +348,7 @@ async function main(): Promise<void> {
     // With taskset in between, the server is taskset's child's image: same pid (taskset execs).
     const pid = server.pid!;
     const idleRss = statusField(pid, "VmRSS");
+    const movedPostgres = PIN && !process.env.DATABASE_URL ? moveEmbeddedPostgres(pid) : 0;
     const json = { "content-type": "application/json" };
     const scanInput = manifest(1_000_000);
     const scanBody = JSON.stringify({ manifests: scanInput, targetVersion: "1.29" });
@@ -182,71 +357,146 @@ async function main(): Promise<void> {
     const upgrade = JSON.stringify(UPGRADE);
 
     // Warm up the JIT on every path before measuring.
-    for (const [url, body] of [["/api/v1/validate", validate], ["/graphql", graphql], ["/api/v1/upgrade-plan", upgrade]] as const) {
+    const warmUps = [
+      ...(selected("reads") || selected("writes") ? [["/api/v1/validate", validate] as const] : []),
+      ...(selected("reads") ? ([["/graphql", graphql], ["/api/v1/upgrade-plan", upgrade]] as const) : []),
+    ];
+    for (const [url, body] of warmUps) {
       await load("warm-up", { url: `${base}${url}`, method: "POST", headers: json, body, duration: 2, distinct: true });
     }
 
+    const validateScenario = { url: `${base}/api/v1/validate`, method: "POST", headers: json, body: validate } as const;
     const rows: Row[] = [];
-    rows.push(await load("GET /healthz (floor)", { url: `${base}/healthz` }));
-    rows.push(await load("GET /api/v1/api-removals", { url: `${base}/api/v1/api-removals` }));
-    rows.push(await load("POST /api/v1/validate (12 components)", { url: `${base}/api/v1/validate`, method: "POST", headers: json, body: validate }));
-    rows.push(await load("POST /graphql validateCluster", { url: `${base}/graphql`, method: "POST", headers: json, body: graphql }));
-    rows.push(await load("POST /api/v1/upgrade-plan (1.25 -> 1.30, 3 pools)", { url: `${base}/api/v1/upgrade-plan`, method: "POST", headers: json, body: upgrade }));
-    const fresh = "a new question every request: nothing remembered";
-    rows.push({ ...(await load("POST /api/v1/validate, new plan each time", { url: `${base}/api/v1/validate`, method: "POST", headers: json, body: validate, distinct: true })), note: fresh });
-    rows.push({ ...(await load("POST /graphql validateCluster, new plan each time", { url: `${base}/graphql`, method: "POST", headers: json, body: graphql, distinct: true })), note: fresh });
-    rows.push({ ...(await load("POST /api/v1/upgrade-plan, new plan each time", { url: `${base}/api/v1/upgrade-plan`, method: "POST", headers: json, body: upgrade, distinct: true })), note: fresh });
-    rows.push(await load("POST /api/v1/scan (1 MB manifest, 2 connections)", { url: `${base}/api/v1/scan`, method: "POST", headers: json, body: scanBody, connections: 2 }));
-    const single = await load("scan, one connection", { url: `${base}/api/v1/scan`, method: "POST", headers: json, body: scanBody, connections: 1, duration: 5 });
+    let floor: Row | undefined;
+    let validateRow: Row | undefined;
+    let graphqlRow: Row | undefined;
+    if (selected("reads")) {
+      floor = await load("GET /healthz (floor)", { url: `${base}/healthz` });
+      rows.push(floor);
+      rows.push(await load("GET /api/v1/api-removals", { url: `${base}/api/v1/api-removals` }));
+      validateRow = await load("POST /api/v1/validate (12 components)", validateScenario);
+      rows.push(validateRow);
+      graphqlRow = await load("POST /graphql validateCluster", { url: `${base}/graphql`, method: "POST", headers: json, body: graphql });
+      rows.push(graphqlRow);
+      rows.push(await load("POST /api/v1/upgrade-plan (1.25 -> 1.30, 3 pools)", { url: `${base}/api/v1/upgrade-plan`, method: "POST", headers: json, body: upgrade }));
+      const fresh = "a new question every request: nothing remembered";
+      rows.push({ ...(await load("POST /api/v1/validate, new plan each time", { url: `${base}/api/v1/validate`, method: "POST", headers: json, body: validate, distinct: true })), note: fresh });
+      rows.push({ ...(await load("POST /graphql validateCluster, new plan each time", { url: `${base}/graphql`, method: "POST", headers: json, body: graphql, distinct: true })), note: fresh });
+      rows.push({ ...(await load("POST /api/v1/upgrade-plan, new plan each time", { url: `${base}/api/v1/upgrade-plan`, method: "POST", headers: json, body: upgrade, distinct: true })), note: fresh });
+    }
+    let single: Row | undefined;
+    let bareParseMs = 0;
+    if (selected("scan")) {
+      rows.push(await load("POST /api/v1/scan (1 MB manifest, 2 connections)", { url: `${base}/api/v1/scan`, method: "POST", headers: json, body: scanBody, connections: 2 }));
+      single = await load("scan, one connection", { url: `${base}/api/v1/scan`, method: "POST", headers: json, body: scanBody, connections: 1, duration: 5 });
+      // A bare parse of the same input, in this process: the yardstick for scanning.
+      const parses: number[] = [];
+      for (let run = 0; run < 12; run += 1) {
+        const started = process.hrtime.bigint();
+        for (const document of parseAllDocuments(scanInput)) void document.contents;
+        parses.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+      parses.sort((a, b) => a - b);
+      bareParseMs = parses[Math.floor(parses.length / 2)]!;
+    }
+    // The memory target is about reads and scans; the writes scenario reports its own memory after it.
     const rss = statusField(pid, "VmRSS");
     const peakRss = statusField(pid, "VmHWM");
 
-    // A bare parse of the same input, in this process: the yardstick for scanning.
-    const parses: number[] = [];
-    for (let run = 0; run < 12; run += 1) {
-      const started = process.hrtime.bigint();
-      for (const document of parseAllDocuments(scanInput)) void document.contents;
-      parses.push(Number(process.hrtime.bigint() - started) / 1e6);
+    let writes: WritesAtLoad | undefined;
+    let writesSkipped: string | undefined;
+    if (selected("writes")) {
+      if (process.env.DATABASE_URL && process.env.BENCH_WRITES_ON_DATABASE_URL !== "1") {
+        writesSkipped = "DATABASE_URL is set, and this scenario would add its records to that database: unset it (the bench then runs its own embedded PostgreSQL) or set BENCH_WRITES_ON_DATABASE_URL=1";
+      } else {
+        writes = await writesAtLoad(base, env, { name: "POST /api/v1/validate (12 components)", scenario: validateScenario });
+      }
     }
-    parses.sort((a, b) => a - b);
-    const bareParseMs = parses[Math.floor(parses.length / 2)]!;
+    const writesRss = statusField(pid, "VmRSS");
+    const writesPeakRss = statusField(pid, "VmHWM");
 
-    const floor = rows[0]!;
-    const table = [
-      "| scenario | req/s | p50 ms | p99 ms | throughput vs floor | p99 vs floor | errors | non-2xx |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|",
-      ...rows.map(
-        (row) =>
-          `| ${row.name}${row.note ? ` (${row.note})` : ""} | ${row.requests.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${((row.requests / floor.requests) * 100).toFixed(1)}% | ${(row.p99 / Math.max(floor.p99, 0.01)).toFixed(2)}x | ${row.errors} | ${row.non2xx} |`,
-      ),
-    ];
-    const mb = Buffer.byteLength(scanInput) / 1e6;
     const cpu = os.cpus()[0]?.model ?? "?";
-    process.stdout.write(`\nkubecompat benchmark: ${CPUS} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per scenario\n`);
+    process.stdout.write(`\nkubecompat benchmark: ${CPUS} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per scenario${ONLY.length > 0 ? ` (BENCH_ONLY=${ONLY.join(",")})` : ""}\n`);
     process.stdout.write(
       PIN ? `server pinned to CPU ${SERVER_CPUS}, load generator (autocannon, own process) to CPU ${LOAD_CPUS}\n` : "server and load generator share the CPUs (no taskset, one CPU, or BENCH_NO_PIN set)\n",
     );
+    if (movedPostgres > 0) process.stdout.write(`embedded PostgreSQL (${movedPostgres} processes) moved to CPU ${LOAD_CPUS}, off the server's: in production it runs in its own container\n`);
     process.stdout.write(`server: node ${image.nodeFlags.join(" ")} ${image.script}; ${Object.entries(image.env).map(([name, value]) => `${name}=${value}`).join(" ")} (the Dockerfile's)\n\n`);
-    process.stdout.write(`${table.join("\n")}\n\n`);
-    process.stdout.write(
-      `scan: ${mb.toFixed(2)} MB per request; one connection p50 ${single.p50.toFixed(1)} ms = ${(mb / (single.p50 / 1000)).toFixed(1)} MB/s; bare YAML parse of the same input ${bareParseMs.toFixed(1)} ms = ${(mb / (bareParseMs / 1000)).toFixed(1)} MB/s; scan / bare parse = ${(single.p50 / bareParseMs).toFixed(2)}x\n`,
-    );
-    process.stdout.write(`server resident memory: ${idleRss.toFixed(0)} MB idle after start, ${rss.toFixed(0)} MB after the run, ${peakRss.toFixed(0)} MB at the peak\n`);
-    const validateRow = rows[2]!;
-    const graphqlRow = rows[3]!;
-    const errors = rows.reduce((sum, row) => sum + row.errors + row.non2xx, 0) + single.errors + single.non2xx;
-    const targets = [
-      [`validate REST >= 60% of floor (${((validateRow.requests / floor.requests) * 100).toFixed(0)}%)`, validateRow.requests / floor.requests >= 0.6],
-      [`validate REST p99 <= 1.5x floor p99 (${(validateRow.p99 / floor.p99).toFixed(2)}x)`, validateRow.p99 <= 1.5 * floor.p99],
-      [`validate GraphQL >= 45% of floor (${((graphqlRow.requests / floor.requests) * 100).toFixed(0)}%)`, graphqlRow.requests / floor.requests >= 0.45],
-      [`scan <= 1.5x bare parse (${(single.p50 / bareParseMs).toFixed(2)}x)`, single.p50 <= 1.5 * bareParseMs],
-      [`RSS < 200 MB after the run (${rss.toFixed(0)} MB)`, rss < 200],
-      [`no errors and no non-2xx answers (${errors})`, errors === 0],
-    ] as const;
-    process.stdout.write(`\ntargets:\n${targets.map(([name, met]) => `  ${met ? "met    " : "MISSED "} ${name}`).join("\n")}\n`);
+    const ratio = (row: Row): string => (floor === undefined ? "-" : `${((row.requests / floor.requests) * 100).toFixed(1)}%`);
+    const p99Ratio = (row: Row): string => (floor === undefined ? "-" : `${(row.p99 / Math.max(floor.p99, 0.01)).toFixed(2)}x`);
+    if (rows.length > 0) {
+      const table = [
+        "| scenario | req/s | p50 ms | p99 ms | throughput vs floor | p99 vs floor | errors | non-2xx |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows.map((row) => `| ${row.name}${row.note ? ` (${row.note})` : ""} | ${row.requests.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${ratio(row)} | ${p99Ratio(row)} | ${row.errors} | ${row.non2xx} |`),
+      ];
+      process.stdout.write(`${table.join("\n")}\n\n`);
+    }
+    const mb = Buffer.byteLength(scanInput) / 1e6;
+    if (single !== undefined) {
+      process.stdout.write(
+        `scan: ${mb.toFixed(2)} MB per request; one connection p50 ${single.p50.toFixed(1)} ms = ${(mb / (single.p50 / 1000)).toFixed(1)} MB/s; bare YAML parse of the same input ${bareParseMs.toFixed(1)} ms = ${(mb / (bareParseMs / 1000)).toFixed(1)} MB/s; scan / bare parse = ${(single.p50 / bareParseMs).toFixed(2)}x\n`,
+      );
+    }
+    if (selected("reads") || selected("scan")) {
+      process.stdout.write(`server resident memory: ${idleRss.toFixed(0)} MB idle after start, ${rss.toFixed(0)} MB after the run, ${peakRss.toFixed(0)} MB at the peak\n`);
+    }
+    const ms = (value: number | null): string => (value === null ? "n/a" : `${value.toFixed(1)} ms`);
+    const readRatio = writes === undefined ? 0 : writes.withWrites.requests / Math.max(writes.idle.requests, 1e-9);
+    const editsPerSecond = writes === undefined ? 0 : writes.edits.ok / Math.max(writes.edits.seconds, 1e-9);
+    if (writes !== undefined) {
+      const { idle, withWrites, edits } = writes;
+      process.stdout.write(
+        [
+          "",
+          `writes at load: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) creates recommendations over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before the window)`,
+          "",
+          "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx |",
+          "|---|---:|---:|---:|---:|---:|",
+          ...[idle, withWrites].map((row) => `| ${row.name} | ${row.requests.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} | ${row.non2xx} |`),
+          "",
+          `reads with writes / reads without = ${readRatio.toFixed(3)}`,
+          `edits: ${edits.sent} sent in ${edits.seconds.toFixed(1)} s (${(edits.sent / Math.max(edits.seconds, 1e-9)).toFixed(1)}/s), ${edits.ok} answered 2xx = ${editsPerSecond.toFixed(1)} edits/s; latency p50 ${ms(edits.p50)}, p99 ${ms(edits.p99)}, max ${ms(edits.max)}; ${edits.errors} errors (${edits.timeouts} of them no answer within 10 s, counted in the latencies at 10 s), ${edits.non2xx} non-2xx; writer sent at most ${edits.maxSendLagMs.toFixed(1)} ms late; warm-up ${edits.warmUpSent} edits, ${edits.warmUpFailed} failed`,
+          ...(edits.firstFailure === undefined ? [] : [`first failed edit: ${edits.firstFailure}`]),
+          `server resident memory after the writes: ${writesRss.toFixed(0)} MB, ${writesPeakRss.toFixed(0)} MB at the peak`,
+          "",
+        ].join("\n"),
+      );
+    } else if (writesSkipped !== undefined) {
+      process.stdout.write(`\nwrites at load: skipped: ${writesSkipped}\n`);
+    }
+
+    const errors =
+      rows.reduce((sum, row) => sum + row.errors + row.non2xx, 0) +
+      (single === undefined ? 0 : single.errors + single.non2xx) +
+      (writes === undefined ? 0 : writes.idle.errors + writes.idle.non2xx + writes.withWrites.errors + writes.withWrites.non2xx + writes.edits.errors + writes.edits.non2xx);
+    const targets: Array<readonly [string, boolean | "skipped"]> = [];
+    if (floor !== undefined && validateRow !== undefined && graphqlRow !== undefined) {
+      targets.push(
+        [`validate REST >= 60% of floor (${((validateRow.requests / floor.requests) * 100).toFixed(0)}%)`, validateRow.requests / floor.requests >= 0.6],
+        [`validate REST p99 <= 1.5x floor p99 (${(validateRow.p99 / floor.p99).toFixed(2)}x)`, validateRow.p99 <= 1.5 * floor.p99],
+        [`validate GraphQL >= 45% of floor (${((graphqlRow.requests / floor.requests) * 100).toFixed(0)}%)`, graphqlRow.requests / floor.requests >= 0.45],
+      );
+    }
+    if (single !== undefined) targets.push([`scan <= 1.5x bare parse (${(single.p50 / bareParseMs).toFixed(2)}x)`, single.p50 <= 1.5 * bareParseMs]);
+    if (selected("reads") || selected("scan")) targets.push([`RSS < 200 MB after the run (${rss.toFixed(0)} MB)`, rss < 200]);
+    if (writes !== undefined) {
+      targets.push(
+        [
+          `edits sustained at ${WRITES_PER_SECOND}/s with p99 < 100 ms (${editsPerSecond.toFixed(1)}/s answered 2xx, p99 ${ms(writes.edits.p99)})`,
+          editsPerSecond >= 0.95 * WRITES_PER_SECOND && writes.edits.p99 !== null && writes.edits.p99 < 100,
+        ],
+        [`reads with ${WRITES_PER_SECOND} edits/s >= 90% of reads with none (${(readRatio * 100).toFixed(1)}%)`, readRatio >= 0.9],
+      );
+    } else if (writesSkipped !== undefined) {
+      targets.push(["edits at 50/s with p99 < 100 ms", "skipped"], ["reads with writes >= 90% of reads with none", "skipped"]);
+    }
+    targets.push([`no errors and no non-2xx answers (${errors})`, errors === 0]);
+    process.stdout.write(`\ntargets:\n${targets.map(([name, met]) => `  ${met === "skipped" ? "SKIPPED" : met ? "met    " : "MISSED "} ${name}`).join("\n")}\n`);
   } finally {
     server.kill("SIGTERM");
-    await new Promise((resolve) => server.once("exit", resolve));
+    if (server.exitCode === null && server.signalCode === null) await new Promise((resolve) => server.once("exit", resolve));
+    if (pgDir !== undefined) fs.rmSync(pgDir, { recursive: true, force: true });
   }
 }
 
