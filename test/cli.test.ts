@@ -441,6 +441,7 @@ describe("the kubecompat CLI", () => {
       );
       assert.deepEqual(JSON.parse(run.stdout), {
         targetVersion: "1.29",
+        notes: (answers[0] as { notes: unknown[] }).notes,
         files: [
           { file: clean, findings: (answers[0] as { findings: unknown[] }).findings },
           { file: legacy, findings: (answers[1] as { findings: unknown[] }).findings },

@@ -116,7 +116,7 @@ describe("validateCluster: runtimes, releases and input", () => {
     ["CRI-O a minor behind its kubelet", "apiserver=1.30 kubelet=1.30 crio=1.29.6", ["WARNING RUNTIME_MINOR_MISMATCH"]],
     ["runtimes pair with their pool's kubelet", "apiserver=1.26 kubelet@a=1.26 containerd@a=1.6.9 kubelet@b=1.25 containerd@b=1.5.18", ["WARNING RUNTIME_BELOW_RECOMMENDED@a"]],
     ["a pool's old runtime fails only that pool", "apiserver=1.26 kubelet@a=1.26 containerd@a=1.5.18 kubelet@b=1.25 containerd@b=1.5.18", ["ERROR RUNTIME_VERSION_TOO_OLD@a"]],
-    ["versions newer than the knowledge base", "apiserver=1.99 kubelet=1.99", ["WARNING VERSION_UNKNOWN_NEWER", "WARNING VERSION_UNKNOWN_NEWER"]],
+    ["versions newer than the knowledge base", "apiserver=1.99 kubelet=1.99", ["WARNING KNOWLEDGE_EDGE", "WARNING VERSION_UNKNOWN_NEWER", "WARNING VERSION_UNKNOWN_NEWER"]],
     ["pre-releases", "apiserver=1.30.0-rc.1 kubelet=1.30", ["WARNING VERSION_PRERELEASE"]],
   ];
   for (const [name, text, expected] of cases) {

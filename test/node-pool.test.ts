@@ -39,7 +39,7 @@ describe("node-pool checks", () => {
     ["userspace removed in 1.26", "1.26", pool({ kubeletVersion: "1.25.2", kubeProxyMode: "userspace" }), pool({ kubeletVersion: "1.26.1", kubeProxyVersion: "1.26.1", kubeProxyMode: "userspace" }), ["PROXY_MODE_REMOVED"]],
     ["containerd 1.5 under kubelet 1.26", "1.26", pool({ kubeletVersion: "1.25.2" }), pool({ kubeletVersion: "1.26.1", runtime: "containerd", runtimeVersion: "1.5.18" }), ["RUNTIME_VERSION_TOO_OLD"]],
     // Warnings, not an error: the kubelet keeps its containerd 1.x fallback until 1.38.
-    ["containerd 1.7 under kubelet 1.36", "1.36", pool({ kubeletVersion: "1.35.0" }), pool({ kubeletVersion: "1.36.0", runtime: "containerd", runtimeVersion: "1.7.27" }), ["RUNTIME_BELOW_RECOMMENDED", "RUNTIME_SUPPORT_ENDING"]],
+    ["containerd 1.7 under kubelet 1.36", "1.36", pool({ kubeletVersion: "1.35.0" }), pool({ kubeletVersion: "1.36.0", runtime: "containerd", runtimeVersion: "1.7.27" }), ["RUNTIME_BELOW_RECOMMENDED", "RUNTIME_END_OF_LIFE", "RUNTIME_SUPPORT_ENDING"]],
     ["the chart's kubeVersion excludes the target", "1.31", pool({ kubeletVersion: "1.30.2" }), pool({ kubeletVersion: "1.31.1", chartKubeVersion: ">=1.27.0-0 <1.31.0-0" }), ["CHART_KUBE_VERSION", "CHART_KUBE_VERSION"]],
     ["the chart's kubeVersion admits the target", "1.30", pool({ kubeletVersion: "1.29.2" }), pool({ kubeletVersion: "1.30.1", chartKubeVersion: ">=1.27.0-0 <1.31.0-0" }), []],
     ["a pool newer than the control plane", "1.29", pool({ kubeletVersion: "1.29.2" }), pool({ kubeletVersion: "1.30.1" }), ["SKEW_KUBELET_NEWER_THAN_APISERVER"]],
@@ -49,7 +49,7 @@ describe("node-pool checks", () => {
     it(`upgrade: ${name}`, () => {
       const result = checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to });
       assert.deepEqual(codes(result.findings), [...expected].sort(), result.findings.map((finding) => finding.message).join("\n"));
-      assert.equal(result.ok, !expected.some((code) => !["FLAG_DEPRECATED", "PROXY_MODE_NOT_GA", "PROXY_MODE_DEPRECATED", "RUNTIME_BELOW_RECOMMENDED", "RUNTIME_SUPPORT_ENDING"].includes(code)));
+      assert.equal(result.ok, !expected.some((code) => !["FLAG_DEPRECATED", "PROXY_MODE_NOT_GA", "PROXY_MODE_DEPRECATED", "RUNTIME_BELOW_RECOMMENDED", "RUNTIME_SUPPORT_ENDING", "RUNTIME_END_OF_LIFE"].includes(code)));
     });
   }
 

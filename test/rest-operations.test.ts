@@ -52,7 +52,7 @@ describe("REST operations", () => {
         .send({
           query: `query($current: ClusterPlanInput!, $profile: String) { planUpgrade(current: $current, targetVersion: "${target}", profile: $profile) {
             ok kbRevision targetVersion steps { order component instance fromVersion toVersion note }
-            apiRemovals { apiVersion group version kind deprecatedIn removedIn replacement replacementAvailableIn notes sourceUrl disagreement revision }
+            apiRemovals { apiVersion group version kind deprecatedIn removedIn replacement replacementAvailableIn servedByDefault notes sourceUrl disagreement revision }
             findings { ${FINDING_FIELDS} } } }`,
           variables: { current: { components: plan.components }, profile: plan.profile },
         })

@@ -228,7 +228,7 @@ const CASES: readonly FixtureCase[] = [
       ["API_REMOVED", "ClusterRole", "prometheus-k8s", null, 5, 'resources: ["nodes/metrics", "services", "endpoints", "pods"]', null, "rbac.authorization.k8s.io/v1"],
       ["API_REMOVED", "RoleBinding", "prometheus-k8s-monitoring", "monitoring", 5, "name: prometheus-k8s-monitoring", null, "rbac.authorization.k8s.io/v1"],
       ["API_REMOVED", "PriorityClass", "platform-critical", null, 7, "kind: PriorityClass", null, "scheduling.k8s.io/v1"],
-      ["API_REMOVAL_SCHEDULED", "StorageVersionMigration", "secrets-to-v1", null, 8, "kind: StorageVersionMigration", null, "storagemigration.k8s.io/v1beta1"],
+      ["API_DEPRECATED", "StorageVersionMigration", "secrets-to-v1", null, 8, "kind: StorageVersionMigration", null, "storagemigration.k8s.io/v1beta1"],
     ],
   },
   {

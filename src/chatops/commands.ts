@@ -28,6 +28,8 @@ export type ChatCommand =
   | { readonly kind: "skew"; readonly component: string; readonly at?: string; readonly profile?: string }
   /** Without a version: the newest release the knowledge base knows. */
   | { readonly kind: "release"; readonly version?: string }
+  /** Where each kind of knowledge ends, and the sources it was read from. */
+  | { readonly kind: "coverage" }
   /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
   | ({ readonly kind: "nodepool-check" } & NodePoolChange)
   /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
@@ -68,6 +70,7 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   ports: "ports kubelet",
   skew: "skew kubelet [at 1.29] [profile=strict]",
   release: "release 1.30",
+  coverage: "coverage",
   "nodepool-check":
     'nodepool check cp=1.30 [profile=strict] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
   "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
@@ -81,6 +84,7 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   ports: "the ports a component listens on",
   skew: "the version-skew rules in force for a component",
   release: "release dates, end of life and the latest patch",
+  coverage: "where the knowledge ends: the newest Kubernetes minor each kind of knowledge covers, and its sources",
   "nodepool-check": "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
   "nodepool-rollback": "can a node pool go back to its old spec under the control plane as it is now?",
 };
@@ -106,6 +110,8 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   "skew-rules": "skew",
   release: "release",
   releases: "release",
+  coverage: "coverage",
+  sources: "coverage",
   // `nodepool check|rollback …`: the word after it picks the kind (see parseNodePool).
   nodepool: "nodepool-check",
   nodepools: "nodepool-check",
@@ -536,6 +542,9 @@ export function parseCommand(text: string): ParseResult {
         return { ok: true, command: parseSkew(args) };
       case "release":
         return { ok: true, command: parseRelease(args) };
+      case "coverage":
+        if (args.length > 0) throw new Problem("coverage takes no arguments", "coverage");
+        return { ok: true, command: { kind: "coverage" } };
       case "nodepool-check":
       case "nodepool-rollback":
         return { ok: true, command: parseNodePool(args) };
@@ -750,6 +759,22 @@ function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "sk
   };
 }
 
+function runCoverage(snapshot: KbSnapshot): ChatReplyDoc {
+  const lines: Line[] = snapshot.coverage.map((claim) => [
+    { bold: `${claim.knowledge}:` },
+    ` through ${claim.throughMinor} from ${claim.source}${claim.sourceRevision === null ? "" : ` @ ${claim.sourceRevision}`}${claim.sourceDate === null ? "" : ` (${claim.sourceDate})`} `,
+    { link: claim.sourceUrl, label: "source" },
+  ]);
+  return {
+    headline: "🧭 Where the knowledge ends",
+    sections: [
+      { style: "plain", lines: lines.length > 0 ? lines : [["No coverage is recorded."]] },
+      { style: "plain", lines: [["A question about a minor beyond these gets a KNOWLEDGE_EDGE warning."]] },
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
 function runRelease(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "release" }>): ChatReplyDoc {
   const version = command.version ?? snapshot.newestRelease?.version;
   if (version === undefined) throw new NotFoundError("the knowledge base holds no release yet");
@@ -928,6 +953,8 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
       return runSkew(snapshot, command);
     case "release":
       return runRelease(snapshot, command);
+    case "coverage":
+      return runCoverage(snapshot);
     case "nodepool-check":
     case "nodepool-rollback":
       return runNodePool(snapshot, command);

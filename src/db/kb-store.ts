@@ -54,6 +54,9 @@ const MAPPINGS: Readonly<Record<EntityName, Mapping>> = {
   recommendations: { model: "recommendation", columns: { id: "recommendationId" } },
   flagChanges: { model: "flagChange", columns: { id: "changeId", component: "componentName" } },
   proxyModes: { model: "proxyMode" },
+  runtimeReleases: { model: "runtimeRelease", dateFields: ["releaseDate", "endOfActiveSupport", "endOfLife"] },
+  hostRequirements: { model: "hostRequirement", columns: { id: "requirementId" } },
+  coverage: { model: "knowledgeCoverage", dateFields: ["sourceDate"] },
 };
 
 // Bookkeeping columns that are not part of a record. Each record's `revision`

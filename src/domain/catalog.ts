@@ -13,6 +13,7 @@ import type {
   ReleaseRecord,
   SkewRuleRecord,
   KbConflictRecord,
+  CoverageRecord,
 } from "../kb/records.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
 
@@ -136,6 +137,8 @@ export interface KbSummary {
   readonly counts: Readonly<Record<string, number>>;
   /** Open conflicts between kb/ and run-time edits, each with both values. */
   readonly conflicts: readonly KbConflictRecord[];
+  /** Where each kind of knowledge ends, per source (kb/coverage.yaml). */
+  readonly coverage: readonly CoverageRecord[];
 }
 
 export function summarise(snapshot: KbSnapshot): KbSummary {
@@ -146,6 +149,7 @@ export function summarise(snapshot: KbSnapshot): KbSummary {
     newestRelease: snapshot.newestRelease?.version ?? null,
     counts: snapshot.counts(),
     conflicts: snapshot.conflicts,
+    coverage: snapshot.coverage,
   };
 }
 

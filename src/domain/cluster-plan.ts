@@ -21,6 +21,15 @@ export interface ComponentVersionInput {
   readonly component: string;
   readonly version: string;
   readonly instance?: string | null | undefined;
+  readonly cgroupVersion?: string | null | undefined;
+  readonly failCgroupV1?: boolean | null | undefined;
+}
+
+/** What a plan says about the nodes of a kubelet. */
+export interface NodeFacts {
+  readonly cgroupVersion: "v1" | "v2" | null;
+  /** KubeletConfiguration failCgroupV1; null when not stated (the kubelet's default applies). */
+  readonly failCgroupV1: boolean | null;
 }
 
 export interface PlannedComponent {
@@ -34,6 +43,8 @@ export interface PlannedComponent {
   readonly kubernetes: KubernetesVersion | null;
   /** Set for etcd and container runtimes. */
   readonly release: ComponentVersion | null;
+  /** For a kubelet, what the plan says about its nodes. */
+  readonly node?: NodeFacts;
 }
 
 export interface ClusterPlan {
@@ -78,7 +89,9 @@ export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "
       );
     }
     seen.set(key, index);
-    return plannedComponent(component, instanceName, version, `${at}.version`);
+    const planned = plannedComponent(component, instanceName, version, `${at}.version`);
+    const node = parseNodeFacts(raw as Record<string, unknown>, component, at);
+    return node === undefined ? planned : { ...planned, node };
   });
   return { entries };
 }
@@ -95,6 +108,25 @@ export function plannedComponent(
   }
   const release = parseComponentVersion(version, field);
   return { component: component.name, category: component.category, instance, version: release.raw, kubernetes: null, release };
+}
+
+function parseNodeFacts(raw: Record<string, unknown>, component: ComponentRecord, at: string): NodeFacts | undefined {
+  const { cgroupVersion, failCgroupV1 } = raw;
+  if ((cgroupVersion === undefined || cgroupVersion === null) && (failCgroupV1 === undefined || failCgroupV1 === null)) return undefined;
+  if (component.category !== "node-agent") {
+    throw new InputError(`${at}: cgroupVersion and failCgroupV1 describe a kubelet's nodes; put them on the kubelet entry, not on ${component.name}`, `${at}.cgroupVersion`);
+  }
+  let version: NodeFacts["cgroupVersion"] = null;
+  if (cgroupVersion !== undefined && cgroupVersion !== null) {
+    const text = typeof cgroupVersion === "string" || typeof cgroupVersion === "number" ? String(cgroupVersion).trim().toLowerCase() : "";
+    if (text === "v1" || text === "1") version = "v1";
+    else if (text === "v2" || text === "2") version = "v2";
+    else throw new InputError(`${at}.cgroupVersion must be v1 or v2 (stat -fc %T /sys/fs/cgroup prints cgroup2fs on v2, tmpfs on v1)`, `${at}.cgroupVersion`);
+  }
+  if (failCgroupV1 !== undefined && failCgroupV1 !== null && typeof failCgroupV1 !== "boolean") {
+    throw new InputError(`${at}.failCgroupV1 must be true or false (the KubeletConfiguration setting)`, `${at}.failCgroupV1`);
+  }
+  return { cgroupVersion: version, failCgroupV1: typeof failCgroupV1 === "boolean" ? failCgroupV1 : null };
 }
 
 function parseInstance(instance: unknown, field: string): string | null {

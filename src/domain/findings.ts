@@ -58,6 +58,10 @@ export const FINDING_CODES = {
   ROLLBACK_MULTIPLE_MINORS: "The rollback goes back more than one minor.",
   ROLLBACK_TRAP: "After the rollback the component would be out of skew with the control plane that has moved on.",
   ROLLBACK_UNSUPPORTED_ETCD_MINOR: "etcd minor downgrades need etcd's own downgrade procedure.",
+  KNOWLEDGE_EDGE: "The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.",
+  RUNTIME_END_OF_LIFE: "The container runtime's own release line is past its end of life on the asOf date (its project's release table).",
+  CGROUP_V1_UNSUPPORTED: "The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true).",
+  CGROUP_V1_DEPRECATED: "cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2.",
 } as const;
 
 export function skewCode(component: string, problem: "NEWER_THAN_APISERVER" | "TOO_OLD_FOR_APISERVER"): string {

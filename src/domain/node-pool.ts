@@ -16,7 +16,8 @@ import { InputError } from "../errors.js";
 import type { FlagChangeRecord, ProxyModeRecord } from "../kb/records.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
-import { plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { plannedComponent, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
+import { knowledgeEdge } from "./knowledge-edge.js";
 import { finding, report, type Finding } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
 import {
@@ -42,6 +43,8 @@ export interface NodePoolSpecInput {
   readonly runtimeVersion?: string | null;
   /** A Helm `kubeVersion` constraint such as `>=1.27.0-0 <1.31.0-0`. */
   readonly chartKubeVersion?: string | null;
+  /** v1 or v2: the cgroup version of the pool's nodes. */
+  readonly cgroupVersion?: string | null;
 }
 
 export interface NodePoolStep {
@@ -77,6 +80,7 @@ interface NodePool {
   readonly os: "linux" | "windows";
   readonly runtime: PlannedComponent | null;
   readonly chartKubeVersion: string | null;
+  readonly node: NodeFacts;
 }
 
 const MAX_FLAGS = 300;
@@ -151,6 +155,26 @@ export function parseKubeletConfig(text: string | null | undefined, field: strin
   return Object.keys(config).filter((key) => key !== "kind" && key !== "apiVersion");
 }
 
+/** The pool's cgroup version, and failCgroupV1 as its KubeletConfiguration (or the --fail-cgroupv1 flag) sets it. */
+function nodeFactsOf(spec: NodePoolSpecInput, flags: readonly Flag[], field: string): NodeFacts {
+  let cgroupVersion: NodeFacts["cgroupVersion"] = null;
+  if (spec.cgroupVersion !== undefined && spec.cgroupVersion !== null && String(spec.cgroupVersion).trim() !== "") {
+    const text = String(spec.cgroupVersion).trim().toLowerCase();
+    if (text === "v1" || text === "1") cgroupVersion = "v1";
+    else if (text === "v2" || text === "2") cgroupVersion = "v2";
+    else throw new InputError(`${field}.cgroupVersion must be v1 or v2 (stat -fc %T /sys/fs/cgroup prints cgroup2fs on v2, tmpfs on v1)`, `${field}.cgroupVersion`);
+  }
+  let failCgroupV1: boolean | null = null;
+  if (spec.kubeletConfig !== undefined && spec.kubeletConfig !== null && spec.kubeletConfig.trim() !== "") {
+    // Already checked by parseKubeletConfig; only the one top-level value is read here.
+    const value: unknown = (parseDocument(spec.kubeletConfig, { uniqueKeys: false }).toJS({ maxAliasCount: 20 }) as Record<string, unknown>).failCgroupV1;
+    if (typeof value === "boolean") failCgroupV1 = value;
+  }
+  const flag = flags.find((candidate) => candidate.name === "--fail-cgroupv1");
+  if (flag !== undefined) failCgroupV1 = !/=\s*false$/i.test(flag.text);
+  return { cgroupVersion, failCgroupV1 };
+}
+
 function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePool {
   if (input === null || typeof input !== "object") throw new InputError(`${field} must be a node-pool spec {name, kubeletVersion, ...}`, field);
   const spec = input as NodePoolSpecInput;
@@ -177,11 +201,14 @@ function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePoo
   if (chart !== null && semver.validRange(chart, { includePrerelease: true }) === null) {
     throw new InputError(`${field}.chartKubeVersion "${chart.slice(0, 80)}" is not a version constraint such as ">=1.27.0-0 <1.31.0-0"`, `${field}.chartKubeVersion`);
   }
+  const flags = parseFlags(spec.kubeletFlags, `${field}.kubeletFlags`);
+  const configFields = parseKubeletConfig(spec.kubeletConfig, `${field}.kubeletConfig`);
   return {
     name,
     kubelet,
-    flags: parseFlags(spec.kubeletFlags, `${field}.kubeletFlags`),
-    configFields: parseKubeletConfig(spec.kubeletConfig, `${field}.kubeletConfig`),
+    flags,
+    configFields,
+    node: nodeFactsOf(spec, flags, field),
     kubeProxy: spec.kubeProxyVersion ? parseKubernetesVersion(spec.kubeProxyVersion, `${field}.kubeProxyVersion`) : null,
     proxyMode,
     os,
@@ -221,6 +248,10 @@ function checkConfiguration(snapshot: KbSnapshot, pool: NodePool, direction: "up
   for (const field of pool.configFields) {
     const change = kubeletChanges.find((candidate) => candidate.configField === field && (candidate.removedIn !== null || candidate.deprecatedIn !== null));
     if (change !== undefined) findings.push(...judgeChange(change, field, "config field", pool, direction));
+  }
+  if (pool.flags.length > 0 || pool.configFields.length > 0) {
+    const edge = knowledgeEdge(snapshot, "flagChanges", minor(pool.kubelet), `the flags and configuration of kubelet@${pool.name} ${at}`, { component: "kubelet", instance: pool.name });
+    if (edge !== undefined) findings.push(edge);
   }
   return findings;
 }
@@ -336,7 +367,7 @@ function clusterFindings(snapshot: KbSnapshot, pool: NodePool, controlPlane: Kub
   const component = (name: string) => snapshot.findComponent(name)!;
   const entries: PlannedComponent[] = [
     plannedComponent(component("kube-apiserver"), null, formatVersion(controlPlane), "controlPlaneVersion"),
-    plannedComponent(component("kubelet"), pool.name, formatVersion(pool.kubelet), "kubeletVersion"),
+    { ...plannedComponent(component("kubelet"), pool.name, formatVersion(pool.kubelet), "kubeletVersion"), node: pool.node },
   ];
   if (pool.kubeProxy !== null) entries.push(plannedComponent(component("kube-proxy"), pool.name, formatVersion(pool.kubeProxy), "kubeProxyVersion"));
   if (pool.runtime !== null) entries.push(pool.runtime);

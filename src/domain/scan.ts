@@ -34,6 +34,8 @@ import type { ApiRemovalRecord } from "../kb/records.js";
 import { YamlCostMeter, firstDuplicateKey } from "../kb/yaml-limits.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
+import type { Finding } from "./findings.js";
+import { knowledgeEdge } from "./knowledge-edge.js";
 
 export interface ManifestFinding {
   readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
@@ -67,6 +69,8 @@ export interface ManifestScanReport {
   readonly objectsScanned: number;
   /** Ordered by documentIndex, then line. */
   readonly findings: readonly ManifestFinding[];
+  /** About the scan as a whole, e.g. KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers. */
+  readonly notes: readonly Finding[];
 }
 
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
@@ -158,7 +162,8 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
   }
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
-  return { targetVersion: target, kbRevision: snapshot.revision, documentsScanned, objectsScanned, findings };
+  const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`);
+  return { targetVersion: target, kbRevision: snapshot.revision, documentsScanned, objectsScanned, findings, notes: edge === undefined ? [] : [edge] };
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {

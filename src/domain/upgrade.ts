@@ -15,6 +15,7 @@ import type { ApiRemovalRecord, ComponentRecord, RuntimeRequirementRecord } from
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { knowledgeEdge } from "./knowledge-edge.js";
 import { finding, report, type Finding } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
 import {
@@ -151,6 +152,13 @@ export function planUpgrade(
     );
   }
   findings.push(...crossedRequirements(snapshot, plan, startMinor, targetMinor));
+  // What the plan could not judge at the target: removals, and runtime requirements where the plan has runtimes.
+  const about = `the target ${targetText}`;
+  const edges = [
+    knowledgeEdge(snapshot, "apiRemovals", targetText, about),
+    plan.entries.some((entry) => entry.category === "container-runtime") ? knowledgeEdge(snapshot, "runtimeRequirements", targetText, about) : undefined,
+  ];
+  findings.push(...edges.filter((edge): edge is Finding => edge !== undefined));
   findings.push(...recommendations(snapshot, plan, startMinor, targetMinor));
   // What still holds at the end (end of life, unknown versions) is worth knowing.
   findings.push(...judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO"));

@@ -11,6 +11,8 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import { resolveProfile, ruleAppliesAt } from "./catalog.js";
 import { entriesOf, label, parseClusterPlan, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, skewCode, type Finding, type ValidationReport } from "./findings.js";
+import { knowledgeEdge } from "./knowledge-edge.js";
+import { checkKubeletCgroup, checkRuntimeCgroup, checkRuntimeEndOfLife } from "./node-checks.js";
 import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion, type KubernetesVersion } from "./versions.js";
 
 export interface ValidateOptions {
@@ -75,7 +77,9 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   }
   if (policyMinor !== null) findings.push(...checkKubeProxyAgainstKubelet(plan, rules, policyMinor, profile));
   findings.push(...checkRuntimes(snapshot, plan));
+  findings.push(...checkNodes(snapshot, plan, asOf));
   findings.push(...checkReleases(snapshot, plan, asOf));
+  findings.push(...knowledgeEdges(snapshot, plan));
   return dedupe(findings);
 }
 
@@ -350,6 +354,42 @@ function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
     }
   }
   return findings;
+}
+
+/** cgroup v1 nodes (what the plan says of each kubelet, and of the runtimes on its instance) and runtimes past their own end of life. */
+function checkNodes(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): Finding[] {
+  const findings: Finding[] = [];
+  const kubelets = kubernetesEntries(plan, "kubelet");
+  for (const kubelet of kubelets) {
+    if (kubelet.node === undefined) continue;
+    findings.push(...checkKubeletCgroup(snapshot, kubelet, kubelet.node));
+    for (const runtime of plan.entries) {
+      if (runtime.category === "container-runtime" && runtime.instance === kubelet.instance) findings.push(...checkRuntimeCgroup(snapshot, runtime, kubelet.node));
+    }
+  }
+  for (const runtime of plan.entries) {
+    if (runtime.category === "container-runtime") findings.push(...checkRuntimeEndOfLife(snapshot, runtime, asOf));
+  }
+  return findings;
+}
+
+/**
+ * Minors beyond what the knowledge covers: the skew rules for the control
+ * plane's minor, and the runtime requirements and node facts for each
+ * kubelet's minor (only where a runtime or a node fact was given to judge).
+ */
+function knowledgeEdges(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
+  const findings: Array<Finding | undefined> = [];
+  const minor = controlPlaneMinor(plan);
+  if (minor !== null) findings.push(knowledgeEdge(snapshot, "skewRules", minor, `kube-apiserver ${minor}`, { component: "kube-apiserver" }));
+  const hasRuntime = (instance: string | null) => plan.entries.some((entry) => entry.category === "container-runtime" && (entry.instance === instance || entry.instance === null || instance === null));
+  for (const kubelet of kubernetesEntries(plan, "kubelet")) {
+    const kubeletMinor = minorText(kubelet.kubernetes);
+    const about = `${label(kubelet)} ${kubelet.version}`;
+    if (hasRuntime(kubelet.instance)) findings.push(knowledgeEdge(snapshot, "runtimeRequirements", kubeletMinor, about, kubelet));
+    if (kubelet.node?.cgroupVersion === "v1") findings.push(knowledgeEdge(snapshot, "hostRequirements", kubeletMinor, about, kubelet));
+  }
+  return findings.filter((entry): entry is Finding => entry !== undefined);
 }
 
 /**

@@ -36,6 +36,9 @@ const ENTITY_OF: Readonly<Record<KbEntity, EntityName>> = {
   RECOMMENDATIONS: "recommendations",
   FLAG_CHANGES: "flagChanges",
   PROXY_MODES: "proxyModes",
+  RUNTIME_RELEASES: "runtimeReleases",
+  HOST_REQUIREMENTS: "hostRequirements",
+  COVERAGE: "coverage",
 };
 
 function curatorOf(curator: Curator | undefined): Curator {
@@ -64,6 +67,9 @@ export const resolvers: Resolvers = {
     recommendations: (_parent, _args, { snapshot }) => [...snapshot.recommendations],
     flagChanges: (_parent, { component }, { snapshot }) => [...listFlagChanges(snapshot, { component: optional(component) })],
     proxyModes: (_parent, _args, { snapshot }) => [...snapshot.proxyModes],
+    runtimeReleases: (_parent, _args, { snapshot }) => [...snapshot.runtimeReleases],
+    hostRequirements: (_parent, _args, { snapshot }) => [...snapshot.hostRequirements],
+    coverage: (_parent, _args, { snapshot }) => [...snapshot.coverage],
     validateCluster: (_parent, { plan, profile, asOf }, { snapshot }) =>
       validateCluster(snapshot, plan.components, { profile, asOf, field: "plan.components" }),
     planUpgrade: (_parent, { current, targetVersion, profile }, { snapshot }) =>

@@ -169,6 +169,12 @@ export const apiRemovalRecord = z
       .nullable()
       .default(null),
     replacementAvailableIn: minorVersion.nullable().default(null),
+    /**
+     * Whether the apiserver served the version without --runtime-config
+     * (GA: yes; alpha: no; beta: only when introduced before 1.24, KEP-3136).
+     * Null where the source does not say.
+     */
+    servedByDefault: z.boolean().nullable().default(null),
     notes: optionalText,
     sourceUrl,
     disagreement: optionalText,
@@ -336,6 +342,85 @@ export const proxyModeRecord = z.strictObject({
   disagreement: optionalText,
 });
 
+const releaseLineName = z.string().regex(/^\d+\.\d+$/, 'must be a release line such as "1.7"');
+
+/**
+ * A runtime's own release line and its support window (containerd's
+ * RELEASES.md "Current State of containerd Releases"), so that a runtime
+ * past its own end of life is reported whatever Kubernetes says.
+ */
+export const runtimeReleaseRecord = z
+  .strictObject({
+    component: componentName,
+    line: releaseLineName,
+    lts: z.boolean(),
+    releaseDate: isoDate.nullable().default(null),
+    /** When the runtime's own maintainers stop supporting it, if the source gives it apart from the end of life. */
+    endOfActiveSupport: isoDate.nullable().default(null),
+    endOfLife: isoDate.nullable().default(null),
+    /** When the source gives only a month ("September 2026"): the line is supported through that month. */
+    endOfLifeMonth: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month written as "YYYY-MM"').nullable().default(null),
+    tentative: z.boolean().default(false),
+    /** Who extends support beyond the maintainers, and for what. */
+    extendedSupportScope: optionalText,
+    sourceUrl,
+    notes: optionalText,
+    disagreement: optionalText,
+  })
+  .refine((release) => release.endOfLife === null || release.endOfLifeMonth === null, {
+    message: "give the end of life as a day or as a month, not both",
+    path: ["endOfLifeMonth"],
+  })
+  .refine(
+    (release) => release.endOfActiveSupport === null || release.endOfLife === null || release.endOfActiveSupport <= release.endOfLife,
+    { message: "must not be after endOfLife", path: ["endOfActiveSupport"] },
+  );
+
+/**
+ * A fact about the node a component runs on rather than about a version of
+ * it: cgroup v1 in maintenance mode (1.31), failing the kubelet by default
+ * (1.35, unless KubeletConfiguration failCgroupV1 is false).
+ */
+export const hostRequirementRecord = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
+  component: componentName,
+  subject: z.enum(["CGROUP_V1"]),
+  /** The Kubernetes minor the fact starts at (null: a fact about the component's own line, see componentLineFrom). */
+  kubernetesFrom: minorVersion.nullable().default(null),
+  componentLineFrom: releaseLineName.nullable().default(null),
+  status: z.enum(["MAINTENANCE_MODE", "DEPRECATED", "FAILS_BY_DEFAULT", "REMOVED"]),
+  /** The configuration field that restores the old behaviour, and its value (failCgroupV1: "false"). */
+  overrideConfigField: configFieldName.nullable().default(null),
+  overrideValue: optionalText,
+  removalNotBefore: minorVersion.nullable().default(null),
+  removalTarget: optionalText,
+  summary: text,
+  sourceUrl,
+  notes: optionalText,
+  disagreement: optionalText,
+}).refine((fact) => (fact.kubernetesFrom === null) !== (fact.componentLineFrom === null), {
+  message: "give kubernetesFrom (a Kubernetes minor) or componentLineFrom (the component's own line), one of them",
+  path: ["kubernetesFrom"],
+});
+
+/**
+ * Where a kind of knowledge ends: the newest Kubernetes minor it covers, and
+ * the source it was read from (with its revision and date). A question about
+ * a minor beyond it gets a KNOWLEDGE_EDGE warning instead of a silent pass.
+ */
+export const coverageRecord = z.strictObject({
+  knowledge: z.string().regex(/^[a-z][A-Za-z]+$/, "must name a kind of knowledge (an entity such as apiRemovals)"),
+  throughMinor: minorVersion,
+  source: text,
+  sourceRevision: optionalText,
+  sourceDate: isoDate.nullable().default(null),
+  sourceUrl,
+  notes: optionalText,
+});
+
+export type RuntimeReleaseRecord = z.infer<typeof runtimeReleaseRecord>;
+export type HostRequirementRecord = z.infer<typeof hostRequirementRecord>;
+export type CoverageRecord = z.infer<typeof coverageRecord>;
 export type ComponentRecord = z.infer<typeof componentRecord>;
 export type FlagChangeRecord = z.infer<typeof flagChangeRecord>;
 export type ProxyModeRecord = z.infer<typeof proxyModeRecord>;
@@ -363,6 +448,9 @@ export interface KbBundle {
   readonly recommendations: readonly RecommendationRecord[];
   readonly flagChanges: readonly FlagChangeRecord[];
   readonly proxyModes: readonly ProxyModeRecord[];
+  readonly runtimeReleases: readonly RuntimeReleaseRecord[];
+  readonly hostRequirements: readonly HostRequirementRecord[];
+  readonly coverage: readonly CoverageRecord[];
 }
 
 export type EntityName = keyof KbBundle;
@@ -389,6 +477,8 @@ export interface KbConflictRecord {
 /**
  * One entry per entity: the file it lives in, its record schema, and its
  * natural key (what makes a duplicate, and how import matches records).
+ * `versioned` kinds depend on the Kubernetes minor: kb/coverage.yaml must say
+ * where each of them ends.
  * The order is the order of import: referenced entities first.
  */
 export const ENTITIES = {
@@ -400,20 +490,20 @@ export const ENTITIES = {
     key: (r: PortRecord) => `${r.component} ${r.port}/${r.protocol} ${r.nodeRole}`,
   },
   links: { file: "links.yaml", schema: linkRecord, key: (r: LinkRecord) => `${r.from} -> ${r.to}` },
-  skewRules: { file: "skew-rules.yaml", schema: skewRuleRecord, key: (r: SkewRuleRecord) => r.id },
+  skewRules: { file: "skew-rules.yaml", versioned: true, schema: skewRuleRecord, key: (r: SkewRuleRecord) => r.id },
   apiRemovals: {
-    file: "api-removals.yaml",
+    file: "api-removals.yaml", versioned: true,
     schema: apiRemovalRecord,
     key: (r: ApiRemovalRecord) => `${r.apiVersion} ${r.kind}`,
   },
-  releases: { file: "releases.yaml", schema: releaseRecord, key: (r: ReleaseRecord) => r.version },
+  releases: { file: "releases.yaml", versioned: true, schema: releaseRecord, key: (r: ReleaseRecord) => r.version },
   upgradeDependencies: {
     file: "upgrade-order.yaml",
     schema: upgradeDependencyRecord,
     key: (r: UpgradeDependencyRecord) => `${r.before} -> ${r.after}`,
   },
   runtimeRequirements: {
-    file: "runtime-requirements.yaml",
+    file: "runtime-requirements.yaml", versioned: true,
     schema: runtimeRequirementRecord,
     key: (r: RuntimeRequirementRecord) => r.id,
   },
@@ -422,8 +512,11 @@ export const ENTITIES = {
     schema: recommendationRecord,
     key: (r: RecommendationRecord) => r.id,
   },
-  flagChanges: { file: "flag-changes.yaml", schema: flagChangeRecord, key: (r: FlagChangeRecord) => r.id },
-  proxyModes: { file: "proxy-modes.yaml", schema: proxyModeRecord, key: (r: ProxyModeRecord) => `${r.mode}/${r.os}` },
+  flagChanges: { file: "flag-changes.yaml", versioned: true, schema: flagChangeRecord, key: (r: FlagChangeRecord) => r.id },
+  proxyModes: { file: "proxy-modes.yaml", versioned: true, schema: proxyModeRecord, key: (r: ProxyModeRecord) => `${r.mode}/${r.os}` },
+  runtimeReleases: { file: "runtime-releases.yaml", versioned: true, schema: runtimeReleaseRecord, key: (r: RuntimeReleaseRecord) => `${r.component} ${r.line}` },
+  hostRequirements: { file: "host-requirements.yaml", versioned: true, schema: hostRequirementRecord, key: (r: HostRequirementRecord) => r.id },
+  coverage: { file: "coverage.yaml", schema: coverageRecord, key: (r: CoverageRecord) => `${r.knowledge} ${r.source}` },
 } as const;
 
 export const ENTITY_NAMES = Object.keys(ENTITIES) as EntityName[];

@@ -21,6 +21,9 @@ import {
   type RuntimeRequirementRecord,
   type SkewRuleRecord,
   type UpgradeDependencyRecord,
+  type RuntimeReleaseRecord,
+  type HostRequirementRecord,
+  type CoverageRecord,
 } from "./records.js";
 
 export interface SnapshotMeta {
@@ -48,6 +51,9 @@ export class KbSnapshot implements KbBundle {
   readonly recommendations: readonly RecommendationRecord[];
   readonly flagChanges: readonly FlagChangeRecord[];
   readonly proxyModes: readonly ProxyModeRecord[];
+  readonly runtimeReleases: readonly RuntimeReleaseRecord[];
+  readonly hostRequirements: readonly HostRequirementRecord[];
+  readonly coverage: readonly CoverageRecord[];
 
   private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
   private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
@@ -80,6 +86,9 @@ export class KbSnapshot implements KbBundle {
     this.recommendations = freezeAll(bundle.recommendations);
     this.flagChanges = freezeAll(bundle.flagChanges);
     this.proxyModes = freezeAll(bundle.proxyModes);
+    this.runtimeReleases = freezeAll(bundle.runtimeReleases);
+    this.hostRequirements = freezeAll(bundle.hostRequirements);
+    this.coverage = freezeAll(bundle.coverage);
 
     const componentIndex = new Map<string, ComponentRecord>();
     for (const component of this.components) {

@@ -66,6 +66,9 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
     needComponent("runtimeRequirements", index, "requires", requirement.requires);
   });
   bundle.flagChanges.forEach((change, index) => needComponent("flagChanges", index, "component", change.component));
+  bundle.runtimeReleases.forEach((release, index) => needComponent("runtimeReleases", index, "component", release.component));
+  bundle.hostRequirements.forEach((fact, index) => needComponent("hostRequirements", index, "component", fact.component));
+  issues.push(...coverageIssues(bundle));
   bundle.recommendations.forEach((recommendation, index) =>
     recommendation.components.forEach((name, position) =>
       needComponent("recommendations", index, `components.${position}`, name),
@@ -112,6 +115,49 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
     }
   });
   return issues;
+}
+
+/**
+ * A coverage claim must be backed: some record of that kind reaches the
+ * claimed minor (a removal, a release, a requirement starting there), or
+ * its source was read on or after the day that minor was released.
+ */
+function coverageIssues(bundle: KbBundle): KbIssue[] {
+  const issues: KbIssue[] = [];
+  const releaseDate = new Map(bundle.releases.map((release) => [release.version, release.releaseDate]));
+  bundle.coverage.forEach((claim, index) => {
+    const where = { file: ENTITIES.coverage.file, entry: `coverage[${index}]`, key: recordKey("coverage", claim) };
+    if (!(ENTITY_NAMES as readonly string[]).includes(claim.knowledge) || claim.knowledge === "coverage") {
+      issues.push({ ...where, field: "knowledge", message: `names no kind of knowledge; use one of ${ENTITY_NAMES.filter((entity) => entity !== "coverage").join(", ")}` });
+      return;
+    }
+    const claimed = minorNumber(claim.throughMinor, 0);
+    const reached = newestMinorMentioned(bundle[claim.knowledge as keyof KbBundle]);
+    const released = releaseDate.get(claim.throughMinor);
+    const readAfterRelease = claim.sourceDate !== null && released !== undefined && claim.sourceDate >= released;
+    if (reached < claimed && !readAfterRelease) {
+      issues.push({
+        ...where,
+        field: "throughMinor",
+        message: `claims ${claim.knowledge} through ${claim.throughMinor}, but no ${claim.knowledge} record reaches it (newest: ${Number.isFinite(reached) ? `1.${reached}` : "none"}) and the source was not read on or after ${claim.throughMinor}'s release${released === undefined ? " (not a known release)" : ` (${released})`}`,
+      });
+    }
+  });
+  return issues;
+}
+
+/** The highest Kubernetes minor written in any field of these records ("1.40" → 40). */
+function newestMinorMentioned(records: readonly object[]): number {
+  let newest = -Infinity;
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") {
+      const match = /^1\.(\d{1,3})$/.exec(value);
+      if (match) newest = Math.max(newest, Number(match[1]));
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(visit);
+  };
+  records.forEach(visit);
+  return newest;
 }
 
 function minorNumber(minor: string | null, open: number): number {

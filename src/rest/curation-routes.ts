@@ -30,6 +30,9 @@ export const COLLECTIONS: Readonly<Record<string, EntityName>> = {
   recommendations: "recommendations",
   "flag-changes": "flagChanges",
   "proxy-modes": "proxyModes",
+  "runtime-releases": "runtimeReleases",
+  "host-requirements": "hostRequirements",
+  coverage: "coverage",
 };
 
 const auditQuery = z.strictObject({

@@ -77,6 +77,9 @@ function buildRegistry(): OpenAPIRegistry {
       query: query({ component: text("Component name or alias", "kubelet") }),
     },
     { path: "/api/v1/proxy-modes", summary: "kube-proxy modes per OS with their lifecycle", item: records.ProxyMode, name: "ProxyModeList" },
+    { path: "/api/v1/runtime-releases", summary: "Container runtimes' own release lines and their end of life", item: records.RuntimeRelease, name: "RuntimeReleaseList" },
+    { path: "/api/v1/host-requirements", summary: "Facts about the node a component runs on (cgroup v1)", item: records.HostRequirement, name: "HostRequirementList" },
+    { path: "/api/v1/coverage", summary: "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source it was read from", item: records.Coverage, name: "CoverageList" },
   ];
   for (const read of reads) {
     registry.registerPath({
@@ -330,6 +333,9 @@ const KEY_EXAMPLES: Readonly<Record<EntityName, string>> = {
   recommendations: "leader-election-pause",
   flagChanges: "kubelet-containerruntime",
   proxyModes: "ipvs/linux",
+  runtimeReleases: "containerd 1.7",
+  hostRequirements: "kubelet-cgroup-v1-fails-by-default",
+  coverage: "apiRemovals kubernetes/api",
 };
 
 function recordSchemaOf(entity: EntityName): z.ZodType {
@@ -346,6 +352,9 @@ function recordSchemaOf(entity: EntityName): z.ZodType {
     recommendations: "Recommendation",
     flagChanges: "FlagChange",
     proxyModes: "ProxyMode",
+    runtimeReleases: "RuntimeRelease",
+    hostRequirements: "HostRequirement",
+    coverage: "Coverage",
   };
   return records[names[entity]];
 }

@@ -104,6 +104,9 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
     "/runtime-requirements": "runtimeRequirements",
     "/recommendations": "recommendations",
     "/proxy-modes": "proxyModes",
+    "/runtime-releases": "runtimeReleases",
+    "/host-requirements": "hostRequirements",
+    "/coverage": "coverage",
   } as const;
   for (const [route, entity] of Object.entries(unfiltered)) {
     get(route, (req, snapshot) => {

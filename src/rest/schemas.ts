@@ -20,6 +20,9 @@ import {
   runtimeRequirementRecord,
   skewRuleRecord,
   upgradeDependencyRecord,
+  runtimeReleaseRecord,
+  hostRequirementRecord,
+  coverageRecord,
 } from "../kb/records.js";
 import { MAX_PLAN_COMPONENTS } from "../domain/cluster-plan.js";
 
@@ -34,6 +37,14 @@ export const componentVersionInput = z
     version: shortText("1.29, v1.29.3, 1.30.0-rc.1, v1.29.3-eks-1234; runtimes 1.7.2 or containerd://1.7.2.", "1.29.3"),
     instance: shortText("An HA member (cp-1) or node pool (pool-a); a runtime pairs with the kubelet of the same instance.", "pool-a")
       .nullish(),
+    cgroupVersion: z
+      .enum(["v1", "v2"])
+      .nullish()
+      .openapi({ description: "For a kubelet: the cgroup version of its nodes (stat -fc %T /sys/fs/cgroup: cgroup2fs is v2, tmpfs is v1). A 1.35+ kubelet does not start on v1 unless failCgroupV1 is false." }),
+    failCgroupV1: z
+      .boolean()
+      .nullish()
+      .openapi({ description: "For a kubelet: the failCgroupV1 setting of its KubeletConfiguration (default true from 1.35)." }),
   })
   .openapi("ComponentVersionInput");
 
@@ -135,6 +146,7 @@ export const manifestScanReport = z
     kbRevision: z.number().int(),
     documentsScanned: z.number().int(),
     objectsScanned: z.number().int(),
+    notes: z.array(finding).openapi({ description: "About the scan as a whole: KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (GET /api/v1/coverage)." }),
     findings: z.array(
       z
         .object({
@@ -185,6 +197,9 @@ export const records = {
   Recommendation: (recommendationRecord.clone() as unknown as z.ZodType).openapi("Recommendation"),
   FlagChange: (flagChangeRecord.clone() as unknown as z.ZodType).openapi("FlagChange"),
   ProxyMode: (proxyModeRecord.clone() as unknown as z.ZodType).openapi("ProxyMode"),
+  RuntimeRelease: (runtimeReleaseRecord.clone() as unknown as z.ZodType).openapi("RuntimeRelease"),
+  HostRequirement: (hostRequirementRecord.clone() as unknown as z.ZodType).openapi("HostRequirement"),
+  Coverage: (coverageRecord.clone() as unknown as z.ZodType).openapi("Coverage"),
 };
 
 export const kbSummary = z
@@ -213,6 +228,9 @@ export const kbSummary = z
         description:
           "Open conflicts: records that kb/ and a run-time edit changed differently. The database's value is served until an edit of the record, or an import, resolves the conflict.",
       }),
+    coverage: z.array(records.Coverage).openapi({
+      description: "Where each kind of knowledge ends: per source, the newest Kubernetes minor it covers, with the source's revision and date. A question beyond it gets a KNOWLEDGE_EDGE warning.",
+    }),
   })
   .openapi("KnowledgeBaseSummary");
 
@@ -231,6 +249,10 @@ export const nodePoolSpec = z
     runtime: shortText("containerd, cri-o or docker-engine.", "containerd").nullish(),
     runtimeVersion: shortText("The runtime's version.", "2.0.1").nullish(),
     chartKubeVersion: shortText("The node-pool chart's Helm kubeVersion constraint.", ">=1.27.0-0 <1.31.0-0").nullish(),
+    cgroupVersion: z
+      .enum(["v1", "v2"])
+      .nullish()
+      .openapi({ description: "The cgroup version of the pool's nodes (stat -fc %T /sys/fs/cgroup: cgroup2fs is v2, tmpfs is v1). A 1.35+ kubelet does not start on v1 unless kubeletConfig sets failCgroupV1: false." }),
   })
   .openapi("NodePoolSpec");
 

@@ -74,6 +74,8 @@ export interface ScanAnswer {
   readonly documentsScanned: number;
   readonly objectsScanned: number;
   readonly findings: readonly ManifestFinding[];
+  /** About the scan as a whole (KNOWLEDGE_EDGE); absent from older servers. */
+  readonly notes?: readonly Finding[];
 }
 
 export interface NodePoolStep {

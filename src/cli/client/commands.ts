@@ -190,7 +190,11 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   const findings: FileFinding[] = results.flatMap(({ file, answer }) => answer.findings.map((finding: ManifestFinding) => ({ file, ...finding })));
   const first = results[0]!.answer;
   if (context.output === "json") {
-    const report = { targetVersion: first.targetVersion, files: results.map(({ file, answer }) => ({ file, findings: answer.findings })) };
+    const report = {
+      targetVersion: first.targetVersion,
+      notes: first.notes ?? [],
+      files: results.map(({ file, answer }) => ({ file, findings: answer.findings })),
+    };
     context.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const summary = {
@@ -200,6 +204,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
       documentsScanned: results.reduce((sum, { answer }) => sum + (answer.documentsScanned ?? 0), 0),
       objectsScanned: results.reduce((sum, { answer }) => sum + (answer.objectsScanned ?? 0), 0),
       findings,
+      notes: first.notes ?? [],
     };
     context.write(context.output === "markdown" ? scanMarkdown(summary) : scanText(summary, context.style));
   }

@@ -32,6 +32,8 @@ export interface ScanSummary {
   readonly documentsScanned: number;
   readonly objectsScanned: number;
   readonly findings: readonly FileFinding[];
+  /** About the scan as a whole (the same for every file, so listed once). */
+  readonly notes: readonly Finding[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,10 +256,18 @@ export function scanText(summary: ScanSummary, style: TextStyle): string {
           ]),
           style,
         );
+  const notes =
+    summary.notes.length === 0
+      ? ""
+      : table(
+          ["SEVERITY", "CODE", "MESSAGE"],
+          summary.notes.map((note) => [{ text: note.severity, paint: severityPaint(note.severity) }, { text: note.code }, { text: note.message + sources.cite(note.sourceUrl) }]),
+          style,
+        );
   const ok = !summary.findings.some((finding) => finding.severity === "ERROR");
   const scanned = `${counted(summary.files, "file")}, ${counted(summary.documentsScanned, "document")}, ${counted(summary.objectsScanned, "object")} scanned for ${summary.targetVersion}`;
   const line = `${verdict(ok, "OK", "REMOVED APIS", style)}: ${severityCounts(summary.findings)}; ${scanned}${about(summary.kbRevision, undefined)}`;
-  return blocks(findings, sources.text(), line);
+  return blocks(findings, notes, sources.text(), line);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,5 +391,5 @@ export function scanMarkdown(summary: ScanSummary): string {
             withSource(finding.message, finding.sourceUrl),
           ]),
         );
-  return blocks(heading, findings, footer(summary.kbRevision, undefined));
+  return blocks(heading, findings, summary.notes.length === 0 ? "" : findingsMarkdown(summary.notes), footer(summary.kbRevision, undefined));
 }
