@@ -20,7 +20,9 @@ import { Authenticator } from "../src/auth/authenticator.js";
 import { createDatabase, type Database } from "../src/db/client.js";
 import { pingDatabase } from "../src/db/health.js";
 import { migrate } from "../src/db/migrator.js";
+import { applyEdit } from "../src/db/kb-store.js";
 import { Curator } from "../src/kb/curation.js";
+import { crossCheckBundle } from "../src/kb/validate.js";
 import { importKbDirectory } from "../src/kb/import.js";
 import { KnowledgeBase } from "../src/kb/knowledge-base.js";
 import { KbSync } from "../src/kb/sync.js";
@@ -153,19 +155,40 @@ describe("edits answered truthfully around database faults", () => {
     assert.equal((await audited("never-committed")).length, 1);
   });
 
-  it("answers a committed edit 201 although the snapshot could not be loaded after it, and loads it when the database is back", async () => {
+  it("publishes a committed edit from memory when the database goes away right after the COMMIT", async () => {
     await settle();
     proxy.failNextCommit("down-after-commit");
     const created = await create(record("committed-then-outage"), "key-outage");
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal((await stored("committed-then-outage")).length, 1);
-    assert.equal(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-outage"), false, "the snapshot could not have been loaded");
+    // The snapshot was the revision right before the edit, so the edit was applied to it without reading the database.
+    assert.equal(kb.current().revision, created.body.kbRevision);
+    assert.ok(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-outage"));
     proxy.up();
+  });
+
+  it("answers a committed edit 201 although the snapshot could not be reloaded after it, and loads it when the database is back", async () => {
+    await settle();
+    await sync.stop();
+    // Another instance's edit this one has not seen: its snapshot is behind, so after its own edit it must reload.
+    const other = createDatabase(database.url, 1, createLogger("silent"));
+    try {
+      await applyEdit(other, { entity: "recommendations", action: "create", record: record("from-another-instance"), actor: { name: "other", role: "editor" } }, crossCheckBundle);
+    } finally {
+      await other.$disconnect();
+    }
+    proxy.failNextCommit("down-after-commit");
+    const created = await create(record("committed-then-reload-fails"), "key-reload");
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal((await stored("committed-then-reload-fails")).length, 1);
+    assert.equal(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-reload-fails"), false, "the snapshot could not have been loaded");
+    proxy.up();
+    await sync.start();
     await eventually(
       "the sync loaded the committed edit",
-      () => Promise.resolve(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-outage") ? true : undefined),
+      () => Promise.resolve(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-reload-fails") ? true : undefined),
       { withinMs: 10_000 },
     );
-    assert.equal(sync.databaseReachable, true);
+    assert.ok(kb.current().recommendations.some((candidate) => candidate.id === "from-another-instance"));
   });
 });

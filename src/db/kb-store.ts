@@ -587,13 +587,43 @@ export const KB_CHANGED_CHANNEL = "kubecompat_kb_changed";
  * change (`crossCheck`), writes the record, bumps its revision and the
  * knowledge base's, records the audit entry, and notifies the replicas.
  */
-export async function applyEdit(db: Database, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[]): Promise<EditResult> {
+/** The knowledge base this instance already holds in memory, at the revision it was read at. */
+export interface KnownKnowledgeBase {
+  readonly revision: number;
+  readonly bundle: KbBundle;
+}
+
+/**
+ * What an edit needs to see: the edited entity's rows (with their ids) from
+ * the database, and every other entity for the consistency check. When the
+ * caller's snapshot is at the database's revision (read under the write
+ * lock, so nothing can change it meanwhile), the other entities come from
+ * memory instead of a read of the whole knowledge base.
+ */
+async function rowsForEdit(tx: Transaction, entity: EntityName, revision: number, known: KnownKnowledgeBase | undefined): Promise<StoredRows> {
+  if (known === undefined || known.revision !== revision) return readRows(tx);
+  const ids = new Map<string, number>();
+  const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
+  const records = rows.map((row) => {
+    const record = fromColumns(entity, row);
+    ids.set(entityKey(entity, recordKey(entity, record as never)), row.id as number);
+    return record;
+  });
+  return { bundle: { ...known.bundle, [entity]: records }, ids };
+}
+
+export async function applyEdit(
+  db: Database,
+  edit: EditRequest,
+  crossCheck: (bundle: KbBundle) => KbIssue[],
+  known?: KnownKnowledgeBase,
+): Promise<EditResult> {
   // Set once every statement of the transaction succeeded: a connection lost after it was lost during COMMIT.
   let committing = false;
   try {
     return await db.$transaction(
       async (tx) => {
-        const result = await applyEditIn(tx, edit, crossCheck);
+        const result = await applyEditIn(tx, edit, crossCheck, known);
         committing = true;
         return result;
       },
@@ -610,7 +640,7 @@ export async function applyEdit(db: Database, edit: EditRequest, crossCheck: (bu
   }
 }
 
-async function applyEditIn(tx: Transaction, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[]): Promise<EditResult> {
+async function applyEditIn(tx: Transaction, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditResult> {
   // The same lock as imports: every write to the knowledge base happens one at a time.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
   const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
@@ -629,8 +659,8 @@ async function applyEditIn(tx: Transaction, edit: EditRequest, crossCheck: (bund
   }
   const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
   const kbRevisionBefore = state.revision;
-  const current = await readRows(tx);
   const { entity } = edit;
+  const current = await rowsForEdit(tx, entity, kbRevisionBefore, known);
   const records = current.bundle[entity] as readonly object[];
   const keyOf = (record: object): string => recordKey(entity, record as never);
   const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;

@@ -11,7 +11,7 @@ import type { Database } from "../db/client.js";
 import { InputError, UnauthenticatedError } from "../errors.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 import { parseKbFiles, type KbFiles } from "./parse.js";
-import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
+import { ENTITIES, ENTITY_NAMES, type EntityName, type KbBundle } from "./records.js";
 import { crossCheckBundle } from "./validate.js";
 
 export class Curator {
@@ -24,7 +24,7 @@ export class Curator {
     requireEditor(principal);
     const record = validRecord(entity, input);
     const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
-    return this.publish(await applyEdit(this.db, { entity, action: "create", record, actor: actorOf(principal), idempotencyKey }, crossCheckBundle));
+    return this.edit({ entity, action: "create", record, actor: actorOf(principal), idempotencyKey });
   }
 
   async update(principal: Principal, entity: EntityName, key: string, revision: unknown, input: unknown, options: EditOptions = {}): Promise<EditResult> {
@@ -32,16 +32,14 @@ export class Curator {
     const expectedRevision = validRevision(revision);
     const record = validRecord(entity, input);
     const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
-    return this.publish(
-      await applyEdit(this.db, { entity, action: "update", key, record, expectedRevision, actor: actorOf(principal), idempotencyKey }, crossCheckBundle),
-    );
+    return this.edit({ entity, action: "update", key, record, expectedRevision, actor: actorOf(principal), idempotencyKey });
   }
 
   async retire(principal: Principal, entity: EntityName, key: string, revision: unknown, options: EditOptions = {}): Promise<EditResult> {
     requireEditor(principal);
     const expectedRevision = validRevision(revision);
     const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
-    return this.publish(await applyEdit(this.db, { entity, action: "retire", key, expectedRevision, actor: actorOf(principal), idempotencyKey }, crossCheckBundle));
+    return this.edit({ entity, action: "retire", key, expectedRevision, actor: actorOf(principal), idempotencyKey });
   }
 
   /** Validates the whole bundle first (every invalid record is reported), then applies it in one transaction. */
@@ -67,8 +65,34 @@ export class Curator {
    * change listener or the poll brings it in as soon as the database answers.
    */
   private async publish(result: EditResult): Promise<EditResult> {
-    await this.kb.publish(result.kbRevision);
+    await this.kb.publishEdit(result);
     return result;
+  }
+
+  /**
+   * Edits of this instance go to the database one at a time: they would
+   * queue on the database's write lock anyway, and there each waiting edit
+   * would hold a pooled connection that snapshot loads and token lookups
+   * need. The snapshot this instance holds spares each edit a read of the
+   * whole knowledge base (applyEdit checks that it is current).
+   */
+  private edit(request: Parameters<typeof applyEdit>[1]): Promise<EditResult> {
+    const run = this.queue.then(() =>
+      applyEdit(this.db, request, crossCheckBundle, this.known()).then((result) => this.publish(result)),
+    );
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private queue: Promise<void> = Promise.resolve();
+
+  private known(): { revision: number; bundle: KbBundle } | undefined {
+    if (!this.kb.loaded) return undefined;
+    const snapshot = this.kb.current();
+    return { revision: snapshot.revision, bundle: snapshot };
   }
 }
 

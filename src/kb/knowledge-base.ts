@@ -6,7 +6,12 @@
 import { readKnowledgeBase, readRevision } from "../db/kb-store.js";
 import type { Database } from "../db/client.js";
 import { UnavailableError } from "../errors.js";
+import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "./records.js";
 import { KbSnapshot } from "./snapshot.js";
+
+function bundleOf(snapshot: KbSnapshot): KbBundle {
+  return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot[entity]])) as unknown as KbBundle;
+}
 
 export class KnowledgeBase {
   private snapshot: KbSnapshot | undefined;
@@ -42,6 +47,28 @@ export class KnowledgeBase {
       return this.refresh();
     });
     return this.queued;
+  }
+
+  /**
+   * Publishes an edit this instance just committed. When the snapshot is
+   * the revision right before it, the edit is applied to it in memory (no
+   * read of the database: edits are numbered one by one under the write
+   * lock, so nothing else can lie between); otherwise the snapshot is
+   * reloaded as `publish` does.
+   */
+  async publishEdit(edit: { readonly entity: EntityName; readonly key: string; readonly record: object | null; readonly kbRevision: number; readonly replayed?: boolean }): Promise<void> {
+    const current = this.snapshot;
+    if (current !== undefined && edit.replayed !== true && current.revision === edit.kbRevision - 1) {
+      const others = (current[edit.entity] as readonly object[]).filter((record) => recordKey(edit.entity, record as never) !== edit.key);
+      const bundle = { ...bundleOf(current), [edit.entity]: edit.record === null ? others : [...others, edit.record] };
+      this.snapshot = new KbSnapshot(bundle, {
+        revision: edit.kbRevision,
+        lastImportAt: current.lastImportAt === null ? null : new Date(current.lastImportAt),
+        conflicts: current.conflicts.filter((conflict) => !(conflict.entity === edit.entity && conflict.key === edit.key)),
+      });
+      return;
+    }
+    await this.publish(edit.kbRevision);
   }
 
   /**
