@@ -6,7 +6,7 @@
  */
 import { diffBundles, type RecordChange } from "../kb/diff.js";
 import { bundleHash, entityKey, mergeBundles, recordHash, withoutRevision, type MergeBase, type MergeConflict } from "../kb/merge.js";
-import { ConflictError, InputError, NotFoundError, UnavailableError, type KbIssue } from "../errors.js";
+import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableError, type KbIssue } from "../errors.js";
 import { asUnavailable } from "./unavailable.js";
 import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle, type KbConflictRecord } from "../kb/records.js";
 import type { Database } from "./client.js";
@@ -593,150 +593,202 @@ export interface KnownKnowledgeBase {
   readonly bundle: KbBundle;
 }
 
-/**
- * What an edit needs to see: the edited entity's rows (with their ids) from
- * the database, and every other entity for the consistency check. When the
- * caller's snapshot is at the database's revision (read under the write
- * lock, so nothing can change it meanwhile), the other entities come from
- * memory instead of a read of the whole knowledge base.
- */
-async function rowsForEdit(tx: Transaction, entity: EntityName, revision: number, known: KnownKnowledgeBase | undefined): Promise<StoredRows> {
-  if (known === undefined || known.revision !== revision) return readRows(tx);
-  const ids = new Map<string, number>();
-  const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
-  const records = rows.map((row) => {
-    const record = fromColumns(entity, row);
-    ids.set(entityKey(entity, recordKey(entity, record as never)), row.id as number);
-    return record;
-  });
-  return { bundle: { ...known.bundle, [entity]: records }, ids };
-}
+/** One edit's outcome in a batch: its result, or the error that refused it (nothing of it was written). */
+export type EditOutcome = { readonly ok: true; readonly result: EditResult } | { readonly ok: false; readonly error: KubecompatError };
 
+/** Applies one edit (a batch of one). */
 export async function applyEdit(
   db: Database,
   edit: EditRequest,
   crossCheck: (bundle: KbBundle) => KbIssue[],
   known?: KnownKnowledgeBase,
 ): Promise<EditResult> {
+  const [outcome] = await applyEdits(db, [edit], crossCheck, known);
+  if (!outcome!.ok) throw outcome!.error;
+  return outcome!.result;
+}
+
+/**
+ * Applies edits in order in one transaction (group commit), serialised with
+ * every other write by the knowledge-base write lock. Each edit is checked
+ * against the knowledge base as the edits before it left it: the revision
+ * the caller read (a stale one is a CONFLICT naming the current revision, so
+ * no update is lost), that the whole knowledge base still holds together
+ * (`crossCheck`), and its Idempotency-Key (a retry answers the first result).
+ * An edit refused by a check writes nothing and the others go on; each
+ * accepted one writes its record, bumps its revision and the knowledge
+ * base's, and records its audit entry (and its idempotent answer) in the
+ * same transaction, so a record never exists without its audit entry.
+ * Replicas are notified once, at commit. The caller's snapshot, when it is
+ * current, spares reading the whole knowledge base.
+ *
+ * A connection lost during COMMIT leaves the outcome unknown: that is an
+ * UnavailableError saying so, for every edit of the batch.
+ */
+export async function applyEdits(
+  db: Database,
+  edits: readonly EditRequest[],
+  crossCheck: (bundle: KbBundle) => KbIssue[],
+  known?: KnownKnowledgeBase,
+): Promise<EditOutcome[]> {
   // Set once every statement of the transaction succeeded: a connection lost after it was lost during COMMIT.
   let committing = false;
   try {
     return await db.$transaction(
       async (tx) => {
-        const result = await applyEditIn(tx, edit, crossCheck, known);
+        const outcomes = await applyEditsIn(tx, edits, crossCheck, known);
         committing = true;
-        return result;
+        return outcomes;
       },
       { isolationLevel: "ReadCommitted", timeout: 30_000, maxWait: 20_000 },
     );
   } catch (error) {
     const unavailable = asUnavailable(error);
     if (committing && unavailable !== undefined) {
+      const keyed = edits.every((edit) => edit.idempotencyKey !== undefined);
       throw new UnavailableError(
-        `the connection to the database was lost while the edit was being committed, so it may or may not have been applied: read the record again before retrying${edit.idempotencyKey === undefined ? " (or send an Idempotency-Key, so that a retry cannot apply it twice)" : ", or retry with the same Idempotency-Key"}`,
+        `the connection to the database was lost while the edit was being committed, so it may or may not have been applied: read the record again before retrying${keyed ? ", or retry with the same Idempotency-Key" : " (or send an Idempotency-Key, so that a retry cannot apply it twice)"}`,
       );
     }
     throw unavailable ?? error;
   }
 }
 
-async function applyEditIn(tx: Transaction, edit: EditRequest, crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditResult> {
+async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditOutcome[]> {
   // The same lock as imports: every write to the knowledge base happens one at a time.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
-  const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
-  if (edit.idempotencyKey !== undefined) {
-    const earlier = await tx.idempotentEdit.findUnique({ where: { actor_key: { actor: edit.actor.name, key: edit.idempotencyKey } } });
-    if (earlier !== null && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
-      if (earlier.fingerprint !== fingerprint) {
-        throw new ConflictError(
-          `the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`,
-          [{ field: "idempotencyKey", message: "already used for another edit" }],
+  const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
+  const revisionBefore = state.revision;
+  let revision = revisionBefore;
+  // The knowledge base as the edits so far leave it; ids of the rows read from the database.
+  const current = known !== undefined && known.revision === revisionBefore ? { bundle: known.bundle, ids: new Map<string, number>() } : await readRows(tx);
+  let bundle: KbBundle = current.bundle;
+  const ids = new Map(current.ids);
+  const entitiesRead = new Set<EntityName>(known !== undefined && known.revision === revisionBefore ? [] : ENTITY_NAMES);
+  const openConflicts = new Set((await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) => entityKey(row.entity as EntityName, row.key)));
+  const outcomes: EditOutcome[] = [];
+  let keyed = false;
+
+  for (const edit of edits) {
+    const { entity } = edit;
+    try {
+      const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
+      if (edit.idempotencyKey !== undefined) {
+        keyed = true;
+        const earlier = await tx.idempotentEdit.findUnique({ where: { actor_key: { actor: edit.actor.name, key: edit.idempotencyKey } } });
+        if (earlier !== null && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
+          if (earlier.fingerprint !== fingerprint) {
+            throw new ConflictError(`the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`, [
+              { field: "idempotencyKey", message: "already used for another edit" },
+            ]);
+          }
+          outcomes.push({ ok: true, result: { ...(earlier.result as unknown as EditResult), replayed: true } });
+          continue;
+        }
+        if (earlier !== null) await tx.idempotentEdit.delete({ where: { id: earlier.id } });
+      }
+      if (!entitiesRead.has(entity)) {
+        // The snapshot's records of this entity carry no row ids: read the entity's rows (they are what the checks need too).
+        const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
+        const records = rows.map((row) => {
+          const record = fromColumns(entity, row);
+          ids.set(entityKey(entity, recordKey(entity, record as never)), row.id as number);
+          return record;
+        });
+        bundle = { ...bundle, [entity]: records };
+        entitiesRead.add(entity);
+      }
+      const records = bundle[entity] as readonly object[];
+      const keyOf = (record: object): string => recordKey(entity, record as never);
+      const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
+      const existing = records.find((record) => keyOf(record) === key);
+      checkEdit(edit, entity, key, existing, keyOf);
+
+      const next = records.filter((record) => keyOf(record) !== key);
+      if (edit.action !== "retire") next.push(edit.record!);
+      const issues = crossCheck({ ...bundle, [entity]: next });
+      if (issues.length > 0) {
+        throw new InputError(
+          `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
+          issues[0]?.field,
+          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
         );
       }
-      return { ...(earlier.result as unknown as EditResult), replayed: true };
-    }
-    if (earlier !== null) await tx.idempotentEdit.delete({ where: { id: earlier.id } });
-  }
-  const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
-  const kbRevisionBefore = state.revision;
-  const { entity } = edit;
-  const current = await rowsForEdit(tx, entity, kbRevisionBefore, known);
-  const records = current.bundle[entity] as readonly object[];
-  const keyOf = (record: object): string => recordKey(entity, record as never);
-  const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
-  const existing = records.find((record) => keyOf(record) === key);
 
+      // Checked: from here on a failure is the database's, and fails the whole batch.
+      const id = ids.get(entityKey(entity, key));
+      let stored: Row | null = null;
+      if (edit.action === "create") {
+        stored = await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, edit.record!) });
+        ids.set(entityKey(entity, key), stored.id as number);
+      } else if (edit.action === "update") {
+        stored = (await delegate(tx, entity).update({ where: { id: id! }, data: { ...toColumns(entity, edit.record!), revision: { increment: 1 } } })) as Row;
+      } else {
+        await delegate(tx, entity).delete({ where: { id: id! } });
+        ids.delete(entityKey(entity, key));
+      }
+      revision += 1;
+      const after = stored === null ? null : fromColumns(entity, stored);
+      // An edit of a record in conflict decides it.
+      if (openConflicts.delete(entityKey(entity, key))) await tx.kbConflict.deleteMany({ where: { entity, key } });
+      const audit = await tx.auditEntry.create({
+        data: {
+          actor: edit.actor.name,
+          actorRole: edit.actor.role,
+          action: `${entity}.${edit.action}`,
+          entity,
+          key,
+          before: existing === undefined ? undefined : existing,
+          after: after === null ? undefined : after,
+          kbRevision: revision,
+        },
+      });
+      const result: EditResult = { entity, key, record: after, kbRevision: revision };
+      if (edit.idempotencyKey !== undefined) {
+        await tx.idempotentEdit.create({
+          data: { actor: edit.actor.name, key: edit.idempotencyKey, fingerprint: fingerprint!, result: result as unknown as Prisma.InputJsonObject, auditEntryId: audit.id },
+        });
+      }
+      bundle = { ...bundle, [entity]: after === null ? records.filter((record) => keyOf(record) !== key) : [...records.filter((record) => keyOf(record) !== key), after] };
+      outcomes.push({ ok: true, result });
+    } catch (error) {
+      // A refusal of this edit (nothing of it written); anything else is the database's and ends the batch.
+      if (error instanceof KubecompatError && !(error instanceof UnavailableError)) {
+        outcomes.push({ ok: false, error });
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  if (revision !== revisionBefore) {
+    await tx.kbState.update({ where: { id: 1 }, data: { revision } });
+    await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
+  }
+  if (keyed) await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
+  return outcomes;
+}
+
+/** The checks of one edit against the record it touches (none for a create). */
+function checkEdit(edit: EditRequest, entity: EntityName, key: string, existing: object | undefined, keyOf: (record: object) => string): void {
   if (edit.action === "create") {
     if (existing !== undefined) {
       throw new ConflictError(`${entity} "${key}" exists already (revision ${revisionOf(existing)}); update it instead`, [
         { field: "key", message: `current revision ${revisionOf(existing)}` },
       ]);
     }
-  } else {
-    if (existing === undefined) throw new NotFoundError(`no ${entity} record has the key "${key}"`);
-    if (edit.expectedRevision !== revisionOf(existing)) {
-      throw new ConflictError(
-        `${entity} "${key}" is at revision ${revisionOf(existing)}, not ${edit.expectedRevision}: someone changed it since you read it; read it again and reapply your change`,
-        [{ field: "revision", message: `current revision ${revisionOf(existing)}` }],
-      );
-    }
-    if (edit.action === "update" && keyOf(edit.record!) !== key) {
-      throw new InputError(
-        `the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`,
-        "key",
-      );
-    }
+    return;
   }
-
-  const next = records.filter((record) => keyOf(record) !== key);
-  if (edit.action !== "retire") next.push(edit.record!);
-  const issues = crossCheck({ ...current.bundle, [entity]: next });
-  if (issues.length > 0) {
-    throw new InputError(
-      `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
-      issues[0]?.field,
-      issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+  if (existing === undefined) throw new NotFoundError(`no ${entity} record has the key "${key}"`);
+  if (edit.expectedRevision !== revisionOf(existing)) {
+    throw new ConflictError(
+      `${entity} "${key}" is at revision ${revisionOf(existing)}, not ${edit.expectedRevision}: someone changed it since you read it; read it again and reapply your change`,
+      [{ field: "revision", message: `current revision ${revisionOf(existing)}` }],
     );
   }
-
-  const id = current.ids.get(`${entity}\u0000${key}`);
-  let stored: Row | null = null;
-  if (edit.action === "create") {
-    stored = (await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, edit.record!) }));
-  } else if (edit.action === "update") {
-    stored = (await delegate(tx, entity).update({
-      where: { id: id! },
-      data: { ...toColumns(entity, edit.record!), revision: { increment: 1 } },
-    })) as Row;
-  } else {
-    await delegate(tx, entity).delete({ where: { id: id! } });
+  if (edit.action === "update" && keyOf(edit.record!) !== key) {
+    throw new InputError(`the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`, "key");
   }
-  const kbRevision = kbRevisionBefore + 1;
-  await tx.kbState.update({ where: { id: 1 }, data: { revision: kbRevision } });
-  const after = stored === null ? null : fromColumns(entity, stored);
-  // An edit of a record in conflict decides it.
-  await tx.kbConflict.deleteMany({ where: { entity, key } });
-  const audit = await tx.auditEntry.create({
-    data: {
-      actor: edit.actor.name,
-      actorRole: edit.actor.role,
-      action: `${entity}.${edit.action}`,
-      entity,
-      key,
-      before: existing === undefined ? undefined : (existing),
-      after: after === null ? undefined : after,
-      kbRevision,
-    },
-  });
-  const result: EditResult = { entity, key, record: after, kbRevision };
-  if (edit.idempotencyKey !== undefined) {
-    await tx.idempotentEdit.create({
-      data: { actor: edit.actor.name, key: edit.idempotencyKey, fingerprint: fingerprint!, result: result as unknown as Prisma.InputJsonObject, auditEntryId: audit.id },
-    });
-    await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
-  }
-  await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(kbRevision)})`;
-  return result;
 }
 
 function revisionOf(record: object): number {

@@ -6,7 +6,10 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../auth/tokens.js";
-import { applyEdit, readAudit, syncKnowledgeBase, type AuditQuery, type EditResult, type SyncResult } from "../db/kb-store.js";
+import { applyEdits, readAudit, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type SyncResult } from "../db/kb-store.js";
+
+/** At most this many edits go into one transaction; more wait for the next. */
+const MAX_EDITS_PER_COMMIT = 100;
 import type { Database } from "../db/client.js";
 import { InputError, UnauthenticatedError } from "../errors.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
@@ -64,30 +67,45 @@ export class Curator {
    * next read here sees it) unless the database fails right now; then the
    * change listener or the poll brings it in as soon as the database answers.
    */
-  private async publish(result: EditResult): Promise<EditResult> {
-    await this.kb.publishEdit(result);
-    return result;
-  }
-
   /**
-   * Edits of this instance go to the database one at a time: they would
-   * queue on the database's write lock anyway, and there each waiting edit
-   * would hold a pooled connection that snapshot loads and token lookups
-   * need. The snapshot this instance holds spares each edit a read of the
-   * whole knowledge base (applyEdit checks that it is current).
+   * Edits of this instance are committed in groups: the edits that arrive
+   * while a group is being written go together in the next transaction
+   * (one lock, one notification, one new snapshot for all of them). They
+   * would queue on the database's write lock anyway, and there each waiting
+   * edit would hold a pooled connection that snapshot loads and token
+   * lookups need. Each edit is answered once its group committed and this
+   * instance's snapshot holds it (see publishEdits).
    */
-  private edit(request: Parameters<typeof applyEdit>[1]): Promise<EditResult> {
-    const run = this.queue.then(() =>
-      applyEdit(this.db, request, crossCheckBundle, this.known()).then((result) => this.publish(result)),
-    );
-    this.queue = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+  private edit(request: EditRequest): Promise<EditResult> {
+    return new Promise<EditResult>((resolve, reject) => {
+      this.pending.push({ request, resolve, reject });
+      void this.drain();
+    });
   }
 
-  private queue: Promise<void> = Promise.resolve();
+  private readonly pending: Array<{ request: EditRequest; resolve: (result: EditResult) => void; reject: (error: unknown) => void }> = [];
+  private draining = false;
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending.splice(0, MAX_EDITS_PER_COMMIT);
+        let outcomes: Awaited<ReturnType<typeof applyEdits>>;
+        try {
+          outcomes = await applyEdits(this.db, group.map((entry) => entry.request), crossCheckBundle, this.known());
+        } catch (error) {
+          for (const entry of group) entry.reject(error);
+          continue;
+        }
+        await this.kb.publishEdits(outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])));
+        outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
 
   private known(): { revision: number; bundle: KbBundle } | undefined {
     if (!this.kb.loaded) return undefined;

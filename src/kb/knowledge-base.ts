@@ -50,25 +50,37 @@ export class KnowledgeBase {
   }
 
   /**
-   * Publishes an edit this instance just committed. When the snapshot is
-   * the revision right before it, the edit is applied to it in memory (no
-   * read of the database: edits are numbered one by one under the write
-   * lock, so nothing else can lie between); otherwise the snapshot is
-   * reloaded as `publish` does.
+   * Publishes edits this instance just committed. When the snapshot is the
+   * revision right before them, they are applied to it in memory (no read of
+   * the database: edits are numbered one by one under the write lock, so
+   * nothing else can lie between); otherwise the snapshot is reloaded as
+   * `publish` does.
    */
-  async publishEdit(edit: { readonly entity: EntityName; readonly key: string; readonly record: object | null; readonly kbRevision: number; readonly replayed?: boolean }): Promise<void> {
+  async publishEdits(
+    edits: ReadonlyArray<{ readonly entity: EntityName; readonly key: string; readonly record: object | null; readonly kbRevision: number; readonly replayed?: boolean }>,
+  ): Promise<void> {
+    const applied = edits.filter((edit) => edit.replayed !== true);
+    if (applied.length === 0) return;
     const current = this.snapshot;
-    if (current !== undefined && edit.replayed !== true && current.revision === edit.kbRevision - 1) {
-      const others = (current[edit.entity] as readonly object[]).filter((record) => recordKey(edit.entity, record as never) !== edit.key);
-      const bundle = { ...bundleOf(current), [edit.entity]: edit.record === null ? others : [...others, edit.record] };
-      this.snapshot = new KbSnapshot(bundle, {
-        revision: edit.kbRevision,
+    const first = applied[0]!.kbRevision;
+    const newest = applied[applied.length - 1]!.kbRevision;
+    // Consecutive revisions, starting right after this snapshot: nothing else can lie between them.
+    const consecutive = applied.every((edit, index) => edit.kbRevision === first + index);
+    if (current !== undefined && consecutive && current.revision === first - 1) {
+      const bundle = bundleOf(current) as unknown as Record<EntityName, readonly object[]>;
+      for (const edit of applied) {
+        const others = bundle[edit.entity].filter((record) => recordKey(edit.entity, record as never) !== edit.key);
+        bundle[edit.entity] = edit.record === null ? others : [...others, edit.record];
+      }
+      const touched = new Set(applied.map((edit) => `${edit.entity}\u0000${edit.key}`));
+      this.snapshot = new KbSnapshot(bundle as unknown as KbBundle, {
+        revision: newest,
         lastImportAt: current.lastImportAt === null ? null : new Date(current.lastImportAt),
-        conflicts: current.conflicts.filter((conflict) => !(conflict.entity === edit.entity && conflict.key === edit.key)),
+        conflicts: current.conflicts.filter((conflict) => !touched.has(`${conflict.entity}\u0000${conflict.key}`)),
       });
       return;
     }
-    await this.publish(edit.kbRevision);
+    await this.publish(newest);
   }
 
   /**
