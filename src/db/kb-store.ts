@@ -636,7 +636,13 @@ export async function applyEdits(
   try {
     return await db.$transaction(
       async (tx) => {
-        const outcomes = await applyEditsIn(tx, edits, crossCheck, known);
+        // Edits of one record, or with one Idempotency-Key, go in separate runs: each run writes all at once, so its edits must not depend on each other.
+        const outcomes: EditOutcome[] = [];
+        for (let start = 0; start < edits.length; ) {
+          const end = endOfRun(edits, start);
+          outcomes.push(...(await applyEditsIn(tx, edits.slice(start, end), crossCheck, start === 0 ? known : undefined)));
+          start = end;
+        }
         committing = true;
         return outcomes;
       },
@@ -654,58 +660,88 @@ export async function applyEdits(
   }
 }
 
+/** The end of the run of edits from `start` in which no record and no Idempotency-Key comes twice. */
+function endOfRun(edits: readonly EditRequest[], start: number): number {
+  const seen = new Set<string>();
+  for (let index = start; index < edits.length; index += 1) {
+    const edit = edits[index]!;
+    const record = `${edit.entity}\u0000${edit.action === "create" ? recordKey(edit.entity, edit.record as never) : edit.key!}`;
+    const answer = edit.idempotencyKey === undefined ? undefined : `\u0001${edit.actor.name}\u0000${edit.idempotencyKey}`;
+    if (seen.has(record) || (answer !== undefined && seen.has(answer))) return index;
+    seen.add(record);
+    if (answer !== undefined) seen.add(answer);
+  }
+  return edits.length;
+}
+
 async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditOutcome[]> {
   // The same lock as imports: every write to the knowledge base happens one at a time.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
   const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
   const revisionBefore = state.revision;
-  let revision = revisionBefore;
+  const fromMemory = known !== undefined && known.revision === revisionBefore;
   // The knowledge base as the edits so far leave it; ids of the rows read from the database.
-  const current = known !== undefined && known.revision === revisionBefore ? { bundle: known.bundle, ids: new Map<string, number>() } : await readRows(tx);
+  const current = fromMemory ? { bundle: known.bundle, ids: new Map<string, number>() } : await readRows(tx);
   let bundle: KbBundle = current.bundle;
   const ids = new Map(current.ids);
-  const entitiesRead = new Set<EntityName>(known !== undefined && known.revision === revisionBefore ? [] : ENTITY_NAMES);
-  const openConflicts = new Set((await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) => entityKey(row.entity as EntityName, row.key)));
-  const outcomes: EditOutcome[] = [];
-  let keyed = false;
-
-  for (const edit of edits) {
-    const { entity } = edit;
-    try {
-      const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
-      if (edit.idempotencyKey !== undefined) {
-        keyed = true;
-        const earlier = await tx.idempotentEdit.findUnique({ where: { actor_key: { actor: edit.actor.name, key: edit.idempotencyKey } } });
-        if (earlier !== null && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
-          if (earlier.fingerprint !== fingerprint) {
-            throw new ConflictError(`the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`, [
-              { field: "idempotencyKey", message: "already used for another edit" },
-            ]);
-          }
-          outcomes.push({ ok: true, result: { ...(earlier.result as unknown as EditResult), replayed: true } });
-          continue;
-        }
-        if (earlier !== null) await tx.idempotentEdit.delete({ where: { id: earlier.id } });
-      }
-      if (!entitiesRead.has(entity)) {
-        // The snapshot's records of this entity carry no row ids: read the entity's rows (they are what the checks need too).
-        const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
-        const records = rows.map((row) => {
+  if (fromMemory) {
+    // The snapshot's records carry no row ids: read the rows of the entities edited (they are what the checks need too).
+    for (const entity of new Set(edits.map((edit) => edit.entity))) {
+      const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
+      bundle = {
+        ...bundle,
+        [entity]: rows.map((row) => {
           const record = fromColumns(entity, row);
           ids.set(entityKey(entity, recordKey(entity, record as never)), row.id as number);
           return record;
-        });
-        bundle = { ...bundle, [entity]: records };
-        entitiesRead.add(entity);
+        }),
+      };
+    }
+  }
+  const openConflicts = new Set((await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) => entityKey(row.entity as EntityName, row.key)));
+  const keyed = edits.filter((edit) => edit.idempotencyKey !== undefined);
+  const earlierAnswers = new Map(
+    (keyed.length === 0 ? [] : await tx.idempotentEdit.findMany({ where: { OR: keyed.map((edit) => ({ actor: edit.actor.name, key: edit.idempotencyKey! })) } })).map((row) => [
+      `${row.actor}\u0000${row.key}`,
+      row,
+    ]),
+  );
+
+  // Every edit is checked in memory, in order, against the knowledge base the edits before it leave; the writes follow, a few statements for the whole group.
+  interface Accepted {
+    readonly index: number;
+    readonly edit: EditRequest;
+    readonly key: string;
+    readonly existing: object | undefined;
+    readonly fingerprint: string | undefined;
+    readonly kbRevision: number;
+  }
+  const outcomes: Array<EditOutcome | undefined> = edits.map(() => undefined);
+  const accepted: Accepted[] = [];
+  const expiredAnswers: number[] = [];
+  let revision = revisionBefore;
+  edits.forEach((edit, index) => {
+    const { entity } = edit;
+    try {
+      const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
+      const earlier = edit.idempotencyKey === undefined ? undefined : earlierAnswers.get(`${edit.actor.name}\u0000${edit.idempotencyKey}`);
+      if (earlier !== undefined && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
+        if (earlier.fingerprint !== fingerprint) {
+          throw new ConflictError(`the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`, [
+            { field: "idempotencyKey", message: "already used for another edit" },
+          ]);
+        }
+        outcomes[index] = { ok: true, result: { ...(earlier.result as unknown as EditResult), replayed: true } };
+        return;
       }
+      if (earlier !== undefined) expiredAnswers.push(earlier.id);
       const records = bundle[entity] as readonly object[];
       const keyOf = (record: object): string => recordKey(entity, record as never);
       const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
       const existing = records.find((record) => keyOf(record) === key);
       checkEdit(edit, entity, key, existing, keyOf);
-
-      const next = records.filter((record) => keyOf(record) !== key);
-      if (edit.action !== "retire") next.push(edit.record!);
+      const others = records.filter((record) => keyOf(record) !== key);
+      const next = edit.action === "retire" ? others : [...others, { ...edit.record!, revision: existing === undefined ? 1 : revisionOf(existing) + 1 }];
       const issues = crossCheck({ ...bundle, [entity]: next });
       if (issues.length > 0) {
         throw new InputError(
@@ -714,59 +750,76 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
           issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
         );
       }
-
-      // Checked: from here on a failure is the database's, and fails the whole batch.
-      const id = ids.get(entityKey(entity, key));
-      let stored: Row | null = null;
-      if (edit.action === "create") {
-        stored = await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, edit.record!) });
-        ids.set(entityKey(entity, key), stored.id as number);
-      } else if (edit.action === "update") {
-        stored = (await delegate(tx, entity).update({ where: { id: id! }, data: { ...toColumns(entity, edit.record!), revision: { increment: 1 } } })) as Row;
-      } else {
-        await delegate(tx, entity).delete({ where: { id: id! } });
-        ids.delete(entityKey(entity, key));
-      }
+      bundle = { ...bundle, [entity]: next };
       revision += 1;
-      const after = stored === null ? null : fromColumns(entity, stored);
-      // An edit of a record in conflict decides it.
-      if (openConflicts.delete(entityKey(entity, key))) await tx.kbConflict.deleteMany({ where: { entity, key } });
-      const audit = await tx.auditEntry.create({
-        data: {
-          actor: edit.actor.name,
-          actorRole: edit.actor.role,
-          action: `${entity}.${edit.action}`,
-          entity,
-          key,
-          before: existing === undefined ? undefined : existing,
-          after: after === null ? undefined : after,
-          kbRevision: revision,
-        },
-      });
-      const result: EditResult = { entity, key, record: after, kbRevision: revision };
-      if (edit.idempotencyKey !== undefined) {
-        await tx.idempotentEdit.create({
-          data: { actor: edit.actor.name, key: edit.idempotencyKey, fingerprint: fingerprint!, result: result as unknown as Prisma.InputJsonObject, auditEntryId: audit.id },
-        });
-      }
-      bundle = { ...bundle, [entity]: after === null ? records.filter((record) => keyOf(record) !== key) : [...records.filter((record) => keyOf(record) !== key), after] };
-      outcomes.push({ ok: true, result });
+      accepted.push({ index, edit, key, existing, fingerprint, kbRevision: revision });
     } catch (error) {
-      // A refusal of this edit (nothing of it written); anything else is the database's and ends the batch.
-      if (error instanceof KubecompatError && !(error instanceof UnavailableError)) {
-        outcomes.push({ ok: false, error });
-        continue;
+      // A refusal of this edit: nothing of it will be written, and the others go on.
+      if (error instanceof KubecompatError) outcomes[index] = { ok: false, error };
+      else throw error;
+    }
+  });
+
+  // The writes. A failure from here on is the database's, and fails the whole group.
+  if (expiredAnswers.length > 0) await tx.idempotentEdit.deleteMany({ where: { id: { in: expiredAnswers } } });
+  const stored = new Map<number, object | null>();
+  for (const entity of ENTITY_NAMES) {
+    const mine = accepted.filter((entry) => entry.edit.entity === entity);
+    if (mine.length === 0) continue;
+    const creates = mine.filter((entry) => entry.edit.action === "create");
+    if (creates.length > 0) {
+      const rows = await (delegate(tx, entity) as unknown as { createManyAndReturn(args: { data: Row[] }): Promise<Row[]> }).createManyAndReturn({
+        data: creates.map((entry) => toColumns(entity, entry.edit.record!)),
+      });
+      const byKey = new Map(rows.map((row) => [recordKey(entity, fromColumns(entity, row) as never), row]));
+      for (const entry of creates) stored.set(entry.index, fromColumns(entity, byKey.get(entry.key)!));
+    }
+    for (const entry of mine.filter((candidate) => candidate.edit.action !== "create")) {
+      const id = ids.get(entityKey(entity, entry.key))!;
+      if (entry.edit.action === "update") {
+        const row = (await delegate(tx, entity).update({ where: { id }, data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } } })) as Row;
+        stored.set(entry.index, fromColumns(entity, row));
+      } else {
+        await delegate(tx, entity).delete({ where: { id } });
+        stored.set(entry.index, null);
       }
-      throw error;
     }
   }
-
-  if (revision !== revisionBefore) {
+  if (accepted.length > 0) {
+    // An edit of a record in conflict decides it.
+    const decided = accepted.filter((entry) => openConflicts.has(entityKey(entry.edit.entity, entry.key)));
+    if (decided.length > 0) await tx.kbConflict.deleteMany({ where: { OR: decided.map((entry) => ({ entity: entry.edit.entity, key: entry.key })) } });
+    const audits = await tx.auditEntry.createManyAndReturn({
+      data: accepted.map((entry) => {
+        const after = stored.get(entry.index) ?? null;
+        return {
+          actor: entry.edit.actor.name,
+          actorRole: entry.edit.actor.role,
+          action: `${entry.edit.entity}.${entry.edit.action}`,
+          entity: entry.edit.entity,
+          key: entry.key,
+          before: entry.existing === undefined ? undefined : (entry.existing),
+          after: after === null ? undefined : (after),
+          kbRevision: entry.kbRevision,
+        };
+      }),
+      select: { id: true, kbRevision: true },
+    });
+    const auditOf = new Map(audits.map((audit) => [audit.kbRevision, audit.id]));
+    const answers: Array<{ actor: string; key: string; fingerprint: string; result: Prisma.InputJsonObject; auditEntryId: number }> = [];
+    for (const entry of accepted) {
+      const result: EditResult = { entity: entry.edit.entity, key: entry.key, record: stored.get(entry.index) ?? null, kbRevision: entry.kbRevision };
+      outcomes[entry.index] = { ok: true, result };
+      if (entry.edit.idempotencyKey !== undefined) {
+        answers.push({ actor: entry.edit.actor.name, key: entry.edit.idempotencyKey, fingerprint: entry.fingerprint!, result: result as unknown as Prisma.InputJsonObject, auditEntryId: auditOf.get(entry.kbRevision)! });
+      }
+    }
+    if (answers.length > 0) await tx.idempotentEdit.createMany({ data: answers });
     await tx.kbState.update({ where: { id: 1 }, data: { revision } });
     await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
   }
-  if (keyed) await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
-  return outcomes;
+  if (keyed.length > 0) await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
+  return outcomes.map((outcome) => outcome!);
 }
 
 /** The checks of one edit against the record it touches (none for a create). */

@@ -1,0 +1,86 @@
+/**
+ * Edits that arrive together are committed together (group commit), yet
+ * each is judged on its own, in order, against the edits before it: one
+ * refused edit leaves the others applied, two updates of one record from
+ * the same revision give one success and one CONFLICT, the same
+ * Idempotency-Key twice applies once, every applied edit has exactly one
+ * audit entry and its own knowledge-base revision, and the snapshot this
+ * instance serves holds them all when they are answered.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Curator } from "../src/kb/curation.js";
+import { ConflictError, InputError } from "../src/errors.js";
+import { query } from "./support/database.js";
+import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+
+const editor = { name: "group-editor", role: "editor" as const };
+const record = (id: string, text = "Some advice.") => ({
+  id,
+  title: `Advice ${id}`,
+  components: ["kubelet"],
+  phase: "ANY",
+  appliesFrom: null,
+  appliesUntil: null,
+  text,
+  sourceUrl: "https://kubernetes.io/docs/setup/",
+  notes: null,
+});
+
+describe("edits committed in groups", () => {
+  let runtime: TestRuntime;
+  let curator: Curator;
+
+  before(async () => {
+    runtime = await startTestRuntime();
+    curator = new Curator(runtime.db, runtime.kb);
+  });
+  after(async () => {
+    await runtime?.close();
+  });
+
+  it("judges each edit of a group on its own and in order", async () => {
+    const revisionBefore = runtime.kb.current().revision;
+    await curator.create(editor, "recommendations", record("group-base"));
+    const base = runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as { revision: number };
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 40 }, (_, index) => curator.create(editor, "recommendations", record(`group-${index}`))),
+      // Not a component the knowledge base knows: refused alone.
+      curator.create(editor, "recommendations", { ...record("group-bad"), components: ["no-such-component"] }),
+      // Two updates from the same revision: the first wins, the second is told to re-read.
+      curator.update(editor, "recommendations", "group-base", base.revision, record("group-base", "first update")),
+      curator.update(editor, "recommendations", "group-base", base.revision, record("group-base", "second update")),
+      // The same Idempotency-Key twice: applied once, the retry gets the first answer.
+      curator.create(editor, "recommendations", record("group-keyed"), { idempotencyKey: "group-key" }),
+      curator.create(editor, "recommendations", record("group-keyed"), { idempotencyKey: "group-key" }),
+      // A create of a record an earlier edit of the group created.
+      curator.create(editor, "recommendations", record("group-0")),
+    ]);
+    const created = results.slice(0, 40);
+    assert.ok(created.every((result) => result.status === "fulfilled"), JSON.stringify(created.filter((result) => result.status === "rejected")));
+    const [bad, firstUpdate, secondUpdate, keyed, keyedAgain, duplicate] = results.slice(40);
+    assert.equal(bad?.status, "rejected");
+    assert.ok(bad.status === "rejected" && bad.reason instanceof InputError, String(bad.status === "rejected" ? bad.reason : ""));
+    assert.equal(firstUpdate?.status, "fulfilled");
+    assert.ok(secondUpdate?.status === "rejected" && secondUpdate.reason instanceof ConflictError);
+    assert.ok(keyed?.status === "fulfilled" && keyedAgain?.status === "fulfilled");
+    assert.equal(keyedAgain.value.replayed, true);
+    assert.equal(keyedAgain.value.kbRevision, keyed.value.kbRevision);
+    assert.ok(duplicate?.status === "rejected" && duplicate.reason instanceof ConflictError);
+
+    // One revision per applied edit, each with exactly one audit entry, in the database and in this instance's snapshot.
+    const applied = 1 + 40 + 1 + 1;
+    const revisions = results.flatMap((result) => (result.status === "fulfilled" && result.value.replayed !== true ? [result.value.kbRevision] : []));
+    assert.equal(new Set(revisions).size, revisions.length, "every applied edit has its own revision");
+    const state = await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`);
+    assert.equal(state[0]?.revision, revisionBefore + applied);
+    assert.equal(runtime.kb.current().revision, revisionBefore + applied);
+    const audits = await query<{ key: string; n: string }>(runtime.database.url, `SELECT key, count(*) AS n FROM "AuditEntry" WHERE entity = 'recommendations' AND key LIKE 'group-%' GROUP BY key`);
+    assert.equal(audits.length, 40 + 2, JSON.stringify(audits));
+    assert.ok(audits.every((row) => (row.key === "group-base" ? row.n === "2" : row.n === "1")), JSON.stringify(audits));
+    const rows = await query<{ n: string }>(runtime.database.url, `SELECT count(*) AS n FROM "Recommendation" WHERE "recommendationId" LIKE 'group-%'`);
+    assert.equal(rows[0]?.n, String(40 + 2));
+    assert.equal(runtime.kb.current().recommendations.filter((candidate) => candidate.id.startsWith("group-")).length, 40 + 2);
+    assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as { text: string }).text, "first update");
+  });
+});
