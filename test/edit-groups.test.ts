@@ -42,7 +42,7 @@ describe("edits committed in groups", () => {
   it("judges each edit of a group on its own and in order", async () => {
     const revisionBefore = runtime.kb.current().revision;
     await curator.create(editor, "recommendations", record("group-base"));
-    const base = runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as { revision: number };
+    const base = runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as unknown as { revision: number };
     const results = await Promise.allSettled([
       ...Array.from({ length: 40 }, (_, index) => curator.create(editor, "recommendations", record(`group-${index}`))),
       // Not a component the knowledge base knows: refused alone.
@@ -81,6 +81,6 @@ describe("edits committed in groups", () => {
     const rows = await query<{ n: string }>(runtime.database.url, `SELECT count(*) AS n FROM "Recommendation" WHERE "recommendationId" LIKE 'group-%'`);
     assert.equal(rows[0]?.n, String(40 + 2));
     assert.equal(runtime.kb.current().recommendations.filter((candidate) => candidate.id.startsWith("group-")).length, 40 + 2);
-    assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as { text: string }).text, "first update");
+    assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as unknown as { text: string }).text, "first update");
   });
 });

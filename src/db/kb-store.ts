@@ -591,7 +591,13 @@ export const KB_CHANGED_CHANNEL = "kubecompat_kb_changed";
 export interface KnownKnowledgeBase {
   readonly revision: number;
   readonly bundle: KbBundle;
+  /** The open conflicts at that revision (as "entity\u0000key"). */
+  readonly conflicts: ReadonlySet<string>;
 }
+
+// Expired idempotent answers are swept at most this often (per instance), not by every write.
+const IDEMPOTENCY_SWEEP_MS = 60_000;
+let lastIdempotencySweep = 0;
 
 /** One edit's outcome in a batch: its result, or the error that refused it (nothing of it was written). */
 export type EditOutcome = { readonly ok: true; readonly result: EditResult } | { readonly ok: false; readonly error: KubecompatError };
@@ -677,6 +683,8 @@ function endOfRun(edits: readonly EditRequest[], start: number): number {
 async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditOutcome[]> {
   // The same lock as imports: every write to the knowledge base happens one at a time.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
+  // A statement of its own, after the lock: under READ COMMITTED a statement sees the data as of its start,
+  // so a revision read in the statement that waited for the lock would miss what was committed meanwhile.
   const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
   const revisionBefore = state.revision;
   const fromMemory = known !== undefined && known.revision === revisionBefore;
@@ -685,8 +693,8 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
   let bundle: KbBundle = current.bundle;
   const ids = new Map(current.ids);
   if (fromMemory) {
-    // The snapshot's records carry no row ids: read the rows of the entities edited (they are what the checks need too).
-    for (const entity of new Set(edits.map((edit) => edit.entity))) {
+    // The snapshot's records carry no row ids: updates and retirements need them, so read those entities' rows (creates need none).
+    for (const entity of new Set(edits.filter((edit) => edit.action !== "create").map((edit) => edit.entity))) {
       const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
       bundle = {
         ...bundle,
@@ -698,7 +706,9 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
       };
     }
   }
-  const openConflicts = new Set((await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) => entityKey(row.entity as EntityName, row.key)));
+  const openConflicts = fromMemory
+    ? new Set(known.conflicts)
+    : new Set((await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) => entityKey(row.entity as EntityName, row.key)));
   const keyed = edits.filter((edit) => edit.idempotencyKey !== undefined);
   const earlierAnswers = new Map(
     (keyed.length === 0 ? [] : await tx.idempotentEdit.findMany({ where: { OR: keyed.map((edit) => ({ actor: edit.actor.name, key: edit.idempotencyKey! })) } })).map((row) => [
@@ -789,8 +799,7 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     // An edit of a record in conflict decides it.
     const decided = accepted.filter((entry) => openConflicts.has(entityKey(entry.edit.entity, entry.key)));
     if (decided.length > 0) await tx.kbConflict.deleteMany({ where: { OR: decided.map((entry) => ({ entity: entry.edit.entity, key: entry.key })) } });
-    const audits = await tx.auditEntry.createManyAndReturn({
-      data: accepted.map((entry) => {
+    const auditRows = accepted.map((entry) => {
         const after = stored.get(entry.index) ?? null;
         return {
           actor: entry.edit.actor.name,
@@ -802,9 +811,11 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
           after: after === null ? undefined : (after),
           kbRevision: entry.kbRevision,
         };
-      }),
-      select: { id: true, kbRevision: true },
-    });
+      });
+    // Idempotent answers point at their audit entry, so only then are the new ids read back.
+    const audits = accepted.some((entry) => entry.edit.idempotencyKey !== undefined)
+      ? await tx.auditEntry.createManyAndReturn({ data: auditRows, select: { id: true, kbRevision: true } })
+      : (await tx.auditEntry.createMany({ data: auditRows }), []);
     const auditOf = new Map(audits.map((audit) => [audit.kbRevision, audit.id]));
     const answers: Array<{ actor: string; key: string; fingerprint: string; result: Prisma.InputJsonObject; auditEntryId: number }> = [];
     for (const entry of accepted) {
@@ -815,10 +826,13 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
       }
     }
     if (answers.length > 0) await tx.idempotentEdit.createMany({ data: answers });
-    await tx.kbState.update({ where: { id: 1 }, data: { revision } });
-    await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
+    // The new revision and the replicas' notification in one round trip.
+    await tx.$executeRaw`WITH state AS (UPDATE "KbState" SET revision = ${revision}, "updatedAt" = now() WHERE id = 1 RETURNING revision) SELECT pg_notify(${KB_CHANGED_CHANNEL}, revision::text) FROM state`;
   }
-  if (keyed.length > 0) await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
+  if (keyed.length > 0 && Date.now() - lastIdempotencySweep > IDEMPOTENCY_SWEEP_MS) {
+    lastIdempotencySweep = Date.now();
+    await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
+  }
   return outcomes.map((outcome) => outcome!);
 }
 

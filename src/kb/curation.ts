@@ -6,7 +6,7 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../auth/tokens.js";
-import { applyEdits, readAudit, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type SyncResult } from "../db/kb-store.js";
+import { applyEdits, readAudit, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type KnownKnowledgeBase, type SyncResult } from "../db/kb-store.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */
 const MAX_EDITS_PER_COMMIT = 100;
@@ -14,7 +14,7 @@ import type { Database } from "../db/client.js";
 import { InputError, UnauthenticatedError } from "../errors.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 import { parseKbFiles, type KbFiles } from "./parse.js";
-import { ENTITIES, ENTITY_NAMES, type EntityName, type KbBundle } from "./records.js";
+import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
 import { crossCheckBundle } from "./validate.js";
 
 export class Curator {
@@ -107,10 +107,10 @@ export class Curator {
     }
   }
 
-  private known(): { revision: number; bundle: KbBundle } | undefined {
+  private known(): KnownKnowledgeBase | undefined {
     if (!this.kb.loaded) return undefined;
     const snapshot = this.kb.current();
-    return { revision: snapshot.revision, bundle: snapshot };
+    return { revision: snapshot.revision, bundle: snapshot, conflicts: new Set(snapshot.conflicts.map((conflict) => `${conflict.entity}\u0000${conflict.key}`)) };
   }
 }
 
