@@ -335,7 +335,8 @@ async function main(): Promise<void> {
   process.stdout.write("building dist/ (npm run build)...\n");
   const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
   if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
-  const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, image.script]);
+  const profileFlags = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
+  const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, ...profileFlags, image.script]);
   const server = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
   const base = `http://127.0.0.1:${port}`;
   try {
