@@ -28,6 +28,8 @@ export interface NodePoolSpec {
   readonly runtime?: string;
   readonly runtimeVersion?: string;
   readonly chartKubeVersion?: string;
+  /** v1 or v2: the cgroup version of the pool's nodes. */
+  readonly cgroupVersion?: string;
 }
 
 export interface NodePoolFile {
@@ -41,12 +43,12 @@ export interface NodePoolFile {
   readonly kubeletConfigFile?: { readonly path: string; readonly line: number };
 }
 
-const TEXT_KEYS = ["name", "kubeletVersion", "kubeProxyVersion", "kubeProxyMode", "os", "runtime", "runtimeVersion", "chartKubeVersion"] as const;
+const TEXT_KEYS = ["name", "kubeletVersion", "kubeProxyVersion", "kubeProxyMode", "os", "runtime", "runtimeVersion", "chartKubeVersion", "cgroupVersion"] as const;
 type TextKey = (typeof TEXT_KEYS)[number];
 export const NODE_POOL_KEYS = [...TEXT_KEYS, "kubeletFlags", "kubeletConfig", "kubeletConfigFile"] as const;
 
 const FORMAT_HINT =
-  "A node-pool file is one map: kubeletVersion (required), name, kubeletFlags (a list, or one pasted command line), kubeletConfig (inline) or kubeletConfigFile (a path), kubeProxyVersion, kubeProxyMode, os, runtime, runtimeVersion, chartKubeVersion.";
+  "A node-pool file is one map: kubeletVersion (required), name, kubeletFlags (a list, or one pasted command line), kubeletConfig (inline) or kubeletConfigFile (a path), kubeProxyVersion, kubeProxyMode, os, runtime, runtimeVersion, chartKubeVersion, cgroupVersion.";
 
 
 export function parseNodePoolFile(name: string, text: string): NodePoolFile {
@@ -116,6 +118,7 @@ function example(key: TextKey): string {
     runtime: "containerd",
     runtimeVersion: "2.0.1",
     chartKubeVersion: '">=1.27.0-0 <1.31.0-0"',
+    cgroupVersion: "v2",
   };
   return examples[key];
 }

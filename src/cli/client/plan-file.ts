@@ -16,6 +16,10 @@ export interface ComponentVersion {
   readonly component: string;
   readonly version: string;
   readonly instance?: string;
+  /** For a kubelet: v1 or v2, the cgroup version of its nodes. */
+  readonly cgroupVersion?: string;
+  /** For a kubelet: its KubeletConfiguration's failCgroupV1. */
+  readonly failCgroupV1?: boolean;
 }
 
 export interface PlanFile {
@@ -29,7 +33,7 @@ export interface PlanFile {
 }
 
 const TOP_LEVEL_KEYS = ["components", "profile", "asOf"] as const;
-const ENTRY_KEYS = ["component", "version", "instance"] as const;
+const ENTRY_KEYS = ["component", "version", "instance", "cgroupVersion", "failCgroupV1"] as const;
 
 const FORMAT_HINT =
   'A plan file has `components:` (a list of {component, version, instance?} or a map "component[@instance]": version) and optionally `profile:` and `asOf:`.';
@@ -111,7 +115,16 @@ function parseComponents(
       if (component === undefined) return fail(`${where} has no component (e.g. component: kubelet)`, entry);
       if (version === undefined) return fail(`${where} (${component}) has no version (e.g. version: 1.29.8)`, entry);
       const instance = fields.get("instance");
-      entries.push({ component, version, ...(instance === undefined ? {} : { instance }) });
+      const cgroupVersion = fields.get("cgroupVersion");
+      const failCgroupV1 = fields.get("failCgroupV1");
+      if (failCgroupV1 !== undefined && !/^(true|false)$/i.test(failCgroupV1)) return fail(`${where}.failCgroupV1 must be true or false`, entry);
+      entries.push({
+        component,
+        version,
+        ...(instance === undefined ? {} : { instance }),
+        ...(cgroupVersion === undefined ? {} : { cgroupVersion }),
+        ...(failCgroupV1 === undefined ? {} : { failCgroupV1: failCgroupV1.toLowerCase() === "true" }),
+      });
       lines.push(lineOf(entry));
     }
     return { entries, lines };
