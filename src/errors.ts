@@ -59,6 +59,17 @@ export class UnsupportedMediaTypeError extends KubecompatError {
 /** A dependency (the database, the knowledge base) is not ready. */
 export class UnavailableError extends KubecompatError {
   readonly code = "UNAVAILABLE";
+  /**
+   * The Retry-After to send: seconds for a passing outage; null when waiting
+   * will not help (a feature left unconfigured), so clients do not retry it
+   * and rate limits count it.
+   */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(message: string, details: readonly ErrorDetail[] = [], retryAfterSeconds: number | null = 5) {
+    super(message, details);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
 }
 
 /** One problem found in the reviewed knowledge-base data under kb/. */

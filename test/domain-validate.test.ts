@@ -35,6 +35,11 @@ describe("validateCluster: skew rules and their version boundaries", () => {
     ["kubelet 1.27 under 1.30 is n-3", "apiserver=1.30 kubelet=1.27", []],
     ["kubelet newer than kube-apiserver", "apiserver=1.29 kubelet=1.30", ["ERROR SKEW_KUBELET_NEWER_THAN_APISERVER"]],
     ["kubelet vendor build at the apiserver's minor", "apiserver=v1.29.3-eks-1234 kubelet=v1.29.1-eks-99", []],
+    // kubeadm deploys control planes at its own minor or one older (kubeadm's page, not the skew policy page)
+    ["kubeadm one minor newer than the control plane it upgrades", "apiserver=1.30 kubeadm=1.31", []],
+    ["kubeadm at the control plane's minor", "apiserver=1.30 kubeadm=1.30", []],
+    ["kubeadm two minors newer", "apiserver=1.30 kubeadm=1.32", ["WARNING SKEW_KUBEADM_NEWER_THAN_APISERVER"]],
+    ["kubeadm older than the control plane", "apiserver=1.30 kubeadm=1.29", ["WARNING SKEW_KUBEADM_TOO_OLD_FOR_APISERVER"]],
     // HA control plane
     ["HA apiservers one minor apart", "apiserver@cp-1=1.30 apiserver@cp-2=1.29", []],
     ["HA apiservers two minors apart", "apiserver@cp-1=1.30 apiserver@cp-2=1.28", ["ERROR SKEW_APISERVER_HA_SPREAD@cp-2"]],

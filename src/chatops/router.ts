@@ -72,7 +72,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
     "/slack",
     (req, res, next) => {
       if (deps.chatops?.slackSigningSecret == null) {
-        throw new UnavailableError("Slack commands are not configured; set SLACK_SIGNING_SECRET to the Slack app's signing secret");
+        throw new UnavailableError("Slack commands are not configured; set SLACK_SIGNING_SECRET to the Slack app's signing secret", [], null);
       }
       if (!req.is(SLACK_FORM)) {
         unsupportedMediaType(res, SLACK_FORM);
@@ -116,7 +116,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
     "/command",
     (req, res, next) => {
       const token = deps.chatops?.botToken;
-      if (token == null) throw new UnavailableError("the chat command endpoint is not configured; set CHATOPS_TOKEN to the token bots send");
+      if (token == null) throw new UnavailableError("the chat command endpoint is not configured; set CHATOPS_TOKEN to the token bots send", [], null);
       if (!bearerTokenMatches(header(req, "authorization"), token)) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="kubecompat chatops"');
         throw new UnauthenticatedError("send Authorization: Bearer <CHATOPS_TOKEN>");

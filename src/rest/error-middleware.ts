@@ -8,7 +8,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { asUnavailable } from "../db/unavailable.js";
-import { KubecompatError } from "../errors.js";
+import { KubecompatError, UnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
@@ -67,7 +67,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     const error = caught instanceof KubecompatError ? caught : (asUnavailable(caught) ?? caught);
     if (error instanceof KubecompatError) {
-      if (error.code === "UNAVAILABLE") res.setHeader("Retry-After", "5");
+      if (error instanceof UnavailableError && error.retryAfterSeconds !== null) res.setHeader("Retry-After", String(error.retryAfterSeconds));
       const status = STATUS_BY_CODE[error.code] ?? 400;
       const details = error.details.length > 0 ? error.details : undefined;
       const field = "field" in error && typeof error.field === "string" ? error.field : undefined;

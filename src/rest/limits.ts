@@ -43,9 +43,9 @@ export function rateLimited(perMinute: number, what: string): RequestHandler {
     limit: perMinute,
     standardHeaders: "draft-7",
     legacyHeaders: false,
-    // A request refused because the database was away (503) did no work: it must not lock the client out once it is back.
+    // A request refused because the database was away (503 with Retry-After) did no work: it must not lock the client out once it is back.
     skipFailedRequests: true,
-    requestWasSuccessful: (_req, res) => res.statusCode !== 503,
+    requestWasSuccessful: (_req, res) => !(res.statusCode === 503 && res.getHeader("Retry-After") !== undefined),
     keyGenerator: (req, res) => {
       const principal = principalOf(res);
       return principal.role !== null ? `token:${principal.name}` : `address:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`;
