@@ -129,7 +129,7 @@ describe("chatops nodepool: runCommand", () => {
 
   it("says so when a pool changes nothing", () => {
     const reply = run("nodepool check cp=1.30 from kubelet=1.30.1 to kubelet=1.30.1");
-    assert.match(reply.text, /^\*\*✅ Node pool upgrade supported\*\*/);
+    assert.match(reply.text, /^\*\*⚠️ Node pool upgrade supported, with warnings\*\*/);
     assert.match(reply.text, /No steps: the pool's versions, flags and kube-proxy mode stay as they are\./);
   });
 });
@@ -228,7 +228,7 @@ describe("chatops nodepool over HTTP", () => {
 
     const admitted = await slack(slackEscape("nodepool check cp=1.30 from kubelet=1.29.4 to kubelet=1.30.1 chart=\u201C>=1.27.0-0 <1.31.0-0\u201D"));
     assert.ok(!bulletCodes(admitted).includes("CHART_KUBE_VERSION"), sectionTexts(admitted.blocks));
-    assert.equal(headline(admitted), "✅ Node pool upgrade supported");
+    assert.equal(headline(admitted), "⚠️ Node pool upgrade supported, with warnings");
   });
 
   it("catches the rollback trap under profile=strict: cp=1.30, kubelet 1.29.4 back to 1.28.9", async () => {
@@ -255,7 +255,7 @@ describe("chatops nodepool over HTTP", () => {
 
   it("lets the same rollback through under the upstream profile (n-3)", async () => {
     const answer = await slack("nodepool rollback cp=1.30 name=gpu from kubelet=1.29.4 to kubelet=1.28.9");
-    assert.equal(headline(answer), "✅ Node pool gpu: rollback supported");
+    assert.equal(headline(answer), "⚠️ Node pool gpu: rollback supported, with warnings");
     assert.ok(!bulletCodes(answer).includes("ROLLBACK_TRAP"));
     assert.deepEqual(contextTexts(answer).slice(1), ["profile upstream", "control plane 1.30"]);
   });

@@ -324,7 +324,7 @@ describe("chatops HTTP endpoints", () => {
 
     it("answers upgrade A -> B with the domain's steps and the removed APIs", async () => {
       const answer = await slackAnswer("upgrade v1.27 → v1.30");
-      assert.equal(headline(answer), "✅ Upgrade plan to 1.30");
+      assert.equal(headline(answer), "⚠️ Upgrade plan to 1.30, with warnings");
       const expected = planUpgrade(
         runtime.kb.current(),
         ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"].map((component) => ({ component, version: "v1.27" })),
@@ -347,12 +347,12 @@ describe("chatops HTTP endpoints", () => {
 
     it("reads Slack's escaped arrow in `upgrade 1.27 -> 1.30`", async () => {
       const answer = await slackAnswer("upgrade 1.27 -&gt; 1.30");
-      assert.equal(headline(answer), "✅ Upgrade plan to 1.30");
+      assert.equal(headline(answer), "⚠️ Upgrade plan to 1.30, with warnings");
     });
 
     it("answers plan … to X for the given cluster and profile", async () => {
       const answer = await slackAnswer("plan apiserver=1.27 kubelet=1.26 to 1.30 profile=strict");
-      assert.equal(headline(answer), "✅ Upgrade plan to 1.30");
+      assert.equal(headline(answer), "⚠️ Upgrade plan to 1.30, with warnings");
       const sections = sectionTexts(answer.blocks);
       assert.match(sections, /From kube-apiserver 1\.27, kubelet 1\.26 to 1\.30: \d+ steps/);
       // Under strict (n-1) the kubelet has to move before the first control-plane step.

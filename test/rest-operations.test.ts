@@ -24,7 +24,7 @@ describe("REST operations", () => {
       .post("/api/v1/validate")
       .send({ components: [{ component: "apiserver", version: "1.30" }, { component: "kubelet", version: "1.26", instance: "pool-b" }], asOf: "2026-11-29" })
       .expect(200);
-    assert.deepEqual(Object.keys(response.body).sort(), ["findings", "kbRevision", "ok"]);
+    assert.deepEqual(Object.keys(response.body).sort(), ["findings", "kbRevision", "ok", "status"]);
     assert.equal(response.body.ok, false);
     assert.deepEqual(Object.keys(response.body.findings[0]).sort(), ["code", "component", "instance", "message", "ruleId", "severity", "sourceUrl"]);
     assert.equal(response.body.findings[0].code, "SKEW_KUBELET_TOO_OLD_FOR_APISERVER");
@@ -37,7 +37,7 @@ describe("REST operations", () => {
       const graphql = await request(runtime.app)
         .post("/graphql")
         .send({
-          query: `query($plan: ClusterPlanInput!, $profile: String, $asOf: String) { validateCluster(plan: $plan, profile: $profile, asOf: $asOf) { ok kbRevision findings { ${FINDING_FIELDS} } } }`,
+          query: `query($plan: ClusterPlanInput!, $profile: String, $asOf: String) { validateCluster(plan: $plan, profile: $profile, asOf: $asOf) { ok status kbRevision findings { ${FINDING_FIELDS} } } }`,
           variables: { plan: { components: plan.components }, profile: plan.profile, asOf: plan.asOf },
         })
         .expect(200);
@@ -51,7 +51,7 @@ describe("REST operations", () => {
         .post("/graphql")
         .send({
           query: `query($current: ClusterPlanInput!, $profile: String) { planUpgrade(current: $current, targetVersion: "${target}", profile: $profile) {
-            ok kbRevision targetVersion steps { order component instance fromVersion toVersion note }
+            ok status kbRevision targetVersion steps { order component instance fromVersion toVersion note }
             apiRemovals { apiVersion group version kind deprecatedIn removedIn replacement replacementAvailableIn servedByDefault notes sourceUrl disagreement revision }
             findings { ${FINDING_FIELDS} } } }`,
           variables: { current: { components: plan.components }, profile: plan.profile },

@@ -603,13 +603,28 @@ function componentWords(snapshot: KbSnapshot, input: ComponentVersionInput): str
   return `${input.instance ? `${name}@${input.instance}` : name} ${input.version}`;
 }
 
+/** A green tick only for SUPPORTED: end of life, warnings and questions that could not be checked say so. */
+function verdictHeadline(result: { readonly status: string; readonly findings: readonly { code: string }[] }): string {
+  switch (result.status) {
+    case "SUPPORTED":
+      return "✅ Supported";
+    case "UNSUPPORTED":
+      return "❌ Not supported";
+    case "NOT_JUDGED":
+      return "❔ Not checked";
+    default:
+      return result.findings.some((finding) => finding.code.endsWith("_END_OF_LIFE")) ? "⚠️ End of life" : "⚠️ Supported, with warnings";
+  }
+}
+
 function runCheck(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "check" }>, options: RunOptions): ChatReplyDoc {
   const asOf = parseAsOf(command.asOf ?? options.asOf, "asof");
   const result = validateCluster(snapshot, command.components, { profile: command.profile, asOf });
   const profile = resolveProfile(snapshot, command.profile);
+  const headline = verdictHeadline(result);
   return {
-    headline: result.ok ? "✅ Supported" : "❌ Not supported",
-    fallback: `${result.ok ? "✅ Supported" : "❌ Not supported"} (${countWords(result.findings)}): ${command.components.map((input) => componentWords(snapshot, input)).join(", ")}`,
+    headline,
+    fallback: `${headline} (${countWords(result.findings)}): ${command.components.map((input) => componentWords(snapshot, input)).join(", ")}`,
     sections: [
       { style: "plain", lines: [[command.components.map((input) => componentWords(snapshot, input)).join(" · ")], [`${countWords(result.findings)}`]] },
       ...(result.findings.length > 0 ? [findingsSection(result.findings)] : []),
@@ -653,7 +668,11 @@ function runPlan(
   }
   if (plan.findings.length > 0) sections.push(findingsSection(plan.findings));
   return {
-    headline: plan.ok ? `✅ Upgrade plan to ${plan.targetVersion}` : `❌ No supported upgrade to ${plan.targetVersion} as asked`,
+    headline: !plan.ok
+      ? `❌ No supported upgrade to ${plan.targetVersion} as asked`
+      : plan.status === "SUPPORTED"
+        ? `✅ Upgrade plan to ${plan.targetVersion}`
+        : `⚠️ Upgrade plan to ${plan.targetVersion}, with warnings`,
     sections,
     context: [revision(snapshot), `profile ${profile}`],
   };
@@ -842,7 +861,11 @@ function runNodePool(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind:
   const what = rollback ? "rollback" : "upgrade";
   // The domain calls an unnamed pool "pool"; the headline then just says "Node pool".
   const pool = command.from.name || command.to.name ? `Node pool ${result.pool}:` : "Node pool";
-  const headline = result.ok ? `✅ ${pool} ${what} supported` : `❌ ${pool} ${what} not supported as asked`;
+  const headline = !result.ok
+    ? `❌ ${pool} ${what} not supported as asked`
+    : result.status === "SUPPORTED"
+      ? `✅ ${pool} ${what} supported`
+      : `⚠️ ${pool} ${what} supported, with warnings`;
   const changes = poolChangeWords(snapshot, command.from, command.to);
   const steps = firstOf(result.steps.map(nodePoolStepLine));
   const stepCount = result.steps.length;

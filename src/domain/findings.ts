@@ -18,8 +18,32 @@ export interface Finding {
   readonly ruleId: string | null;
 }
 
+/**
+ * What a report means, as people read it: SUPPORTED (no ERROR, no WARNING),
+ * SUPPORTED_WITH_WARNINGS, UNSUPPORTED (any ERROR), or NOT_JUDGED (the
+ * question could not be checked, e.g. no control plane named). A version
+ * past its end of life is a WARNING, so it is never plain SUPPORTED.
+ */
+export type Verdict = "SUPPORTED" | "SUPPORTED_WITH_WARNINGS" | "UNSUPPORTED" | "NOT_JUDGED";
+
+/** Findings that mean the question itself was not judged (nothing was checked against a control plane). */
+const NOT_JUDGED_CODES = new Set(["NO_APISERVER_IN_PLAN"]);
+
+export function verdictOf(findings: readonly Pick<Finding, "code" | "severity">[]): Verdict {
+  if (findings.some((entry) => entry.severity === "ERROR")) return "UNSUPPORTED";
+  if (findings.some((entry) => NOT_JUDGED_CODES.has(entry.code))) return "NOT_JUDGED";
+  if (findings.some((entry) => entry.severity === "WARNING")) return "SUPPORTED_WITH_WARNINGS";
+  return "SUPPORTED";
+}
+
+/** `ok` as it always was for clients, now true only for the two supported verdicts. */
+export function isOk(status: Verdict): boolean {
+  return status === "SUPPORTED" || status === "SUPPORTED_WITH_WARNINGS";
+}
+
 export interface ValidationReport {
   readonly ok: boolean;
+  readonly status: Verdict;
   readonly kbRevision: number;
   readonly findings: readonly Finding[];
 }
@@ -90,5 +114,6 @@ export function report(kbRevision: number, findings: readonly Finding[]): Valida
     .map((entry, index) => ({ entry, index }))
     .sort((a, b) => SEVERITY_ORDER[a.entry.severity] - SEVERITY_ORDER[b.entry.severity] || a.index - b.index)
     .map(({ entry }) => entry);
-  return { ok: !sorted.some((entry) => entry.severity === "ERROR"), kbRevision, findings: sorted };
+  const status = verdictOf(sorted);
+  return { ok: isOk(status), status, kbRevision, findings: sorted };
 }

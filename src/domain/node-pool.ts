@@ -18,7 +18,7 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
 import { plannedComponent, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import { finding, report, type Finding } from "./findings.js";
+import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
 import {
   compareComponentVersions,
@@ -58,6 +58,7 @@ export interface NodePoolStep {
 
 export interface NodePoolReport {
   readonly ok: boolean;
+  readonly status: Verdict;
   readonly kbRevision: number;
   readonly pool: string;
   readonly findings: readonly Finding[];
@@ -432,7 +433,7 @@ export function checkNodePoolUpgrade(snapshot: KbSnapshot, request: NodePoolRequ
   findings.push(...checkChart(to, controlPlane));
   findings.push(...clusterFindings(snapshot, to, controlPlane, profile));
   const judged = report(snapshot.revision, findings);
-  return { ok: judged.ok, kbRevision: snapshot.revision, pool: to.name, findings: judged.findings, steps: steps(from, to, "upgrade") };
+  return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, pool: to.name, findings: judged.findings, steps: steps(from, to, "upgrade") };
 }
 
 export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPlaneVersion: string; current: unknown; rollbackTo: unknown; profile?: string | null | undefined }): NodePoolReport {
@@ -483,5 +484,5 @@ export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPl
     }
   }
   const judged = report(snapshot.revision, findings);
-  return { ok: judged.ok, kbRevision: snapshot.revision, pool: target.name, findings: judged.findings, steps: steps(current, target, "rollback") };
+  return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, pool: target.name, findings: judged.findings, steps: steps(current, target, "rollback") };
 }

@@ -34,7 +34,7 @@ import type { ApiRemovalRecord } from "../kb/records.js";
 import { YamlCostMeter, firstDuplicateKey } from "../kb/yaml-limits.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
-import type { Finding } from "./findings.js";
+import { verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 
 export interface ManifestFinding {
@@ -71,6 +71,8 @@ export interface ManifestScanReport {
   readonly findings: readonly ManifestFinding[];
   /** About the scan as a whole, e.g. KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers. */
   readonly notes: readonly Finding[];
+  /** UNSUPPORTED when an object uses an API removed at the target; SUPPORTED_WITH_WARNINGS for deprecations and notes. */
+  readonly status: Verdict;
 }
 
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
@@ -163,7 +165,8 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`);
-  return { targetVersion: target, kbRevision: snapshot.revision, documentsScanned, objectsScanned, findings, notes: edge === undefined ? [] : [edge] };
+  const notes = edge === undefined ? [] : [edge];
+  return { targetVersion: target, kbRevision: snapshot.revision, documentsScanned, objectsScanned, findings, notes, status: verdictOf([...findings, ...notes]) };
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {

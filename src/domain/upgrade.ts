@@ -16,7 +16,7 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import { finding, report, type Finding } from "./findings.js";
+import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
 import {
   compareComponentVersions,
@@ -39,6 +39,7 @@ export interface UpgradeStep {
 
 export interface UpgradePlan {
   readonly ok: boolean;
+  readonly status: Verdict;
   readonly kbRevision: number;
   readonly targetVersion: string;
   readonly steps: readonly UpgradeStep[];
@@ -98,7 +99,7 @@ export function planUpgrade(
   }
   const result = (steps: UpgradeStep[], findings: Finding[], removals: readonly ApiRemovalRecord[] = []): UpgradePlan => {
     const judged = report(snapshot.revision, findings);
-    return { ok: judged.ok, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, findings: judged.findings };
+    return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, findings: judged.findings };
   };
 
   if (targetMinor < newestMinor) {

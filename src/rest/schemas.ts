@@ -115,13 +115,22 @@ export const finding = z
     ruleId: z.string().nullable(),
   })
   .openapi("Finding");
+/** What a report means, as people read it. */
+export const verdict = z
+  .enum(["SUPPORTED", "SUPPORTED_WITH_WARNINGS", "UNSUPPORTED", "NOT_JUDGED"])
+  .openapi("Verdict", {
+    description:
+      "SUPPORTED (no ERROR, no WARNING), SUPPORTED_WITH_WARNINGS, UNSUPPORTED (any ERROR) or NOT_JUDGED (the question could not be checked, e.g. no kube-apiserver named). A version past its end of life is a WARNING, so it is never plain SUPPORTED.",
+  });
+const okField = z.boolean().openapi({ description: "True only for SUPPORTED and SUPPORTED_WITH_WARNINGS." });
 export const validationReport = z
-  .object({ ok: z.boolean().openapi({ description: "False exactly when there is an ERROR finding." }), kbRevision: z.number().int(), findings: z.array(finding) })
+  .object({ ok: okField, status: verdict, kbRevision: z.number().int(), findings: z.array(finding) })
   .openapi("ValidationReport");
 export const apiRemoval = (apiRemovalRecord.clone() as unknown as z.ZodType).openapi("ApiRemoval");
 export const upgradePlan = z
   .object({
-    ok: z.boolean(),
+    ok: okField,
+    status: verdict,
     kbRevision: z.number().int(),
     targetVersion: z.string(),
     steps: z.array(
@@ -142,6 +151,7 @@ export const upgradePlan = z
   .openapi("UpgradePlan");
 export const manifestScanReport = z
   .object({
+    status: verdict,
     targetVersion: z.string(),
     kbRevision: z.number().int(),
     documentsScanned: z.number().int(),
@@ -263,7 +273,8 @@ export const nodePoolRollbackRequest = z
   .openapi("NodePoolRollbackRequest");
 export const nodePoolReport = z
   .object({
-    ok: z.boolean(),
+    ok: okField,
+    status: verdict,
     kbRevision: z.number().int(),
     pool: z.string(),
     findings: z.array(finding),

@@ -73,9 +73,22 @@ function wellFormedFindings(findings: ReadonlyArray<{ code: unknown; severity: u
   }
 }
 
-function wellFormedReport(report: { ok: unknown; findings: ReadonlyArray<{ code: unknown; severity: unknown; message: unknown }> }): void {
+/**
+ * A report's verdict means what people read: UNSUPPORTED exactly when a
+ * finding is an ERROR, SUPPORTED only when no finding is an ERROR or a
+ * WARNING, NOT_JUDGED only when nothing could be checked against a control
+ * plane; ok only for the two supported verdicts.
+ */
+function wellFormedReport(report: { ok: unknown; status?: unknown; findings: ReadonlyArray<{ code: unknown; severity: unknown; message: unknown }> }): void {
   assert.equal(typeof report.ok, "boolean");
-  assert.equal(report.ok, !report.findings.some((entry) => entry.severity === "ERROR"));
+  const hasError = report.findings.some((entry) => entry.severity === "ERROR");
+  const hasWarning = report.findings.some((entry) => entry.severity === "WARNING");
+  assert.equal(report.status === "UNSUPPORTED", hasError, `status ${String(report.status)} with ${hasError ? "an" : "no"} ERROR`);
+  if (report.status === "SUPPORTED") assert.ok(!hasError && !hasWarning, "SUPPORTED with an ERROR or a WARNING");
+  if (report.status === "SUPPORTED_WITH_WARNINGS") assert.ok(hasWarning && !hasError);
+  if (report.status === "NOT_JUDGED") assert.ok(report.findings.some((entry) => entry.code === "NO_APISERVER_IN_PLAN"));
+  assert.ok(["SUPPORTED", "SUPPORTED_WITH_WARNINGS", "UNSUPPORTED", "NOT_JUDGED"].includes(String(report.status)), `status ${String(report.status)}`);
+  assert.equal(report.ok, report.status === "SUPPORTED" || report.status === "SUPPORTED_WITH_WARNINGS");
   wellFormedFindings(report.findings);
 }
 

@@ -22,6 +22,8 @@ export interface Finding {
 
 export interface ValidationAnswer {
   readonly ok: boolean;
+  /** SUPPORTED, SUPPORTED_WITH_WARNINGS, UNSUPPORTED or NOT_JUDGED; absent from older servers. */
+  readonly status?: string;
   readonly kbRevision: number;
   readonly findings: readonly Finding[];
 }
@@ -123,6 +125,18 @@ export function asNodePoolAnswer(answer: unknown, server: string, route: string)
 export function asScanAnswer(answer: unknown, server: string, route: string): ScanAnswer {
   if (!hasFields(answer, { targetVersion: "string", findings: "array" })) throw unexpected(server, route);
   return answer as ScanAnswer;
+}
+
+/**
+ * The exit code of a judged answer under --fail-on: error fails on an ERROR
+ * or a question that could not be checked (ok false); warning also on any
+ * WARNING; eol also on anything past its end of life.
+ */
+export function fails(answer: { readonly ok?: boolean; readonly findings: readonly { severity: string; code: string }[] }, failOn: "error" | "warning" | "eol"): boolean {
+  if (answer.ok === false || hasError(answer.findings)) return true;
+  if (failOn === "warning") return answer.findings.some((finding) => finding.severity === "WARNING");
+  if (failOn === "eol") return answer.findings.some((finding) => finding.code.endsWith("_END_OF_LIFE"));
+  return false;
 }
 
 export function hasError(findings: readonly { severity: string }[]): boolean {

@@ -26,6 +26,11 @@ interface FlagSpec {
 const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: "server", value: "URL", description: `kubecompat server (default: $KUBECOMPAT_URL, else ${DEFAULT_SERVER})` },
   { name: "output", short: "o", value: "FORMAT", description: "text (default), json (the server's answer) or markdown (a table for a PR comment)" },
+  {
+    name: "fail-on",
+    value: "LEVEL",
+    description: "exit 1 on: error (default: an ERROR, or a question that could not be checked), warning (also any WARNING) or eol (also anything past its end of life)",
+  },
   { name: "help", short: "h", value: null, description: "show help (kubecompat COMMAND --help for a command)" },
   { name: "version", value: null, description: "print the CLI's version" },
 ];
@@ -179,6 +184,15 @@ export function editDistance(a: string, b: string): number {
 export function flagValue(commandLine: CommandLine, name: string): string | undefined {
   const value = commandLine.flags.get(name);
   return typeof value === "string" ? value : undefined;
+}
+
+export const FAIL_ON_LEVELS = ["error", "warning", "eol"] as const;
+export type FailOn = (typeof FAIL_ON_LEVELS)[number];
+
+export function failOn(commandLine: CommandLine): FailOn {
+  const value = flagValue(commandLine, "fail-on") ?? "error";
+  if ((FAIL_ON_LEVELS as readonly string[]).includes(value)) return value as FailOn;
+  throw new UsageError(`--fail-on must be one of ${FAIL_ON_LEVELS.join(", ")} (got "${value}")`, commandOrNull(commandLine.command));
 }
 
 export function outputFormat(commandLine: CommandLine): OutputFormat {

@@ -6,8 +6,8 @@
  */
 import path from "node:path";
 import { ServerRefusedError, type KubecompatApi } from "./api.js";
-import { asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, hasError, type ManifestFinding, type ScanAnswer } from "./answers.js";
-import { flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
+import { asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, fails, type ManifestFinding, type ScanAnswer } from "./answers.js";
+import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import {
   nodePoolMarkdown,
@@ -137,7 +137,7 @@ export async function check(commandLine: CommandLine, context: CliContext): Prom
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
   else if (context.output === "markdown") context.write(validationMarkdown(answer, profile));
   else context.write(validationText(answer, profile, context.style));
-  return answer.ok && !hasError(answer.findings) ? EXIT_OK : EXIT_FINDINGS;
+  return fails(answer, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
 
 export async function plan(commandLine: CommandLine, context: CliContext): Promise<number> {
@@ -156,7 +156,7 @@ export async function plan(commandLine: CommandLine, context: CliContext): Promi
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
   else if (context.output === "markdown") context.write(upgradePlanMarkdown(answer, profile));
   else context.write(upgradePlanText(answer, profile, context.style));
-  return answer.ok && !hasError(answer.findings) ? EXIT_OK : EXIT_FINDINGS;
+  return fails(answer, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
 
 /** Files are scanned a few at a time: faster over a network, still gentle on the server. */
@@ -208,7 +208,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     };
     context.write(context.output === "markdown" ? scanMarkdown(summary) : scanText(summary, context.style));
   }
-  return hasError(findings) ? EXIT_FINDINGS : EXIT_OK;
+  return fails({ findings: [...findings, ...(first.notes ?? [])] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
 
 /** Reads a node-pool file and, when it names one, its KubeletConfiguration file (relative to the node-pool file). */
@@ -263,5 +263,5 @@ export async function nodepool(commandLine: CommandLine, context: CliContext): P
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
   else if (context.output === "markdown") context.write(nodePoolMarkdown(answer, question));
   else context.write(nodePoolText(answer, question, context.style));
-  return answer.ok && !hasError(answer.findings) ? EXIT_OK : EXIT_FINDINGS;
+  return fails(answer, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }

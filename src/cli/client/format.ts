@@ -151,6 +151,38 @@ function verdict(ok: boolean, okText: string, notOkText: string, style: TextStyl
   return ok ? paint(okText, ["green", "bold"], style) : paint(notOkText, ["red", "bold"], style);
 }
 
+type Status = "SUPPORTED" | "SUPPORTED_WITH_WARNINGS" | "UNSUPPORTED" | "NOT_JUDGED";
+
+/** The verdict of an answer: its status, or (from a server that sends none) what ok and the findings say. */
+function statusOf(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string }[] }): Status {
+  if (answer.status === "SUPPORTED" || answer.status === "SUPPORTED_WITH_WARNINGS" || answer.status === "UNSUPPORTED" || answer.status === "NOT_JUDGED") return answer.status;
+  if (!answer.ok) return "UNSUPPORTED";
+  return answer.findings.some((finding) => finding.severity === "WARNING") ? "SUPPORTED_WITH_WARNINGS" : "SUPPORTED";
+}
+
+const pastEndOfLife = (findings: readonly { code: string }[]): boolean => findings.some((finding) => finding.code.endsWith("_END_OF_LIFE"));
+
+/** SUPPORTED in green only when there is nothing to warn about; end of life and "not checked" say so. */
+function statusText(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string }[] }, style: TextStyle): string {
+  const status = statusOf(answer);
+  if (status === "SUPPORTED") return paint("SUPPORTED", ["green", "bold"], style);
+  if (status === "UNSUPPORTED") return paint("NOT SUPPORTED", ["red", "bold"], style);
+  if (status === "NOT_JUDGED") return paint("NOT CHECKED", ["yellow", "bold"], style);
+  return paint(pastEndOfLife(answer.findings) ? "END OF LIFE" : "SUPPORTED WITH WARNINGS", ["yellow", "bold"], style);
+}
+
+function statusIcon(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string }[] }): string {
+  return { SUPPORTED: "✅", SUPPORTED_WITH_WARNINGS: "⚠️", UNSUPPORTED: "❌", NOT_JUDGED: "❔" }[statusOf(answer)];
+}
+
+function statusPhrase(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string }[] }): string {
+  const status = statusOf(answer);
+  if (status === "SUPPORTED") return "supported";
+  if (status === "UNSUPPORTED") return "not supported";
+  if (status === "NOT_JUDGED") return "not checked";
+  return pastEndOfLife(answer.findings) ? "end of life" : "supported with warnings";
+}
+
 function about(kbRevision: number | null | undefined, profile: string | undefined): string {
   const parts = [kbRevision === null || kbRevision === undefined ? "" : `knowledge base revision ${kbRevision}`, profile ? `profile ${profile}` : ""];
   const text = parts.filter((part) => part !== "").join(", ");
@@ -164,7 +196,7 @@ function blocks(...parts: string[]): string {
 export function validationText(answer: ValidationAnswer, profile: string | undefined, style: TextStyle): string {
   const sources = new Sources();
   const findings = answer.findings.length === 0 ? "" : findingsTable(answer.findings, sources, style);
-  const summary = `${verdict(answer.ok, "SUPPORTED", "NOT SUPPORTED", style)}: ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
+  const summary = `${statusText(answer, style)}: ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
   return blocks(findings, sources.text(), summary);
 }
 
@@ -315,13 +347,13 @@ function footer(kbRevision: number | null | undefined, profile: string | undefin
 }
 
 export function validationMarkdown(answer: ValidationAnswer, profile: string | undefined): string {
-  const heading = `### ${answer.ok ? "✅ kubecompat check: supported" : "❌ kubecompat check: not supported"} (${severityCounts(answer.findings)})`;
+  const heading = `### ${statusIcon(answer)} kubecompat check: ${statusPhrase(answer)} (${severityCounts(answer.findings)})`;
   const findings = answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
   return blocks(heading, findings, footer(answer.kbRevision, profile));
 }
 
 export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string | undefined): string {
-  const heading = `### ${answer.ok ? "✅" : "❌"} kubecompat plan to ${cell(answer.targetVersion)}: ${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)}`;
+  const heading = `### ${statusIcon(answer)} kubecompat plan to ${cell(answer.targetVersion)}: ${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)}`;
   const steps =
     answer.steps.length === 0
       ? "No upgrade steps."
@@ -354,7 +386,7 @@ export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string |
 export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuestion): string {
   const what = question.rollback ? "rollback" : "upgrade";
   const heading =
-    `### ${answer.ok ? "✅" : "❌"} kubecompat nodepool ${what} of ${cell(answer.pool)} under control plane ${cell(question.controlPlaneVersion)}: ` +
+    `### ${statusIcon(answer)} kubecompat nodepool ${what} of ${cell(answer.pool)} under control plane ${cell(question.controlPlaneVersion)}: ` +
     `${answer.ok ? "supported" : "not supported"} (${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)})`;
   const findings = answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
   const steps =

@@ -346,6 +346,8 @@ export type ManifestScanReport = {
   /** About the scan as a whole: KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
   notes: Array<Finding>;
   objectsScanned: Scalars['Int']['output'];
+  /** UNSUPPORTED when an object uses an API removed at the target; SUPPORTED_WITH_WARNINGS for deprecations and notes; else SUPPORTED. */
+  status: Verdict;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
 };
@@ -437,8 +439,11 @@ export type NodePoolReport = {
   __typename?: 'NodePoolReport';
   findings: Array<Finding>;
   kbRevision: Scalars['Int']['output'];
+  /** True only for SUPPORTED and SUPPORTED_WITH_WARNINGS. */
   ok: Scalars['Boolean']['output'];
   pool: Scalars['String']['output'];
+  /** What the answer means; see Verdict. */
+  status: Verdict;
   steps: Array<NodePoolStep>;
 };
 
@@ -1032,8 +1037,10 @@ export type UpgradePlan = {
   apiRemovals: Array<ApiRemoval>;
   findings: Array<Finding>;
   kbRevision: Scalars['Int']['output'];
-  /** False exactly when there is an ERROR finding (the plan is blocked or refused). */
+  /** True only for SUPPORTED and SUPPORTED_WITH_WARNINGS (false when the plan is blocked or refused). */
   ok: Scalars['Boolean']['output'];
+  /** What the plan's answer means; see Verdict. */
+  status: Verdict;
   steps: Array<UpgradeStep>;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
@@ -1058,9 +1065,22 @@ export type ValidationReport = {
   findings: Array<Finding>;
   /** The knowledge-base revision the answer was computed from. */
   kbRevision: Scalars['Int']['output'];
-  /** False exactly when there is an ERROR finding. */
+  /** True only for SUPPORTED and SUPPORTED_WITH_WARNINGS (false for an ERROR, and for a question that could not be judged). */
   ok: Scalars['Boolean']['output'];
+  /** What the answer means; see Verdict. */
+  status: Verdict;
 };
+
+/** What a report means, as people read it. A version past its end of life on asOf is a WARNING, so it is never plain SUPPORTED. */
+export type Verdict =
+  /** The question could not be checked (e.g. no kube-apiserver named, so nothing was judged against a control plane). */
+  | 'NOT_JUDGED'
+  /** No ERROR and no WARNING finding. */
+  | 'SUPPORTED'
+  /** No ERROR, but at least one WARNING (end of life, a recommendation missed, where the knowledge ends). */
+  | 'SUPPORTED_WITH_WARNINGS'
+  /** At least one ERROR finding. */
+  | 'UNSUPPORTED';
 
 
 
@@ -1179,6 +1199,7 @@ export type ResolversTypes = {
   UpgradePlan: ResolverTypeWrapper<DomainUpgradePlan>;
   UpgradeStep: ResolverTypeWrapper<DomainUpgradeStep>;
   ValidationReport: ResolverTypeWrapper<DomainValidationReport>;
+  Verdict: Verdict;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1406,6 +1427,7 @@ export type ManifestScanReportResolvers<ContextType = GraphQLContext, ParentType
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   objectsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1421,6 +1443,7 @@ export type NodePoolReportResolvers<ContextType = GraphQLContext, ParentType ext
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   pool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['NodePoolStep']>, ParentType, ContextType>;
 };
 
@@ -1606,6 +1629,7 @@ export type UpgradePlanResolvers<ContextType = GraphQLContext, ParentType extend
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['UpgradeStep']>, ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
@@ -1623,6 +1647,7 @@ export type ValidationReportResolvers<ContextType = GraphQLContext, ParentType e
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {

@@ -1,0 +1,105 @@
+/**
+ * A verdict that means what people read (issue "No false green"): status is
+ * SUPPORTED only with no ERROR and no WARNING; a version past its end of
+ * life is SUPPORTED_WITH_WARNINGS and is said to be "End of life"; a plan
+ * without a control plane is NOT_JUDGED ("Not checked") and not ok; on the
+ * domain, REST, GraphQL, chat and the CLI, whose --fail-on picks what fails.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import request from "supertest";
+import { parseCommand, runCommand } from "../src/chatops/commands.js";
+import { validateCluster } from "../src/domain/validate.js";
+import { kubecompat, listen } from "./support/cli-process.js";
+import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { kbSnapshot, plan } from "./support/snapshot.js";
+
+const AS_OF = "2026-11-29";
+
+describe("the verdict of a report", () => {
+  const cases: Array<[string, string, string, boolean]> = [
+    ["a supported minor, nothing to warn about", "apiserver=1.36 kubelet=1.36", "SUPPORTED", true],
+    ["a minor past its end of life", "apiserver=1.28 kubelet=1.28", "SUPPORTED_WITH_WARNINGS", true],
+    ["a kubelet too far behind", "apiserver=1.36 kubelet=1.31", "UNSUPPORTED", false],
+    ["no control plane named", "kubelet=1.36", "NOT_JUDGED", false],
+  ];
+  for (const [name, text, status, ok] of cases) {
+    it(`${name}: ${status}`, async () => {
+      const report = validateCluster(await kbSnapshot(), plan(text), { asOf: AS_OF });
+      assert.equal(report.status, status);
+      assert.equal(report.ok, ok);
+    });
+  }
+});
+
+describe("verdicts on every face", () => {
+  let runtime: TestRuntime;
+  let server: http.Server;
+  let serverUrl: string;
+  before(async () => {
+    runtime = await startTestRuntime();
+    server = http.createServer(runtime.app);
+    serverUrl = await listen(server);
+  });
+  after(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await runtime?.close();
+  });
+
+  it("REST and GraphQL carry status", async () => {
+    const components = plan("apiserver=1.28 kubelet=1.28");
+    const rest = await request(runtime.app).post("/api/v1/validate").send({ components, asOf: AS_OF }).expect(200);
+    assert.equal(rest.body.status, "SUPPORTED_WITH_WARNINGS");
+    const graphql = await request(runtime.app)
+      .post("/graphql")
+      .send({ query: `query($plan: ClusterPlanInput!) { validateCluster(plan: $plan, asOf: "${AS_OF}") { ok status } planUpgrade(current: $plan, targetVersion: "1.29") { ok status } }`, variables: { plan: { components } } })
+      .expect(200);
+    assert.equal(graphql.body.errors, undefined, JSON.stringify(graphql.body.errors));
+    assert.deepEqual(graphql.body.data.validateCluster, { ok: true, status: "SUPPORTED_WITH_WARNINGS" });
+    assert.equal(graphql.body.data.planUpgrade.status === "SUPPORTED", false, "a plan to a minor past its end of life is not plain SUPPORTED");
+    const scan = await request(runtime.app).post("/api/v1/scan").send({ manifests: "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\n", targetVersion: "1.25" }).expect(200);
+    assert.equal(scan.body.status, "UNSUPPORTED");
+  });
+
+  it("chat headlines give a green tick only to SUPPORTED", () => {
+    const headline = (text: string) => {
+      const parsed = parseCommand(text);
+      assert.ok(parsed.ok, text);
+      return runCommand(runtime.kb.current(), parsed.command).text.split("\n")[0];
+    };
+    assert.equal(headline(`check apiserver=1.36 kubelet=1.36 asof=${AS_OF}`), "**✅ Supported**");
+    assert.equal(headline(`check apiserver=1.28 asof=${AS_OF}`), "**⚠️ End of life**");
+    assert.equal(headline(`check kubelet=1.36 asof=${AS_OF}`), "**❔ Not checked**");
+    assert.equal(headline(`check apiserver=1.36 kubelet=1.31 asof=${AS_OF}`), "**❌ Not supported**");
+  });
+
+  it("the CLI says END OF LIFE or NOT CHECKED, and --fail-on picks what exits 1", async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-verdict-"));
+    const eol = path.join(directory, "eol.yaml");
+    fs.writeFileSync(eol, `components:\n  - { component: kube-apiserver, version: 1.28 }\n  - { component: kubelet, version: 1.28 }\nasOf: ${AS_OF}\n`);
+    const supported = path.join(directory, "supported.yaml");
+    fs.writeFileSync(supported, `components:\n  - { component: kube-apiserver, version: 1.36 }\n  - { component: kubelet, version: 1.36 }\nasOf: ${AS_OF}\n`);
+    const nodesOnly = path.join(directory, "nodes.yaml");
+    fs.writeFileSync(nodesOnly, `components:\n  - { component: kubelet, version: 1.36 }\nasOf: ${AS_OF}\n`);
+    const run = (file: string, ...flags: string[]) => kubecompat(["--server", serverUrl, "check", file, ...flags]);
+
+    const plain = await run(eol);
+    assert.equal(plain.code, 0, plain.stdout + plain.stderr);
+    assert.match(plain.stdout, /^END OF LIFE: /m);
+    assert.equal((await run(eol, "--fail-on", "eol")).code, 1);
+    assert.equal((await run(eol, "--fail-on", "warning")).code, 1);
+    const good = await run(supported, "--fail-on", "warning");
+    assert.equal(good.code, 0, good.stdout + good.stderr);
+    assert.match(good.stdout, /^SUPPORTED: /m);
+    const notChecked = await run(nodesOnly);
+    assert.equal(notChecked.code, 1);
+    assert.match(notChecked.stdout, /^NOT CHECKED: /m);
+    const bad = await run(eol, "--fail-on", "sometimes");
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--fail-on must be one of error, warning, eol \(got "sometimes"\)/);
+  });
+});
