@@ -103,3 +103,37 @@ describe("verdicts on every face", () => {
     assert.match(bad.stderr, /--fail-on must be one of error, warning, eol \(got "sometimes"\)/);
   });
 });
+
+describe("nothing skipped silently", () => {
+  it("a runtime or kube-proxy whose instance has no kubelet is a WARNING naming the nearest instance", async () => {
+    const snapshot = await kbSnapshot();
+    const report = validateCluster(snapshot, plan("apiserver=1.30 kubelet@pool-a=1.30 containerd@poola=1.7.20 kube-proxy@pool-b=1.30"), { asOf: AS_OF });
+    const runtime = report.findings.find((finding) => finding.code === "RUNTIME_NOT_CHECKED");
+    assert.equal(runtime?.severity, "WARNING");
+    assert.match(runtime?.message ?? "", /containerd@poola 1\.7\.20 has no kubelet on the same instance, so its requirements were not checked: did you mean pool-a\?/);
+    const proxy = report.findings.find((finding) => finding.code === "KUBE_PROXY_NOT_CHECKED");
+    assert.equal(proxy?.severity, "WARNING");
+    assert.match(proxy?.message ?? "", /did you mean pool-a\?/);
+    assert.notEqual(report.status, "SUPPORTED");
+  });
+
+  it("a plan to a release the knowledge base does not know is UNSUPPORTED with TARGET_UNKNOWN", async () => {
+    const { planUpgrade } = await import("../src/domain/upgrade.js");
+    const snapshot = await kbSnapshot();
+    const newest = snapshot.newestRelease!.version;
+    const beyond = `1.${Number(newest.split(".")[1]) + 1}`;
+    const refused = planUpgrade(snapshot, plan(`apiserver=${newest} kubelet=${newest}`), beyond);
+    assert.equal(refused.status, "UNSUPPORTED");
+    assert.deepEqual(refused.steps, []);
+    assert.equal(refused.findings[0]?.code, "TARGET_UNKNOWN");
+    assert.match(refused.findings[0]?.message ?? "", new RegExp(`the newest it knows is ${newest.replace(".", "\\.")}`));
+    const far = planUpgrade(snapshot, plan("apiserver=1.36 kubelet=1.36"), "1.45");
+    assert.equal(far.findings[0]?.code, "TARGET_UNKNOWN");
+    // A target past its end of life plans, with a WARNING naming the oldest supported minor.
+    const old = planUpgrade(snapshot, plan("apiserver=1.27 kcm=1.27 kubelet=1.27"), "1.28");
+    const eol = old.findings.find((finding) => finding.code === "TARGET_END_OF_LIFE");
+    assert.equal(eol?.severity, "WARNING");
+    assert.match(eol?.message ?? "", /the oldest minor still supported on \d{4}-\d{2}-\d{2} is 1\.\d+/);
+    assert.ok(old.steps.length > 0);
+  });
+});

@@ -113,6 +113,18 @@ export function planUpgrade(
       }),
     ]);
   }
+  // A target the knowledge base has no release for cannot be planned: a green plan to 1.45 would be a guess.
+  const newestKnown = snapshot.newestRelease;
+  if (newestKnown !== undefined && targetMinor > minorIndex(newestKnown.version)) {
+    return result([], [
+      finding({
+        code: "TARGET_UNKNOWN",
+        severity: "ERROR",
+        message: `the target ${targetText} is not a release the knowledge base knows: the newest it knows is ${newestKnown.version}${newestKnown.releaseDate > asOf ? ` (planned for ${newestKnown.releaseDate})` : ` (released ${newestKnown.releaseDate})`}. Plan to ${newestKnown.version} or older, or refresh the knowledge base once ${targetText} is out.`,
+        sourceUrl: newestKnown.sourceUrl,
+      }),
+    ]);
+  }
   const currentErrors = judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.severity === "ERROR");
   if (currentErrors.length > 0) {
     return result([], [
@@ -153,6 +165,19 @@ export function planUpgrade(
     );
   }
   findings.push(...crossedRequirements(snapshot, plan, startMinor, targetMinor));
+  const targetRelease = snapshot.findRelease(targetText);
+  if (targetRelease?.endOfLife != null && asOf > targetRelease.endOfLife) {
+    const oldestSupported = snapshot.releases.find((release) => release.releaseDate <= asOf && release.endOfLife !== null && release.endOfLife >= asOf);
+    findings.push(
+      finding({
+        code: "TARGET_END_OF_LIFE",
+        severity: "WARNING",
+        component: "kube-apiserver",
+        message: `the target ${targetText} reached its end of life on ${targetRelease.endOfLife} and gets no more patches${oldestSupported === undefined ? "" : `; the oldest minor still supported on ${asOf} is ${oldestSupported.version}: plan to it or newer`}`,
+        sourceUrl: targetRelease.sourceUrl,
+      }),
+    );
+  }
   // What the plan could not judge at the target: removals, and runtime requirements where the plan has runtimes.
   const about = `the target ${targetText}`;
   const edges = [

@@ -12,6 +12,7 @@ import { resolveProfile, ruleAppliesAt } from "./catalog.js";
 import { entriesOf, label, parseClusterPlan, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, skewCode, type Finding, type ValidationReport } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
+import { nearestName } from "./names.js";
 import { checkKubeletCgroup, checkRuntimeCgroup, checkRuntimeEndOfLife } from "./node-checks.js";
 import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion, type KubernetesVersion } from "./versions.js";
 
@@ -238,7 +239,10 @@ function checkKubeProxyAgainstKubelet(plan: ClusterPlan, rules: SkewRuleRecord[]
   for (const kubelet of kubernetesEntries(plan, "kubelet")) if (!kubeletByInstance.has(kubelet.instance)) kubeletByInstance.set(kubelet.instance, kubelet);
   for (const proxy of kubernetesEntries(plan, "kube-proxy")) {
     const kubelet = kubeletByInstance.get(proxy.instance);
-    if (kubelet === undefined) continue;
+    if (kubelet === undefined) {
+      if (kubeletByInstance.size > 0) findings.push(unpaired(proxy, "its skew against the kubelet", [...kubeletByInstance.values()]));
+      continue;
+    }
     const distance = minorIndex(proxy.kubernetes) - minorIndex(kubelet.kubernetes);
     // The policy's limit for old kube-proxy (< 1.25: two minors) holds in both directions.
     const limits = proxyRules.map((rule) => {
@@ -337,15 +341,7 @@ function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
     const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
     if (consumers.length === 0) {
       if (runtime.category !== "datastore" && index.kubelets.length > 0) {
-        findings.push(
-          finding({
-            code: "RUNTIME_NOT_CHECKED",
-            severity: "INFO",
-            component: runtime.component,
-            instance: runtime.instance,
-            message: `${label(runtime)} ${runtime.version} has no kubelet on the same instance, so its requirements were not checked; give the kubelet the same instance name`,
-          }),
-        );
+        findings.push(unpaired(runtime, "its requirements", index.kubelets));
       }
       continue;
     }
@@ -354,6 +350,23 @@ function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
     }
   }
   return findings;
+}
+
+/**
+ * A runtime or kube-proxy on an instance that has no kubelet: what could not
+ * be checked is a WARNING (a typo in an instance name must not turn a plan
+ * green), with the nearest kubelet instance as the likely meaning.
+ */
+function unpaired(entry: PlannedComponent, what: string, kubelets: readonly PlannedComponent[]): Finding {
+  const names = kubelets.map((kubelet) => kubelet.instance).filter((name): name is string => name !== null);
+  const meant = entry.instance === null ? null : nearestName(entry.instance, names, 3);
+  return finding({
+    code: entry.category === "network-proxy" ? "KUBE_PROXY_NOT_CHECKED" : "RUNTIME_NOT_CHECKED",
+    severity: "WARNING",
+    component: entry.component,
+    instance: entry.instance,
+    message: `${label(entry)} ${entry.version} has no kubelet on the same instance, so ${what} ${what.endsWith("s") ? "were" : "was"} not checked${meant === null ? `; give it the instance name of its kubelet (${names.length > 0 ? names.join(", ") : "the kubelets have no instance name"})` : `: did you mean ${meant}?`}`,
+  });
 }
 
 /** cgroup v1 nodes (what the plan says of each kubelet, and of the runtimes on its instance) and runtimes past their own end of life. */

@@ -5,7 +5,10 @@
  * a flag the command does not take is refused rather than ignored, so a typo
  * never silently changes the question asked.
  */
+import { editDistance } from "../../domain/names.js";
 import { UsageError } from "./errors.js";
+
+export { editDistance };
 
 export const COMMANDS = ["check", "plan", "scan", "nodepool"] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -165,19 +168,6 @@ function nearest(word: string, candidates: readonly string[]): string | null {
     if (distance <= 2 && (best === null || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate ?? null;
-}
-
-/** Levenshtein distance, for "did you mean" suggestions. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /** The value of a flag that takes one (switches never reach here). */
