@@ -137,3 +137,14 @@ describe("nothing skipped silently", () => {
     assert.ok(old.steps.length > 0);
   });
 });
+
+describe("versions as tools mangle them", () => {
+  it("asks whether 1.3 meant 1.30, and reads 1.30.x as the minor", async () => {
+    const snapshot = await kbSnapshot();
+    const eaten = validateCluster(snapshot, [{ component: "kube-apiserver", version: "1.3" }], { asOf: AS_OF });
+    assert.match(eaten.findings.find((finding) => finding.code === "VERSION_OLDER_THAN_KB")?.message ?? "", /Did you mean 1\.30\? An unquoted 1\.30 in YAML or JSON is the number 1\.3/);
+    const wildcard = validateCluster(snapshot, [{ component: "kube-apiserver", version: "1.30.x" }, { component: "kubelet", version: "v1.29.X" }], { asOf: AS_OF });
+    assert.equal(wildcard.status, "SUPPORTED_WITH_WARNINGS");
+    assert.ok(!wildcard.findings.some((finding) => finding.severity === "ERROR"));
+  });
+});

@@ -353,6 +353,18 @@ function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
 }
 
 /**
+ * "1.3" where "1.30" was meant: YAML and JSON read an unquoted 1.30 as the
+ * number 1.3. When the minor times ten is a release the knowledge base
+ * knows, say so.
+ */
+function eatenZero(snapshot: KbSnapshot, entry: PlannedComponent): string {
+  const version = entry.kubernetes;
+  if (version === null || version.patch !== null || version.minor >= 10) return "";
+  const meant = `${version.major}.${version.minor * 10}`;
+  return snapshot.findRelease(meant) === undefined ? "" : `. Did you mean ${meant}? An unquoted 1.30 in YAML or JSON is the number 1.3: quote versions ("${meant}")`;
+}
+
+/**
  * A runtime or kube-proxy on an instance that has no kubelet: what could not
  * be checked is a WARNING (a typo in an instance name must not turn a plan
  * green), with the nearest kubelet instance as the likely meaning.
@@ -584,7 +596,7 @@ function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): F
             severity: "WARNING",
             component: entry.component,
             instance: entry.instance,
-            message: `${label(entry)} ${entry.version} is older than the oldest release the knowledge base covers (${oldest.version}); ${minor} is long past its end of life`,
+            message: `${label(entry)} ${entry.version} is older than the oldest release the knowledge base covers (${oldest.version}); ${minor} is long past its end of life${eatenZero(snapshot, entry)}`,
             sourceUrl: oldest.sourceUrl,
           }),
         );

@@ -47,7 +47,8 @@ function parseUncached(input: unknown, field: string): KubernetesVersion {
   if (typeof input !== "string") {
     throw new InputError(`${field} must be a string such as "1.29" or "v1.29.3"`, field);
   }
-  const raw = input.trim();
+  // "1.30.x" (any patch of the minor) is read as the minor itself.
+  const raw = input.trim().replace(/^([vV]?\d+\.\d+)\.[xX*]$/, "$1");
   if (raw.length === 0) {
     throw new InputError(`${field} is empty; give a Kubernetes version such as "1.29" or "v1.29.3"`, field);
   }
