@@ -148,3 +148,41 @@ describe("versions as tools mangle them", () => {
     assert.ok(!wildcard.findings.some((finding) => finding.severity === "ERROR"));
   });
 });
+
+describe("is a release supported on a day?", () => {
+  let runtime: TestRuntime;
+  before(async () => {
+    runtime = await startTestRuntime();
+  });
+  after(async () => runtime?.close());
+
+  it("answers status and the supported range on REST, GraphQL and chat; latest and oldest-supported work where versions go", async () => {
+    const eol = await request(runtime.app).get(`/api/v1/releases/1.28?asOf=${AS_OF}`).expect(200);
+    assert.equal(eol.body.status, "END_OF_LIFE");
+    assert.equal(eol.body.asOf, AS_OF);
+    assert.equal(eol.body.oldestSupported, "1.35", "1.34 reached its end of life on 2026-10-27");
+    assert.equal(eol.body.newestSupported, "1.37");
+    assert.equal((await request(runtime.app).get("/api/v1/releases/1.34?asOf=2026-09-15").expect(200)).body.status, "MAINTENANCE");
+    assert.equal((await request(runtime.app).get("/api/v1/releases/1.37?asOf=2026-08-01").expect(200)).body.status, "NOT_YET_RELEASED");
+    assert.equal((await request(runtime.app).get(`/api/v1/releases/1.37?asOf=${AS_OF}`).expect(200)).body.status, "SUPPORTED", "the newest release is supported though its dates are not published");
+    assert.equal((await request(runtime.app).get(`/api/v1/releases/oldest-supported?asOf=${AS_OF}`).expect(200)).body.version, "1.35");
+    assert.equal((await request(runtime.app).get(`/api/v1/releases/1.30?asOf=not-a-date`).expect(400)).body.error.code, "BAD_USER_INPUT");
+
+    const graphql = await request(runtime.app).post("/graphql").send({ query: `{ release(version: "latest", asOf: "${AS_OF}") { version status oldestSupported } old: release(version: "1.28", asOf: "${AS_OF}") { status } }` }).expect(200);
+    assert.equal(graphql.body.errors, undefined, JSON.stringify(graphql.body.errors));
+    assert.deepEqual(graphql.body.data.release, { version: "1.37", status: "SUPPORTED", oldestSupported: "1.35" });
+    assert.equal(graphql.body.data.old.status, "END_OF_LIFE");
+
+    const chat = (text: string) => {
+      const parsed = parseCommand(text);
+      assert.ok(parsed.ok, text);
+      return runCommand(runtime.kb.current(), parsed.command).text;
+    };
+    assert.match(chat(`supported 1.28 asof=${AS_OF}`), /^\*\*❌ 1\.28 is past its end of life \(2024-10-22\) on 2026-11-29\*\*/);
+    assert.match(chat(`supported 1.28 asof=${AS_OF}`), /supported: 1\.35 to 1\.37/);
+    assert.match(chat(`supported asof=${AS_OF}`), /supported: 1\.35 to 1\.37/);
+
+    const plan = await request(runtime.app).post("/api/v1/validate").send({ components: [{ component: "apiserver", version: "oldest-supported" }, { component: "kubelet", version: "latest" }], asOf: AS_OF }).expect(200);
+    assert.ok(plan.body.findings.some((finding: { code: string }) => finding.code === "SKEW_KUBELET_NEWER_THAN_APISERVER"), JSON.stringify(plan.body.findings));
+  });
+});

@@ -11,6 +11,7 @@ import type { Finding, Severity } from "../domain/findings.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
+import { releaseStatus, resolveVersionAlias, supportedReleases } from "../domain/release-status.js";
 import { minorOf, parseKubernetesVersion } from "../domain/versions.js";
 import { InputError, NotFoundError } from "../errors.js";
 import type { ApiRemovalRecord, PortRecord, SkewRuleRecord } from "../kb/records.js";
@@ -30,6 +31,8 @@ export type ChatCommand =
   | { readonly kind: "release"; readonly version?: string }
   /** Where each kind of knowledge ends, and the sources it was read from. */
   | { readonly kind: "coverage" }
+  /** Is a minor supported today (or on asof=)? Without a version: which minors are. */
+  | { readonly kind: "supported"; readonly version?: string; readonly asOf?: string }
   /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
   | ({ readonly kind: "nodepool-check" } & NodePoolChange)
   /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
@@ -71,6 +74,7 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   skew: "skew kubelet [at 1.29] [profile=strict]",
   release: "release 1.30",
   coverage: "coverage",
+  supported: "supported 1.28 [asof=2026-12-01]",
   "nodepool-check":
     'nodepool check cp=1.30 [profile=strict] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
   "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
@@ -85,6 +89,7 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   skew: "the version-skew rules in force for a component",
   release: "release dates, end of life and the latest patch",
   coverage: "where the knowledge ends: the newest Kubernetes minor each kind of knowledge covers, and its sources",
+  supported: "is a minor supported today (or on a date)? Without a version: which minors are",
   "nodepool-check": "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
   "nodepool-rollback": "can a node pool go back to its old spec under the control plane as it is now?",
 };
@@ -112,6 +117,9 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   releases: "release",
   coverage: "coverage",
   sources: "coverage",
+  supported: "supported",
+  support: "supported",
+  eol: "supported",
   // `nodepool check|rollback …`: the word after it picks the kind (see parseNodePool).
   nodepool: "nodepool-check",
   nodepools: "nodepool-check",
@@ -545,6 +553,14 @@ export function parseCommand(text: string): ParseResult {
       case "coverage":
         if (args.length > 0) throw new Problem("coverage takes no arguments", "coverage");
         return { ok: true, command: { kind: "coverage" } };
+      case "supported": {
+        const { rest, options } = takeOptions(args, "supported", new Set(["asOf"]));
+        if (rest.length > 1) throw new Problem("give one version", "supported");
+        return {
+          ok: true,
+          command: { kind: "supported", ...(rest[0] === undefined ? {} : { version: rest[0] }), ...(options.asOf === undefined ? {} : { asOf: options.asOf }) },
+        };
+      }
       case "nodepool-check":
       case "nodepool-rollback":
         return { ok: true, command: parseNodePool(args) };
@@ -778,6 +794,29 @@ function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "sk
   };
 }
 
+function runSupported(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "supported" }>, options: RunOptions): ChatReplyDoc {
+  const asOf = parseAsOf(command.asOf ?? options.asOf, "asof");
+  const supported = supportedReleases(snapshot, asOf);
+  const range = supported.length === 0 ? "no minor is supported" : `supported: ${supported[0]!.version} to ${supported[supported.length - 1]!.version}`;
+  if (command.version === undefined) {
+    return { headline: `📅 Kubernetes on ${asOf}`, sections: [{ style: "plain", lines: [[range]] }], context: [revision(snapshot)] };
+  }
+  const release = getRelease(snapshot, String(resolveVersionAlias(snapshot, command.version, asOf, "version")));
+  const { status } = releaseStatus(snapshot, release, asOf);
+  const words: Record<typeof status, string> = {
+    SUPPORTED: `✅ ${release.version} is supported on ${asOf}${release.endOfStandardSupport === null ? "" : ` (standard support until ${release.endOfStandardSupport})`}`,
+    MAINTENANCE: `⚠️ ${release.version} is in maintenance on ${asOf}: critical fixes only, end of life ${release.endOfLife ?? "not set"}`,
+    END_OF_LIFE: `❌ ${release.version} is past its end of life (${release.endOfLife ?? "?"}) on ${asOf}`,
+    NOT_YET_RELEASED: `🕒 ${release.version} is not released yet on ${asOf} (planned ${release.releaseDate})`,
+    UNKNOWN: `❔ ${release.version}: the release calendar has no support dates for it`,
+  };
+  return {
+    headline: words[status],
+    sections: [{ style: "plain", lines: [[range], [{ link: release.sourceUrl, label: "Source" }]] }],
+    context: [revision(snapshot)],
+  };
+}
+
 function runCoverage(snapshot: KbSnapshot): ChatReplyDoc {
   const lines: Line[] = snapshot.coverage.map((claim) => [
     { bold: `${claim.knowledge}:` },
@@ -978,6 +1017,8 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
       return runRelease(snapshot, command);
     case "coverage":
       return runCoverage(snapshot);
+    case "supported":
+      return runSupported(snapshot, command, options);
     case "nodepool-check":
     case "nodepool-rollback":
       return runNodePool(snapshot, command);

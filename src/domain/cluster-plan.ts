@@ -9,6 +9,7 @@ import { InputError } from "../errors.js";
 import type { ComponentRecord } from "../kb/records.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { resolveComponent } from "./catalog.js";
+import { resolveVersionAlias } from "./release-status.js";
 import {
   formatVersion,
   parseComponentVersion,
@@ -66,7 +67,7 @@ export function isKubernetesVersioned(category: ComponentRecord["category"]): bo
   return KUBERNETES_VERSIONED.has(category);
 }
 
-export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "components"): ClusterPlan {
+export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "components", asOf: string = new Date().toISOString().slice(0, 10)): ClusterPlan {
   if (!Array.isArray(input)) throw new InputError(`${field} must be a list of {component, version, instance?}`, field);
   if (input.length === 0) throw new InputError(`${field} is empty; name at least one component with its version`, field);
   if (input.length > MAX_PLAN_COMPONENTS) {
@@ -89,7 +90,9 @@ export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "
       );
     }
     seen.set(key, index);
-    const planned = plannedComponent(component, instanceName, version, `${at}.version`);
+    // "latest" and "oldest-supported" name Kubernetes versions; runtimes and etcd have their own.
+    const resolved = isKubernetesVersioned(component.category) ? resolveVersionAlias(snapshot, version, asOf, `${at}.version`) : version;
+    const planned = plannedComponent(component, instanceName, resolved, `${at}.version`);
     const node = parseNodeFacts(raw as Record<string, unknown>, component, at);
     return node === undefined ? planned : { ...planned, node };
   });

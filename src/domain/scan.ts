@@ -36,6 +36,7 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
 import { verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
+import { resolveVersionAlias } from "./release-status.js";
 
 export interface ManifestFinding {
   readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
@@ -106,7 +107,7 @@ const FIELD = "manifests";
 const removalIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ApiRemovalRecord>>();
 
 export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string): ManifestScanReport {
-  const target = minorOf(parseKubernetesVersion(targetVersion, "targetVersion"));
+  const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, new Date().toISOString().slice(0, 10), "targetVersion"), "targetVersion"));
   // Callers come from HTTP and chat, where the type is only a hope.
   const text: unknown = manifests;
   if (typeof text !== "string") {

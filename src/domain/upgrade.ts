@@ -16,6 +16,7 @@ import type { KbSnapshot } from "../kb/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
+import { resolveVersionAlias } from "./release-status.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
 import {
@@ -74,7 +75,7 @@ export function planUpgrade(
 ): UpgradePlan {
   const plan = parseClusterPlan(snapshot, current, "current.components");
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
-  const target = parseKubernetesVersion(targetVersion, "targetVersion");
+  const target = parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, today(), "targetVersion"), "targetVersion");
   const targetMinor = minorIndex(target);
   const apiservers = plan.entries.filter((entry) => entry.component === "kube-apiserver");
   if (apiservers.length === 0) {

@@ -25,9 +25,9 @@ export interface ValidateOptions {
 }
 
 export function validateCluster(snapshot: KbSnapshot, components: unknown, options: ValidateOptions = {}): ValidationReport {
-  const plan = parseClusterPlan(snapshot, components, options.field);
-  const profile = resolveProfile(snapshot, options.profile ?? undefined);
   const asOf = parseAsOf(options.asOf);
+  const plan = parseClusterPlan(snapshot, components, options.field, asOf);
+  const profile = resolveProfile(snapshot, options.profile ?? undefined);
   return report(snapshot.revision, judgePlan(snapshot, plan, profile, asOf));
 }
 

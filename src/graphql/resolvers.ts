@@ -11,7 +11,8 @@ import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
-import { validateCluster } from "../domain/validate.js";
+import { parseAsOf, today, validateCluster } from "../domain/validate.js";
+import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
 import { parseMinor } from "../domain/versions.js";
 import { filesFromBundle } from "../kb/export.js";
 import { requireImporter } from "../rest/auth.js";
@@ -59,8 +60,15 @@ export const resolvers: Resolvers = {
     apiRemovals: (_parent, { fromVersion, toVersion }, { snapshot }) => [
       ...listApiRemovals(snapshot, { from: optional(fromVersion), to: optional(toVersion) }),
     ],
-    releases: (_parent, _args, { snapshot }) => [...snapshot.releases],
-    release: (_parent, { version }, { snapshot }) => snapshot.findRelease(parseMinor(version, "version")) ?? null,
+    releases: (_parent, _args, { snapshot }) => {
+      const day = today();
+      return snapshot.releases.map((release) => ({ ...release, ...releaseStatus(snapshot, release, day) }));
+    },
+    release: (_parent, { version, asOf }, { snapshot }) => {
+      const day = parseAsOf(asOf, "asOf");
+      const release = snapshot.findRelease(parseMinor(String(resolveVersionAlias(snapshot, version, day, "version")), "version"));
+      return release === undefined ? null : { ...release, ...releaseStatus(snapshot, release, day) };
+    },
     profiles: (_parent, _args, { snapshot }) => [...snapshot.profiles],
     upgradeOrder: (_parent, _args, { snapshot }) => [...snapshot.upgradeDependencies],
     runtimeRequirements: (_parent, _args, { snapshot }) => [...snapshot.runtimeRequirements],

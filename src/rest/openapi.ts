@@ -109,10 +109,28 @@ function buildRegistry(): OpenAPIRegistry {
   registry.registerPath({
     method: "get",
     path: "/api/v1/releases/{version}",
-    summary: "One release by minor (1.30, v1.30.2)",
+    summary: "One release by minor (1.30, v1.30.2, latest, oldest-supported), with its status on a date",
     tags: ["knowledge base"],
-    request: { params: z.object({ version: z.string().openapi({ example: "1.30" }) }) },
-    responses: { 200: { description: "The release", ...json(records.Release) }, ...notModified, ...readErrors, 404: { description: "Unknown release", ...json(errorResponse) } },
+    request: {
+      params: z.object({ version: z.string().openapi({ example: "1.30", description: "A minor or version, or latest (the newest released minor) or oldest-supported (the oldest minor still patched on asOf)." }) }),
+      query: z.object({ asOf: z.string().optional().openapi({ description: "The day to judge on, YYYY-MM-DD (default today).", example: "2026-11-29" }) }),
+    },
+    responses: {
+      200: {
+        description:
+          "The release, with status on asOf (SUPPORTED, MAINTENANCE: past the end of standard support, critical fixes only; END_OF_LIFE; NOT_YET_RELEASED; UNKNOWN: released but the calendar has no dates) and the oldest and newest minors still patched that day",
+        ...json(
+          z.intersection(
+            records.Release,
+            z.object({
+              status: z.enum(["SUPPORTED", "MAINTENANCE", "END_OF_LIFE", "NOT_YET_RELEASED", "UNKNOWN"]),
+              asOf: z.string(),
+              oldestSupported: z.string().nullable(),
+              newestSupported: z.string().nullable(),
+            }),
+          ),
+        ),
+      }, ...notModified, ...readErrors, 404: { description: "Unknown release", ...json(errorResponse) } },
   });
 
   const operations: Array<{ path: string; summary: string; body: z.ZodType; response: z.ZodType; description: string }> = [

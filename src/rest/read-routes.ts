@@ -18,6 +18,8 @@ import {
   summarise,
 } from "../domain/catalog.js";
 import { InputError } from "../errors.js";
+import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
+import { parseAsOf } from "../domain/validate.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { AnswerCache } from "../kb/answer-cache.js";
@@ -91,8 +93,10 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
   });
 
   get<{ version: string }>("/releases/:version", (req, snapshot) => {
-    parseQuery({}, req);
-    return { ...getRelease(snapshot, req.params.version), kbRevision: snapshot.revision };
+    const query = parseQuery({ asOf: filterValue.optional() }, req);
+    const asOf = parseAsOf(query.asOf);
+    const release = getRelease(snapshot, String(resolveVersionAlias(snapshot, req.params.version, asOf, "version")));
+    return { ...release, ...releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
   });
 
   // Whole lists without filters.

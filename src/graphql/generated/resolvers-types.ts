@@ -613,7 +613,7 @@ export type Query = {
   proxyModes: Array<ProxyMode>;
   /** Advice for upgrades: headroom, leader election, draining, re-registration. */
   recommendations: Array<Recommendation>;
-  /** One release by minor (`1.30`, `v1.30.2` and `1.30` are the same); null when unknown. */
+  /** One release by minor (`1.30`, `v1.30.2` and `1.30` are the same; also `latest` and `oldest-supported`), with its status on asOf; null when unknown. */
   release?: Maybe<Release>;
   /** Kubernetes minor releases, oldest first. */
   releases: Array<Release>;
@@ -824,6 +824,7 @@ export type QueryPortsArgs = {
  * answered with `ok: false` and ERROR findings.
  */
 export type QueryReleaseArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
   version: Scalars['String']['input'];
 };
 
@@ -905,6 +906,8 @@ export type RecordChange = {
 /** A Kubernetes minor release and its support window. */
 export type Release = {
   __typename?: 'Release';
+  /** The day the status is judged on (ISO 8601). */
+  asOf: Scalars['String']['output'];
   disagreement?: Maybe<Scalars['String']['output']>;
   endOfLife?: Maybe<Scalars['String']['output']>;
   /** When standard support ends and maintenance mode starts. */
@@ -914,13 +917,32 @@ export type Release = {
   etcdVersion?: Maybe<Scalars['String']['output']>;
   latestPatch?: Maybe<Scalars['String']['output']>;
   latestPatchDate?: Maybe<Scalars['String']['output']>;
+  /** The newest minor released by asOf and still patched. */
+  newestSupported?: Maybe<Scalars['String']['output']>;
+  /** The oldest minor still patched (SUPPORTED or MAINTENANCE) on asOf. */
+  oldestSupported?: Maybe<Scalars['String']['output']>;
   releaseDate: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
+  /** The release's status on asOf (today for lists). */
+  status: ReleaseStatus;
   /** e.g. "1.30" */
   version: Scalars['String']['output'];
 };
+
+/** A Kubernetes minor's status on a day, from the release calendar. */
+export type ReleaseStatus =
+  /** Past its end of life: no more patches. */
+  | 'END_OF_LIFE'
+  /** Past the end of standard support, before the end of life: critical fixes only. */
+  | 'MAINTENANCE'
+  /** Its release date is after the day asked about. */
+  | 'NOT_YET_RELEASED'
+  /** Released and within standard support. */
+  | 'SUPPORTED'
+  /** Released, but the calendar has no support dates for it and it is not the newest release. */
+  | 'UNKNOWN';
 
 /** A container runtime's own release line and its support window. */
 export type RuntimeRelease = {
@@ -1189,6 +1211,7 @@ export type ResolversTypes = {
   Recommendation: ResolverTypeWrapper<RecommendationRecord>;
   RecordChange: ResolverTypeWrapper<RecordChange>;
   Release: ResolverTypeWrapper<ReleaseRecord>;
+  ReleaseStatus: ReleaseStatus;
   RuntimeRelease: ResolverTypeWrapper<RuntimeReleaseRecord>;
   RuntimeRequirement: ResolverTypeWrapper<RuntimeRequirementRecord>;
   Severity: Severity;
@@ -1548,6 +1571,7 @@ export type RecordChangeResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type ReleaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Release'] = ResolversParentTypes['Release']> = {
+  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   disagreement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   endOfLife?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   endOfStandardSupport?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1555,9 +1579,12 @@ export type ReleaseResolvers<ContextType = GraphQLContext, ParentType extends Re
   etcdVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   latestPatch?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   latestPatchDate?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  newestSupported?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  oldestSupported?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   releaseDate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ReleaseStatus'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
