@@ -150,7 +150,7 @@ describe("validateCluster: runtimes, releases and input", () => {
 
   const badInputs: Array<[string, unknown, Record<string, string>, RegExp, string]> = [
     ["unknown component", plan("apiserver=1.30 kube-flux=1.0"), {}, /unknown component "kube-flux"; valid names are kube-apiserver, etcd/, "components[1].component"],
-    ["unparseable version", plan("apiserver=latest"), {}, /components\[0\]\.version "latest" is not a Kubernetes version/, "components[0].version"],
+    ["unparseable version", plan("apiserver=newest"), {}, /components\[0\]\.version "newest" is not a Kubernetes version/, "components[0].version"],
     ["unknown profile", plan("apiserver=1.30"), { profile: "lenient" }, /unknown profile "lenient"/, "profile"],
     ["bad asOf", plan("apiserver=1.30"), { asOf: "next tuesday" }, /asOf "next tuesday" is not a date/, "asOf"],
     ["impossible asOf", plan("apiserver=1.30"), { asOf: "2026-02-30" }, /is not a date/, "asOf"],

@@ -126,7 +126,7 @@ describe("GraphQL API", () => {
   });
 
   const badInputs: Array<[string, string, string, RegExp]> = [
-    ["an unparseable version", `{ validateCluster(plan: { components: [{ component: "apiserver", version: "latest" }] }) { ok } }`, "plan.components[0].version", /is not a Kubernetes version/],
+    ["an unparseable version", `{ validateCluster(plan: { components: [{ component: "apiserver", version: "newest" }] }) { ok } }`, "plan.components[0].version", /is not a Kubernetes version/],
     ["an unknown component", `{ validateCluster(plan: { components: [{ component: "flux-capacitor", version: "1.30" }] }) { ok } }`, "plan.components[0].component", /unknown component "flux-capacitor"; valid names are/],
     ["an unknown profile", `{ planUpgrade(current: { components: [{ component: "apiserver", version: "1.29" }] }, targetVersion: "1.30", profile: "yolo") { ok } }`, "profile", /unknown profile "yolo"/],
     ["a bad target", `{ planUpgrade(current: { components: [{ component: "apiserver", version: "1.29" }] }, targetVersion: "soon") { ok } }`, "targetVersion", /targetVersion "soon"/],

@@ -139,9 +139,11 @@ describe("where the knowledge ends, in the domain", () => {
     assert.deepEqual(edge(newer).map((finding) => finding.ruleId), ["coverage:skewRules"]);
   });
 
-  it("plans: a target beyond the removal knowledge says so", () => {
-    const result = planUpgrade(snapshot, plan("apiserver=1.37 kcm=1.37 kubelet=1.37"), "1.38");
-    assert.deepEqual(edge(result.findings).map((finding) => finding.ruleId).sort(), ["coverage:skewRules"]);
+  it("plans: a target beyond the runtime knowledge says so; one beyond the known releases is refused", () => {
+    const result = planUpgrade(snapshot, plan("apiserver=1.36 kcm=1.36 kubelet=1.36 containerd=2.3.0"), "1.37");
+    assert.deepEqual(edge(result.findings).map((finding) => finding.ruleId).sort(), ["coverage:runtimeRequirements"]);
+    const beyond = planUpgrade(snapshot, plan("apiserver=1.37 kcm=1.37 kubelet=1.37"), "1.38");
+    assert.equal(beyond.findings[0]?.code, "TARGET_UNKNOWN");
   });
 
   it("node pools: flags beyond the flag knowledge (1.35) say so", () => {

@@ -577,7 +577,8 @@ describe("scanning manifests for removed APIs", () => {
     });
 
     it("refuses a target that is not a Kubernetes version", () => {
-      for (const value of ["", "latest", "1.x", "v2", "1.25.x", 125]) {
+      // ("latest" and "1.25.x" are accepted: the newest release, and the minor.)
+      for (const value of ["", "newest", "1.x", "v2", "1.25.y", 125]) {
         assertInputError(() => scanManifests(snapshot, CRON_JOB, value as unknown as string), "targetVersion", /^targetVersion /);
       }
     });

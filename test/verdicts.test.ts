@@ -158,20 +158,20 @@ describe("is a release supported on a day?", () => {
 
   it("answers status and the supported range on REST, GraphQL and chat; latest and oldest-supported work where versions go", async () => {
     const eol = await request(runtime.app).get(`/api/v1/releases/1.28?asOf=${AS_OF}`).expect(200);
-    assert.equal(eol.body.status, "END_OF_LIFE");
-    assert.equal(eol.body.asOf, AS_OF);
-    assert.equal(eol.body.oldestSupported, "1.35", "1.34 reached its end of life on 2026-10-27");
-    assert.equal(eol.body.newestSupported, "1.37");
-    assert.equal((await request(runtime.app).get("/api/v1/releases/1.34?asOf=2026-09-15").expect(200)).body.status, "MAINTENANCE");
-    assert.equal((await request(runtime.app).get("/api/v1/releases/1.37?asOf=2026-08-01").expect(200)).body.status, "NOT_YET_RELEASED");
-    assert.equal((await request(runtime.app).get(`/api/v1/releases/1.37?asOf=${AS_OF}`).expect(200)).body.status, "SUPPORTED", "the newest release is supported though its dates are not published");
+    assert.equal(eol.body.support.status, "END_OF_LIFE");
+    assert.equal(eol.body.support.asOf, AS_OF);
+    assert.equal(eol.body.support.oldestSupported, "1.35", "1.34 reached its end of life on 2026-10-27");
+    assert.equal(eol.body.support.newestSupported, "1.37");
+    assert.equal((await request(runtime.app).get("/api/v1/releases/1.34?asOf=2026-09-15").expect(200)).body.support.status, "MAINTENANCE");
+    assert.equal((await request(runtime.app).get("/api/v1/releases/1.37?asOf=2026-08-01").expect(200)).body.support.status, "NOT_YET_RELEASED");
+    assert.equal((await request(runtime.app).get(`/api/v1/releases/1.37?asOf=${AS_OF}`).expect(200)).body.support.status, "SUPPORTED", "the newest release is supported though its dates are not published");
     assert.equal((await request(runtime.app).get(`/api/v1/releases/oldest-supported?asOf=${AS_OF}`).expect(200)).body.version, "1.35");
     assert.equal((await request(runtime.app).get(`/api/v1/releases/1.30?asOf=not-a-date`).expect(400)).body.error.code, "BAD_USER_INPUT");
 
-    const graphql = await request(runtime.app).post("/graphql").send({ query: `{ release(version: "latest", asOf: "${AS_OF}") { version status oldestSupported } old: release(version: "1.28", asOf: "${AS_OF}") { status } }` }).expect(200);
+    const graphql = await request(runtime.app).post("/graphql").send({ query: `{ release(version: "latest", asOf: "${AS_OF}") { version support { status oldestSupported } } old: release(version: "1.28", asOf: "${AS_OF}") { support { status } } }` }).expect(200);
     assert.equal(graphql.body.errors, undefined, JSON.stringify(graphql.body.errors));
-    assert.deepEqual(graphql.body.data.release, { version: "1.37", status: "SUPPORTED", oldestSupported: "1.35" });
-    assert.equal(graphql.body.data.old.status, "END_OF_LIFE");
+    assert.deepEqual(graphql.body.data.release, { version: "1.37", support: { status: "SUPPORTED", oldestSupported: "1.35" } });
+    assert.equal(graphql.body.data.old.support.status, "END_OF_LIFE");
 
     const chat = (text: string) => {
       const parsed = parseCommand(text);

@@ -49,7 +49,7 @@ export function releaseStatus(snapshot: KbSnapshot, release: ReleaseRecord, asOf
   };
 }
 
-const ALIASES = new Set(["latest", "newest", "oldest-supported"]);
+const ALIASES = new Set(["latest", "oldest-supported"]);
 
 export function isVersionAlias(text: unknown): boolean {
   return typeof text === "string" && ALIASES.has(text.trim().toLowerCase());

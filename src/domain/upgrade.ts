@@ -179,13 +179,9 @@ export function planUpgrade(
       }),
     );
   }
-  // What the plan could not judge at the target: removals, and runtime requirements where the plan has runtimes.
-  const about = `the target ${targetText}`;
-  const edges = [
-    knowledgeEdge(snapshot, "apiRemovals", targetText, about),
-    plan.entries.some((entry) => entry.category === "container-runtime") ? knowledgeEdge(snapshot, "runtimeRequirements", targetText, about) : undefined,
-  ];
-  findings.push(...edges.filter((edge): edge is Finding => edge !== undefined));
+  // What the plan could not judge at the target: the API removals crossed. (The final state's validation says it for skew, runtimes and nodes.)
+  const removalsEdge = knowledgeEdge(snapshot, "apiRemovals", targetText, `the target ${targetText}`);
+  if (removalsEdge !== undefined) findings.push(removalsEdge);
   findings.push(...recommendations(snapshot, plan, startMinor, targetMinor));
   // What still holds at the end (end of life, unknown versions) is worth knowing.
   findings.push(...judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO"));

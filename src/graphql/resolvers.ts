@@ -62,12 +62,12 @@ export const resolvers: Resolvers = {
     ],
     releases: (_parent, _args, { snapshot }) => {
       const day = today();
-      return snapshot.releases.map((release) => ({ ...release, ...releaseStatus(snapshot, release, day) }));
+      return snapshot.releases.map((release) => ({ ...release, support: releaseStatus(snapshot, release, day) }));
     },
     release: (_parent, { version, asOf }, { snapshot }) => {
       const day = parseAsOf(asOf, "asOf");
       const release = snapshot.findRelease(parseMinor(String(resolveVersionAlias(snapshot, version, day, "version")), "version"));
-      return release === undefined ? null : { ...release, ...releaseStatus(snapshot, release, day) };
+      return release === undefined ? null : { ...release, support: releaseStatus(snapshot, release, day) };
     },
     profiles: (_parent, _args, { snapshot }) => [...snapshot.profiles],
     upgradeOrder: (_parent, _args, { snapshot }) => [...snapshot.upgradeDependencies],

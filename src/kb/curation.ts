@@ -148,9 +148,16 @@ function validRevision(revision: unknown): number {
   return revision;
 }
 
+/** What reads add to a record (the snapshot's revision, a release's computed support): sent back with an edit, they are ignored. */
+const READ_ONLY_FIELDS = ["kbRevision", "support"];
+
 /** The record checked by the same zod schema as kb/, with every problem named. */
 function validRecord(entity: EntityName, input: unknown): object {
-  const parsed = ENTITIES[entity].schema.safeParse(input);
+  const record =
+    input !== null && typeof input === "object" && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).filter(([field]) => !READ_ONLY_FIELDS.includes(field)))
+      : input;
+  const parsed = ENTITIES[entity].schema.safeParse(record);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.map((issue) => ({
     field: issue.path.length > 0 ? `record.${issue.path.join(".")}` : "record",

@@ -123,10 +123,15 @@ function buildRegistry(): OpenAPIRegistry {
           z.intersection(
             records.Release,
             z.object({
-              status: z.enum(["SUPPORTED", "MAINTENANCE", "END_OF_LIFE", "NOT_YET_RELEASED", "UNKNOWN"]),
-              asOf: z.string(),
-              oldestSupported: z.string().nullable(),
-              newestSupported: z.string().nullable(),
+              support: z
+                .object({
+                  status: z.enum(["SUPPORTED", "MAINTENANCE", "END_OF_LIFE", "NOT_YET_RELEASED", "UNKNOWN"]),
+                  asOf: z.string(),
+                  oldestSupported: z.string().nullable(),
+                  newestSupported: z.string().nullable(),
+                })
+                .openapi({ description: "Computed from the calendar, not part of the record (an edit that sends it back has it ignored)." }),
+              kbRevision: z.number().int(),
             }),
           ),
         ),

@@ -96,7 +96,8 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
     const query = parseQuery({ asOf: filterValue.optional() }, req);
     const asOf = parseAsOf(query.asOf);
     const release = getRelease(snapshot, String(resolveVersionAlias(snapshot, req.params.version, asOf, "version")));
-    return { ...release, ...releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
+    // Computed, not part of the record: an edit may send it back and it is ignored.
+    return { ...release, support: releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
   });
 
   // Whole lists without filters.

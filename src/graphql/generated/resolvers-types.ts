@@ -906,8 +906,6 @@ export type RecordChange = {
 /** A Kubernetes minor release and its support window. */
 export type Release = {
   __typename?: 'Release';
-  /** The day the status is judged on (ISO 8601). */
-  asOf: Scalars['String']['output'];
   disagreement?: Maybe<Scalars['String']['output']>;
   endOfLife?: Maybe<Scalars['String']['output']>;
   /** When standard support ends and maintenance mode starts. */
@@ -917,16 +915,12 @@ export type Release = {
   etcdVersion?: Maybe<Scalars['String']['output']>;
   latestPatch?: Maybe<Scalars['String']['output']>;
   latestPatchDate?: Maybe<Scalars['String']['output']>;
-  /** The newest minor released by asOf and still patched. */
-  newestSupported?: Maybe<Scalars['String']['output']>;
-  /** The oldest minor still patched (SUPPORTED or MAINTENANCE) on asOf. */
-  oldestSupported?: Maybe<Scalars['String']['output']>;
   releaseDate: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
   sourceUrl: Scalars['String']['output'];
-  /** The release's status on asOf (today for lists). */
-  status: ReleaseStatus;
+  /** Computed from the calendar, not part of the record: the release's status on asOf (today for lists). */
+  support: ReleaseSupport;
   /** e.g. "1.30" */
   version: Scalars['String']['output'];
 };
@@ -943,6 +937,19 @@ export type ReleaseStatus =
   | 'SUPPORTED'
   /** Released, but the calendar has no support dates for it and it is not the newest release. */
   | 'UNKNOWN';
+
+/** A release's support on a day. */
+export type ReleaseSupport = {
+  __typename?: 'ReleaseSupport';
+  /** The day the status is judged on (ISO 8601). */
+  asOf: Scalars['String']['output'];
+  /** The newest minor released by asOf and still patched. */
+  newestSupported?: Maybe<Scalars['String']['output']>;
+  /** The oldest minor still patched (SUPPORTED or MAINTENANCE) on asOf. */
+  oldestSupported?: Maybe<Scalars['String']['output']>;
+  /** SUPPORTED, MAINTENANCE, END_OF_LIFE, NOT_YET_RELEASED or UNKNOWN. */
+  status: ReleaseStatus;
+};
 
 /** A container runtime's own release line and its support window. */
 export type RuntimeRelease = {
@@ -1212,6 +1219,7 @@ export type ResolversTypes = {
   RecordChange: ResolverTypeWrapper<RecordChange>;
   Release: ResolverTypeWrapper<ReleaseRecord>;
   ReleaseStatus: ReleaseStatus;
+  ReleaseSupport: ResolverTypeWrapper<ReleaseSupport>;
   RuntimeRelease: ResolverTypeWrapper<RuntimeReleaseRecord>;
   RuntimeRequirement: ResolverTypeWrapper<RuntimeRequirementRecord>;
   Severity: Severity;
@@ -1258,6 +1266,7 @@ export type ResolversParentTypes = {
   Recommendation: RecommendationRecord;
   RecordChange: RecordChange;
   Release: ReleaseRecord;
+  ReleaseSupport: ReleaseSupport;
   RuntimeRelease: RuntimeReleaseRecord;
   RuntimeRequirement: RuntimeRequirementRecord;
   SkewCondition: SkewCondition;
@@ -1571,7 +1580,6 @@ export type RecordChangeResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type ReleaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Release'] = ResolversParentTypes['Release']> = {
-  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   disagreement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   endOfLife?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   endOfStandardSupport?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1579,13 +1587,18 @@ export type ReleaseResolvers<ContextType = GraphQLContext, ParentType extends Re
   etcdVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   latestPatch?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   latestPatchDate?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  newestSupported?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  oldestSupported?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   releaseDate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  status?: Resolver<ResolversTypes['ReleaseStatus'], ParentType, ContextType>;
+  support?: Resolver<ResolversTypes['ReleaseSupport'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ReleaseSupportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReleaseSupport'] = ResolversParentTypes['ReleaseSupport']> = {
+  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  newestSupported?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  oldestSupported?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ReleaseStatus'], ParentType, ContextType>;
 };
 
 export type RuntimeReleaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RuntimeRelease'] = ResolversParentTypes['RuntimeRelease']> = {
@@ -1704,6 +1717,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Recommendation?: RecommendationResolvers<ContextType>;
   RecordChange?: RecordChangeResolvers<ContextType>;
   Release?: ReleaseResolvers<ContextType>;
+  ReleaseSupport?: ReleaseSupportResolvers<ContextType>;
   RuntimeRelease?: RuntimeReleaseResolvers<ContextType>;
   RuntimeRequirement?: RuntimeRequirementResolvers<ContextType>;
   SkewCondition?: SkewConditionResolvers<ContextType>;
