@@ -333,6 +333,7 @@ describe("scanning manifests for removed APIs", () => {
     assert.deepEqual(report.findings, [
       {
         code: "API_REMOVED",
+        phase: "REMOVED",
         severity: "ERROR",
         apiVersion: "extensions/v1beta1",
         kind: "Deployment",
@@ -482,46 +483,50 @@ describe("scanning manifests for removed APIs", () => {
   describe("bad input", () => {
     const CRON_JOB = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n";
 
+    /** The one DOCUMENT_UNREADABLE note of a scan, whose other documents were still judged. */
+    const unreadable = (manifests: string) => {
+      const report = scanManifests(snapshot, manifests, "1.25");
+      assert.equal(report.complete, false);
+      const notes = report.notes.filter((note) => note.code === "DOCUMENT_UNREADABLE");
+      assert.equal(notes.length, 1, JSON.stringify(report.notes));
+      assert.equal(notes[0]?.severity, "ERROR");
+      assert.equal(report.status, "UNSUPPORTED");
+      return { report, message: notes[0]!.message };
+    };
+
     it("names the document and the line of an unclosed quote", () => {
       const manifests = `${CRON_JOB}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: "shop-web\n  namespace: shop\n---\n${CRON_JOB}`;
       const line = manifests.split("\n").findIndex((text) => text.includes('"shop-web')) + 1;
       assert.equal(line, 9);
-      assertInputError(
-        () => scanManifests(snapshot, manifests, "1.25"),
-        "manifests",
-        new RegExp(`^manifests: document 2 \\(line ${line}\\) is not valid YAML: Missing closing "quote$`),
-      );
+      const { report, message } = unreadable(manifests);
+      assert.match(message, new RegExp(`^document 2 \\(line ${line}\\) is not valid YAML: Missing closing "quote; it was skipped`));
+      // The document before it is still judged (the unclosed quote swallows the rest of the stream).
+      assert.equal(report.findings[0]?.kind, "CronJob");
     });
 
-    it("names the document and the line of bad indentation", () => {
-      const under = `${CRON_JOB}---\n${CRON_JOB}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n namespace: shop\n`;
+    it("names the document and the line of bad indentation, and scans the others", () => {
+      const under = `${CRON_JOB}---\n${CRON_JOB}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n namespace: shop\n---\n${CRON_JOB}`;
       const underLine = under.split("\n").findIndex((text) => text.startsWith(" namespace")) + 1;
-      assertInputError(
-        () => scanManifests(snapshot, under, "1.25"),
-        "manifests",
-        new RegExp(`^manifests: document 3 \\(line ${underLine}\\) is not valid YAML: All mapping items must start at the same column$`),
-      );
+      const first = unreadable(under);
+      assert.match(first.message, new RegExp(`^document 3 \\(line ${underLine}\\) is not valid YAML: All mapping items must start at the same column`));
+      assert.deepEqual(first.report.findings.map((finding) => finding.documentIndex), [0, 1, 3], "the documents before and after it are judged");
       // Over-indented, the next line reads as the continuation of the value above; the parser blames that value's line.
       const over = under.replace("\n namespace: shop", "\n   namespace: shop");
       const overLine = over.split("\n").findIndex((text) => text === "  name: settings") + 1;
-      assertInputError(
-        () => scanManifests(snapshot, over, "1.25"),
-        "manifests",
-        new RegExp(`^manifests: document 3 \\(line ${overLine}\\) is not valid YAML: Nested mappings are not allowed in compact mappings$`),
-      );
+      assert.match(unreadable(over).message, new RegExp(`^document 3 \\(line ${overLine}\\) is not valid YAML: Nested mappings are not allowed in compact mappings`));
     });
 
-    it("refuses duplicate keys and aliases without an anchor, as kubectl does", () => {
-      assertInputError(
-        () => scanManifests(snapshot, `${CRON_JOB}kind: Deployment\n`, "1.25"),
-        "manifests",
-        /^manifests: document 1 \(line 5\) is not valid YAML: Map keys must be unique/,
-      );
+    it("reports duplicate keys as kubectl refuses them, and refuses aliases without an anchor", () => {
+      assert.match(unreadable(`${CRON_JOB}kind: Deployment\n`).message, /^document 1 \(line 5\) is not valid YAML: Map keys must be unique/);
       assertInputError(
         () => scanManifests(snapshot, `${CRON_JOB}---\napiVersion: *version\nkind: CronJob\n`, "1.25"),
         "manifests",
         /^manifests: document 2 \(line 6\) is not valid YAML: alias \*version refers to no anchor/,
       );
+    });
+
+    it("says complete: true when every document was read", () => {
+      assert.equal(scanManifests(snapshot, CRON_JOB, "1.25").complete, true);
     });
 
     it("refuses input larger than MAX_MANIFEST_BYTES, counting UTF-8 bytes", () => {
@@ -595,5 +600,36 @@ describe("scanning manifests for removed APIs", () => {
     assert.equal(report.kbRevision, 7);
     assert.deepEqual(report.findings, []);
     assert.equal(scanManifests(snapshot, manifest, "1.25").findings.length, 1, "the first snapshot's index is untouched");
+  });
+});
+
+describe("scans that say when: fromVersion splits the findings into phases", () => {
+  let snapshot: KbSnapshot;
+  before(async () => {
+    snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
+  });
+  const manifests = [
+    "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n", // removed 1.22: gone before 1.24
+    "apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: restricted\n", // removed 1.25: within 1.24 -> 1.29
+    "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata:\n  name: fs\n", // deprecated 1.29, removed 1.32
+  ].join("---\n");
+
+  it("marks what is already unservable at fromVersion and what breaks within the upgrade", () => {
+    const report = scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.24" });
+    assert.deepEqual(
+      report.findings.map((finding) => `${finding.kind} ${finding.phase} ${finding.severity}`),
+      ["Ingress ALREADY_REMOVED ERROR", "PodSecurityPolicy REMOVED_IN_UPGRADE ERROR", "FlowSchema DEPRECATED WARNING"],
+    );
+    assert.match(report.findings[0]?.message ?? "", /is not served at 1\.24 already/);
+    assert.match(report.findings[1]?.message ?? "", /it breaks on the way from 1\.24 to 1\.29/);
+    // The boundary: removed exactly at fromVersion is already removed; one minor later is within the upgrade.
+    assert.equal(scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.25" }).findings[1]?.phase, "ALREADY_REMOVED");
+    assert.equal(scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.22" }).findings[0]?.phase, "ALREADY_REMOVED");
+    assert.equal(scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.21" }).findings[0]?.phase, "REMOVED_IN_UPGRADE");
+    assert.equal(scanManifests(snapshot, manifests, "1.29").findings[0]?.phase, "REMOVED");
+  });
+
+  it("refuses a fromVersion newer than the target", () => {
+    assertInputError(() => scanManifests(snapshot, manifests, "1.25", { fromVersion: "1.29" }), "fromVersion", /fromVersion 1\.29 is newer than targetVersion 1\.25/);
   });
 });

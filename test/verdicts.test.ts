@@ -186,3 +186,50 @@ describe("is a release supported on a day?", () => {
     assert.ok(plan.body.findings.some((finding: { code: string }) => finding.code === "SKEW_KUBELET_NEWER_THAN_APISERVER"), JSON.stringify(plan.body.findings));
   });
 });
+
+describe("scans on the faces: fromVersion, unreadable documents, a manifest posted as JSON", () => {
+  let runtime: TestRuntime;
+  let server: http.Server;
+  let serverUrl: string;
+  before(async () => {
+    runtime = await startTestRuntime();
+    server = http.createServer(runtime.app);
+    serverUrl = await listen(server);
+  });
+  after(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await runtime?.close();
+  });
+  const manifests = "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n---\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: psp\n";
+
+  it("splits phases over REST (JSON and YAML), GraphQL and the CLI", async () => {
+    const json = await request(runtime.app).post("/api/v1/scan").send({ manifests, targetVersion: "1.29", fromVersion: "1.24" }).expect(200);
+    assert.deepEqual(json.body.findings.map((finding: { phase: string }) => finding.phase), ["ALREADY_REMOVED", "REMOVED_IN_UPGRADE"]);
+    const yaml = await request(runtime.app).post("/api/v1/scan?targetVersion=1.29&fromVersion=1.24").set("Content-Type", "application/yaml").send(manifests).expect(200);
+    assert.deepEqual(yaml.body.findings, json.body.findings);
+    const graphql = await request(runtime.app)
+      .post("/graphql")
+      .send({ query: "query($m: String!) { scanManifests(manifests: $m, targetVersion: \"1.29\", fromVersion: \"1.24\") { complete status findings { kind phase } } }", variables: { m: manifests } })
+      .expect(200);
+    assert.equal(graphql.body.errors, undefined, JSON.stringify(graphql.body.errors));
+    assert.deepEqual(graphql.body.data.scanManifests.findings, [{ kind: "Ingress", phase: "ALREADY_REMOVED" }, { kind: "PodSecurityPolicy", phase: "REMOVED_IN_UPGRADE" }]);
+    assert.equal(graphql.body.data.scanManifests.complete, true);
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-phase-"));
+    const file = path.join(directory, "m.yaml");
+    fs.writeFileSync(file, manifests);
+    const cli = await kubecompat(["--server", serverUrl, "scan", "--from", "1.24", "--to", "1.29", file, "-o", "json"]);
+    assert.equal(cli.code, 1, cli.stderr);
+    assert.deepEqual(JSON.parse(cli.stdout).files[0].findings.map((finding: { phase: string }) => finding.phase), ["ALREADY_REMOVED", "REMOVED_IN_UPGRADE"]);
+  });
+
+  it("reports an unreadable document and scans the rest; says how to send a manifest posted as JSON", async () => {
+    const broken = `${manifests}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n namespace: y\n`;
+    const report = await request(runtime.app).post("/api/v1/scan").send({ manifests: broken, targetVersion: "1.29" }).expect(200);
+    assert.equal(report.body.complete, false);
+    assert.equal(report.body.findings.length, 2);
+    assert.equal(report.body.notes[0].code, "DOCUMENT_UNREADABLE");
+    const object = await request(runtime.app).post("/api/v1/scan").send({ apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "a" } }).expect(400);
+    assert.match(object.body.error.message, /this body is a Kubernetes object, not a scan request: send \{"manifests"/);
+    assert.match(object.body.error.message, /Content-Type: application\/yaml \(JSON is YAML\)/);
+  });
+});

@@ -34,12 +34,21 @@ import type { ApiRemovalRecord } from "../kb/records.js";
 import { YamlCostMeter, firstDuplicateKey } from "../kb/yaml-limits.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
-import { verdictOf, type Finding, type Verdict } from "./findings.js";
+import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { resolveVersionAlias } from "./release-status.js";
 
+/**
+ * When the finding bites: ALREADY_REMOVED (not served at fromVersion
+ * either: the manifest cannot be applied today), REMOVED_IN_UPGRADE (served
+ * at fromVersion, gone at the target), REMOVED (gone at the target; no
+ * fromVersion given), DEPRECATED or SCHEDULED (still served at the target).
+ */
+export type RemovalPhase = "ALREADY_REMOVED" | "REMOVED_IN_UPGRADE" | "REMOVED" | "DEPRECATED" | "SCHEDULED";
+
 export interface ManifestFinding {
   readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
+  readonly phase: RemovalPhase;
   readonly severity: "ERROR" | "WARNING" | "INFO";
   readonly apiVersion: string;
   readonly kind: string;
@@ -70,8 +79,10 @@ export interface ManifestScanReport {
   readonly objectsScanned: number;
   /** Ordered by documentIndex, then line. */
   readonly findings: readonly ManifestFinding[];
-  /** About the scan as a whole, e.g. KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers. */
+  /** About the scan as a whole: DOCUMENT_UNREADABLE per malformed document, KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers. */
   readonly notes: readonly Finding[];
+  /** False when a document could not be read (see the DOCUMENT_UNREADABLE notes): the scan judged the others only. */
+  readonly complete: boolean;
   /** UNSUPPORTED when an object uses an API removed at the target; SUPPORTED_WITH_WARNINGS for deprecations and notes. */
   readonly status: Verdict;
 }
@@ -106,8 +117,16 @@ const FIELD = "manifests";
 /** Built once per snapshot; a snapshot is immutable, so the index never goes stale. */
 const removalIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ApiRemovalRecord>>();
 
-export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string): ManifestScanReport {
-  const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, new Date().toISOString().slice(0, 10), "targetVersion"), "targetVersion"));
+export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: { readonly fromVersion?: string | null | undefined } = {}): ManifestScanReport {
+  const day = new Date().toISOString().slice(0, 10);
+  const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, day, "targetVersion"), "targetVersion"));
+  const from =
+    options.fromVersion === undefined || options.fromVersion === null || options.fromVersion.trim() === ""
+      ? null
+      : minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, options.fromVersion, day, "fromVersion"), "fromVersion"));
+  if (from !== null && compareMinors(from, target) > 0) {
+    throw new InputError(`fromVersion ${from} is newer than targetVersion ${target}; give the version you upgrade from and the one you upgrade to`, "fromVersion");
+  }
   // Callers come from HTTP and chat, where the type is only a hope.
   const text: unknown = manifests;
   if (typeof text !== "string") {
@@ -123,15 +142,20 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
   let objectsScanned = 0;
   let documentIndex = -1;
 
+  // A malformed document is reported and skipped, not the whole scan: one bad template must not hide 499 good ones.
+  const unreadable: Finding[] = [];
   for (const document of parseDocuments(text, lineCounter)) {
     documentIndex += 1;
-    if (document.errors.length > 0) throw invalidYaml(document, documentIndex, lineCounter);
+    if (document.errors.length > 0) {
+      unreadable.push(unreadableDocument(invalidYaml(document, documentIndex, lineCounter).message));
+      continue;
+    }
     const duplicate = firstDuplicateKey(document);
     if (duplicate !== null) {
-      throw new InputError(
-        `${FIELD}: document ${documentIndex + 1} (line ${lineCounter.linePos(duplicate.range?.[0] ?? document.range[0]).line}) is not valid YAML: Map keys must be unique`,
-        FIELD,
+      unreadable.push(
+        unreadableDocument(`${FIELD}: document ${documentIndex + 1} (line ${lineCounter.linePos(duplicate.range?.[0] ?? document.range[0]).line}) is not valid YAML: Map keys must be unique`),
       );
+      continue;
     }
     if (isEmptyDocument(document)) continue;
     documentsScanned += 1;
@@ -160,14 +184,23 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
         line: lineCounter.linePos(offset).line,
         source,
       };
-      findings.push(findingFor(record, target, manifestObject, removals));
+      findings.push(findingFor(record, target, from, manifestObject, removals));
     }
   }
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`);
-  const notes = edge === undefined ? [] : [edge];
-  return { targetVersion: target, kbRevision: snapshot.revision, documentsScanned, objectsScanned, findings, notes, status: verdictOf([...findings, ...notes]) };
+  const notes = [...unreadable, ...(edge === undefined ? [] : [edge])];
+  return {
+    targetVersion: target,
+    kbRevision: snapshot.revision,
+    documentsScanned,
+    objectsScanned,
+    complete: unreadable.length === 0,
+    findings,
+    notes,
+    status: verdictOf([...findings, ...notes]),
+  };
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {
@@ -275,6 +308,14 @@ function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Docu
       FIELD,
     );
   }
+}
+
+function unreadableDocument(message: string): Finding {
+  return finding({
+    code: "DOCUMENT_UNREADABLE",
+    severity: "ERROR",
+    message: `${message.replace(/^manifests: /, "")}; it was skipped (kubectl apply would refuse it too), the other documents were scanned`,
+  });
 }
 
 function invalidYaml(document: Document.Parsed, documentIndex: number, lineCounter: LineCounter): InputError {
@@ -470,16 +511,21 @@ interface ManifestObject {
 function findingFor(
   record: ApiRemovalRecord,
   target: string,
+  from: string | null,
   object: ManifestObject,
   removals: ReadonlyMap<string, ApiRemovalRecord>,
 ): ManifestFinding {
   const removed = compareMinors(record.removedIn, target) <= 0;
+  const alreadyRemoved = removed && from !== null && compareMinors(record.removedIn, from) <= 0;
   const deprecated = !removed && record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0;
   const code = removed ? "API_REMOVED" : deprecated ? "API_DEPRECATED" : "API_REMOVAL_SCHEDULED";
   const severity = removed ? "ERROR" : deprecated ? "WARNING" : "INFO";
 
-  const status = removed
-    ? `which is no longer served from Kubernetes ${record.removedIn}`
+  const phase: RemovalPhase = alreadyRemoved ? "ALREADY_REMOVED" : removed ? (from === null ? "REMOVED" : "REMOVED_IN_UPGRADE") : code === "API_DEPRECATED" ? "DEPRECATED" : "SCHEDULED";
+  const status = alreadyRemoved
+    ? `which is not served at ${from} already (removed in ${record.removedIn}): this manifest cannot be applied to the cluster as it is today either`
+    : removed
+    ? `which is no longer served from Kubernetes ${record.removedIn}${from === null ? "" : `: it breaks on the way from ${from} to ${target}`}`
     : deprecated
       ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
       : `which will no longer be served from Kubernetes ${record.removedIn}`;
@@ -487,6 +533,7 @@ function findingFor(
 
   return {
     code,
+    phase,
     severity,
     apiVersion: object.apiVersion,
     kind: object.kind,

@@ -84,7 +84,7 @@ export const resolvers: Resolvers = {
       planUpgrade(snapshot, current.components, targetVersion, { profile }),
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
-    scanManifests: (_parent, { manifests, targetVersion }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion),
+    scanManifests: (_parent, { manifests, targetVersion, fromVersion }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion, { fromVersion }),
     checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile }, { snapshot }) =>
       checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile }),
     checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile }, { snapshot }) =>

@@ -86,19 +86,27 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
     express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
     checkRoute(kb, answers, options.onFindings, (req, snapshot) => {
       if (req.is(YAML_TYPES)) {
-        const { targetVersion } = queryParameters(req, ["targetVersion"]);
+        const { targetVersion, fromVersion } = queryParameters(req, ["targetVersion", "fromVersion"]);
         if (targetVersion === undefined || targetVersion.trim() === "") {
           throw new InputError("targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29", "targetVersion");
         }
-        return scanManifests(snapshot, typeof req.body === "string" ? req.body : "", targetVersion);
+        return scanManifests(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, { fromVersion });
       }
       if (!req.is("application/json")) {
         throw new UnsupportedMediaTypeError(
           `send the manifests as JSON {"manifests", "targetVersion"} (Content-Type: application/json) or as raw YAML (Content-Type: application/yaml, ?targetVersion=); got ${req.headers["content-type"] ?? "no Content-Type"}`,
         );
       }
+      const raw = req.body as Record<string, unknown> | null;
+      // A manifest posted as JSON is a Kubernetes object, not a scan request: say how to send it.
+      if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && !("manifests" in raw) && ("apiVersion" in raw || "kind" in raw || "items" in raw)) {
+        throw new InputError(
+          'this body is a Kubernetes object, not a scan request: send {"manifests": "<the YAML or JSON, as a string>", "targetVersion": "1.29"} as JSON, or post the manifest itself with Content-Type: application/yaml (JSON is YAML) and ?targetVersion=1.29',
+          "manifests",
+        );
+      }
       const body = parseJsonBody(scanRequest, req);
-      return scanManifests(snapshot, body.manifests, body.targetVersion);
+      return scanManifests(snapshot, body.manifests, body.targetVersion, { fromVersion: body.fromVersion });
     }),
   );
 

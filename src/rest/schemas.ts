@@ -81,6 +81,7 @@ export const scanRequest = z
       .max(MAX_MANIFEST_CHARS, "must be at most 10 MiB")
       .openapi({ description: "Multi-document YAML or JSON: kubectl get -o yaml, helm template, GitOps files." }),
     targetVersion,
+    fromVersion: shortText("The version the cluster runs now: each finding then says whether it is already unservable there (ALREADY_REMOVED) or breaks within the upgrade (REMOVED_IN_UPGRADE).", "1.24").nullish(),
   })
   .openapi("ScanRequest");
 
@@ -156,11 +157,19 @@ export const manifestScanReport = z
     kbRevision: z.number().int(),
     documentsScanned: z.number().int(),
     objectsScanned: z.number().int(),
-    notes: z.array(finding).openapi({ description: "About the scan as a whole: KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (GET /api/v1/coverage)." }),
+    notes: z.array(finding).openapi({
+      description:
+        "About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (GET /api/v1/coverage).",
+    }),
+    complete: z.boolean().openapi({ description: "False when a document could not be read: the others were scanned." }),
     findings: z.array(
       z
         .object({
           code: z.enum(["API_REMOVED", "API_DEPRECATED", "API_REMOVAL_SCHEDULED"]),
+          phase: z.enum(["ALREADY_REMOVED", "REMOVED_IN_UPGRADE", "REMOVED", "DEPRECATED", "SCHEDULED"]).openapi({
+            description:
+              "ALREADY_REMOVED: not served at fromVersion either; REMOVED_IN_UPGRADE: served at fromVersion, gone at the target; REMOVED: gone at the target (no fromVersion given); DEPRECATED or SCHEDULED: still served at the target.",
+          }),
           severity,
           apiVersion: z.string(),
           kind: z.string(),

@@ -58,7 +58,10 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
     KUBECTL_NODES,
   ],
   plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES],
-  scan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" }],
+  scan: [
+    { name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" },
+    { name: "from", value: "VERSION", description: "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade" },
+  ],
   nodepool: [
     { name: "control-plane", value: "VERSION", description: "the control plane's (kube-apiserver's) version, e.g. 1.30 (required)" },
     PROFILE,

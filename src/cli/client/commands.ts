@@ -181,7 +181,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
       const file = files[index]!;
       const label = labelOf(file);
       const manifests = await context.inputs.read(file, "manifest file");
-      const raw = await ask(context, route, { manifests, targetVersion }, { file: label });
+      const raw = await ask(context, route, defined({ manifests, targetVersion, fromVersion: flagValue(commandLine, "from") }), { file: label });
       results[index] = { file: label, answer: asScanAnswer(raw, context.api.server, route) };
     }
   };

@@ -328,6 +328,8 @@ export type ManifestFinding = {
   message: Scalars['String']['output'];
   name?: Maybe<Scalars['String']['output']>;
   namespace?: Maybe<Scalars['String']['output']>;
+  /** When it bites: already removed at fromVersion, removed within the upgrade, or only deprecated or scheduled. */
+  phase: RemovalPhase;
   removedIn: Scalars['String']['output'];
   /** The apiVersion to migrate to, when there is one. */
   replacement?: Maybe<Scalars['String']['output']>;
@@ -340,10 +342,12 @@ export type ManifestFinding = {
 
 export type ManifestScanReport = {
   __typename?: 'ManifestScanReport';
+  /** False when a document could not be read: the others were scanned. */
+  complete: Scalars['Boolean']['output'];
   documentsScanned: Scalars['Int']['output'];
   findings: Array<ManifestFinding>;
   kbRevision: Scalars['Int']['output'];
-  /** About the scan as a whole: KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
+  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
   notes: Array<Finding>;
   objectsScanned: Scalars['Int']['output'];
   /** UNSUPPORTED when an object uses an API removed at the target; SUPPORTED_WITH_WARNINGS for deprecations and notes; else SUPPORTED. */
@@ -840,6 +844,7 @@ export type QueryReleaseArgs = {
  * answered with `ok: false` and ERROR findings.
  */
 export type QueryScanManifestsArgs = {
+  fromVersion?: InputMaybe<Scalars['String']['input']>;
   manifests: Scalars['String']['input'];
   targetVersion: Scalars['String']['input'];
 };
@@ -950,6 +955,19 @@ export type ReleaseSupport = {
   /** SUPPORTED, MAINTENANCE, END_OF_LIFE, NOT_YET_RELEASED or UNKNOWN. */
   status: ReleaseStatus;
 };
+
+/** When a scan finding bites. */
+export type RemovalPhase =
+  /** Not served at fromVersion either: the manifest cannot be applied to the cluster as it is today. */
+  | 'ALREADY_REMOVED'
+  /** Still served at the target, but deprecated. */
+  | 'DEPRECATED'
+  /** No longer served at the target (no fromVersion was given). */
+  | 'REMOVED'
+  /** Served at fromVersion, no longer served at the target: it breaks within the upgrade. */
+  | 'REMOVED_IN_UPGRADE'
+  /** Still served at the target; its removal is scheduled for a later release. */
+  | 'SCHEDULED';
 
 /** A container runtime's own release line and its support window. */
 export type RuntimeRelease = {
@@ -1220,6 +1238,7 @@ export type ResolversTypes = {
   Release: ResolverTypeWrapper<ReleaseRecord>;
   ReleaseStatus: ReleaseStatus;
   ReleaseSupport: ResolverTypeWrapper<ReleaseSupport>;
+  RemovalPhase: RemovalPhase;
   RuntimeRelease: ResolverTypeWrapper<RuntimeReleaseRecord>;
   RuntimeRequirement: ResolverTypeWrapper<RuntimeRequirementRecord>;
   Severity: Severity;
@@ -1445,6 +1464,7 @@ export type ManifestFindingResolvers<ContextType = GraphQLContext, ParentType ex
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   namespace?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['RemovalPhase'], ParentType, ContextType>;
   removedIn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   replacement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   replacementAvailableIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1454,6 +1474,7 @@ export type ManifestFindingResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type ManifestScanReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManifestScanReport'] = ResolversParentTypes['ManifestScanReport']> = {
+  complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   documentsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['ManifestFinding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
