@@ -491,7 +491,7 @@ describe("scanning manifests for removed APIs", () => {
       assert.equal(notes.length, 1, JSON.stringify(report.notes));
       assert.equal(notes[0]?.severity, "ERROR");
       assert.equal(report.status, "UNSUPPORTED");
-      return { report, message: notes[0]!.message };
+      return { report, message: notes[0].message };
     };
 
     it("names the document and the line of an unclosed quote", () => {
