@@ -255,7 +255,20 @@ function sqlEverywhere(): HostileCase[] {
     post("rollback-check toVersion", "/api/v1/rollback-check", rollback([apiserver, kubelet], { toVersion: SQL }), "toVersion"),
     post("rollback-check profile", "/api/v1/rollback-check", rollback([apiserver, kubelet], { profile: SQL }), "profile"),
     post("scan targetVersion", "/api/v1/scan", { manifests: "apiVersion: v1\nkind: Pod\n", targetVersion: SQL }, "targetVersion"),
-    post("scan manifests", "/api/v1/scan", { manifests: SQL, targetVersion: "1.29" }, "manifests"),
+    {
+      // Not YAML an object can be read from: reported as an unreadable document, never executed.
+      name: "200 for SQL in scan manifests, which is no manifest",
+      method: "POST",
+      path: "/api/v1/scan",
+      body: { manifests: SQL, targetVersion: "1.29" },
+      status: 200,
+      code: null,
+      check: (body) => {
+        const scan = body as { objectsScanned: number; findings: unknown[] };
+        assert.equal(scan.objectsScanned, 0);
+        assert.deepEqual(scan.findings, []);
+      },
+    },
     post("kubectl's gitVersion", "/api/v1/validate/from-kubectl", { kubectlVersion: { serverVersion: { gitVersion: SQL } } }, "kubectlVersion.serverVersion.gitVersion"),
     post(
       "a node's kubeletVersion",

@@ -82,6 +82,18 @@ const scanYaml = (name: string, body: unknown, status: number, code: string | nu
 const refused = (name: string, body: unknown, message: RegExp, extra: Partial<HostileCase> = {}) => scanYaml(name, body, 400, "BAD_USER_INPUT", { field: "manifests", message, ...extra });
 const report = (check: (report: { documentsScanned: number; objectsScanned: number; findings: Array<{ code: string; name: string | null }> }) => void) => (body: unknown) =>
   check(body as Parameters<typeof check>[0]);
+/** Not valid YAML, but no hostile limit either: the document is reported unreadable (with its line) and the scan goes on. */
+const unreadable = (name: string, body: unknown, message: RegExp) =>
+  scanYaml(name, body, 200, null, {
+    check: (answer) => {
+      const scan = answer as { complete: boolean; status: string; notes: Array<{ code: string; message: string }> };
+      assert.equal(scan.complete, false);
+      assert.equal(scan.status, "UNSUPPORTED");
+      const note = scan.notes.find((entry) => entry.code === "DOCUMENT_UNREADABLE");
+      assert.ok(note, JSON.stringify(scan.notes));
+      assert.match(note.message, message);
+    },
+  });
 
 const scanOverRest: HostileCase[] = [
   refused("400 for a billion laughs", SHAPES.billionLaughs, /alias bomb/),
@@ -105,7 +117,7 @@ const scanOverRest: HostileCase[] = [
   refused("400 for 1.6 million tokens in 1.6 MB ([,,,,])", () => SHAPES.manyTokens, /YAML tokens/),
   refused("400 for 1.6 million empty lines", () => SHAPES.manyLines, /1500000 lines/),
   refused("400 for 100 001 empty documents", () => SHAPES.manyDocuments, /more than 100000 YAML documents/),
-  refused("400 for 200 000 stray [] (fails at the first, does not collect 400 000 errors)", () => SHAPES.strayBrackets, /not valid YAML/),
+  unreadable("200 and DOCUMENT_UNREADABLE for 200 000 stray [] (fails at the first, does not collect 400 000 errors)", () => SHAPES.strayBrackets, /not valid YAML/),
   refused("400 for random bytes", randomBytes, /which YAML does not allow/),
   refused("400 for a PNG", pngHeader, /U\+0000|U\+001A/),
   refused("400 for UTF-16 with a BOM sent as UTF-8", utf16WithBom, /U\+0000/),
@@ -115,15 +127,15 @@ const scanOverRest: HostileCase[] = [
   }),
   refused("400 for NUL inside a value", SHAPES.nul, /U\+0000/),
   refused("400 for ESC and DEL control characters", SHAPES.controlCharacters, /U\+001B/),
-  refused("400 for tab indentation", SHAPES.tabIndentation, /Tabs are not allowed/),
-  refused("400 for inconsistent indentation", SHAPES.badIndentation, /not valid YAML/),
-  refused("400 for duplicate keys", SHAPES.duplicateKeys, /line 5\) is not valid YAML: Map keys must be unique/),
-  refused("400 for duplicate keys in a flow mapping", SHAPES.duplicateFlowKeys, /Map keys must be unique/),
-  refused("400 for a duplicate key after 100 000 keys (found in one pass)", () => SHAPES.duplicateKeyAfter100k, /line 100001\) is not valid YAML: Map keys must be unique/),
-  refused("400 naming the line of an unclosed quote", SHAPES.unclosedQuote, /line 2\) is not valid YAML/),
-  refused("400 for an unclosed flow mapping", SHAPES.unclosedFlow, /not valid YAML/),
-  refused("400 for a 2000-character key", SHAPES.longKey, /not valid YAML/),
-  refused("400 for a megabyte of colons", SHAPES.colons, /not valid YAML/),
+  unreadable("200 and DOCUMENT_UNREADABLE for tab indentation", SHAPES.tabIndentation, /Tabs are not allowed/),
+  unreadable("200 and DOCUMENT_UNREADABLE for inconsistent indentation", SHAPES.badIndentation, /not valid YAML/),
+  unreadable("200 and DOCUMENT_UNREADABLE for duplicate keys", SHAPES.duplicateKeys, /line 5\) is not valid YAML: Map keys must be unique/),
+  unreadable("200 and DOCUMENT_UNREADABLE for duplicate keys in a flow mapping", SHAPES.duplicateFlowKeys, /Map keys must be unique/),
+  unreadable("200 and DOCUMENT_UNREADABLE for a duplicate key after 100 000 keys (found in one pass)", () => SHAPES.duplicateKeyAfter100k, /line 100001\) is not valid YAML: Map keys must be unique/),
+  unreadable("200 and DOCUMENT_UNREADABLE naming the line of an unclosed quote", SHAPES.unclosedQuote, /line 2\) is not valid YAML/),
+  unreadable("200 and DOCUMENT_UNREADABLE for an unclosed flow mapping", SHAPES.unclosedFlow, /not valid YAML/),
+  unreadable("200 and DOCUMENT_UNREADABLE for a 2000-character key", SHAPES.longKey, /not valid YAML/),
+  unreadable("200 and DOCUMENT_UNREADABLE for a megabyte of colons", SHAPES.colons, /not valid YAML/),
   scanYaml("200 for documents that are only comments", SHAPES.onlyComments, 200, null, { check: report((answer) => assert.deepEqual([answer.documentsScanned, answer.objectsScanned], [0, 0])) }),
   scanYaml("200 for documents that are only markers", SHAPES.onlyDocumentMarkers, 200, null, { check: report((answer) => assert.equal(answer.objectsScanned, 0)) }),
   scanYaml("200 for an empty body", "", 200, null, { check: report((answer) => assert.equal(answer.documentsScanned, 0)) }),
@@ -164,6 +176,12 @@ const scanOverJson: HostileCase[] = [
 ];
 
 const SCAN_QUERY = "query($m: String!) { scanManifests(manifests: $m, targetVersion: \"1.29\") { documentsScanned objectsScanned findings { code name } } }";
+const SCAN_NOTES_QUERY = "query($m: String!) { scanManifests(manifests: $m, targetVersion: \"1.29\") { complete notes { code message } } }";
+const unreadableOverGraphql = (message: RegExp) => (body: unknown) => {
+  const scan = (body as { data: { scanManifests: { complete: boolean; notes: Array<{ code: string; message: string }> } } }).data.scanManifests;
+  assert.equal(scan.complete, false);
+  assert.match(scan.notes.find((note) => note.code === "DOCUMENT_UNREADABLE")?.message ?? "", message);
+};
 const scanGraphql = (name: string, manifests: string, message: RegExp): HostileCase =>
   graphqlCase(name, SCAN_QUERY, { status: 200, code: "BAD_USER_INPUT", field: "manifests", message }, { m: manifests });
 const scanOverGraphql: HostileCase[] = [
@@ -171,8 +189,8 @@ const scanOverGraphql: HostileCase[] = [
   scanGraphql("BAD_USER_INPUT for an alias inside its own anchor", SHAPES.selfAlias, /expand forever/),
   scanGraphql("BAD_USER_INPUT for 100 000 nested [", SHAPES.flowNesting, /nested more than 200/),
   scanGraphql("BAD_USER_INPUT for 5000 compact - - -", SHAPES.compactBlockNesting, /nested more than 200/),
-  scanGraphql("BAD_USER_INPUT for tab indentation", SHAPES.tabIndentation, /Tabs are not allowed/),
-  scanGraphql("BAD_USER_INPUT for duplicate keys", SHAPES.duplicateKeys, /Map keys must be unique/),
+  graphqlCase("an unreadable document (tab indentation) is a note, not an error", SCAN_NOTES_QUERY, { status: 200, code: null, check: unreadableOverGraphql(/Tabs are not allowed/) }, { m: SHAPES.tabIndentation }),
+  graphqlCase("an unreadable document (duplicate keys) is a note, not an error", SCAN_NOTES_QUERY, { status: 200, code: null, check: unreadableOverGraphql(/Map keys must be unique/) }, { m: SHAPES.duplicateKeys }),
   scanGraphql("BAD_USER_INPUT for NUL", SHAPES.nul, /U\+0000/),
   {
     ...graphqlCase("BAD_USER_INPUT for 10.5 MiB of manifests", SCAN_QUERY, { status: 200, code: "BAD_USER_INPUT", field: "manifests", message: /the limit is 10 MiB/ }),
