@@ -31,18 +31,9 @@ import { createTestDatabase, query, type TestDatabase } from "./support/database
 import { eventually } from "./support/eventually.js";
 import { startPgProxy, type PgProxy } from "./support/pg-proxy.js";
 import { KB_DIR, createTestToken } from "./support/runtime.js";
+import { recommendation } from "./support/records.js";
 
-const record = (id: string, text = "Some advice.") => ({
-  id,
-  title: `Advice ${id}`,
-  components: ["kubelet"],
-  phase: "ANY",
-  appliesFrom: null,
-  appliesUntil: null,
-  text,
-  sourceUrl: "https://kubernetes.io/docs/setup/",
-  notes: null,
-});
+const record = recommendation;
 
 describe("edits answered truthfully around database faults", () => {
   let database: TestDatabase;

@@ -13,19 +13,10 @@ import { Curator } from "../src/kb/curation.js";
 import { ConflictError, InputError } from "../src/errors.js";
 import { query } from "./support/database.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { recommendation } from "./support/records.js";
 
 const editor = { name: "group-editor", role: "editor" as const };
-const record = (id: string, text = "Some advice.") => ({
-  id,
-  title: `Advice ${id}`,
-  components: ["kubelet"],
-  phase: "ANY",
-  appliesFrom: null,
-  appliesUntil: null,
-  text,
-  sourceUrl: "https://kubernetes.io/docs/setup/",
-  notes: null,
-});
+const record = recommendation;
 
 describe("edits committed in groups", () => {
   let runtime: TestRuntime;

@@ -245,17 +245,7 @@ export async function syncKnowledgeBase(
           data: { actor: actor.name, actorRole: actor.role, action: "kb.conflicts-resolved", entity: "kb", key: source, after: { resolved: resolved.count }, kbRevision: revision },
         });
       }
-      await tx.kbImport.create({
-        data: {
-          source,
-          revisionBefore,
-          revisionAfter: revision,
-          created: count("create"),
-          updated: count("update"),
-          deleted: count("delete"),
-          changes: changes.map((change) => ({ ...change })),
-        },
-      });
+      await recordImport(tx, source, revisionBefore, revision, changes);
       await tx.auditEntry.create({
         data: {
           actor: actor.name,
@@ -409,17 +399,7 @@ export async function mergeKbDirectory(
       const now = new Date();
       await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision, lastImportAt: now, importedBundleHash: hash }, update: { revision, lastImportAt: now } });
       const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
-      await tx.kbImport.create({
-        data: {
-          source,
-          revisionBefore,
-          revisionAfter: revision,
-          created: count("create"),
-          updated: count("update"),
-          deleted: count("delete"),
-          changes: [...changes.map((change) => ({ ...change })), ...newConflicts.map((conflict) => ({ entity: conflict.entity, key: conflict.key, action: "conflict" }))],
-        },
-      });
+      await recordImport(tx, source, revisionBefore, revision, changes, newConflicts);
       await tx.auditEntry.create({
         data: {
           actor: MERGE_ACTOR.name,
@@ -522,6 +502,29 @@ async function readImportBase(tx: Transaction, database: KbBundle, recordedHash:
     else base.set(id, { entity: edit.entity as EntityName, key: edit.key, record: withoutRevision(edit.before as object) });
   }
   return base;
+}
+
+/** The import's row in KbImport: what it changed (and which conflicts it found). */
+async function recordImport(
+  tx: Transaction,
+  source: string,
+  revisionBefore: number,
+  revisionAfter: number,
+  changes: readonly RecordChange[],
+  conflicts: readonly MergeConflict[] = [],
+): Promise<void> {
+  const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+  await tx.kbImport.create({
+    data: {
+      source,
+      revisionBefore,
+      revisionAfter,
+      created: count("create"),
+      updated: count("update"),
+      deleted: count("delete"),
+      changes: [...changes.map((change) => ({ ...change })), ...conflicts.map((conflict) => ({ entity: conflict.entity, key: conflict.key, action: "conflict" }))],
+    },
+  });
 }
 
 /** Profiles reference their parent: insert parents before children. */
