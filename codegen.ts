@@ -28,6 +28,7 @@ const config: CodegenConfig = {
           RuntimeRelease: "../../kb/records.js#RuntimeReleaseRecord",
           HostRequirement: "../../kb/records.js#HostRequirementRecord",
           Coverage: "../../kb/records.js#CoverageRecord",
+          ApiGroupVersion: "../../kb/records.js#ApiGroupVersionRecord",
           KnowledgeBase: "../../domain/catalog.js#KbSummary",
           Finding: "../../domain/findings.js#Finding as DomainFinding",
           ValidationReport: "../../domain/findings.js#ValidationReport as DomainValidationReport",

@@ -444,7 +444,9 @@ describe("the kubecompat CLI", () => {
       );
       assert.deepEqual(JSON.parse(run.stdout), {
         targetVersion: "1.29",
-        notes: (answers[0] as { notes: unknown[] }).notes,
+        notes: [clean, legacy].flatMap((file, index) =>
+          (answers[index] as { notes: Array<{ code: string; message: string }> }).notes.map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })),
+        ),
         files: [
           { file: clean, findings: (answers[0] as { findings: unknown[] }).findings },
           { file: legacy, findings: (answers[1] as { findings: unknown[] }).findings },

@@ -633,3 +633,29 @@ describe("scans that say when: fromVersion splits the findings into phases", () 
     assertInputError(() => scanManifests(snapshot, manifests, "1.25", { fromVersion: "1.29" }), "fromVersion", /fromVersion 1\.29 is newer than targetVersion 1\.25/);
   });
 });
+
+describe("scans say what they did not judge", () => {
+  let snapshot: KbSnapshot;
+  before(async () => {
+    snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
+  });
+
+  it("gives one API_NOT_JUDGED per unknown group/version with its object count, and none for the API server's own", () => {
+    const manifests = [
+      "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata:\n  name: a\n",
+      "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshotClass\nmetadata:\n  name: b\n",
+      "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata:\n  name: c\n",
+      "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: d\n",
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: e\n",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n",
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: g\n",
+    ].join("---\n");
+    const report = scanManifests(snapshot, manifests, "1.30");
+    const notes = report.notes.filter((note) => note.code === "API_NOT_JUDGED");
+    assert.equal(notes.length, 2, JSON.stringify(report.notes));
+    assert.match(notes[0]?.message ?? "", /^3 objects of snapshot\.storage\.k8s\.io\/v1beta1 \(VolumeSnapshot, VolumeSnapshotClass\) were not judged/);
+    assert.match(notes[1]?.message ?? "", /^1 object of cert-manager\.io\/v1 \(Certificate\) was not judged/);
+    assert.ok(notes.every((note) => note.severity === "INFO"));
+    assert.equal(report.status, "SUPPORTED", "what was not judged is said, not counted against the manifests");
+  });
+});

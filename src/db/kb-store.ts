@@ -57,6 +57,7 @@ const MAPPINGS: Readonly<Record<EntityName, Mapping>> = {
   runtimeReleases: { model: "runtimeRelease", dateFields: ["releaseDate", "endOfActiveSupport", "endOfLife"] },
   hostRequirements: { model: "hostRequirement", columns: { id: "requirementId" } },
   coverage: { model: "knowledgeCoverage", dateFields: ["sourceDate"] },
+  apiGroupVersions: { model: "apiGroupVersion" },
 };
 
 // Bookkeeping columns that are not part of a record. Each record's `revision`

@@ -85,6 +85,7 @@ export const FINDING_CODES = {
   ROLLBACK_UNSUPPORTED_ETCD_MINOR: "etcd minor downgrades need etcd's own downgrade procedure.",
   TARGET_UNKNOWN: "The upgrade target is newer than any release the knowledge base knows; no plan is made.",
   TARGET_END_OF_LIFE: "The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.",
+  API_NOT_JUDGED: "Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count.",
   DOCUMENT_UNREADABLE: "A document of the scanned input is not valid YAML; it was skipped and the scan says complete: false.",
   KNOWLEDGE_EDGE: "The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.",
   RUNTIME_END_OF_LIFE: "The container runtime's own release line is past its end of life on the asOf date (its project's release table).",

@@ -144,6 +144,9 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
 
   // A malformed document is reported and skipped, not the whole scan: one bad template must not hide 499 good ones.
   const unreadable: Finding[] = [];
+  // Objects of group/versions the knowledge base knows nothing of (a custom resource's): said, never passed in silence.
+  const known = knownApiVersions(snapshot);
+  const notJudged = new Map<string, { objects: number; kinds: Set<string> }>();
   for (const document of parseDocuments(text, lineCounter)) {
     documentIndex += 1;
     if (document.errors.length > 0) {
@@ -169,7 +172,15 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
       if (apiVersion === null || kind === null) continue;
       objectsScanned += 1;
       const record = removals.get(removalKey(apiVersion, kind));
-      if (record === undefined) continue;
+      if (record === undefined) {
+        if (!known.has(apiVersion)) {
+          const seen = notJudged.get(apiVersion) ?? { objects: 0, kinds: new Set<string>() };
+          seen.objects += 1;
+          seen.kinds.add(kind);
+          notJudged.set(apiVersion, seen);
+        }
+        continue;
+      }
       const metadata = field(object, "metadata", aliases);
       const name = isMap(metadata) ? stringField(metadata, "name", aliases) : null;
       const generateName = isMap(metadata) && name === null ? stringField(metadata, "generateName", aliases) : null;
@@ -190,7 +201,14 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`);
-  const notes = [...unreadable, ...(edge === undefined ? [] : [edge])];
+  const unjudged = [...notJudged].map(([apiVersion, seen]) =>
+    finding({
+      code: "API_NOT_JUDGED",
+      severity: "INFO",
+      message: `${seen.objects} object${seen.objects === 1 ? "" : "s"} of ${apiVersion} (${[...seen.kinds].sort().join(", ")}) ${seen.objects === 1 ? "was" : "were"} not judged: the knowledge base knows nothing of this API group/version (a custom resource's? check the CRD and the project that serves it)`,
+    }),
+  );
+  const notes = [...unreadable, ...unjudged, ...(edge === undefined ? [] : [edge])];
   return {
     targetVersion: target,
     kbRevision: snapshot.revision,
@@ -201,6 +219,18 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
     notes,
     status: verdictOf([...findings, ...notes]),
   };
+}
+
+const knownApiVersionSets = new WeakMap<KbSnapshot, ReadonlySet<string>>();
+
+/** The apiVersions the knowledge base can judge: those the API server serves or served, and those with removal records. */
+function knownApiVersions(snapshot: KbSnapshot): ReadonlySet<string> {
+  let known = knownApiVersionSets.get(snapshot);
+  if (known === undefined) {
+    known = new Set([...snapshot.apiGroupVersions.map((entry) => entry.apiVersion), ...snapshot.apiRemovals.map((record) => record.apiVersion)]);
+    knownApiVersionSets.set(snapshot, known);
+  }
+  return known;
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {

@@ -35,6 +35,7 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "runtimeReleases",
   "hostRequirements",
   "coverage",
+  "apiGroupVersions",
   "validateCluster",
   "planUpgrade",
   "checkRollback",

@@ -40,6 +40,7 @@ const ENTITY_OF: Readonly<Record<KbEntity, EntityName>> = {
   RUNTIME_RELEASES: "runtimeReleases",
   HOST_REQUIREMENTS: "hostRequirements",
   COVERAGE: "coverage",
+  API_GROUP_VERSIONS: "apiGroupVersions",
 };
 
 function curatorOf(curator: Curator | undefined): Curator {
@@ -78,6 +79,7 @@ export const resolvers: Resolvers = {
     runtimeReleases: (_parent, _args, { snapshot }) => [...snapshot.runtimeReleases],
     hostRequirements: (_parent, _args, { snapshot }) => [...snapshot.hostRequirements],
     coverage: (_parent, _args, { snapshot }) => [...snapshot.coverage],
+    apiGroupVersions: (_parent, _args, { snapshot }) => [...snapshot.apiGroupVersions],
     validateCluster: (_parent, { plan, profile, asOf }, { snapshot }) =>
       validateCluster(snapshot, plan.components, { profile, asOf, field: "plan.components" }),
     planUpgrade: (_parent, { current, targetVersion, profile }, { snapshot }) =>

@@ -418,6 +418,21 @@ export const coverageRecord = z.strictObject({
   notes: optionalText,
 });
 
+/** A group/version the Kubernetes API server serves or served: objects of it are judged; others are API_NOT_JUDGED. */
+export const apiGroupVersionRecord = z
+  .strictObject({
+    apiVersion: z.string().regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as batch/v1"),
+    group: z.string().regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
+    version: z.string().regex(/^v\d+((alpha|beta)\d+)?$/, "must be an API version such as v1beta1"),
+    sourceUrl,
+    notes: optionalText,
+  })
+  .refine((entry) => entry.apiVersion === (entry.group === "" ? entry.version : `${entry.group}/${entry.version}`), {
+    message: "must equal group/version (or just version for the core group)",
+    path: ["apiVersion"],
+  });
+
+export type ApiGroupVersionRecord = z.infer<typeof apiGroupVersionRecord>;
 export type RuntimeReleaseRecord = z.infer<typeof runtimeReleaseRecord>;
 export type HostRequirementRecord = z.infer<typeof hostRequirementRecord>;
 export type CoverageRecord = z.infer<typeof coverageRecord>;
@@ -451,6 +466,7 @@ export interface KbBundle {
   readonly runtimeReleases: readonly RuntimeReleaseRecord[];
   readonly hostRequirements: readonly HostRequirementRecord[];
   readonly coverage: readonly CoverageRecord[];
+  readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
 }
 
 export type EntityName = keyof KbBundle;
@@ -517,6 +533,7 @@ export const ENTITIES = {
   runtimeReleases: { file: "runtime-releases.yaml", versioned: true, schema: runtimeReleaseRecord, key: (r: RuntimeReleaseRecord) => `${r.component} ${r.line}` },
   hostRequirements: { file: "host-requirements.yaml", versioned: true, schema: hostRequirementRecord, key: (r: HostRequirementRecord) => r.id },
   coverage: { file: "coverage.yaml", schema: coverageRecord, key: (r: CoverageRecord) => `${r.knowledge} ${r.source}` },
+  apiGroupVersions: { file: "api-group-versions.yaml", schema: apiGroupVersionRecord, key: (r: ApiGroupVersionRecord) => r.apiVersion },
 } as const;
 
 export const ENTITY_NAMES = Object.keys(ENTITIES) as EntityName[];

@@ -24,6 +24,7 @@ import {
   type RuntimeReleaseRecord,
   type HostRequirementRecord,
   type CoverageRecord,
+  type ApiGroupVersionRecord,
 } from "./records.js";
 
 export interface SnapshotMeta {
@@ -54,6 +55,7 @@ export class KbSnapshot implements KbBundle {
   readonly runtimeReleases: readonly RuntimeReleaseRecord[];
   readonly hostRequirements: readonly HostRequirementRecord[];
   readonly coverage: readonly CoverageRecord[];
+  readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
 
   private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
   private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
@@ -89,6 +91,7 @@ export class KbSnapshot implements KbBundle {
     this.runtimeReleases = freezeAll(bundle.runtimeReleases);
     this.hostRequirements = freezeAll(bundle.hostRequirements);
     this.coverage = freezeAll(bundle.coverage);
+    this.apiGroupVersions = freezeAll(bundle.apiGroupVersions);
 
     const componentIndex = new Map<string, ComponentRecord>();
     for (const component of this.components) {

@@ -33,6 +33,7 @@ export const COLLECTIONS: Readonly<Record<string, EntityName>> = {
   "runtime-releases": "runtimeReleases",
   "host-requirements": "hostRequirements",
   coverage: "coverage",
+  "api-group-versions": "apiGroupVersions",
 };
 
 const auditQuery = z.strictObject({

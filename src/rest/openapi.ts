@@ -79,6 +79,7 @@ function buildRegistry(): OpenAPIRegistry {
     { path: "/api/v1/proxy-modes", summary: "kube-proxy modes per OS with their lifecycle", item: records.ProxyMode, name: "ProxyModeList" },
     { path: "/api/v1/runtime-releases", summary: "Container runtimes' own release lines and their end of life", item: records.RuntimeRelease, name: "RuntimeReleaseList" },
     { path: "/api/v1/host-requirements", summary: "Facts about the node a component runs on (cgroup v1)", item: records.HostRequirement, name: "HostRequirementList" },
+    { path: "/api/v1/api-group-versions", summary: "The group/versions the Kubernetes API server serves or served; a scanned object of any other is API_NOT_JUDGED", item: records.ApiGroupVersion, name: "ApiGroupVersionList" },
     { path: "/api/v1/coverage", summary: "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source it was read from", item: records.Coverage, name: "CoverageList" },
   ];
   for (const read of reads) {
@@ -359,6 +360,7 @@ const KEY_EXAMPLES: Readonly<Record<EntityName, string>> = {
   runtimeReleases: "containerd 1.7",
   hostRequirements: "kubelet-cgroup-v1-fails-by-default",
   coverage: "apiRemovals kubernetes/api",
+  apiGroupVersions: "apps/v1",
 };
 
 function recordSchemaOf(entity: EntityName): z.ZodType {
@@ -378,6 +380,7 @@ function recordSchemaOf(entity: EntityName): z.ZodType {
     runtimeReleases: "RuntimeRelease",
     hostRequirements: "HostRequirement",
     coverage: "Coverage",
+    apiGroupVersions: "ApiGroupVersion",
   };
   return records[names[entity]];
 }

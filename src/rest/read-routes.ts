@@ -112,6 +112,7 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
     "/runtime-releases": "runtimeReleases",
     "/host-requirements": "hostRequirements",
     "/coverage": "coverage",
+    "/api-group-versions": "apiGroupVersions",
   } as const;
   for (const [route, entity] of Object.entries(unfiltered)) {
     get(route, (req, snapshot) => {

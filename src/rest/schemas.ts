@@ -23,6 +23,7 @@ import {
   runtimeReleaseRecord,
   hostRequirementRecord,
   coverageRecord,
+  apiGroupVersionRecord,
 } from "../kb/records.js";
 import { MAX_PLAN_COMPONENTS } from "../domain/cluster-plan.js";
 
@@ -219,6 +220,7 @@ export const records = {
   RuntimeRelease: (runtimeReleaseRecord.clone() as unknown as z.ZodType).openapi("RuntimeRelease"),
   HostRequirement: (hostRequirementRecord.clone() as unknown as z.ZodType).openapi("HostRequirement"),
   Coverage: (coverageRecord.clone() as unknown as z.ZodType).openapi("Coverage"),
+  ApiGroupVersion: (apiGroupVersionRecord.clone() as unknown as z.ZodType).openapi("ApiGroupVersion"),
 };
 
 export const kbSummary = z

@@ -188,11 +188,15 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, files.length) }, () => worker()));
 
   const findings: FileFinding[] = results.flatMap(({ file, answer }) => answer.findings.map((finding: ManifestFinding) => ({ file, ...finding })));
+  // About each file as a whole (unreadable documents, APIs not judged); the same note of every file (where the knowledge ends) once.
+  const notes = results
+    .flatMap(({ file, answer }) => (answer.notes ?? []).map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })))
+    .filter((note, index, all) => all.findIndex((other) => other.code === note.code && other.message === note.message) === index);
   const first = results[0]!.answer;
   if (context.output === "json") {
     const report = {
       targetVersion: first.targetVersion,
-      notes: first.notes ?? [],
+      notes,
       files: results.map(({ file, answer }) => ({ file, findings: answer.findings })),
     };
     context.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -204,11 +208,11 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
       documentsScanned: results.reduce((sum, { answer }) => sum + (answer.documentsScanned ?? 0), 0),
       objectsScanned: results.reduce((sum, { answer }) => sum + (answer.objectsScanned ?? 0), 0),
       findings,
-      notes: first.notes ?? [],
+      notes,
     };
     context.write(context.output === "markdown" ? scanMarkdown(summary) : scanText(summary, context.style));
   }
-  return fails({ findings: [...findings, ...(first.notes ?? [])] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
+  return fails({ findings: [...findings, ...notes] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
 
 /** Reads a node-pool file and, when it names one, its KubeletConfiguration file (relative to the node-pool file). */
