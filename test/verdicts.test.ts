@@ -233,3 +233,26 @@ describe("scans on the faces: fromVersion, unreadable documents, a manifest post
     assert.match(object.body.error.message, /Content-Type: application\/yaml \(JSON is YAML\)/);
   });
 });
+
+describe("chat scan", () => {
+  it("scans manifests pasted after the command, fenced or not, with from and to", async () => {
+    const snapshot = await kbSnapshot();
+    const run = (text: string) => {
+      const parsed = parseCommand(text);
+      assert.ok(parsed.ok, JSON.stringify(parsed));
+      return runCommand(snapshot, parsed.command).text;
+    };
+    const manifests = "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n---\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: psp\n";
+    const fenced = run(`scan from 1.24 to 1.29\n\`\`\`yaml\n${manifests}\`\`\``);
+    assert.match(fenced, /^\*\*❌ Removed APIs at 1\.29\*\*/);
+    assert.match(fenced, /2 documents, 2 objects scanned for 1\.24 → 1\.29/);
+    assert.match(fenced, /document 1, line 1 \(already removed before the upgrade\)/);
+    assert.match(fenced, /document 2, line 6 \(breaks within the upgrade\)/);
+    assert.match(run(`scan 1.20\n${manifests}`), /^\*\*⚠️ Deprecated APIs at 1\.20\*\*/);
+    assert.match(run("scan 1.29\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"), /^\*\*✅ Nothing removed at 1\.29\*\*/);
+    const missing = parseCommand("scan to 1.29");
+    assert.ok(!missing.ok && /paste the manifests/.test(missing.problem));
+    const noTarget = parseCommand(`scan\n${manifests}`);
+    assert.ok(!noTarget.ok && /say which version/.test(noTarget.problem));
+  });
+});

@@ -10,6 +10,7 @@ import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import type { Finding, Severity } from "../domain/findings.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
+import { scanManifests } from "../domain/scan.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { releaseStatus, resolveVersionAlias, supportedReleases } from "../domain/release-status.js";
 import { minorOf, parseKubernetesVersion } from "../domain/versions.js";
@@ -31,6 +32,8 @@ export type ChatCommand =
   | { readonly kind: "release"; readonly version?: string }
   /** Where each kind of knowledge ends, and the sources it was read from. */
   | { readonly kind: "coverage" }
+  /** Manifests pasted after the first line (or in a ``` block), scanned for the target. */
+  | { readonly kind: "scan"; readonly to: string; readonly from?: string; readonly manifests: string }
   /** Is a minor supported today (or on asof=)? Without a version: which minors are. */
   | { readonly kind: "supported"; readonly version?: string; readonly asOf?: string }
   /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
@@ -75,6 +78,7 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   release: "release 1.30",
   coverage: "coverage",
   supported: "supported 1.28 [asof=2026-12-01]",
+  scan: "scan [from 1.24] to 1.29, then the manifests on the next lines (or in a ``` block)",
   "nodepool-check":
     'nodepool check cp=1.30 [profile=strict] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
   "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
@@ -90,6 +94,7 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   release: "release dates, end of life and the latest patch",
   coverage: "where the knowledge ends: the newest Kubernetes minor each kind of knowledge covers, and its sources",
   supported: "is a minor supported today (or on a date)? Without a version: which minors are",
+  scan: "which objects of the pasted manifests use API versions removed or deprecated at the target",
   "nodepool-check": "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
   "nodepool-rollback": "can a node pool go back to its old spec under the control plane as it is now?",
 };
@@ -525,8 +530,35 @@ function parseNodePool(args: string[]): ChatCommand {
 }
 
 /** Reads one chat command. Never throws: anything unreadable is a UsageProblem. */
+/** `scan [from A] to B`, then manifests: the first line is the command, the rest (fenced or not) is YAML. */
+function parseScan(text: string): ParseResult | undefined {
+  const match = /^\s*(?:(?:@?kubecompat|<@\w+>|\/\S+)\s+)?scan\b([^\n`]*)([\s\S]*)$/i.exec(text);
+  if (match === null) return undefined;
+  const words = tokenize(match[1] ?? "");
+  let from: string | undefined;
+  let to: string | undefined;
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index]!.toLowerCase();
+    if ((word === "from" || word === "to") && words[index + 1] !== undefined) {
+      if (word === "from") from = words[index + 1];
+      else to = words[index + 1];
+      index += 1;
+    } else if (to === undefined && isVersionLike(words[index])) {
+      to = words[index];
+    } else {
+      return { ok: false, problem: `I do not understand ${quote(words[index]!)} in scan`, kind: "scan" };
+    }
+  }
+  if (to === undefined) return { ok: false, problem: "say which version to scan for: scan to 1.29", kind: "scan" };
+  const manifests = (match[2] ?? "").replace(/^\s*```[a-z]*\n?/i, "").replace(/\n?```\s*$/, "").trim();
+  if (manifests === "") return { ok: false, problem: "paste the manifests after the first line (or in a ``` block)", kind: "scan" };
+  return { ok: true, command: { kind: "scan", to, ...(from === undefined ? {} : { from }), manifests } };
+}
+
 export function parseCommand(text: string): ParseResult {
   if (text.length > MAX_COMMAND_TEXT) return { ok: false, problem: `the command is longer than ${MAX_COMMAND_TEXT} characters` };
+  const scan = parseScan(text);
+  if (scan !== undefined) return scan;
   let tokens = tokenize(text);
   // Bridges often pass the whole message, mention of the bot included.
   if (tokens[0] !== undefined && /^(?:@?kubecompat|<@\w+>|\/\S+)$/i.test(tokens[0])) tokens = tokens.slice(1);
@@ -794,6 +826,34 @@ function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "sk
   };
 }
 
+function runScan(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "scan" }>): ChatReplyDoc {
+  const report = scanManifests(snapshot, command.manifests, command.to, { fromVersion: command.from });
+  const findings: Finding[] = report.findings.map((entry) => ({
+    code: entry.code,
+    severity: entry.severity,
+    component: null,
+    instance: null,
+    message: `document ${entry.documentIndex + 1}, line ${entry.line}${entry.phase === "ALREADY_REMOVED" ? " (already removed before the upgrade)" : entry.phase === "REMOVED_IN_UPGRADE" ? " (breaks within the upgrade)" : ""}: ${entry.message}`,
+    sourceUrl: entry.sourceUrl,
+    ruleId: null,
+  }));
+  const headline =
+    report.status === "UNSUPPORTED"
+      ? `❌ Removed APIs at ${report.targetVersion}`
+      : report.status === "SUPPORTED"
+        ? `✅ Nothing removed at ${report.targetVersion}`
+        : `⚠️ Deprecated APIs at ${report.targetVersion}`;
+  const all = [...findings, ...report.notes];
+  return {
+    headline,
+    sections: [
+      { style: "plain", lines: [[`${report.documentsScanned} documents, ${report.objectsScanned} objects scanned${command.from === undefined ? "" : ` for ${command.from} → ${report.targetVersion}`}; ${countWords(all)}${report.complete ? "" : "; some documents could not be read"}`]] },
+      ...(all.length > 0 ? [findingsSection(all)] : []),
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
 function runSupported(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "supported" }>, options: RunOptions): ChatReplyDoc {
   const asOf = parseAsOf(command.asOf ?? options.asOf, "asof");
   const supported = supportedReleases(snapshot, asOf);
@@ -1019,6 +1079,8 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
       return runCoverage(snapshot);
     case "supported":
       return runSupported(snapshot, command, options);
+    case "scan":
+      return runScan(snapshot, command);
     case "nodepool-check":
     case "nodepool-rollback":
       return runNodePool(snapshot, command);
