@@ -256,3 +256,22 @@ describe("chat scan", () => {
     assert.ok(!noTarget.ok && /say which version/.test(noTarget.problem));
   });
 });
+
+describe("honest steps", () => {
+  it("a kubelet that moves more than one minor, or back a minor, is new nodes; kubectl is advice", async () => {
+    const { planUpgrade } = await import("../src/domain/upgrade.js");
+    const { checkNodePoolRollback, checkNodePoolUpgrade } = await import("../src/domain/node-pool.js");
+    const snapshot = await kbSnapshot();
+    const result = planUpgrade(snapshot, plan("apiserver=1.30 kcm=1.30 kubelet@a=1.27 kubelet@b=1.30 kubectl=1.30"), "1.31");
+    const jump = result.steps.find((step) => step.component === "kubelet" && step.instance === "a");
+    assert.match(jump?.note ?? "", /^replace the nodes of a with new ones \(the kubelet moves \d minors; in place, a node moves one minor at a time\)/);
+    const inPlace = result.steps.find((step) => step.component === "kubelet" && step.instance === "b");
+    assert.match(inPlace?.note ?? "", /^drain the nodes of b first/);
+    assert.match(result.steps.find((step) => step.component === "kubectl")?.note ?? "", /^advice, not a cluster change/);
+
+    const kubeletStep = (report: { steps: ReadonlyArray<{ action: string; note: string }> }) => report.steps.find((step) => step.action === "kubelet")?.note ?? "";
+    assert.match(kubeletStep(checkNodePoolUpgrade(snapshot, { controlPlaneVersion: "1.30", from: { kubeletVersion: "1.28.3" }, to: { kubeletVersion: "1.30.1" } })), /^replace the nodes with new ones at 1\.30\.1/);
+    assert.match(kubeletStep(checkNodePoolUpgrade(snapshot, { controlPlaneVersion: "1.30", from: { kubeletVersion: "1.29.3" }, to: { kubeletVersion: "1.30.1" } })), /^upgrade the kubelet and restart it/);
+    assert.match(kubeletStep(checkNodePoolRollback(snapshot, { controlPlaneVersion: "1.30", current: { kubeletVersion: "1.30.1" }, rollbackTo: { kubeletVersion: "1.29.3" } })), /^replace the nodes with nodes built at the older version: a kubelet minor downgrade in place is not supported/);
+  });
+});

@@ -394,7 +394,15 @@ function steps(from: NodePool, to: NodePool, direction: "upgrade" | "rollback"):
     list.push({ action: "kubelet-configuration", component: "kubelet", fromVersion: null, toVersion: null, note: "change flags and the KubeletConfiguration together with the kubelet binary" });
   }
   if (formatVersion(from.kubelet) !== formatVersion(to.kubelet)) {
-    list.push({ action: "kubelet", component: "kubelet", fromVersion: formatVersion(from.kubelet), toVersion: formatVersion(to.kubelet), note: "restart the kubelet; the node re-registers with kube-apiserver" });
+    const minors = minorIndex(to.kubelet) - minorIndex(from.kubelet);
+    // kubeadm upgrades a node one minor at a time in place; going back a minor in place is not supported at all.
+    const note =
+      minors < 0
+        ? "replace the nodes with nodes built at the older version: a kubelet minor downgrade in place is not supported (the kubelet's state and the node's may be newer than it reads)"
+        : minors > 1
+          ? `replace the nodes with new ones at ${formatVersion(to.kubelet)}: the kubelet moves ${minors} minors, and a node is upgraded in place one minor at a time`
+          : "upgrade the kubelet and restart it; the node re-registers with kube-apiserver";
+    list.push({ action: "kubelet", component: "kubelet", fromVersion: formatVersion(from.kubelet), toVersion: formatVersion(to.kubelet), note });
   }
   if (runtimeChanges && direction === "rollback") list.push(runtimeStep);
   if ((from.kubeProxy && to.kubeProxy && formatVersion(from.kubeProxy) !== formatVersion(to.kubeProxy)) || from.proxyMode !== to.proxyMode) {

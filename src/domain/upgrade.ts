@@ -244,7 +244,7 @@ class Planner {
     }
     for (const kubectl of this.kubernetes("kubectl")) {
       if (minorIndex(kubectl.kubernetes!) < this.targetMinor) {
-        this.step([{ entry: kubectl, to: this.versionFor(this.targetMinor) }], "kubectl to the control plane's minor");
+        this.step([{ entry: kubectl, to: this.versionFor(this.targetMinor) }], "advice, not a cluster change: kubectl on operators' machines and in CI to the control plane's minor");
       }
     }
     for (const component of CONTROLLERS) {
@@ -378,7 +378,7 @@ class Planner {
     for (const kubectl of this.kubernetes("kubectl")) {
       if (next - minorIndex(kubectl.kubernetes!) > 1) {
         const oldestApiserver = Math.min(...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)));
-        this.step([{ entry: kubectl, to: this.versionFor(oldestApiserver) }], `kubectl stays within one minor of kube-apiserver`);
+        this.step([{ entry: kubectl, to: this.versionFor(oldestApiserver) }], "advice, not a cluster change: kubectl on operators' machines and in CI stays within one minor of kube-apiserver");
       }
     }
   }
@@ -390,7 +390,10 @@ class Planner {
     const to = this.versionFor(minor);
     const proxy = this.state.entries.find((entry) => entry.component === "kube-proxy" && entry.instance === kubelet.instance);
     const alone = this.withChanges([{ entry: current, to }]);
-    const note = `drain the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} first; ${why}`;
+    const minors = minor - minorIndex(current.kubernetes!);
+    // kubeadm upgrades a node one minor at a time in place: a bigger move is new nodes.
+    const how = minors > 1 ? `replace the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} with new ones (the kubelet moves ${minors} minors; in place, a node moves one minor at a time)` : `drain the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} first`;
+    const note = `${how}; ${why}`;
     if (proxy !== undefined && minorIndex(proxy.kubernetes!) < minor && this.errorsOf(alone, [current]).some((error) => error.component === "kube-proxy")) {
       this.step([{ entry: current, to }, { entry: proxy, to }], `${note}; kube-proxy moves with the kubelet (the policy in force ties them together)`);
     } else {
