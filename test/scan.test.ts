@@ -375,8 +375,9 @@ describe("scanning manifests for removed APIs", () => {
       at125!.message,
       `PodSecurityPolicy "restricted" uses extensions/v1beta1, which is no longer served from Kubernetes 1.16; its replacement policy/v1beta1 is no longer served from 1.25 either. There is no replacement API. Notes: ${removal("policy/v1beta1", "PodSecurityPolicy").notes}`,
     );
-    // The finding keeps the record's own data; only the advice follows the chain.
-    assert.equal(at125!.replacement, "policy/v1beta1");
+    // The structured replacement follows the chain as the advice does: at 1.25 there is none to move to.
+    assert.equal(at125!.replacement, null);
+    assert.equal(at120!.replacement, "policy/v1beta1");
 
     const flowSchema = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: batch\n";
     const [at126] = scanManifests(snapshot, flowSchema, "1.26").findings;
@@ -657,5 +658,18 @@ describe("scans say what they did not judge", () => {
     assert.match(notes[1]?.message ?? "", /^1 object of cert-manager\.io\/v1 \(Certificate\) was not judged/);
     assert.ok(notes.every((note) => note.severity === "INFO"));
     assert.equal(report.status, "SUPPORTED", "what was not judged is said, not counted against the manifests");
+  });
+});
+
+describe("the structured replacement is the one the target serves", () => {
+  it("follows the chain as the message does: flowcontrol v1beta1 at 1.37 is v1, not the removed v1beta2", async () => {
+    const snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
+    const flowSchema = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: fs\n";
+    const [late] = scanManifests(snapshot, flowSchema, "1.37").findings;
+    assert.equal(late?.replacement, "flowcontrol.apiserver.k8s.io/v1");
+    assert.match(late?.message ?? "", /migrate to flowcontrol\.apiserver\.k8s\.io\/v1/);
+    // While v1beta2 is still served (removed in 1.29), it is the one to move to.
+    const [early] = scanManifests(snapshot, flowSchema, "1.26").findings;
+    assert.equal(early?.replacement, "flowcontrol.apiserver.k8s.io/v1beta2");
   });
 });

@@ -574,8 +574,9 @@ function findingFor(
     source: object.source,
     removedIn: record.removedIn,
     deprecatedIn: record.deprecatedIn,
-    replacement: record.replacement,
-    replacementAvailableIn: record.replacementAvailableIn,
+    // The API to migrate to that the target serves: the end of the replacement chain, as the message says.
+    replacement: resolvedAtTarget(record, target, removals).advised.replacement,
+    replacementAvailableIn: resolvedAtTarget(record, target, removals).advised.replacementAvailableIn,
     message,
     sourceUrl: record.sourceUrl,
   };
@@ -592,10 +593,12 @@ function describeObject(object: ManifestObject): string {
 }
 
 /** The rest of the message, from the separator after the status to the final period. */
-function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, removals: ReadonlyMap<string, ApiRemovalRecord>): string {
-  const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
-  // A listed replacement may itself be gone by the target (extensions/v1beta1 → policy/v1beta1 PodSecurityPolicy,
-  // flowcontrol v1beta1 → v1beta2); advise where the chain ends rather than an API the target does not serve.
+/**
+ * A listed replacement may itself be gone by the target (extensions/v1beta1 → policy/v1beta1 PodSecurityPolicy,
+ * flowcontrol v1beta1 → v1beta2): the record where the chain ends is the one to advise, for the message and the
+ * structured `replacement` alike, rather than an API the target does not serve.
+ */
+function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: ReadonlyMap<string, ApiRemovalRecord>): { advised: ApiRemovalRecord; detour: string } {
   let advised = record;
   let detour = "";
   const visited = new Set([record]);
@@ -606,6 +609,12 @@ function migrationAdvice(record: ApiRemovalRecord, target: string, removed: bool
     visited.add(next);
     advised = next;
   }
+  return { advised, detour };
+}
+
+function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, removals: ReadonlyMap<string, ApiRemovalRecord>): string {
+  const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
+  const { advised, detour } = resolvedAtTarget(record, target, removals);
 
   const notes = advised.notes === null ? `See ${advised.sourceUrl}` : `Notes: ${advised.notes}`;
   if (advised.replacement === null) {
