@@ -89,7 +89,7 @@ describe("planUpgrade", () => {
     replay(snapshot, plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"), result);
     const runtime = result.steps.find((step) => step.component === "containerd");
     const kubelet = result.steps.find((step) => step.component === "kubelet");
-    assert.equal(runtime?.toVersion, "1.6.0");
+    assert.equal(runtime?.toVersion, "1.6.15", "containerd's own 1.26 row lists 1.6.15+, not the bare CRI v1 floor 1.6.0");
     assert.ok(runtime && kubelet && runtime.order < kubelet.order);
     assert.ok(result.findings.some((finding) => finding.code === "RUNTIME_REQUIREMENT_IN_UPGRADE" && finding.ruleId === "containerd-cri-v1alpha2-removed"));
     void start;
@@ -97,9 +97,11 @@ describe("planUpgrade", () => {
     const to136 = plan("apiserver=1.35 kcm=1.35 kubelet@a=1.35 kube-proxy@a=1.35 containerd@a=1.7.27");
     const result136 = planUpgrade(snapshot, to136, "1.36");
     replay(snapshot, to136, result136);
-    // containerd 1.x keeps working under 1.36 (the kubelet's fallback goes in 1.38): no forced containerd 2.0 step.
+    // containerd 1.x keeps working under 1.36 (the kubelet's fallback goes in 1.38), so nothing forces 2.0; but containerd's
+    // own 1.36 row lists only the 2.3 and 2.2 lines, so the plan moves to the oldest of them, 2.2.0, not to the bare 2.0.0.
     const containerd = result136.steps.find((step) => step.component === "containerd");
-    assert.equal(containerd, undefined);
+    assert.equal(containerd?.toVersion, "2.2.0");
+    assert.ok(!result136.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED"));
     assert.ok(!result136.findings.some((finding) => finding.severity === "ERROR"), JSON.stringify(result136.findings));
   });
 

@@ -122,9 +122,12 @@ describe("REST operations", () => {
     assert.equal(planned.body.ok, true);
     assert.deepEqual(planned.body.steps.map((step: { component: string; instance: string | null }) => `${step.component}@${step.instance}`), [
       "kube-apiserver@null",
+      // containerd's own table lists 1.7.13+ for 1.30: the runtime moves before its kubelet.
+      "containerd@general",
       "kubelet@general",
       "kube-proxy@general",
     ]);
+    assert.equal(planned.body.steps[1].toVersion, "1.7.13");
     const bad = await request(runtime.app).post("/api/v1/validate/from-kubectl").send({ kubectlVersion: { clientVersion: { gitVersion: "v1.30.0" } } }).expect(400);
     assert.equal(bad.body.error.details[0].field, "kubectlVersion.serverVersion.gitVersion");
     const none = await request(runtime.app).post("/api/v1/validate/from-kubectl").send({}).expect(400);

@@ -275,3 +275,23 @@ describe("honest steps", () => {
     assert.match(kubeletStep(checkNodePoolRollback(snapshot, { controlPlaneVersion: "1.30", current: { kubeletVersion: "1.30.1" }, rollbackTo: { kubeletVersion: "1.29.3" } })), /^replace the nodes with nodes built at the older version: a kubelet minor downgrade in place is not supported/);
   });
 });
+
+describe("plans that end supported", () => {
+  it("EKS 1.29, nodes 1.27, containerd 1.6.20, to 1.31: containerd moves to a listed version before the kubelet needs it", async () => {
+    const { planUpgrade } = await import("../src/domain/upgrade.js");
+    const snapshot = await kbSnapshot();
+    const current = plan("apiserver=v1.29.6-eks-1234 kcm=v1.29.6-eks-1234 kubelet@ng-a=v1.27.9-eks-5678 kube-proxy@ng-a=v1.27.9-eks-5678 containerd@ng-a=1.6.20");
+    const result = planUpgrade(snapshot, current, "1.31");
+    const runtime = result.steps.find((step) => step.component === "containerd");
+    assert.ok(runtime, JSON.stringify(result.steps));
+    // containerd's rows for 1.27-1.31 list the 1.6 line up to 1.6.34+ (1.31): the pool's own line, at the highest floor on its way.
+    assert.equal(runtime.toVersion, "1.6.34");
+    const firstKubelet = result.steps.find((step) => step.component === "kubelet");
+    assert.ok(firstKubelet && runtime.order < firstKubelet.order, "the runtime moves before the kubelet");
+    assert.match(runtime.note, /own table lists 1\.6\.34 or newer on the 1\.6 line/);
+    assert.ok(!result.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED"), JSON.stringify(result.findings.filter((finding) => finding.code.startsWith("RUNTIME"))));
+    assert.ok(!result.findings.some((finding) => finding.severity === "ERROR"));
+    // The only warnings left are ones the plan could not avoid: the 1.6 line's own end of life, releases past theirs.
+    assert.deepEqual([...new Set(result.findings.filter((finding) => finding.severity === "WARNING").map((finding) => finding.code))].sort(), ["RELEASE_END_OF_LIFE", "RUNTIME_END_OF_LIFE", "TARGET_END_OF_LIFE"]);
+  });
+});

@@ -25,6 +25,7 @@ import {
   minorIndex,
   parseComponentVersion,
   parseKubernetesVersion,
+  type ComponentVersion,
   type KubernetesVersion,
 } from "./versions.js";
 
@@ -411,7 +412,8 @@ class Planner {
       const inForce = this.snapshot.runtimeRequirements.filter(
         (requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor,
       );
-      const wanted = runtimeTarget(runtime, inForce, minor, this.state, kubelet);
+      const rows = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
+      const wanted = runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, Math.max(minor, this.targetMinor));
       if (wanted === null) continue;
       this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
     }
@@ -425,12 +427,54 @@ function relevantPart(state: ClusterPlan, changed: readonly PlannedComponent[]):
 }
 
 /** The runtime version a kubelet at `minor` needs, or null when the current one will do. */
+/**
+ * The version the runtime's own table lists for every kubelet minor from
+ * `minor` up to the plan's target: its current release line when the table
+ * lists that line all the way (at the highest floor on the way), else the
+ * oldest line listed all the way (else at the target). Null when the runtime
+ * already meets it, or the table says nothing.
+ */
+function listedTarget(runtime: PlannedComponent, rows: readonly RuntimeRequirementRecord[], minor: number, targetMinor: number): { version: string; why: string } | null {
+  const release = runtime.release!;
+  const rowAt = (at: number): RuntimeRequirementRecord | undefined =>
+    rows.filter((row) => minorIndex(row.kubernetesFrom) <= at).reduce<RuntimeRequirementRecord | undefined>((newest, row) => (newest === undefined || minorIndex(row.kubernetesFrom) > minorIndex(newest.kubernetesFrom) ? row : newest), undefined);
+  const path = [...new Set(Array.from({ length: Math.max(0, targetMinor - minor) + 1 }, (_, step) => rowAt(minor + step)).filter((row): row is RuntimeRequirementRecord => row !== undefined))];
+  if (path.length === 0) return null;
+  const floorsOf = (row: RuntimeRequirementRecord): ComponentVersion[] => (row.lineMinVersions.length > 0 ? row.lineMinVersions : row.minVersion === null ? [] : [row.minVersion]).map((floor) => parseComponentVersion(floor));
+  const lineOf = (version: ComponentVersion): string => `${version.major}.${version.minor}`;
+  const floorFor = (line: string): ComponentVersion | null => {
+    let highest: ComponentVersion | null = null;
+    for (const row of path) {
+      const floor = floorsOf(row).find((candidate) => lineOf(candidate) === line);
+      if (floor === undefined) return null;
+      if (highest === null || compareComponentVersions(floor, highest) > 0) highest = floor;
+    }
+    return highest;
+  };
+  let chosen = floorFor(lineOf(release));
+  if (chosen === null) {
+    const everywhere = floorsOf(path[path.length - 1]!).filter((floor) => floorFor(lineOf(floor)) !== null).sort(compareComponentVersions);
+    const line = everywhere[0] ?? floorsOf(path[path.length - 1]!).sort(compareComponentVersions)[0];
+    if (line === undefined) return null;
+    chosen = floorFor(lineOf(line)) ?? line;
+  }
+  if (compareComponentVersions(release, chosen) >= 0) return null;
+  const first = path[0]!.kubernetesFrom;
+  const last = path[path.length - 1]!.kubernetesFrom;
+  return {
+    version: chosen.raw,
+    why: `${runtime.component}'s own table lists ${chosen.raw} or newer on the ${lineOf(chosen)} line for Kubernetes ${first === last ? first : `${first} to ${last}`} (${path.map((row) => row.id).join(", ")}); use the newest patch of that line`,
+  };
+}
+
 function runtimeTarget(
   runtime: PlannedComponent,
   inForce: RuntimeRequirementRecord[],
   minor: number,
   state: ClusterPlan,
   kubelet: PlannedComponent,
+  rows: readonly RuntimeRequirementRecord[] = [],
+  targetMinor: number = minor,
 ): { version: string; why: string } | null {
   const release = runtime.release!;
   for (const requirement of inForce) {
@@ -447,13 +491,17 @@ function runtimeTarget(
     .filter((requirement) => requirement.kind === "MIN_VERSION" && requirement.minVersion !== null)
     .map((requirement) => ({ requirement, version: parseComponentVersion(requirement.minVersion) }))
     .filter(({ version }) => compareComponentVersions(release, version) < 0);
+  const listed = listedTarget(runtime, rows, minor, targetMinor);
   if (minimums.length > 0) {
     const highest = minimums.reduce((a, b) => (compareComponentVersions(b.version, a.version) > 0 ? b : a));
+    // The bare minimum would leave the runtime below its own table: go to what the table lists when that is higher.
+    if (listed !== null && compareComponentVersions(parseComponentVersion(listed.version), highest.version) > 0) return listed;
     return {
       version: highest.version.raw,
       why: `${runtime.component} ${highest.requirement.minVersion} or newer is required from Kubernetes ${highest.requirement.kubernetesFrom} (${highest.requirement.id})`,
     };
   }
+  if (listed !== null) return listed;
   if (inForce.some((requirement) => requirement.kind === "MATCH_KUBERNETES_MINOR") && (release.major !== 1 || release.minor !== minor % 1000)) {
     return { version: minorWords(minor), why: `${runtime.component} minors track Kubernetes minors` };
   }
