@@ -261,6 +261,16 @@ describe("properties of the domain core under random input", () => {
               assert.equal(typeof step.fromVersion, "string");
               assert.equal(typeof step.toVersion, "string");
             }
+            // A plan that is not refused ends in a state without an ERROR: the steps, applied, validate.
+            if (result.ok) {
+              const final = (plan as Array<{ component: string; version: string; instance?: string | null }>).map((entry) => {
+                const canonicalName = snapshot.findComponent(entry.component)?.name ?? entry.component;
+                const last = [...result.steps].reverse().find((step) => step.component === canonicalName && (step.instance ?? null) === (entry.instance?.trim() ? entry.instance.trim() : null));
+                return last === undefined ? entry : { ...entry, version: last.toVersion };
+              });
+              const verdict = validateCluster(snapshot, final, { profile: chosenProfile });
+              assert.ok(!verdict.findings.some((entry) => entry.severity === "ERROR"), `the plan's final state has an ERROR: ${verdict.findings.filter((entry) => entry.severity === "ERROR").map((entry) => entry.message).join(" | ")}`);
+            }
           },
         );
       }),
