@@ -15,7 +15,6 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { parseCommand, runCommand } from "../src/chatops/commands.js";
@@ -26,7 +25,7 @@ import { validateCluster } from "../src/domain/validate.js";
 import type { KbSnapshot } from "../src/kb/snapshot.js";
 import { crossCheckBundle } from "../src/kb/validate.js";
 import { kubecompat } from "./support/cli-process.js";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startListeningRuntime, type TestRuntime } from "./support/runtime.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 const AS_OF = "2026-11-29";
@@ -165,17 +164,14 @@ describe("where the knowledge ends, in the domain", () => {
 
 describe("where the knowledge ends, on every face", () => {
   let runtime: TestRuntime;
-  let server: http.Server;
   let serverUrl: string;
+  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
   before(async () => {
-    runtime = await startTestRuntime();
-    server = http.createServer(runtime.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    listening = await startListeningRuntime();
+    ({ runtime, url: serverUrl } = listening);
   });
   after(async () => {
-    await new Promise((resolve) => server?.close(resolve));
-    await runtime?.close();
+    await listening?.close();
   });
 
   it("lists the lifecycle-marker removals of 1.33-1.40 with their sources, and a scan at the removal finds one", async () => {

@@ -7,15 +7,14 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { parseCommand, runCommand } from "../src/chatops/commands.js";
 import { validateCluster } from "../src/domain/validate.js";
-import { kubecompat, listen } from "./support/cli-process.js";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { kubecompat } from "./support/cli-process.js";
+import { startListeningRuntime, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 const AS_OF = "2026-11-29";
@@ -38,16 +37,14 @@ describe("the verdict of a report", () => {
 
 describe("verdicts on every face", () => {
   let runtime: TestRuntime;
-  let server: http.Server;
   let serverUrl: string;
+  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
   before(async () => {
-    runtime = await startTestRuntime();
-    server = http.createServer(runtime.app);
-    serverUrl = await listen(server);
+    listening = await startListeningRuntime();
+    ({ runtime, url: serverUrl } = listening);
   });
   after(async () => {
-    await new Promise((resolve) => server?.close(resolve));
-    await runtime?.close();
+    await listening?.close();
   });
 
   it("REST and GraphQL carry status", async () => {
@@ -189,16 +186,14 @@ describe("is a release supported on a day?", () => {
 
 describe("scans on the faces: fromVersion, unreadable documents, a manifest posted as JSON", () => {
   let runtime: TestRuntime;
-  let server: http.Server;
   let serverUrl: string;
+  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
   before(async () => {
-    runtime = await startTestRuntime();
-    server = http.createServer(runtime.app);
-    serverUrl = await listen(server);
+    listening = await startListeningRuntime();
+    ({ runtime, url: serverUrl } = listening);
   });
   after(async () => {
-    await new Promise((resolve) => server?.close(resolve));
-    await runtime?.close();
+    await listening?.close();
   });
   const manifests = "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n---\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: psp\n";
 

@@ -66,3 +66,20 @@ export async function createTestToken(runtime: { readonly db: Database }, name: 
   await insertToken(runtime.db, { name, role, secretHash: hashSecret(secret), prefix: secretPrefix(secret) }, { name: "test", role: "admin" });
   return secret;
 }
+
+/** A TestRuntime listening on a free loopback port, for clients that need a URL (the CLI). */
+export async function startListeningRuntime(): Promise<{ runtime: TestRuntime; url: string; close(): Promise<void> }> {
+  const { default: http } = await import("node:http");
+  const runtime = await startTestRuntime();
+  const server = http.createServer(runtime.app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    runtime,
+    url,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await runtime.close();
+    },
+  };
+}
