@@ -109,6 +109,12 @@ async function copyKb(): Promise<string> {
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
+/** Reads a recommendation and puts it back with another text, as a curator does at run time. */
+async function editText(runtime: TestRuntime, editor: string, id: string, text: string): Promise<void> {
+  const current = (await request(runtime.app).get("/api/v1/recommendations").expect(200)).body.items.find((item: { id: string }) => item.id === id);
+  await request(runtime.app).put(`/api/v1/recommendations/${id}`).set(bearer(editor)).send({ ...current, text }).expect(200);
+}
+
 describe("merging kb/ into a database with run-time edits", () => {
   let runtime: TestRuntime;
   let editor: string;
@@ -126,14 +132,7 @@ describe("merging kb/ into a database with run-time edits", () => {
 
   it("keeps a run-time creation and edit when kb/ is unchanged, writing nothing", async () => {
     await request(runtime.app).post("/api/v1/recommendations").set(bearer(editor)).send(RECOMMENDATION).expect(201);
-    const existing = (await request(runtime.app).get("/api/v1/recommendations").expect(200)).body.items.find(
-      (item: { id: string }) => item.id === "worker-system-reserved",
-    );
-    await request(runtime.app)
-      .put("/api/v1/recommendations/worker-system-reserved")
-      .set(bearer(editor))
-      .send({ ...existing, text: "Edited at run time." })
-      .expect(200);
+    await editText(runtime, editor, "worker-system-reserved", "Edited at run time.");
     const revision = (await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`))[0]?.revision;
     const audit = (await query(runtime.database.url, `SELECT id FROM "AuditEntry"`)).length;
 
@@ -207,14 +206,7 @@ describe("merging kb/ into a database with run-time edits", () => {
     assert.equal((await readKnowledgeBase(runtime.db)).conflicts.length, 1);
 
     // An edit of the record decides it.
-    const current = (await request(runtime.app).get("/api/v1/recommendations").expect(200)).body.items.find(
-      (item: { id: string }) => item.id === "worker-system-reserved",
-    );
-    await request(runtime.app)
-      .put("/api/v1/recommendations/worker-system-reserved")
-      .set(bearer(editor))
-      .send({ ...current, text: "Changed in review." })
-      .expect(200);
+    await editText(runtime, editor, "worker-system-reserved", "Changed in review.");
     assert.equal((await request(runtime.app).get("/api/v1/kb").expect(200)).body.conflicts.length, 0);
     assert.match((await request(runtime.app).get("/metrics").expect(200)).text, /^kubecompat_kb_conflicts_open 0$/m);
   });
@@ -278,14 +270,7 @@ describe("a database imported before merge bases were recorded", () => {
       `INSERT INTO "AuditEntry" (actor, "actorRole", action, entity, key, "kbRevision") VALUES ('system:import', 'admin', 'kb.import', 'kb', 'directory:kb', 1)`,
     );
     await request(runtime.app).post("/api/v1/recommendations").set(bearer(editor)).send(RECOMMENDATION).expect(201);
-    const existing = (await request(runtime.app).get("/api/v1/recommendations").expect(200)).body.items.find(
-      (item: { id: string }) => item.id === "worker-system-reserved",
-    );
-    await request(runtime.app)
-      .put("/api/v1/recommendations/worker-system-reserved")
-      .set(bearer(editor))
-      .send({ ...existing, text: "Edited before the upgrade." })
-      .expect(200);
+    await editText(runtime, editor, "worker-system-reserved", "Edited before the upgrade.");
 
     const directory = await copyKb();
     const file = path.join(directory, "recommendations.yaml");

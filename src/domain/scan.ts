@@ -559,7 +559,8 @@ function findingFor(
     : deprecated
       ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
       : `which will no longer be served from Kubernetes ${record.removedIn}`;
-  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed, removals)}`;
+  const { advised, detour } = resolvedAtTarget(record, target, removals);
+  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed, advised, detour)}`;
 
   return {
     code,
@@ -575,8 +576,8 @@ function findingFor(
     removedIn: record.removedIn,
     deprecatedIn: record.deprecatedIn,
     // The API to migrate to that the target serves: the end of the replacement chain, as the message says.
-    replacement: resolvedAtTarget(record, target, removals).advised.replacement,
-    replacementAvailableIn: resolvedAtTarget(record, target, removals).advised.replacementAvailableIn,
+    replacement: advised.replacement,
+    replacementAvailableIn: advised.replacementAvailableIn,
     message,
     sourceUrl: record.sourceUrl,
   };
@@ -612,9 +613,8 @@ function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: Re
   return { advised, detour };
 }
 
-function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, removals: ReadonlyMap<string, ApiRemovalRecord>): string {
+function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, advised: ApiRemovalRecord, detour: string): string {
   const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
-  const { advised, detour } = resolvedAtTarget(record, target, removals);
 
   const notes = advised.notes === null ? `See ${advised.sourceUrl}` : `Notes: ${advised.notes}`;
   if (advised.replacement === null) {
