@@ -428,7 +428,9 @@ describe("kb:derive", () => {
       for (const absent of ["List", "Pod", "Relic", "flowcontrol.apiserver.k8s.io/v1 "]) assert.ok(!out.includes(absent), `"${absent}" must not be reported:\n${out}`);
       assert.ok(out.includes("2 derived removal(s) before 1.33 are not in the kb"), out);
       assert.ok(out.includes("1 kb record(s) removed before 1.33, the oldest tag read, are not compared"), out);
-      assert.ok(out.includes(HAS_SERVED_BY_DEFAULT ? "3 missing, 2 differs, 0 warnings" : "2 missing, 2 differs, 0 warnings"), out);
+      // A kb record without introducedIn gets the marker's value proposed.
+      assert.ok(out.includes("+ missing  widgets.example.k8s.io/v1alpha1 Gadget lacks introducedIn: marker says 1.31"), out);
+      assert.ok(out.includes(HAS_SERVED_BY_DEFAULT ? "4 missing, 2 differs, 0 warnings" : "3 missing, 2 differs, 0 warnings"), out);
       assertKbUntouched();
     });
 
@@ -448,7 +450,7 @@ describe("kb:derive", () => {
       assert.equal(gizmo.sourceUrl, `https://github.com/kubernetes/api/blob/${sha133}/widgets/v1alpha1/zz_generated.prerelease-lifecycle.go`);
       assert.match(String(gizmo.notes), new RegExp(`kubernetes-1\\.33\\.0 \\(commit ${sha133}\\)`));
       assert.match(String(gizmo.notes), new RegExp(`absent at kubernetes-1\\.34\\.0 \\(commit ${sha134}\\)`));
-      assert.match(String(gizmo.notes), /introducedIn 1\.30/);
+      assert.equal(gizmo.introducedIn, "1.30", "introducedIn is a field of the record, not a note");
       if (HAS_SERVED_BY_DEFAULT) assert.equal(gizmo.servedByDefault, false);
       else assert.match(String(gizmo.notes), /servedByDefault false/);
 

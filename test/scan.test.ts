@@ -381,7 +381,13 @@ describe("scanning manifests for removed APIs", () => {
 
     const flowSchema = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: batch\n";
     const [at126] = scanManifests(snapshot, flowSchema, "1.26").findings;
-    assert.match(at126!.message, /1\.26; migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta2 \(available since 1\.23\)\.$/);
+    // v1beta2 is itself deprecated at 1.26, and v1beta3 (served from 1.26) outlives it.
+    assert.match(
+      at126!.message,
+      /1\.26; its replacement flowcontrol\.apiserver\.k8s\.io\/v1beta2 is deprecated since 1\.26 and no longer served from 1\.29, so migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile \(served from 1\.26 until 1\.32\), and to flowcontrol\.apiserver\.k8s\.io\/v1 before upgrading to 1\.32\.$/,
+    );
+    const [flowAt125] = scanManifests(snapshot, flowSchema, "1.25").findings;
+    assert.match(flowAt125!.message, /; migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta2 \(available since 1\.23\) before upgrading to 1\.26\.$/);
     const [at129] = scanManifests(snapshot, flowSchema, "1.29").findings;
     assert.match(
       at129!.message,
@@ -668,8 +674,74 @@ describe("the structured replacement is the one the target serves", () => {
     const [late] = scanManifests(snapshot, flowSchema, "1.37").findings;
     assert.equal(late?.replacement, "flowcontrol.apiserver.k8s.io/v1");
     assert.match(late?.message ?? "", /migrate to flowcontrol\.apiserver\.k8s\.io\/v1/);
-    // While v1beta2 is still served (removed in 1.29), it is the one to move to.
-    const [early] = scanManifests(snapshot, flowSchema, "1.26").findings;
+    // While v1beta2 is served and not yet deprecated (1.25), it is the one to move to; from 1.26, v1beta3 outlives it.
+    const [early] = scanManifests(snapshot, flowSchema, "1.25").findings;
     assert.equal(early?.replacement, "flowcontrol.apiserver.k8s.io/v1beta2");
+    const [deprecated] = scanManifests(snapshot, flowSchema, "1.26").findings;
+    assert.equal(deprecated?.replacement, "flowcontrol.apiserver.k8s.io/v1beta3");
   });
+
+  // flowcontrol v1beta2 → v1 is the listed migration, but v1 is first served in 1.29: a target before it gets the
+  // version both sides serve, v1beta3 (introduced in 1.26, removed in 1.32), found from the records' introducedIn.
+  const interimCases: { title: string; apiVersion: string; target: string; replacement: string; availableIn: string | null; message: RegExp }[] = [
+    {
+      title: "v1beta2 at 1.28: v1 is not served yet, so v1beta3",
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2",
+      target: "1.28",
+      replacement: "flowcontrol.apiserver.k8s.io/v1beta3",
+      availableIn: "1.26",
+      message: /its replacement flowcontrol\.apiserver\.k8s\.io\/v1 is first served in 1\.29, after 1\.28, so migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile \(served from 1\.26 until 1\.32\) before upgrading to 1\.29, and to flowcontrol\.apiserver\.k8s\.io\/v1 before upgrading to 1\.32\.$/,
+    },
+    {
+      title: "v1beta2 at 1.26, the first minor serving v1beta3: v1beta3",
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2",
+      target: "1.26",
+      replacement: "flowcontrol.apiserver.k8s.io/v1beta3",
+      availableIn: "1.26",
+      message: /migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile/,
+    },
+    {
+      title: "v1beta2 at 1.25, before v1beta3 exists: v1 as listed, with no interim",
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2",
+      target: "1.25",
+      replacement: "flowcontrol.apiserver.k8s.io/v1",
+      availableIn: "1.29",
+      message: /first served in 1\.29, so no release serves both/,
+    },
+    {
+      title: "v1beta2 at 1.29, where v1 is served: v1",
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2",
+      target: "1.29",
+      replacement: "flowcontrol.apiserver.k8s.io/v1",
+      availableIn: "1.29",
+      message: /migrate to flowcontrol\.apiserver\.k8s\.io\/v1 \(available since 1\.29\)\.$/,
+    },
+    {
+      title: "v1beta1 at 1.28: past the removed v1beta1, v1beta2's v1 is not served yet, so v1beta3",
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1beta1",
+      target: "1.28",
+      replacement: "flowcontrol.apiserver.k8s.io/v1beta3",
+      availableIn: "1.26",
+      message: /no longer served from 1\.29 either|migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile/,
+    },
+    {
+      title: "v1beta3 at 1.28: no longer-lived version is served, so v1 once the cluster runs 1.29",
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3",
+      target: "1.28",
+      replacement: "flowcontrol.apiserver.k8s.io/v1",
+      availableIn: "1.29",
+      message: /once the cluster runs 1\.29 \(it is not served in 1\.28\)/,
+    },
+  ];
+  for (const { title, apiVersion, target, replacement, availableIn, message } of interimCases) {
+    it(title, async () => {
+      const snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
+      for (const kind of ["FlowSchema", "PriorityLevelConfiguration"]) {
+        const [finding] = scanManifests(snapshot, `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: fs\n`, target).findings;
+        assert.equal(finding?.replacement, replacement, `${kind}: ${finding?.message}`);
+        assert.equal(finding?.replacementAvailableIn, availableIn, kind);
+        assert.match(finding?.message ?? "", message, kind);
+      }
+    });
+  }
 });

@@ -559,8 +559,9 @@ function findingFor(
     : deprecated
       ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
       : `which will no longer be served from Kubernetes ${record.removedIn}`;
-  const { advised, detour } = resolvedAtTarget(record, target, removals);
-  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed, advised, detour)}`;
+  const advice = resolvedAtTarget(record, target, removals);
+  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed, advice)}`;
+  const interim = advice.interim?.record ?? null;
 
   return {
     code,
@@ -576,8 +577,9 @@ function findingFor(
     removedIn: record.removedIn,
     deprecatedIn: record.deprecatedIn,
     // The API to migrate to that the target serves: the end of the replacement chain, as the message says.
-    replacement: advised.replacement,
-    replacementAvailableIn: advised.replacementAvailableIn,
+    // (or, when that is first served after the target, the interim version both sides serve).
+    replacement: interim === null ? advice.advised.replacement : interim.apiVersion,
+    replacementAvailableIn: interim === null ? advice.advised.replacementAvailableIn : interim.introducedIn,
     message,
     sourceUrl: record.sourceUrl,
   };
@@ -593,13 +595,21 @@ function describeObject(object: ManifestObject): string {
   return object.namespace === null ? named : `${named} in namespace "${object.namespace}"`;
 }
 
-/** The rest of the message, from the separator after the status to the final period. */
 /**
  * A listed replacement may itself be gone by the target (extensions/v1beta1 → policy/v1beta1 PodSecurityPolicy,
  * flowcontrol v1beta1 → v1beta2): the record where the chain ends is the one to advise, for the message and the
  * structured `replacement` alike, rather than an API the target does not serve.
  */
-function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: ReadonlyMap<string, ApiRemovalRecord>): { advised: ApiRemovalRecord; detour: string } {
+interface MigrationAdvice {
+  /** The record where the replacement chain ends at the target. */
+  readonly advised: ApiRemovalRecord;
+  /** The message's account of the replacements passed over on the way. */
+  readonly detour: string;
+  /** A version to move to meanwhile when the advised replacement is first served after the target, or deprecated at it. */
+  readonly interim: Interim | null;
+}
+
+function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: ReadonlyMap<string, ApiRemovalRecord>): MigrationAdvice {
   let advised = record;
   let detour = "";
   const visited = new Set([record]);
@@ -610,11 +620,52 @@ function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: Re
     visited.add(next);
     advised = next;
   }
-  return { advised, detour };
+  return { advised, detour, interim: interimAtTarget(advised, target, removals) };
 }
 
-function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, advised: ApiRemovalRecord, detour: string): string {
+/**
+ * When the API to migrate to is first served after the target (flowcontrol v1beta2 → v1, served from 1.29), or is
+ * itself deprecated at the target (flowcontrol v1beta1 → v1beta2 at 1.28), the version to move to meanwhile is the
+ * longest-lived version of the same group and kind that the target serves by default and that outlives it
+ * (v1beta3, introduced in 1.26, removed in 1.32), found from the records' own introducedIn and removedIn.
+ */
+function interimAtTarget(advised: ApiRemovalRecord, target: string, removals: ReadonlyMap<string, ApiRemovalRecord>): Interim | null {
+  if (advised.replacement === null) return null;
+  const availableIn = advised.replacementAvailableIn;
+  const notServedYet = availableIn !== null && compareMinors(availableIn, target) > 0;
+  const replacement = removals.get(removalKey(advised.replacement, advised.kind));
+  const deprecated = !notServedYet && replacement?.deprecatedIn != null && compareMinors(replacement.deprecatedIn, target) <= 0 ? replacement : undefined;
+  if (!notServedYet && deprecated === undefined) return null;
+  // What the interim must outlive: the replacement it stands in for, else the advised version itself.
+  const outlive = deprecated?.removedIn ?? advised.removedIn;
+  let best: ApiRemovalRecord | null = null;
+  for (const candidate of removals.values()) {
+    if (candidate === advised || candidate === deprecated || candidate.group !== advised.group || candidate.kind !== advised.kind) continue;
+    if (candidate.introducedIn === null || compareMinors(candidate.introducedIn, target) > 0 || candidate.servedByDefault === false) continue;
+    if (compareMinors(candidate.removedIn, target) <= 0 || compareMinors(candidate.removedIn, outlive) <= 0) continue;
+    if (best === null || compareMinors(candidate.removedIn, best.removedIn) > 0) best = candidate;
+  }
+  return best === null ? null : { record: best, because: deprecated === undefined ? { notServedUntil: availableIn! } : { deprecated } };
+}
+
+interface Interim {
+  readonly record: ApiRemovalRecord;
+  /** Why the listed replacement is not the one to move to at the target. */
+  readonly because: { readonly notServedUntil: string } | { readonly deprecated: ApiRemovalRecord };
+}
+
+/** The rest of the message, from the separator after the status to the final period. */
+function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, { advised, detour, interim }: MigrationAdvice): string {
   const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
+  if (interim !== null) {
+    const { record: meanwhile, because } = interim;
+    const why =
+      "notServedUntil" in because
+        ? `is first served in ${because.notServedUntil}, after ${target}`
+        : `is deprecated since ${because.deprecated.deprecatedIn} and no longer served from ${because.deprecated.removedIn}`;
+    const then = meanwhile.replacement === null ? "" : `, and to ${meanwhile.replacement} before upgrading to ${meanwhile.removedIn}`;
+    return `${detour}; its replacement ${advised.replacement} ${why}, so migrate to ${meanwhile.apiVersion} meanwhile (served from ${meanwhile.introducedIn} until ${meanwhile.removedIn})${deadline}${then}.`;
+  }
 
   const notes = advised.notes === null ? `See ${advised.sourceUrl}` : `Notes: ${advised.notes}`;
   if (advised.replacement === null) {

@@ -161,6 +161,11 @@ export const apiRemovalRecord = z
     group: z.string().regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
     version: z.string().regex(/^v\d+((alpha|beta)\d+)?$/, "must be an API version such as v1beta1"),
     kind: z.string().regex(/^[A-Z][A-Za-z0-9]{1,62}$/, "must be a Kind in UpperCamelCase such as CronJob"),
+    /**
+     * The first minor that served this apiVersion and kind (its APILifecycleIntroduced marker), null where
+     * no marker says. A scan needs it to advise an interim version that both sides of an upgrade serve.
+     */
+    introducedIn: minorVersion.nullable().default(null),
     deprecatedIn: minorVersion.nullable().default(null),
     removedIn: minorVersion,
     replacement: z
@@ -188,6 +193,10 @@ export const apiRemovalRecord = z
       removal.deprecatedIn === null ||
       !(minorNumber(removal.deprecatedIn) > minorNumber(removal.removedIn)),
     { message: "must not be after removedIn", path: ["deprecatedIn"] },
+  )
+  .refine(
+    (removal) => removal.introducedIn === null || minorNumber(removal.introducedIn) < minorNumber(removal.removedIn),
+    { message: "must be before removedIn", path: ["introducedIn"] },
   );
 
 export const releaseRecord = z

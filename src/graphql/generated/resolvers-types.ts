@@ -29,6 +29,7 @@ export type ApiGroupVersion = {
   apiVersion: Scalars['String']['output'];
   /** The API group; empty for the core group. */
   group: Scalars['String']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
@@ -41,22 +42,33 @@ export type ApiGroupVersion = {
 /** An API version of a kind that stops being served in removedIn. */
 export type ApiRemoval = {
   __typename?: 'ApiRemoval';
+  /** group/version as manifests write it, e.g. batch/v1beta1 (just the version for the core group). */
   apiVersion: Scalars['String']['output'];
+  /** The minor that deprecated it, e.g. "1.21"; null where the source does not say. */
   deprecatedIn?: Maybe<Scalars['String']['output']>;
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
   /** The API group; empty for the core group. */
   group: Scalars['String']['output'];
+  /** The first minor that served this apiVersion and kind (its APILifecycleIntroduced marker); null where no marker says. */
+  introducedIn?: Maybe<Scalars['String']['output']>;
+  /** The kind served at this apiVersion, e.g. CronJob. */
   kind: Scalars['String']['output'];
+  /** Migration notes (field changes, how to cross); null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The first minor that no longer serves it, e.g. "1.25". */
   removedIn: Scalars['String']['output'];
   /** The apiVersion to migrate to; null when there is none. */
   replacement?: Maybe<Scalars['String']['output']>;
+  /** The first minor that serves the replacement; null when unknown or there is no replacement. */
   replacementAvailableIn?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
   /** Whether the apiserver served the version without --runtime-config (GA yes, alpha no, beta only when introduced before 1.24); null where the source does not say. */
   servedByDefault?: Maybe<Scalars['Boolean']['output']>;
+  /** The primary source (the deprecated API migration guide, or the k8s.io/api lifecycle marker). */
   sourceUrl: Scalars['String']['output'];
+  /** The API version, e.g. v1beta1. */
   version: Scalars['String']['output'];
 };
 
@@ -65,38 +77,54 @@ export type AuditEntry = {
   __typename?: 'AuditEntry';
   /** e.g. apiRemovals.update, kb.import, token.create */
   action: Scalars['String']['output'];
-  /** Token name (or cli:<user>, system:import). */
+  /** Token name, or cli:<user> (the token CLI), system:import (an import of kb/) or system:kb-merge (the merge of kb/ at start-up). */
   actor: Scalars['String']['output'];
+  /** The actor's role when it acted: editor or admin (the system and CLI actors act as admin). */
   actorRole: Scalars['String']['output'];
+  /** The state after: the record after a creation or update, kb/'s value for a `<entity>.conflict` entry, counts (and the changes) for kb.import and kb.merge, the token's name, role and prefix for token.create; null for retirements and token.revoke. */
   after?: Maybe<Scalars['JSONObject']['output']>;
   /** ISO 8601 */
   at: Scalars['String']['output'];
+  /** The state before: the record before an update or retirement, the database's value for a `<entity>.conflict` entry, the token for token.revoke; null for creations, imports and merges. */
   before?: Maybe<Scalars['JSONObject']['output']>;
+  /** The kind of record (e.g. apiRemovals), or kb for imports and merges, or token for API tokens. */
   entity: Scalars['String']['output'];
+  /** Increasing entry number; pass it as auditLog(before:) to page back. */
   id: Scalars['Int']['output'];
+  /** The knowledge-base revision after the change. */
   kbRevision: Scalars['Int']['output'];
+  /** The record's natural key; for imports and merges the source (e.g. directory:kb), for tokens the token name. */
   key: Scalars['String']['output'];
 };
 
 /** A cluster as a list of component versions. */
 export type ClusterPlanInput = {
+  /** Every component of the cluster with its version (at most 1000 entries); a component on several instances (HA members, node pools) is one entry per instance. */
   components: Array<ComponentVersionInput>;
 };
 
+/** One connection between two components: protocol, port, authentication and TLS. */
 export type CommunicationLink = {
   __typename?: 'CommunicationLink';
+  /** How the client proves who it is (client certificates, tokens, socket permissions). */
   authentication: Scalars['String']['output'];
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
+  /** The component that opens the connection (the client). */
   from: Scalars['String']['output'];
   /** Minimum TLS version, e.g. "1.2"; null when the link is not TLS. */
   minTlsVersion?: Maybe<Scalars['String']['output']>;
+  /** Reviewers' notes, e.g. the socket path; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The port connected to; null for a Unix socket or named pipe. */
   port?: Maybe<Scalars['Int']['output']>;
   /** HTTPS, gRPC over HTTP/2, gRPC over a Unix socket, ... */
   protocol: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the record. */
   sourceUrl: Scalars['String']['output'];
+  /** The component it connects to (the server). */
   to: Scalars['String']['output'];
 };
 
@@ -107,19 +135,25 @@ export type Component = {
   aliases: Array<Scalars['String']['output']>;
   /** apiserver, datastore, controller, scheduler, node-agent, network-proxy, container-runtime, runtime-shim or client. */
   category: Scalars['String']['output'];
-  /** Where sources disagree: what the other source says (the official documentation wins). */
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
   /** Canonical name, e.g. kube-apiserver. */
   name: Scalars['String']['output'];
+  /** Which machines it runs on. */
   nodeRole: NodeRole;
+  /** Reviewers' notes: caveats, defaults, where the design notes differ; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The plane it belongs to. */
   plane: Plane;
   /** The ports this component listens on. */
   ports: Array<Port>;
+  /** The process name as it shows in ps, e.g. kube-apiserver, crio, dockerd. */
   processName: Scalars['String']['output'];
+  /** What it does, in a few sentences. */
   responsibility: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the record. */
   sourceUrl: Scalars['String']['output'];
   /** Whom it talks to and how. */
   talksTo: Scalars['String']['output'];
@@ -144,6 +178,7 @@ export type Coverage = {
   __typename?: 'Coverage';
   /** The kind of knowledge (an entity), e.g. apiRemovals. */
   knowledge: Scalars['String']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
@@ -159,8 +194,10 @@ export type Coverage = {
   throughMinor: Scalars['String']['output'];
 };
 
+/** The outcome of an accepted edit (createRecord, updateRecord, retireRecord). */
 export type EditResult = {
   __typename?: 'EditResult';
+  /** The kind of record that was edited. */
   entity: KbEntity;
   /** The knowledge-base revision after the edit. */
   kbRevision: Scalars['Int']['output'];
@@ -170,13 +207,16 @@ export type EditResult = {
   record?: Maybe<Scalars['JSONObject']['output']>;
   /** True when this is the stored answer of an earlier request with the same idempotencyKey: nothing was applied now. */
   replayed: Scalars['Boolean']['output'];
+  /** True for retireRecord: the record no longer exists and record is null. */
   retired: Scalars['Boolean']['output'];
 };
 
+/** How many records of one kind the knowledge base holds. */
 export type EntityCount = {
   __typename?: 'EntityCount';
+  /** Number of records. */
   count: Scalars['Int']['output'];
-  /** components, ports, links, profiles, skewRules, apiRemovals, releases, upgradeDependencies, runtimeRequirements or recommendations */
+  /** The kind of record, named as in a kb/ bundle, e.g. apiRemovals or upgradeDependencies; there is one entry per KbEntity value. */
   entity: Scalars['String']['output'];
 };
 
@@ -198,14 +238,17 @@ export type EntityCount = {
  */
 export type Finding = {
   __typename?: 'Finding';
+  /** A stable identifier of what was found, in upper case (e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER): bots branch on it, while messages may be reworded. */
   code: Scalars['String']['output'];
   /** Canonical component name, when the finding is about one. */
   component?: Maybe<Scalars['String']['output']>;
+  /** The instance (HA member or node pool) the finding is about, as the input named it; null when the input gave the component no instance, or the finding is not about one instance. */
   instance?: Maybe<Scalars['String']['output']>;
   /** What is wrong and what to do, in one or two sentences. */
   message: Scalars['String']['output'];
   /** The knowledge-base record behind the finding (skew rule, requirement or recommendation id). */
   ruleId?: Maybe<Scalars['String']['output']>;
+  /** ERROR makes the report UNSUPPORTED; a WARNING (and no ERROR) makes it SUPPORTED_WITH_WARNINGS unless the question was not judged; INFO never changes the verdict. */
   severity: Severity;
   /** The primary source of the rule behind the finding. */
   sourceUrl?: Maybe<Scalars['String']['output']>;
@@ -214,20 +257,29 @@ export type Finding = {
 /** A flag or configuration field of a component that was deprecated or removed. */
 export type FlagChange = {
   __typename?: 'FlagChange';
+  /** The component whose flag or field it is, e.g. kubelet. */
   component: Scalars['String']['output'];
   /** The KubeletConfiguration / KubeProxyConfiguration field, when the change concerns one. */
   configField?: Maybe<Scalars['String']['output']>;
+  /** The Kubernetes minor that deprecated it; null where the source does not say. */
   deprecatedIn?: Maybe<Scalars['String']['output']>;
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
   /** The command-line flag (e.g. --container-runtime, or --proxy-mode=ipvs for one value); null for a config field only. */
   flag?: Maybe<Scalars['String']['output']>;
+  /** Stable id, e.g. kubelet-dockerendpoint. */
   id: Scalars['String']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The first Kubernetes minor that no longer accepts it; null while it is only deprecated. */
   removedIn?: Maybe<Scalars['String']['output']>;
+  /** The configuration field to use instead, e.g. containerRuntimeEndpoint; null when there is none. */
   replacementConfigField?: Maybe<Scalars['String']['output']>;
+  /** The flag to use instead, e.g. --register-with-taints; null when there is none. */
   replacementFlag?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source (a changelog or the component's reference). */
   sourceUrl: Scalars['String']['output'];
 };
 
@@ -244,6 +296,7 @@ export type HostRequirement = {
   id: Scalars['String']['output'];
   /** The Kubernetes minor the fact starts at; null for a fact about the component's own release line. */
   kubernetesFrom?: Maybe<Scalars['String']['output']>;
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The configuration field that restores the old behaviour, e.g. failCgroupV1 in KubeletConfiguration. */
   overrideConfigField?: Maybe<Scalars['String']['output']>;
@@ -265,12 +318,16 @@ export type HostRequirement = {
   summary: Scalars['String']['output'];
 };
 
+/** The outcome of importKnowledgeBase. */
 export type ImportResult = {
   __typename?: 'ImportResult';
   /** False when the bundle equals the stored knowledge base (nothing was written). */
   changed: Scalars['Boolean']['output'];
+  /** Every record the import created, updated or deleted; empty when nothing changed. */
   changes: Array<RecordChange>;
+  /** The knowledge-base revision after the import; equal to revisionBefore when nothing changed. */
   kbRevision: Scalars['Int']['output'];
+  /** The knowledge-base revision before the import. */
   revisionBefore: Scalars['Int']['output'];
 };
 
@@ -295,21 +352,37 @@ export type KbConflict = {
 
 /** The kinds of knowledge-base records. */
 export type KbEntity =
+  /** API group/versions the API server serves or served (ApiGroupVersion; kb/api-group-versions.yaml). */
   | 'API_GROUP_VERSIONS'
+  /** API versions and the release that stops serving them (ApiRemoval; kb/api-removals.yaml). */
   | 'API_REMOVALS'
+  /** Kubernetes components and container runtimes (Component; kb/components.yaml). */
   | 'COMPONENTS'
+  /** Where each kind of knowledge ends (Coverage; kb/coverage.yaml). */
   | 'COVERAGE'
+  /** Deprecated and removed flags and configuration fields (FlagChange; kb/flag-changes.yaml). */
   | 'FLAG_CHANGES'
+  /** Facts about the node a component runs on (HostRequirement; kb/host-requirements.yaml). */
   | 'HOST_REQUIREMENTS'
+  /** Who talks to whom and how (CommunicationLink; kb/links.yaml). */
   | 'LINKS'
+  /** Ports and port ranges components listen on (Port; kb/ports.yaml). */
   | 'PORTS'
+  /** Policy profiles (PolicyProfile; kb/profiles.yaml). */
   | 'PROFILES'
+  /** kube-proxy modes per operating system (ProxyMode; kb/proxy-modes.yaml). */
   | 'PROXY_MODES'
+  /** Upgrade advice (Recommendation; kb/recommendations.yaml). */
   | 'RECOMMENDATIONS'
+  /** Kubernetes minor releases and their support dates (Release; kb/releases.yaml). */
   | 'RELEASES'
+  /** Container runtimes' own release lines (RuntimeRelease; kb/runtime-releases.yaml). */
   | 'RUNTIME_RELEASES'
+  /** Requirements on runtimes and etcd by Kubernetes minor (RuntimeRequirement; kb/runtime-requirements.yaml). */
   | 'RUNTIME_REQUIREMENTS'
+  /** Version-skew rules (SkewRule; kb/skew-rules.yaml). */
   | 'SKEW_RULES'
+  /** Which component is upgraded before which (UpgradeDependency; kb/upgrade-order.yaml). */
   | 'UPGRADE_ORDER';
 
 /** Summary of the knowledge base the service answers from. */
@@ -331,43 +404,59 @@ export type KnowledgeBase = {
   revision: Scalars['Int']['output'];
 };
 
+/** One scanned object whose apiVersion is removed, deprecated or scheduled for removal. */
 export type ManifestFinding = {
   __typename?: 'ManifestFinding';
+  /** The object's apiVersion as written, e.g. batch/v1beta1. */
   apiVersion: Scalars['String']['output'];
   /** API_REMOVED, API_DEPRECATED or API_REMOVAL_SCHEDULED. */
   code: Scalars['String']['output'];
+  /** The minor that deprecated it; null where the source does not say. */
   deprecatedIn?: Maybe<Scalars['String']['output']>;
   /** 0-based index of the YAML document in the input. */
   documentIndex: Scalars['Int']['output'];
+  /** The object's kind, e.g. CronJob. */
   kind: Scalars['String']['output'];
   /** 1-based line where the object starts. */
   line: Scalars['Int']['output'];
+  /** What the object uses, when it stops working and what to migrate to, in one or two sentences. */
   message: Scalars['String']['output'];
+  /** metadata.name, else metadata.generateName; null when the object has neither. */
   name?: Maybe<Scalars['String']['output']>;
+  /** metadata.namespace; null when the object does not set it. */
   namespace?: Maybe<Scalars['String']['output']>;
   /** When it bites: already removed at fromVersion, removed within the upgrade, or only deprecated or scheduled. */
   phase: RemovalPhase;
+  /** The Kubernetes minor that stops serving the object's apiVersion, e.g. "1.25". */
   removedIn: Scalars['String']['output'];
   /** The apiVersion to migrate to, when there is one. */
   replacement?: Maybe<Scalars['String']['output']>;
+  /** The first minor that serves replacement; null when unknown or there is no replacement. */
   replacementAvailableIn?: Maybe<Scalars['String']['output']>;
+  /** ERROR for API_REMOVED, WARNING for API_DEPRECATED, INFO for API_REMOVAL_SCHEDULED. */
   severity: Severity;
   /** helm's `# Source:` template path of the document, when present. */
   source?: Maybe<Scalars['String']['output']>;
+  /** The primary source of the removal (the deprecation guide or the API's lifecycle marker). */
   sourceUrl: Scalars['String']['output'];
 };
 
+/** The answer of scanManifests. */
 export type ManifestScanReport = {
   __typename?: 'ManifestScanReport';
   /** False when a document could not be read: the others were scanned. */
   complete: Scalars['Boolean']['output'];
+  /** YAML documents with content; empty and comment-only documents are not counted. */
   documentsScanned: Scalars['Int']['output'];
+  /** One per object that is affected, ordered by documentIndex, then line. */
   findings: Array<ManifestFinding>;
+  /** The knowledge-base revision the scan was judged against. */
   kbRevision: Scalars['Int']['output'];
-  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
+  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; API_NOT_JUDGED (INFO) once per API group/version the knowledge base does not know (a custom resource's), with how many objects use it; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
   notes: Array<Finding>;
+  /** Objects with a string apiVersion and kind; the items of a List are counted, the List itself is not. */
   objectsScanned: Scalars['Int']['output'];
-  /** UNSUPPORTED when an object uses an API removed at the target; SUPPORTED_WITH_WARNINGS for deprecations and notes; else SUPPORTED. */
+  /** UNSUPPORTED when an object uses an API removed at the target or a document is unreadable; SUPPORTED_WITH_WARNINGS for deprecations and a KNOWLEDGE_EDGE note; else SUPPORTED (scheduled removals and objects not judged are INFO). */
   status: Verdict;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
@@ -458,13 +547,17 @@ export type MutationUpdateRecordArgs = {
  */
 export type NodePoolReport = {
   __typename?: 'NodePoolReport';
+  /** Errors first, then warnings, then information. */
   findings: Array<Finding>;
+  /** The knowledge-base revision the answer was computed from. */
   kbRevision: Scalars['Int']['output'];
   /** True only for SUPPORTED and SUPPORTED_WITH_WARNINGS. */
   ok: Scalars['Boolean']['output'];
+  /** The pool's name as the target spec (to, or rollbackTo) gives it; `pool` when it gives none. */
   pool: Scalars['String']['output'];
   /** What the answer means; see Verdict. */
   status: Verdict;
+  /** What to do inside the pool, in order; empty when nothing changes. */
   steps: Array<NodePoolStep>;
 };
 
@@ -476,77 +569,108 @@ export type NodePoolSpecInput = {
   chartKubeVersion?: InputMaybe<Scalars['String']['input']>;
   /** iptables, ipvs, nftables (Linux) or kernelspace (Windows). */
   kubeProxyMode?: InputMaybe<Scalars['String']['input']>;
+  /** The pool's kube-proxy version; when omitted, kube-proxy is not checked for skew and its mode is judged at the kubelet's version. */
   kubeProxyVersion?: InputMaybe<Scalars['String']['input']>;
   /** The KubeletConfiguration YAML. */
   kubeletConfig?: InputMaybe<Scalars['String']['input']>;
   /** Flags as on a command line (`--max-pods=110`); one entry may be a whole pasted ps or systemd ExecStart line. */
   kubeletFlags?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The pool's kubelet version (`1.29`, `v1.29.3`, `v1.29.3-eks-1234`). */
   kubeletVersion: Scalars['String']['input'];
+  /** The pool's name, used as the instance in findings; `pool` when omitted. */
   name?: InputMaybe<Scalars['String']['input']>;
   /** linux (default) or windows. */
   os?: InputMaybe<Scalars['String']['input']>;
   /** containerd, cri-o or docker-engine. */
   runtime?: InputMaybe<Scalars['String']['input']>;
+  /** The runtime's version (`1.7.13`, `containerd://1.7.13`); required with runtime. */
   runtimeVersion?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** One step of a node-pool change, in the order to do it. */
 export type NodePoolStep = {
   __typename?: 'NodePoolStep';
   /** drain, runtime, kubelet-configuration, kubelet, kube-proxy or uncordon */
   action: Scalars['String']['output'];
+  /** The component the step changes (kubelet, kube-proxy or the runtime); null for drain and uncordon. */
   component?: Maybe<Scalars['String']['output']>;
+  /** The version before the step; null for drain, uncordon and kubelet-configuration, and for kube-proxy when the current spec does not give its version. */
   fromVersion?: Maybe<Scalars['String']['output']>;
+  /** What to do and why, in one sentence. */
   note: Scalars['String']['output'];
+  /** 1, 2, 3, ... in the order to do the steps. */
   order: Scalars['Int']['output'];
+  /** The version after the step; null for drain, uncordon and kubelet-configuration, and for kube-proxy when the target spec does not give its version. */
   toVersion?: Maybe<Scalars['String']['output']>;
 };
 
+/** Which machines a component or port is on. */
 export type NodeRole =
+  /** Every node, control plane and workers (e.g. kubelet, kube-proxy). */
   | 'ALL_NODES'
+  /** Not a node: the operator's machine (kubectl). */
   | 'CLIENT'
+  /** Control-plane nodes. */
   | 'CONTROL_PLANE'
+  /** Worker nodes. */
   | 'WORKER';
 
+/** Where a component belongs. */
 export type Plane =
+  /** Client tools such as kubectl. */
   | 'CLIENT'
+  /** The control plane: kube-apiserver, etcd, the controllers and the scheduler. */
   | 'CONTROL'
+  /** The nodes: kubelet, kube-proxy, container runtimes and their shims. */
   | 'DATA';
 
+/** A named set of skew rules; one that extends another applies the other's rules too, then its own. */
 export type PolicyProfile = {
   __typename?: 'PolicyProfile';
+  /** What the profile is for, in a sentence or two. */
   description: Scalars['String']['output'];
   /** The profile whose rules this one includes. */
   extends?: Maybe<Scalars['String']['output']>;
+  /** Lower-case name passed as `profile`, e.g. upstream or strict. */
   name: Scalars['String']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** Where the policy is written down. */
   sourceUrl: Scalars['String']['output'];
 };
 
 /** A port or port range a component listens on. */
 export type Port = {
   __typename?: 'Port';
+  /** The canonical name of the component that listens on it. */
   component: Scalars['String']['output'];
-  /** The flag that changes it. */
+  /** The flag or configuration field that changes it; null when it is fixed. */
   configurableWith?: Maybe<Scalars['String']['output']>;
   /** True for ports such as the kubelet's read-only 10255. */
   deprecated: Scalars['Boolean']['output'];
   /** INBOUND or OUTBOUND. */
   direction: Scalars['String']['output'];
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
   /** Last port of a range such as 2379-2380 or 30000-32767. */
   endPort?: Maybe<Scalars['Int']['output']>;
   /** CONTROL_PLANE or WORKER. */
   nodeRole: NodeRole;
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The port number, or the first port of a range (see endPort). */
   port: Scalars['Int']['output'];
   /** TCP or UDP. */
   protocol: Scalars['String']['output'];
+  /** What the port serves, as the official table says (e.g. Kubernetes API server). */
   purpose: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the record. */
   sourceUrl: Scalars['String']['output'];
+  /** How the port is secured (TLS, client certificates); null when the source says nothing. */
   tlsNotes?: Maybe<Scalars['String']['output']>;
   /** Who connects to it, as the official table says. */
   usedBy: Scalars['String']['output'];
@@ -555,21 +679,31 @@ export type Port = {
 /** A kube-proxy mode on one operating system. */
 export type ProxyMode = {
   __typename?: 'ProxyMode';
+  /** The first minor whose kube-proxy has the mode; null: before 1.19, where the knowledge base begins. */
   availableFrom?: Maybe<Scalars['String']['output']>;
+  /** The first minor where it is kube-proxy's default mode on this OS; null: before 1.19, or never (see notes). */
   defaultFrom?: Maybe<Scalars['String']['output']>;
+  /** The last minor where it was the default; null while it still is, or when it never was. */
   defaultUntil?: Maybe<Scalars['String']['output']>;
+  /** The minor that deprecated it; null when not deprecated. */
   deprecatedIn?: Maybe<Scalars['String']['output']>;
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
+  /** The feature gate the mode depends on (e.g. NFTablesProxyMode before GA, KubeProxyIPVS from 1.37); null when none. */
   featureGate?: Maybe<Scalars['String']['output']>;
   /** userspace, iptables, ipvs, nftables or kernelspace */
   mode: Scalars['String']['output'];
+  /** Reviewers' notes: kernel requirements, behaviour differences; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** linux or windows */
   os: Scalars['String']['output'];
+  /** The first minor whose kube-proxy no longer has it; null while it is there. */
   removedIn?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the record. */
   sourceUrl: Scalars['String']['output'];
+  /** The minor the mode became generally available (a node pool on an older kube-proxy gets a warning); null: before 1.19, or never (see notes). */
   stableFrom?: Maybe<Scalars['String']['output']>;
 };
 
@@ -638,7 +772,7 @@ export type Query = {
   recommendations: Array<Recommendation>;
   /** One release by minor (`1.30`, `v1.30.2` and `1.30` are the same; also `latest` and `oldest-supported`), with its status on asOf; null when unknown. */
   release?: Maybe<Release>;
-  /** Kubernetes minor releases, oldest first. */
+  /** Kubernetes minor releases, oldest first, each with its support status today. */
   releases: Array<Release>;
   /** Container runtimes' own release lines (containerd's RELEASES.md) with their end of life; a runtime past it gets a warning. */
   runtimeReleases: Array<RuntimeRelease>;
@@ -648,7 +782,9 @@ export type Query = {
    * Finds objects in multi-document YAML or JSON (`kubectl get -o yaml`, `helm template`,
    * GitOps repositories, `kind: List`) whose apiVersion is removed at or before
    * `targetVersion` (API_REMOVED, ERROR), deprecated but still served (API_DEPRECATED,
-   * WARNING) or removed later (API_REMOVAL_SCHEDULED, INFO). Custom resources are not flagged.
+   * WARNING) or removed later (API_REMOVAL_SCHEDULED, INFO). Objects of an API
+   * group/version the knowledge base does not know (a custom resource's) are not judged:
+   * the report's notes say so, once per group/version.
    */
   scanManifests: ManifestScanReport;
   /**
@@ -901,47 +1037,66 @@ export type QueryValidateClusterArgs = {
   profile?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Advice for upgrades, reported by planUpgrade as RECOMMENDATION INFO findings. */
 export type Recommendation = {
   __typename?: 'Recommendation';
+  /** Given for upgrades that reach this minor or later; null: no lower bound. */
   appliesFrom?: Maybe<Scalars['String']['output']>;
+  /** Given only for upgrades that start before this minor; null: no upper bound. */
   appliesUntil?: Maybe<Scalars['String']['output']>;
+  /** Canonical names of the components it concerns; it is given for plans that include one of them (kube-apiserver's always). */
   components: Array<Scalars['String']['output']>;
+  /** Stable id, reported as the finding's ruleId. */
   id: Scalars['String']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** ANY, CONTROL_PLANE_UPGRADE or NODE_UPGRADE. */
   phase: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the advice. */
   sourceUrl: Scalars['String']['output'];
+  /** The advice. */
   text: Scalars['String']['output'];
+  /** A short title. */
   title: Scalars['String']['output'];
 };
 
+/** One record an import created, updated or deleted. */
 export type RecordChange = {
   __typename?: 'RecordChange';
   /** create, update or delete */
   action: Scalars['String']['output'];
+  /** The kind of record, as kb/ names it (e.g. apiRemovals). */
   entity: Scalars['String']['output'];
   /** For updates: the fields that changed. */
   fields?: Maybe<Array<Scalars['String']['output']>>;
+  /** The record's natural key (e.g. `batch/v1beta1 CronJob`). */
   key: Scalars['String']['output'];
 };
 
 /** A Kubernetes minor release and its support window. */
 export type Release = {
   __typename?: 'Release';
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
+  /** The last day of patches (maintenance mode ends), YYYY-MM-DD; null when the calendar has no date yet. */
   endOfLife?: Maybe<Scalars['String']['output']>;
   /** When standard support ends and maintenance mode starts. */
   endOfStandardSupport?: Maybe<Scalars['String']['output']>;
+  /** Where etcdVersion was read; null exactly when etcdVersion is. */
   etcdSourceUrl?: Maybe<Scalars['String']['output']>;
   /** The etcd version kubeadm deploys with this minor, where sourced. */
   etcdVersion?: Maybe<Scalars['String']['output']>;
+  /** The newest patch release the knowledge base knows, e.g. "1.30.14"; null when none is recorded. */
   latestPatch?: Maybe<Scalars['String']['output']>;
+  /** The day latestPatch was released, YYYY-MM-DD; null when not recorded. */
   latestPatchDate?: Maybe<Scalars['String']['output']>;
+  /** The day the minor was (or is planned to be) released, YYYY-MM-DD. */
   releaseDate: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the dates (the release calendar). */
   sourceUrl: Scalars['String']['output'];
   /** Computed from the calendar, not part of the record: the release's status on asOf (today for lists). */
   support: ReleaseSupport;
@@ -1007,6 +1162,7 @@ export type RuntimeRelease = {
   line: Scalars['String']['output'];
   /** Whether the line is a long-term-support release. */
   lts: Scalars['Boolean']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** When the line was first released (ISO 8601 date). */
   releaseDate?: Maybe<Scalars['String']['output']>;
@@ -1018,10 +1174,14 @@ export type RuntimeRelease = {
   tentative: Scalars['Boolean']['output'];
 };
 
+/** A requirement on a container runtime (or etcd) from a Kubernetes minor on. */
 export type RuntimeRequirement = {
   __typename?: 'RuntimeRequirement';
+  /** The runtime or etcd the requirement is about. */
   component: Scalars['String']['output'];
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
+  /** Stable id, e.g. containerd-2-required. */
   id: Scalars['String']['output'];
   /** REQUIRES_SHIM, MIN_VERSION, MATCH_KUBERNETES_MINOR, RECOMMENDED_MIN_VERSION, UNSUPPORTED or SUPPORT_ENDING. */
   kind: Scalars['String']['output'];
@@ -1029,16 +1189,21 @@ export type RuntimeRequirement = {
   kubernetesFrom: Scalars['String']['output'];
   /** For RECOMMENDED_MIN_VERSION tables that list several release lines: each line's floor (containerd for 1.29: 1.7.11, 1.6.27). minVersion is the lowest. */
   lineMinVersions: Array<Scalars['String']['output']>;
+  /** For MIN_VERSION and RECOMMENDED_MIN_VERSION, the lowest acceptable version (always set); for UNSUPPORTED and SUPPORT_ENDING, versions below it are affected (null: every version); null for REQUIRES_SHIM and MATCH_KUBERNETES_MINOR. */
   minVersion?: Maybe<Scalars['String']['output']>;
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** A component that must be present as well (cri-dockerd). */
   requires?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the requirement. */
   sourceUrl: Scalars['String']['output'];
+  /** What the requirement says, as quoted in findings. */
   summary: Scalars['String']['output'];
 };
 
+/** How much a finding matters. */
 export type Severity =
   /** The combination is not supported; `ok` is false. */
   | 'ERROR'
@@ -1052,6 +1217,7 @@ export type SkewCondition = {
   __typename?: 'SkewCondition';
   /** The condition applies to component versions older than this minor. */
   componentOlderThan: Scalars['String']['output'];
+  /** How many minors older than the reference the component may be while the condition holds (below the rule's maxOlder). */
   maxOlder: Scalars['Int']['output'];
 };
 
@@ -1061,10 +1227,15 @@ export type SkewCondition = {
  */
 export type SkewRule = {
   __typename?: 'SkewRule';
+  /** The first control-plane minor the rule is in force for, inclusive; null: from the start. */
   appliesFrom?: Maybe<Scalars['String']['output']>;
+  /** The last control-plane minor the rule is in force for, inclusive; null: still in force. */
   appliesUntil?: Maybe<Scalars['String']['output']>;
+  /** The canonical name of the component the rule limits. */
   component: Scalars['String']['output'];
+  /** A narrower limit for old versions of the component (under the n-3 kubelet rule from 1.28, a kubelet older than 1.25 may be only two minors behind); null when none. */
   condition?: Maybe<SkewCondition>;
+  /** Where sources disagree: what the other source says (the official documentation wins); null when they agree. */
   disagreement?: Maybe<Scalars['String']['output']>;
   /** Stable id, e.g. upstream-kubelet-vs-apiserver-n3. */
   id: Scalars['String']['output'];
@@ -1074,48 +1245,64 @@ export type SkewRule = {
   maxOlder: Scalars['Int']['output'];
   /** OLDEST or NEWEST kube-apiserver instance the newer limit is measured from. */
   newerMeasuredFrom?: Maybe<Scalars['String']['output']>;
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** OLDEST or NEWEST kube-apiserver instance the older limit is measured from. */
   olderMeasuredFrom?: Maybe<Scalars['String']['output']>;
+  /** The profile the rule belongs to. */
   profile: Scalars['String']['output'];
   /** kube-apiserver, kube-apiserver-peers (the other HA instances) or kubelet (on the same node). */
   relativeTo: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the rule (the version skew policy). */
   sourceUrl: Scalars['String']['output'];
 };
 
 /** `before` is upgraded before `after`. */
 export type UpgradeDependency = {
   __typename?: 'UpgradeDependency';
+  /** The component upgraded after it. */
   after: Scalars['String']['output'];
+  /** The component upgraded first. */
   before: Scalars['String']['output'];
+  /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** Why this order. */
   reason: Scalars['String']['output'];
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
   revision: Scalars['Int']['output'];
+  /** The primary source of the rule. */
   sourceUrl: Scalars['String']['output'];
 };
 
+/** The answer of planUpgrade. */
 export type UpgradePlan = {
   __typename?: 'UpgradePlan';
   /** API versions that stop being served between the current control plane and the target. */
   apiRemovals: Array<ApiRemoval>;
+  /** Why a plan was refused or blocked, what the steps cross (API removals, runtime requirements), advice (INFO) and what still holds at the end; errors first. */
   findings: Array<Finding>;
+  /** The knowledge-base revision the plan was computed from. */
   kbRevision: Scalars['Int']['output'];
   /** True only for SUPPORTED and SUPPORTED_WITH_WARNINGS (false when the plan is blocked or refused). */
   ok: Scalars['Boolean']['output'];
   /** What the plan's answer means; see Verdict. */
   status: Verdict;
+  /** The steps in order; empty when the plan is refused (see findings) or there is nothing to do. A blocked plan lists the steps up to where it stops. */
   steps: Array<UpgradeStep>;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
 };
 
+/** One component moving from one version to another. */
 export type UpgradeStep = {
   __typename?: 'UpgradeStep';
+  /** Canonical component name, e.g. kube-apiserver. */
   component: Scalars['String']['output'];
+  /** The component's version before this step, as given or as an earlier step left it. */
   fromVersion: Scalars['String']['output'];
+  /** The instance as the input named it (`cp-1`, `pool-a`); null when the input gave none. */
   instance?: Maybe<Scalars['String']['output']>;
   /** Why this step is here and at this point. */
   note: Scalars['String']['output'];
@@ -1125,6 +1312,7 @@ export type UpgradeStep = {
   toVersion: Scalars['String']['output'];
 };
 
+/** The verdict of validateCluster and checkRollback. */
 export type ValidationReport = {
   __typename?: 'ValidationReport';
   /** Errors first, then warnings, then information. */
@@ -1332,6 +1520,7 @@ export type ApiRemovalResolvers<ContextType = GraphQLContext, ParentType extends
   deprecatedIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   disagreement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   group?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  introducedIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   removedIn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

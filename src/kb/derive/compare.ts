@@ -197,12 +197,13 @@ export function compareApiRemovals(input: ApiRemovalComparison): Section {
     }
     const changes: Record<string, unknown> = {};
     const comments: Record<string, string> = {};
-    const compare = (field: "removedIn" | "deprecatedIn" | "replacement" | "servedByDefault", upstream: unknown, says: string, why: string): void => {
+    const compare = (field: "introducedIn" | "removedIn" | "deprecatedIn" | "replacement" | "servedByDefault", upstream: unknown, says: string, why: string): void => {
       const current = (record as Record<string, unknown>)[field] ?? null;
       if (upstream === null || upstream === current) return;
-      if (current === null && field === "servedByDefault") {
+      if (current === null && (field === "servedByDefault" || field === "introducedIn")) {
         if (!inScope) return;
-        findings.push({ status: "missing", key, message: `${key} lacks ${field}: ${says} says ${show(upstream)} (${removal.servedByDefaultReason})`, source: sourceOf(removal) });
+        const reason = field === "servedByDefault" ? ` (${removal.servedByDefaultReason})` : "";
+        findings.push({ status: "missing", key, message: `${key} lacks ${field}: ${says} says ${show(upstream)}${reason}`, source: sourceOf(removal) });
       } else {
         const status = explained(record.disagreement, field, upstream) ? "known" : "differs";
         const suffix = status === "known" ? "; the kb's disagreement explains it" : "";
@@ -213,6 +214,7 @@ export function compareApiRemovals(input: ApiRemovalComparison): Section {
       comments[field] = `kb: ${show(current)}; ${why}`;
     };
     const removedSays = removal.removedBy === "marker" ? "marker" : `kubernetes/api (type gone at ${removal.goneAt!.tag})`;
+    if (input.fields.includes("introducedIn")) compare("introducedIn", removal.introducedIn, "marker", `APILifecycleIntroduced at ${removal.sourceTag}`);
     compare("removedIn", removal.removedIn, removedSays, removedInWhy(removal));
     compare("deprecatedIn", removal.deprecatedIn, "marker", `APILifecycleDeprecated at ${removal.sourceTag}`);
     compare("replacement", removal.replacement, "marker", `APILifecycleReplacement at ${removal.sourceTag}`);
