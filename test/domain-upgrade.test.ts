@@ -95,12 +95,18 @@ describe("planUpgrade", () => {
     void start;
 
     const to136 = plan("apiserver=1.35 kcm=1.35 kubelet@a=1.35 kube-proxy@a=1.35 containerd@a=1.7.27");
-    const result136 = planUpgrade(snapshot, to136, "1.36");
+    const result136 = planUpgrade(snapshot, to136, "1.36", { asOf: "2026-06-01" });
     replay(snapshot, to136, result136);
     // containerd 1.x keeps working under 1.36 (the kubelet's fallback goes in 1.38), so nothing forces 2.0; but containerd's
     // own 1.36 row lists only the 2.3 and 2.2 lines, so the plan moves to the oldest of them, 2.2.0, not to the bare 2.0.0.
     const containerd = result136.steps.find((step) => step.component === "containerd");
     assert.equal(containerd?.toVersion, "2.2.0");
+    // After 2026-11-06 the 2.2 line is past its own end of life: the oldest listed live line is 2.3.
+    const later = planUpgrade(snapshot, to136, "1.36", { asOf: "2026-12-01" });
+    assert.equal(later.steps.find((step) => step.component === "containerd")?.toVersion, "2.3.0");
+    // Before 2.3 was released (2026-04-30), only 2.2 could be chosen.
+    const before23 = planUpgrade(snapshot, to136, "1.36", { asOf: "2026-03-01" });
+    assert.equal(before23.steps.find((step) => step.component === "containerd")?.toVersion, "2.2.0");
     assert.ok(!result136.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED"));
     assert.ok(!result136.findings.some((finding) => finding.severity === "ERROR"), JSON.stringify(result136.findings));
   });

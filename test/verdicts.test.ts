@@ -272,21 +272,33 @@ describe("honest steps", () => {
 });
 
 describe("plans that end supported", () => {
-  it("EKS 1.29, nodes 1.27, containerd 1.6.20, to 1.31: containerd moves to a listed version before the kubelet needs it", async () => {
+  it("EKS 1.29, nodes 1.27, containerd 1.6.20, to 1.31: containerd moves to a listed, live line before the kubelet needs it", async () => {
     const { planUpgrade } = await import("../src/domain/upgrade.js");
     const snapshot = await kbSnapshot();
     const current = plan("apiserver=v1.29.6-eks-1234 kcm=v1.29.6-eks-1234 kubelet@ng-a=v1.27.9-eks-5678 kube-proxy@ng-a=v1.27.9-eks-5678 containerd@ng-a=1.6.20");
-    const result = planUpgrade(snapshot, current, "1.31");
-    const runtime = result.steps.find((step) => step.component === "containerd");
-    assert.ok(runtime, JSON.stringify(result.steps));
-    // containerd's rows for 1.27-1.31 list the 1.6 line up to 1.6.34+ (1.31): the pool's own line, at the highest floor on its way.
-    assert.equal(runtime.toVersion, "1.6.34");
-    const firstKubelet = result.steps.find((step) => step.component === "kubelet");
-    assert.ok(firstKubelet && runtime.order < firstKubelet.order, "the runtime moves before the kubelet");
-    assert.match(runtime.note, /own table lists 1\.6\.34 or newer on the 1\.6 line/);
-    assert.ok(!result.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED"), JSON.stringify(result.findings.filter((finding) => finding.code.startsWith("RUNTIME"))));
-    assert.ok(!result.findings.some((finding) => finding.severity === "ERROR"));
-    // The only warnings left are ones the plan could not avoid: the 1.6 line's own end of life, releases past theirs.
-    assert.deepEqual([...new Set(result.findings.filter((finding) => finding.severity === "WARNING").map((finding) => finding.code))].sort(), ["RELEASE_END_OF_LIFE", "RUNTIME_END_OF_LIFE", "TARGET_END_OF_LIFE"]);
+    const finalWarnings = (result: { findings: ReadonlyArray<{ severity: string; code: string }> }): string[] =>
+      [...new Set(result.findings.filter((finding) => finding.severity === "WARNING").map((finding) => finding.code))].sort();
+
+    // In 2024 the 1.6 line was alive: the pool keeps its own line, at the highest floor its table lists on the way (1.6.34+ for 1.31).
+    const in2024 = planUpgrade(snapshot, current, "1.31", { asOf: "2024-10-01" });
+    const early = in2024.steps.find((step) => step.component === "containerd");
+    assert.equal(early?.toVersion, "1.6.34", JSON.stringify(in2024.steps));
+    assert.match(early?.note ?? "", /own table lists 1\.6\.34 or newer on the 1\.6 line/);
+    const firstKubelet = in2024.steps.find((step) => step.component === "kubelet");
+    assert.ok(early && firstKubelet && early.order < firstKubelet.order, "the runtime moves before the kubelet");
+    assert.deepEqual(finalWarnings(in2024), [], "nothing was past its end of life in October 2024");
+    assert.equal(in2024.status, "SUPPORTED");
+
+    // On 2026-12-01 containerd 1.6 (August 2025) and 1.7 (September 2026) are past their end of life: the kubelet jumps to
+    // 1.30 on new nodes, and for 1.30 to 1.31 the table lists 2.0.0+, a live line.
+    const later = planUpgrade(snapshot, current, "1.31", { asOf: "2026-12-01" });
+    const runtime = later.steps.find((step) => step.component === "containerd");
+    assert.equal(runtime?.toVersion, "2.0.0", JSON.stringify(later.steps));
+    assert.match(runtime?.note ?? "", /on the 2\.0 line for Kubernetes 1\.30 to 1\.31 .*\(the 1\.6 line is past its own end of life on 2026-12-01\)$/);
+    assert.ok(!later.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED" || finding.code === "RUNTIME_END_OF_LIFE"), JSON.stringify(later.findings.filter((finding) => finding.code.startsWith("RUNTIME"))));
+    assert.ok(!later.findings.some((finding) => finding.severity === "ERROR"));
+    // The only warnings left are ones the plan could not avoid: the target release is itself past its end of life.
+    assert.deepEqual(finalWarnings(later), ["RELEASE_END_OF_LIFE", "TARGET_END_OF_LIFE"]);
   });
+
 });

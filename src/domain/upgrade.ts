@@ -11,14 +11,15 @@
  * PLAN_BLOCKED instead).
  */
 import { InputError } from "../errors.js";
-import type { ApiRemovalRecord, ComponentRecord, RuntimeRequirementRecord } from "../kb/records.js";
+import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../kb/records.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
+import { lastSupportedDay } from "./node-checks.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
-import { judgePlan, today } from "./validate.js";
+import { judgePlan, parseAsOf } from "./validate.js";
 import {
   compareComponentVersions,
   formatVersion,
@@ -72,17 +73,21 @@ export function planUpgrade(
   snapshot: KbSnapshot,
   current: unknown,
   targetVersion: string,
-  options: { profile?: string | null | undefined } = {},
+  options: {
+    profile?: string | null | undefined;
+    /** The day the plan is judged on (YYYY-MM-DD); today when absent. Release and runtime ends of life are read on it. */
+    asOf?: string | null | undefined;
+  } = {},
 ): UpgradePlan {
-  const plan = parseClusterPlan(snapshot, current, "current.components");
+  const asOf = parseAsOf(options.asOf);
+  const plan = parseClusterPlan(snapshot, current, "current.components", asOf);
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
-  const target = parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, today(), "targetVersion"), "targetVersion");
+  const target = parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, asOf, "targetVersion"), "targetVersion");
   const targetMinor = minorIndex(target);
   const apiservers = plan.entries.filter((entry) => entry.component === "kube-apiserver");
   if (apiservers.length === 0) {
     throw new InputError("current.components must include kube-apiserver: the upgrade is planned from the control plane's version", "current.components");
   }
-  const asOf = today();
   const startMinor = Math.min(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
   const newestMinor = Math.max(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
   const targetText = `${target.major}.${target.minor}`;
@@ -413,7 +418,16 @@ class Planner {
         (requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor,
       );
       const rows = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
-      const wanted = runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, Math.max(minor, this.targetMinor));
+      const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
+      const wayEnd = Math.max(minor, this.targetMinor);
+      // Support that ends anywhere on the way (containerd 1.x from 1.34) rules the line out from the first step, so the
+      // pool moves its runtime once rather than onto a line it must leave again a few minors later.
+      const endings = this.snapshot.runtimeRequirements
+        .filter((requirement) => requirement.component === runtime.component && requirement.kind === "SUPPORT_ENDING" && requirement.minVersion !== null && minorIndex(requirement.kubernetesFrom) <= wayEnd)
+        .map((requirement) => parseComponentVersion(requirement.minVersion))
+        .filter((floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0);
+      const endingBelow = endings.length === 0 ? null : endings.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
+      const wanted = runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, { lines, asOf: this.asOf, endingBelow });
       if (wanted === null) continue;
       this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
     }
@@ -426,15 +440,32 @@ function relevantPart(state: ClusterPlan, changed: readonly PlannedComponent[]):
   return { entries: state.entries.filter((entry) => entry.component === "kube-apiserver" || entry.instance === null || instances.has(entry.instance)) };
 }
 
-/** The runtime version a kubelet at `minor` needs, or null when the current one will do. */
+/** The runtime's own release lines and the day the plan is judged on, so that a plan does not move a runtime onto a dead line. */
+interface RuntimeLines {
+  readonly lines: readonly RuntimeReleaseRecord[];
+  readonly asOf: string;
+  /** The lowest version that support is not ending for (a SUPPORT_ENDING requirement in force), if any. */
+  readonly endingBelow?: ComponentVersion | null;
+}
+
 /**
  * The version the runtime's own table lists for every kubelet minor from
  * `minor` up to the plan's target: its current release line when the table
- * lists that line all the way (at the highest floor on the way), else the
- * oldest line listed all the way (else at the target). Null when the runtime
- * already meets it, or the table says nothing.
+ * lists that line all the way (at the highest floor on the way) and the line
+ * is not past its own end of life on the plan's day, else the oldest line
+ * listed all the way that is still supported (else the oldest listed all the
+ * way, else at the target). Null when the runtime already meets it, or the
+ * table says nothing. A later kubelet step asks again, so a pool that has to
+ * cross a minor only dead lines are listed for moves on to a live line as
+ * soon as its table lists one for the rest of the way.
  */
-function listedTarget(runtime: PlannedComponent, rows: readonly RuntimeRequirementRecord[], minor: number, targetMinor: number): { version: string; why: string } | null {
+function listedTarget(
+  runtime: PlannedComponent,
+  rows: readonly RuntimeRequirementRecord[],
+  minor: number,
+  targetMinor: number,
+  { lines, asOf, endingBelow = null }: RuntimeLines,
+): { version: string; why: string } | null {
   const release = runtime.release!;
   const rowAt = (at: number): RuntimeRequirementRecord | undefined =>
     rows.filter((row) => minorIndex(row.kubernetesFrom) <= at).reduce<RuntimeRequirementRecord | undefined>((newest, row) => (newest === undefined || minorIndex(row.kubernetesFrom) > minorIndex(newest.kubernetesFrom) ? row : newest), undefined);
@@ -451,19 +482,36 @@ function listedTarget(runtime: PlannedComponent, rows: readonly RuntimeRequireme
     }
     return highest;
   };
+  const alive = (line: string): boolean => {
+    const known = lines.find((candidate) => candidate.line === line);
+    const lastDay = known === undefined ? null : lastSupportedDay(known);
+    if (lastDay !== null && asOf > lastDay) return false;
+    // Nor can a plan move to a line that is not released yet on its day.
+    if (known !== undefined && known.releaseDate !== null && known.releaseDate > asOf) return false;
+    // A line whose support the kubelet is ending (containerd 1.x from 1.34) is as good as dead for the plan.
+    return endingBelow === null || compareComponentVersions(parseComponentVersion(`${line}.999999`), endingBelow) >= 0;
+  };
   let chosen = floorFor(lineOf(release));
-  if (chosen === null) {
+  let leftDeadLine = false;
+  if (chosen === null || !alive(lineOf(release))) {
     const everywhere = floorsOf(path[path.length - 1]!).filter((floor) => floorFor(lineOf(floor)) !== null).sort(compareComponentVersions);
-    const line = everywhere[0] ?? floorsOf(path[path.length - 1]!).sort(compareComponentVersions)[0];
-    if (line === undefined) return null;
-    chosen = floorFor(lineOf(line)) ?? line;
+    const live = everywhere.filter((floor) => alive(lineOf(floor)) && compareComponentVersions(floor, release) > 0);
+    const line = live[0] ?? (chosen === null ? (everywhere[0] ?? floorsOf(path[path.length - 1]!).sort(compareComponentVersions)[0]) : undefined);
+    if (line !== undefined) {
+      leftDeadLine = chosen !== null;
+      chosen = floorFor(lineOf(line)) ?? line;
+    }
   }
-  if (compareComponentVersions(release, chosen) >= 0) return null;
+  if (chosen === null || compareComponentVersions(release, chosen) >= 0) return null;
+  const deadBecause = (line: string): string =>
+    endingBelow !== null && compareComponentVersions(parseComponentVersion(`${line}.999999`), endingBelow) < 0
+      ? `support for the ${line} line is ending: the kubelet wants ${endingBelow.raw} or newer`
+      : `the ${line} line is past its own end of life on ${asOf}`;
   const first = path[0]!.kubernetesFrom;
   const last = path[path.length - 1]!.kubernetesFrom;
   return {
     version: chosen.raw,
-    why: `${runtime.component}'s own table lists ${chosen.raw} or newer on the ${lineOf(chosen)} line for Kubernetes ${first === last ? first : `${first} to ${last}`} (${path.map((row) => row.id).join(", ")}); use the newest patch of that line`,
+    why: `${runtime.component}'s own table lists ${chosen.raw} or newer on the ${lineOf(chosen)} line for Kubernetes ${first === last ? first : `${first} to ${last}`} (${path.map((row) => row.id).join(", ")}); use the newest patch of that line${leftDeadLine ? ` (${deadBecause(lineOf(release))})` : ""}`,
   };
 }
 
@@ -473,8 +521,9 @@ function runtimeTarget(
   minor: number,
   state: ClusterPlan,
   kubelet: PlannedComponent,
-  rows: readonly RuntimeRequirementRecord[] = [],
-  targetMinor: number = minor,
+  rows: readonly RuntimeRequirementRecord[],
+  targetMinor: number,
+  lines: RuntimeLines,
 ): { version: string; why: string } | null {
   const release = runtime.release!;
   for (const requirement of inForce) {
@@ -491,7 +540,7 @@ function runtimeTarget(
     .filter((requirement) => requirement.kind === "MIN_VERSION" && requirement.minVersion !== null)
     .map((requirement) => ({ requirement, version: parseComponentVersion(requirement.minVersion) }))
     .filter(({ version }) => compareComponentVersions(release, version) < 0);
-  const listed = listedTarget(runtime, rows, minor, targetMinor);
+  const listed = listedTarget(runtime, rows, minor, targetMinor, lines);
   if (minimums.length > 0) {
     const highest = minimums.reduce((a, b) => (compareComponentVersions(b.version, a.version) > 0 ? b : a));
     // The bare minimum would leave the runtime below its own table: go to what the table lists when that is higher.
