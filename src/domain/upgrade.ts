@@ -50,7 +50,6 @@ export interface UpgradePlan {
   readonly findings: readonly Finding[];
 }
 
-const CONTROLLERS = ["kube-controller-manager", "kube-scheduler", "cloud-controller-manager"];
 
 class Blocked extends Error {}
 
@@ -217,49 +216,75 @@ class Planner {
     this.targetMinor = minorIndex(target);
   }
 
+  /**
+   * One control-plane minor at a time; within each, components move in the order kb/upgrade-order.yaml gives
+   * (etcd, kube-apiserver, then the controllers). Nodes that the next minor would leave out of skew move just
+   * before kube-apiserver does. Once the control plane is at the target, nodes and clients follow, again in
+   * that order (a pool's runtime before its kubelet, kubelet before kube-proxy).
+   */
   run(): void {
+    const order = this.snapshot.upgradeOrder;
     for (;;) {
       const apiserverMinors = this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!));
       const oldest = Math.min(...apiserverMinors);
       if (oldest >= this.targetMinor) break;
       const next = oldest + 1; // never skip a minor
-      this.prepareEtcd(next);
-      this.prepareNodesFor(next);
-      this.prepareKubectlFor(next);
-      for (const apiserver of this.kubernetes("kube-apiserver")) {
-        if (minorIndex(apiserver.kubernetes!) < next) {
-          this.step([{ entry: apiserver, to: this.versionFor(next) }], `kube-apiserver to ${minorWords(next)}: one minor at a time, one instance at a time`);
-        }
-      }
-      for (const component of CONTROLLERS) {
-        for (const controller of this.kubernetes(component)) {
-          if (minorIndex(controller.kubernetes!) < next) {
-            this.step([{ entry: controller, to: this.versionFor(next) }], `${component} to ${minorWords(next)} after every kube-apiserver is there`);
+      for (const component of order) {
+        if (component === "etcd") this.prepareEtcd(next);
+        else if (component === "kube-apiserver") this.moveApiservers(next);
+        else if (this.isController(component)) {
+          for (const controller of this.kubernetes(component)) {
+            if (minorIndex(controller.kubernetes!) < next) {
+              this.step([{ entry: controller, to: this.versionFor(next) }], `${component} to ${minorWords(next)} after every kube-apiserver is there`);
+            }
           }
         }
       }
     }
     // The control plane is at the target: nodes and clients follow.
-    for (const kubelet of this.kubernetes("kubelet")) {
-      if (minorIndex(kubelet.kubernetes!) < this.targetMinor) this.moveNode(kubelet, this.targetMinor, "nodes follow the control plane to the target");
-    }
-    for (const proxy of this.kubernetes("kube-proxy")) {
-      if (minorIndex(proxy.kubernetes!) < this.targetMinor) {
-        this.step([{ entry: proxy, to: this.versionFor(this.targetMinor) }], "kube-proxy after the kubelets of its nodes");
+    for (const component of order) {
+      if (component === "kubelet") {
+        for (const kubelet of this.kubernetes("kubelet")) {
+          if (minorIndex(kubelet.kubernetes!) < this.targetMinor) this.moveNode(kubelet, this.targetMinor, "nodes follow the control plane to the target");
+        }
+      } else if (component === "kube-proxy") {
+        for (const proxy of this.kubernetes("kube-proxy")) {
+          if (minorIndex(proxy.kubernetes!) < this.targetMinor) {
+            this.step([{ entry: proxy, to: this.versionFor(this.targetMinor) }], "kube-proxy after the kubelets of its nodes");
+          }
+        }
+      } else if (component === "kubectl") {
+        for (const kubectl of this.kubernetes("kubectl")) {
+          if (minorIndex(kubectl.kubernetes!) < this.targetMinor) {
+            this.step([{ entry: kubectl, to: this.versionFor(this.targetMinor) }], "advice, not a cluster change: kubectl on operators' machines and in CI to the control plane's minor");
+          }
+        }
       }
     }
-    for (const kubectl of this.kubernetes("kubectl")) {
-      if (minorIndex(kubectl.kubernetes!) < this.targetMinor) {
-        this.step([{ entry: kubectl, to: this.versionFor(this.targetMinor) }], "advice, not a cluster change: kubectl on operators' machines and in CI to the control plane's minor");
-      }
-    }
-    for (const component of CONTROLLERS) {
+    for (const component of order.filter((name) => this.isController(name))) {
       for (const controller of this.kubernetes(component)) {
         if (minorIndex(controller.kubernetes!) < this.targetMinor) {
           this.step([{ entry: controller, to: this.versionFor(this.targetMinor) }], `${component} to the target`);
         }
       }
     }
+  }
+
+  /** The kube-apiservers to the next minor, after the nodes and clients that minor would leave out of skew. */
+  private moveApiservers(next: number): void {
+    this.prepareNodesFor(next);
+    this.prepareKubectlFor(next);
+    for (const apiserver of this.kubernetes("kube-apiserver")) {
+      if (minorIndex(apiserver.kubernetes!) < next) {
+        this.step([{ entry: apiserver, to: this.versionFor(next) }], `kube-apiserver to ${minorWords(next)}: one minor at a time, one instance at a time`);
+      }
+    }
+  }
+
+  /** Control-plane components other than the apiserver and etcd: they follow kube-apiserver within each minor. */
+  private isController(component: string): boolean {
+    const category = this.snapshot.findComponent(component)?.category;
+    return category === "controller" || category === "scheduler";
   }
 
   private kubernetes(component: string): PlannedComponent[] {

@@ -26,6 +26,7 @@ import {
   type CoverageRecord,
   type ApiGroupVersionRecord,
 } from "./records.js";
+import { upgradeOrder } from "./upgrade-order.js";
 
 export interface SnapshotMeta {
   readonly revision: number;
@@ -57,6 +58,12 @@ export class KbSnapshot implements KbBundle {
   readonly coverage: readonly CoverageRecord[];
   readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
 
+  /**
+   * Every component in the order kb/upgrade-order.yaml puts them (a topological sort of its edges, ties in
+   * kb/components.yaml order). A bundle with a cycle never becomes a snapshot: validation refuses it first.
+   */
+  readonly upgradeOrder: readonly string[];
+
   private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
   private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
   private readonly profileIndex: ReadonlyMap<string, ProfileRecord>;
@@ -82,6 +89,9 @@ export class KbSnapshot implements KbBundle {
     );
     this.releases = freezeAll([...bundle.releases].sort((a, b) => compareMinors(a.version, b.version)));
     this.upgradeDependencies = freezeAll(bundle.upgradeDependencies);
+    const ordered = upgradeOrder(this.components, this.upgradeDependencies);
+    // Validation rejects a cycle before a snapshot is built; a snapshot built around it orders by kb/components.yaml.
+    this.upgradeOrder = Object.freeze(ordered.ok ? [...ordered.order] : this.components.map((component) => component.name));
     this.runtimeRequirements = freezeAll(
       [...bundle.runtimeRequirements].sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id)),
     );

@@ -1,11 +1,12 @@
 /**
  * Rules that span records: natural keys are unique, every reference names a
  * record that exists, aliases resolve to exactly one component, profiles do
- * not extend in a cycle, and the skew rules of one profile, component and
+ * not extend in a cycle, the upgrade order has no cycle, and the skew rules of one profile, component and
  * reference do not overlap in the versions they apply to.
  */
 import type { KbIssue } from "../errors.js";
 import { ENTITIES, ENTITY_NAMES, recordKey, type KbBundle } from "./records.js";
+import { upgradeOrder } from "./upgrade-order.js";
 
 export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
   const issues: KbIssue[] = [];
@@ -61,6 +62,10 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
     needComponent("upgradeDependencies", index, "before", dependency.before);
     needComponent("upgradeDependencies", index, "after", dependency.after);
   });
+  const ordered = upgradeOrder(bundle.components, bundle.upgradeDependencies);
+  if (!ordered.ok) {
+    issues.push({ file: ENTITIES.upgradeDependencies.file, message: `the upgrade order has a cycle, so no component on it can go first: ${ordered.cycle.join(" → ")}; remove or turn one of these edges` });
+  }
   bundle.runtimeRequirements.forEach((requirement, index) => {
     needComponent("runtimeRequirements", index, "component", requirement.component);
     needComponent("runtimeRequirements", index, "requires", requirement.requires);
