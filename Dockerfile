@@ -23,7 +23,11 @@ COPY prisma ./prisma
 COPY prisma.config.ts ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# What the server reads at run time besides dist/ and node_modules/: the knowledge base it
+# imports, the GraphQL SDL (dist/graphql/server.js reads ../../schema.graphql), and prisma/migrations
+# (copied above). scripts/docker-stage.ts replays this stage and probes each (test/docker-stage.test.ts).
 COPY kb ./kb
+COPY schema.graphql ./
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \

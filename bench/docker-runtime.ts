@@ -6,10 +6,9 @@
  * memory limit.
  */
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { DOCKERFILE, runtimeStage } from "../scripts/docker-stage.js";
 
-export const DOCKERFILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../Dockerfile");
+export { DOCKERFILE };
 
 export interface DockerRuntime {
   /** ENV of the last stage (the one that runs), `NAME=value` pairs. */
@@ -21,22 +20,12 @@ export interface DockerRuntime {
 }
 
 export function dockerRuntime(text: string = fs.readFileSync(DOCKERFILE, "utf8")): DockerRuntime {
-  // Continuation lines joined; only the last stage counts.
-  const lines = text.replace(/\\\n/g, " ").split("\n");
-  const lastFrom = lines.map((line) => /^FROM\s/i.test(line)).lastIndexOf(true);
-  const stage = lines.slice(lastFrom + 1);
-  const env: Record<string, string> = {};
-  for (const line of stage) {
-    const match = /^ENV\s+(.*)$/i.exec(line.trim());
-    if (!match) continue;
-    for (const pair of match[1]!.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)) env[pair[1]!] = pair[2]!.replace(/^"|"$/g, "");
-  }
-  const cmd = stage.map((line) => /^CMD\s+(\[.*\])\s*$/i.exec(line.trim())).find((match) => match !== null);
-  if (!cmd) throw new Error("the Dockerfile's last stage has no CMD in exec form");
-  const argv = JSON.parse(cmd[1]!) as string[];
+  // The same reading of the Dockerfile as scripts/docker-stage.ts, which replays the whole stage.
+  const stage = runtimeStage(text);
+  const argv = stage.cmd;
   if (argv[0] !== "node") throw new Error(`the Dockerfile's CMD runs ${argv[0]}, not node`);
   const script = argv.findIndex((argument, index) => index > 0 && !argument.startsWith("-"));
-  return { env, nodeFlags: argv.slice(1, script), script: argv[script]! };
+  return { env: stage.env, nodeFlags: argv.slice(1, script), script: argv[script]! };
 }
 
 /** The value of a `--name=value` node flag, as a number. */

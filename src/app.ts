@@ -4,16 +4,18 @@
  * logic.
  */
 import crypto from "node:crypto";
-import express, { type Express, type Request } from "express";
+import express, { type Express, type Request, type Router } from "express";
 import { AnswerCache } from "./kb/answer-cache.js";
 import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
 import type { Config } from "./config.js";
 import type { KnowledgeBase } from "./kb/knowledge-base.js";
 import type { Logger } from "./logger.js";
 import { errorMiddleware, notFoundHandler } from "./rest/error-middleware.js";
+import { homeRoutes } from "./rest/home.js";
+import { RouteTable, pathOf } from "./rest/route-table.js";
 import { readRoutes } from "./rest/read-routes.js";
 import { operationRoutes } from "./rest/operation-routes.js";
-import { docsRoutes } from "./rest/docs.js";
+import { DOCS_ASSETS, docsRoutes } from "./rest/docs.js";
 import { openApiDocument } from "./rest/openapi.js";
 import { chatopsRouter } from "./chatops/router.js";
 import { mountGraphQL } from "./graphql/server.js";
@@ -89,7 +91,9 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     pool: () => deps.poolStats?.(),
     answerCaches: () => ({ rest: restAnswers.stats(), graphql: graphqlAnswers.stats() }),
   });
-  app.use(metrics.httpMiddleware());
+  // Filled once every route is mounted (below); requests are named by it, in metrics and logs alike.
+  const routes = new RouteTable();
+  app.use(metrics.httpMiddleware((req) => routes.name(req)));
   // A caller's request id is kept when it is sane, so logs can be correlated across services.
   app.use((req, res, next) => {
     const given = req.headers["x-request-id"];
@@ -97,10 +101,11 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     res.setHeader("X-Request-Id", requestId);
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
-    // One structured line per request; headers (tokens, signatures) are never logged.
+    // One structured line per request, with the full path (not the one inside a mounted router);
+    // headers (tokens, signatures) and query strings are never logged.
     res.on("finish", () => {
       deps.logger.info(
-        { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        { requestId, method: req.method, path: pathOf(req), route: routes.name(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
         "request",
       );
     });
@@ -114,6 +119,9 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   // The body's bytes are kept (small ones only) as the key of remembered answers (src/rest/answers.ts).
   app.use(express.json({ limit: "11mb", strict: true, verify: (req, _res, buffer) => rememberRawBody(req as Request, buffer) }));
   app.use(limitJsonDepth());
+
+  const home = homeRoutes(deps.kb);
+  app.use(home);
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -155,10 +163,14 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   const reads = readRoutes(deps.kb, restAnswers);
   // Reads are GETs: checks and edits skip matching the read routes' paths one by one.
   app.use("/api/v1", (req, res, next) => (req.method === "GET" || req.method === "HEAD" ? reads(req, res, next) : next()));
-  app.use("/api/v1", operationRoutes(deps.kb, { answers: restAnswers, onFindings: (findings) => metrics.recordFindings(findings) }));
-  if (deps.curator) app.use("/api/v1", curationRoutes(deps.kb, deps.curator, writeLimit));
-  app.use(docsRoutes());
-  app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger }));
+  const operations = operationRoutes(deps.kb, { answers: restAnswers, onFindings: (findings) => metrics.recordFindings(findings) });
+  app.use("/api/v1", operations);
+  const curation = deps.curator ? curationRoutes(deps.kb, deps.curator, writeLimit) : undefined;
+  if (curation) app.use("/api/v1", curation);
+  const docs = docsRoutes();
+  app.use(docs);
+  const chat = chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger });
+  app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chat);
   const graphql = await mountGraphQL(app, {
     kb: deps.kb,
     logger: deps.logger,
@@ -176,7 +188,12 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     plugins: [metrics.apolloPlugin()],
   });
 
-  app.use(notFoundHandler());
+  // The app's own routes (health, metrics, GraphQL), then each mounted router's.
+  routes.addRouter("", app.router as Router).addRouter("", home).addRouter("/api/v1", reads).addRouter("/api/v1", operations).addRouter("", docs).addRouter("/chatops", chat);
+  if (curation) routes.addRouter("/api/v1", curation);
+  routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
+
+  app.use(notFoundHandler(routes));
   app.use(errorMiddleware(deps.logger));
   return { app, stop: () => graphql.stop() };
 }

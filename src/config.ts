@@ -1,8 +1,11 @@
 /**
  * Configuration, parsed once from the environment with zod. Every problem is
  * listed at once so an operator fixes them in one go. Nothing else in the
- * code base reads process.env.
+ * code base reads process.env. `npm start` and the operator tools also read
+ * a `.env` file in the working directory when there is one (loadConfig);
+ * a variable already in the environment wins over the file.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 
@@ -39,6 +42,8 @@ const environmentSchema = z.object({
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   LARGE_REQUESTS_IN_FLIGHT: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(2),
   ANSWER_CACHE_MB: z.coerce.number({ message: "must be a number" }).min(0, "must be 0 (off) or more").max(1024, "must be at most 1024").default(8),
+  // Set by npm for the scripts it runs (`npm start`): the service then ends with that npm process.
+  npm_lifecycle_event: z.string().optional(),
 });
 
 /** Every variable the service reads; docker-compose.yml and .env.example may use no others. */
@@ -64,6 +69,13 @@ export interface Config {
   readonly answerCacheBytes: number;
   /** Requests with bodies of 1 MiB or more read at a time; the rest wait (src/rest/large-requests.ts). */
   readonly largeRequestsInFlight: number;
+  /**
+   * Started by an npm script (`npm start`, `npm run dev`): that npm process is the service as far
+   * as its operator knows, so when the process that started the server goes away (npm killed, even
+   * with SIGKILL, or the shell between them), the server stops as on SIGTERM instead of running on,
+   * orphaned, with its embedded PostgreSQL.
+   */
+  readonly stopWhenLauncherExits: boolean;
 }
 
 export class ConfigError extends Error {
@@ -108,5 +120,81 @@ export function parseConfig(
     rateLimits: { writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE, chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE },
     answerCacheBytes: Math.round(env.ANSWER_CACHE_MB * 1024 * 1024),
     largeRequestsInFlight: env.LARGE_REQUESTS_IN_FLIGHT,
+    stopWhenLauncherExits: env.npm_lifecycle_event !== undefined,
   };
+}
+
+/** The file loadConfig reads, in the working directory. */
+export const ENV_FILE = ".env";
+
+/**
+ * The configuration of `npm start` and the operator tools: the environment,
+ * completed by `cwd/.env` when that file exists. A variable present in the
+ * environment wins, even when empty (which means its default), as with
+ * dotenv and docker compose; problems in the file are listed with their line.
+ */
+export function loadConfig(
+  environment: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): Config {
+  const file = path.join(cwd, ENV_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return parseConfig(environment, cwd);
+    throw new ConfigError([`${ENV_FILE}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
+  }
+  const { values, problems } = parseEnvFile(text);
+  if (problems.length > 0) throw new ConfigError(problems.map((problem) => `${ENV_FILE} ${problem}`));
+  const merged: Record<string, string | undefined> = { ...values };
+  for (const [name, value] of Object.entries(environment)) if (value !== undefined) merged[name] = value;
+  return parseConfig(merged, cwd);
+}
+
+/**
+ * The `.env` format as dotenv and docker compose read it: `NAME=value` lines, `#` comments and
+ * blank lines, an optional `export ` prefix, values optionally in single quotes (taken as they
+ * are) or double quotes (with \n, \t, \" and \\ escapes); an unquoted value ends at ` #`.
+ * A line that is none of these is a problem, never silently skipped.
+ */
+export function parseEnvFile(text: string): { values: Record<string, string>; problems: string[] } {
+  const values: Record<string, string> = {};
+  const problems: string[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    const where = `line ${index + 1}`;
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) return;
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(trimmed);
+    if (!match) {
+      // The line itself is not repeated: it may hold a secret.
+      problems.push(`${where}: expected NAME=value (a # starts a comment line)`);
+      return;
+    }
+    const name = match[1]!;
+    const raw = match[2]!;
+    let value: string;
+    if (raw.startsWith("'") || raw.startsWith('"')) {
+      const quote = raw[0]!;
+      const end = quote === "'" ? raw.indexOf("'", 1) : closingDoubleQuote(raw);
+      if (end < 0 || !/^\s*(#.*)?$/.test(raw.slice(end + 1))) {
+        problems.push(`${where}: ${name}'s value opens a ${quote === "'" ? "single" : "double"} quote that is not closed at the end of its line`);
+        return;
+      }
+      value = raw.slice(1, end);
+      if (quote === '"') value = value.replace(/\\([nrt"\\])/g, (_escape, character: string) => ({ n: "\n", r: "\r", t: "\t" })[character] ?? character);
+    } else {
+      value = raw.replace(/\s+#.*$/, "").trim();
+    }
+    values[name] = value;
+  });
+  return { values, problems };
+}
+
+function closingDoubleQuote(raw: string): number {
+  for (let index = 1; index < raw.length; index += 1) {
+    if (raw[index] === "\\") index += 1;
+    else if (raw[index] === '"') return index;
+  }
+  return -1;
 }

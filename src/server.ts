@@ -16,20 +16,32 @@
  * Only the configuration is loaded before it is checked: a bad one exits 2
  * in a fraction of a second, before the rest of the service (Prisma,
  * Apollo, ...) is even imported, let alone a database touched.
+ *
+ * Under `npm start` the npm process is what operators signal. The start
+ * script execs node, so npm's relay of SIGTERM/SIGINT reaches this process
+ * and npm waits for it; should the launcher still vanish (npm killed with
+ * SIGKILL, a shell in between that dies on the signal), the server notices
+ * it has been re-parented and stops as on SIGTERM rather than running on,
+ * orphaned, with its embedded PostgreSQL and both ports.
  */
 import http from "node:http";
-import { ConfigError, parseConfig } from "./config.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import type { Runtime } from "./runtime.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS } from "./rest/large-requests.js";
 
 /** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
 const STOP_RUNTIME_GRACE_MS = 15_000;
+/** How often the parent process is looked at (stopWhenLauncherExits). */
+const LAUNCHER_CHECK_MS = 500;
+
+/** What stops the server: a signal, or the process that launched it going away. */
+type StopCause = NodeJS.Signals | "launcher exited";
 
 async function main(): Promise<void> {
   let config;
   try {
-    config = parseConfig();
+    config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`kubecompat: ${error.message}\n`);
@@ -51,12 +63,13 @@ async function main(): Promise<void> {
   // Until it listens there is nothing to drain: a signal ends the start at once. Migrations and the
   // import run in transactions, which the database rolls back; an embedded PostgreSQL is sent its
   // shutdown signal on exit (src/db/embedded-postgres.ts).
-  let onSignal = (signal: NodeJS.Signals): void => {
+  let onSignal = (signal: StopCause): void => {
     logger.info({ signal }, "signal during start-up: exiting");
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
+  if (config.stopWhenLauncherExits) watchLauncher(() => onSignal("launcher exited"));
 
   let runtime: Runtime;
   try {
@@ -110,9 +123,13 @@ async function main(): Promise<void> {
     await runtime.stop();
     process.exit(1);
   });
-  logger.info({ port: config.http.port, host: config.http.host, pid: process.pid }, "kubecompat listening");
+  const urls = serviceUrls(config);
+  logger.info(
+    { port: config.http.port, host: config.http.host, pid: process.pid, ...urls },
+    `kubecompat listening on ${urls.url} (playground ${urls.playground}, REST docs ${urls.docs})`,
+  );
 
-  const shutdown = (signal: NodeJS.Signals): void => {
+  const shutdown = (signal: StopCause): void => {
     if (stopping) {
       logger.info({ signal, timeoutMs: config.http.shutdownTimeoutMs }, "already shutting down: still draining requests");
       return;
@@ -140,6 +157,26 @@ async function main(): Promise<void> {
     );
   };
   onSignal = shutdown;
+}
+
+/** Calls `gone` once the parent process has exited (this process was re-parented). */
+function watchLauncher(gone: () => void): void {
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    gone();
+  }, LAUNCHER_CHECK_MS);
+  // Never what keeps the process alive.
+  timer.unref();
+}
+
+/** Where people reach the service: a wildcard listen address is reached as localhost. */
+function serviceUrls(config: Config): { url: string; playground: string; docs: string; openapi: string } {
+  const { host, port } = config.http;
+  const name = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const url = `http://${name}:${port}`;
+  return { url: `${url}/`, playground: `${url}/graphql`, docs: `${url}/docs`, openapi: `${url}/openapi.json` };
 }
 
 /** Stops the runtime and exits: 0 when it stopped, 1 when it failed or did not stop within STOP_RUNTIME_GRACE_MS. */

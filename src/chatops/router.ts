@@ -59,11 +59,11 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
   const router = Router();
   const { kb, logger } = deps;
 
-  /** Parses and answers a text; the domain core does the rest. */
-  const reply = (text: string, invokedAs: string | undefined, face: string, who: Record<string, string | undefined>): ChatReply => {
+  /** Parses and answers a text; the domain core does the rest. Logged with the request id, as the request's own line is. */
+  const reply = (res: Response, text: string, invokedAs: string | undefined, face: string, who: Record<string, string | undefined>): ChatReply => {
     const snapshot = kb.current();
     const parsed = parseCommand(text);
-    logger.info({ chatops: face, command: parsed.ok ? parsed.command.kind : "usage", ...who }, "chat command");
+    logger.info({ requestId: requestId(res), chatops: face, command: parsed.ok ? parsed.command.kind : "usage", ...who }, "chat command");
     const options = invokedAs === undefined ? {} : { invokedAs };
     return parsed.ok ? runCommand(snapshot, parsed.command, options) : usageReply(snapshot, parsed, options);
   };
@@ -96,7 +96,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
       const { text, public: inChannel } = takeVisibility(slackUnescape(form.get("text") ?? ""));
       let answer: ChatReply;
       try {
-        answer = reply(text, form.get("command") ?? undefined, "slack", {
+        answer = reply(res, text, form.get("command") ?? undefined, "slack", {
           user: form.get("user_name") ?? undefined,
           channel: form.get("channel_name") ?? undefined,
         });
@@ -135,7 +135,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         throw new InputError(`the body must be a JSON object {"text": "..."} whose text is a string of at most ${MAX_COMMAND_TEXT} characters`, "text");
       }
       const { text } = takeVisibility(parsed.data.text);
-      const answer = reply(text, undefined, "command", {});
+      const answer = reply(res, text, undefined, "command", {});
       res.json({ text: answer.text, blocks: answer.blocks });
     },
   );

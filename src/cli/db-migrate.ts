@@ -1,10 +1,10 @@
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL (or the embedded database). */
-import { parseConfig } from "../config.js";
+import { loadConfig } from "../config.js";
 import { migrate } from "../db/migrator.js";
 import { createLogger } from "../logger.js";
 import { openDatabase } from "../runtime.js";
 
-const config = parseConfig();
+const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const { url, embedded } = await openDatabase(config, logger);
 try {

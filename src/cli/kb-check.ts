@@ -1,10 +1,10 @@
 /** `npm run kb:check`: validates kb/ without touching a database; exit 1 lists every problem. */
-import { parseConfig } from "../config.js";
+import { loadConfig } from "../config.js";
 import { KbValidationError } from "../errors.js";
 import { loadKbDirectory } from "../kb/load.js";
 import { ENTITIES, ENTITY_NAMES } from "../kb/records.js";
 
-const config = parseConfig();
+const config = loadConfig();
 try {
   const bundle = await loadKbDirectory(config.kb.dir);
   // Every kind of knowledge that depends on the Kubernetes minor says where it ends.

@@ -16,7 +16,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, parseConfig } from "../config.js";
+import { ConfigError, loadConfig } from "../config.js";
 import { compareApiRemovals, compareContainerd, compareReleases, needsReview, type Section } from "../kb/derive/compare.js";
 import { parseContainerdReleases } from "../kb/derive/containerd.js";
 import { parseEndOfLifeJson } from "../kb/derive/endoflife.js";
@@ -319,7 +319,7 @@ function readKb<E extends EntityName>(entity: E, kbDir: string): { records: KbBu
 }
 
 function kbDirectory(flag: string | undefined): string {
-  const directory = flag === undefined ? parseConfig().kb.dir : path.resolve(flag);
+  const directory = flag === undefined ? loadConfig().kb.dir : path.resolve(flag);
   statOrFail("--kb", directory, "directory", "--kb must name a knowledge-base directory such as kb/");
   return directory;
 }

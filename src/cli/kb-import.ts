@@ -5,7 +5,7 @@
  * edits and resolving every conflict). Prints what changed; exit 1 (nothing
  * written) when any record is invalid, 2 on any other failure.
  */
-import { parseConfig } from "../config.js";
+import { loadConfig } from "../config.js";
 import { KbValidationError } from "../errors.js";
 import { forceKbDirectory, importKbDirectory } from "../kb/import.js";
 import { createLogger } from "../logger.js";
@@ -18,7 +18,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const preferKb = args.includes("--prefer-kb");
-const config = parseConfig();
+const config = loadConfig();
 const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
 try {
   const runtime = await startRuntime(config, logger, { importKb: false });

@@ -9,7 +9,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { ROLES, generateSecret, hashSecret, secretPrefix, type Role } from "../auth/tokens.js";
-import { parseConfig } from "../config.js";
+import { loadConfig } from "../config.js";
 import { createDatabase } from "../db/client.js";
 import { migrate } from "../db/migrator.js";
 import { insertToken, listTokens, revokeToken } from "../db/token-store.js";
@@ -40,7 +40,7 @@ if ((command === "create" || command === "revoke") && (name === undefined || !/^
 }
 if (command === "create" && !(ROLES as readonly string[]).includes(values.role ?? "")) fail(`--role must be one of ${ROLES.join(", ")}`);
 
-const config = parseConfig();
+const config = loadConfig();
 const logger = createLogger("warn");
 const { url, embedded } = await openDatabase(config, logger, { shareRunning: true });
 await migrate(url);

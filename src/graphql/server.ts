@@ -143,14 +143,13 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
       res.status(HTTP_STATUS[known.code] ?? 400).json({ errors: [{ message: known.message, extensions: { code: known.code } }] });
     });
   };
-  app.use(
-    "/graphql",
-    identify,
-    deps.writeLimit,
-    expressMiddleware(server, {
-      // One snapshot per request: every field of one answer comes from the same revision.
-      context: ({ res }) => Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator }),
-    }),
-  );
+  const graphql = expressMiddleware(server, {
+    // One snapshot per request: every field of one answer comes from the same revision.
+    context: ({ res }) => Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator }),
+  });
+  // Routes, not a mounted middleware: GraphQL is served at /graphql itself over GET and POST, any
+  // other method is 405 (src/rest/route-table.ts), and logs and metrics name it "/graphql".
+  app.get("/graphql", identify, deps.writeLimit, graphql);
+  app.post("/graphql", identify, deps.writeLimit, graphql);
   return server;
 }

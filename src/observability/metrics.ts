@@ -5,7 +5,7 @@
  * app, so tests and replicas in one process do not share counters.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { AnswerCacheStats } from "../kb/answer-cache.js";
 
@@ -106,12 +106,16 @@ export class Metrics {
     }
   }
 
-  /** Counts and times every request by its route pattern (not the raw path, so label sets stay small). */
-  httpMiddleware(): RequestHandler {
+  /**
+   * Counts and times every request by the name of its route (the pattern, not the raw path, so
+   * label sets stay small): `routeName` finds it from the URL, so a route is one label whether it
+   * answered or an error did.
+   */
+  httpMiddleware(routeName: (req: Request) => string): RequestHandler {
     return (req, res, next) => {
       const started = process.hrtime.bigint();
       res.on("finish", () => {
-        const route = routeLabel(req.baseUrl, (req.route as { path?: string } | undefined)?.path, res.statusCode);
+        const route = routeName(req);
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         this.requests.inc({ method: req.method, route, status: String(res.statusCode) });
         this.latency.observe({ method: req.method, route }, seconds);
@@ -150,9 +154,4 @@ export class Metrics {
       },
     };
   }
-}
-
-function routeLabel(baseUrl: string, routePath: string | undefined, status: number): string {
-  if (routePath !== undefined) return `${baseUrl}${routePath}`;
-  return status === 404 ? "(unmatched)" : baseUrl || "(other)";
 }

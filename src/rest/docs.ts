@@ -28,6 +28,9 @@ const PAGE = `<!doctype html>
 // A separate script file rather than inline code, so a strict Content-Security-Policy can be used.
 const INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null });`;
 
+/** Where Swagger UI's files are served (a static directory, so not a route the router lists). */
+export const DOCS_ASSETS = "/docs/assets";
+
 export function docsRoutes(): Router {
   const router = Router();
   router.get("/openapi.json", (_req, res) => {
@@ -39,6 +42,6 @@ export function docsRoutes(): Router {
   router.get("/docs/init.js", (_req, res) => {
     res.type("application/javascript").send(INIT);
   });
-  router.use("/docs/assets", express.static(SWAGGER_DIR, { index: false, fallthrough: false }));
+  router.use(DOCS_ASSETS, express.static(SWAGGER_DIR, { index: false, fallthrough: false }));
   return router;
 }

@@ -10,6 +10,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { asUnavailable } from "../db/unavailable.js";
 import { KubecompatError, UnavailableError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { pathOf, type RouteTable } from "./route-table.js";
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   BAD_USER_INPUT: 400,
@@ -56,9 +57,25 @@ export function errorBodyFor(req: Request, code: string, message: string, detail
   return errorBody(code, message, details);
 }
 
-export function notFoundHandler(): RequestHandler {
+/**
+ * What no route answered: a path that exists under another method is 405 with `Allow` (OPTIONS
+ * gets just the `Allow`), anything else 404.
+ */
+export function notFoundHandler(routes?: RouteTable): RequestHandler {
   return (req, res) => {
-    res.status(404).json(errorBody("NOT_FOUND", `no route ${req.method} ${req.path}; see /api/v1 for the routes`));
+    const path = pathOf(req);
+    const route = routes?.match(req.method, path);
+    if (route !== undefined && !route.allowed.includes(req.method)) {
+      const allow = [...route.allowed, "OPTIONS"].join(", ");
+      res.setHeader("Allow", allow);
+      if (req.method === "OPTIONS") {
+        res.status(204).end();
+        return;
+      }
+      res.status(405).json(errorBodyFor(req, "METHOD_NOT_ALLOWED", `${path} does not take ${req.method}; it takes ${route.allowed.join(", ")}`));
+      return;
+    }
+    res.status(404).json(errorBody("NOT_FOUND", `no route ${req.method} ${path}; see /api/v1 for the routes`));
   };
 }
 

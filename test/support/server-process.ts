@@ -1,8 +1,11 @@
 /**
- * The real server as a child process (`node --import tsx src/server.ts`),
- * for tests of what only a process shows: start-up, signals, exit codes and
- * logs. The environment is exactly what the test gives plus PATH and HOME:
- * none of the service's variables leak in from the test runner.
+ * The real server as a child process (`node --import tsx src/server.ts`, or
+ * `npm start` as people run it), for tests of what only a process shows:
+ * start-up, signals, exit codes and logs. The environment is exactly what
+ * the test gives plus PATH and HOME: none of the service's variables leak in
+ * from the test runner, nor, for the server run in the repository, from a
+ * developer's .env there (each variable the test does not give is set empty:
+ * a variable in the environment wins over .env, and empty means its default).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -30,12 +33,25 @@ export interface ServerProcess {
 }
 
 export function spawnServer(env: Record<string, string>): ServerProcess {
+  const unset = Object.fromEntries(ENVIRONMENT_VARIABLES.map((name) => [name, ""]));
+  return spawnProcess(process.execPath, ["--import", "tsx", "src/server.ts"], { ...unset, ...env }, REPO_ROOT);
+}
+
+/**
+ * `npm start` in `cwd`, a checkout of the test's own (so its .env is the test's too), as the
+ * README runs it; `pid` is npm's.
+ */
+export function spawnNpmStart(env: Record<string, string>, cwd: string): ServerProcess {
+  return spawnProcess("npm", ["start"], env, cwd);
+}
+
+function spawnProcess(command: string, args: string[], env: Record<string, string>, cwd: string): ServerProcess {
   const inherited = Object.fromEntries(
     // eslint-disable-next-line no-restricted-syntax -- the child inherits the test's environment (PATH, HOME), minus the service's variables
-    Object.entries(process.env).filter(([name, value]) => value !== undefined && !ENVIRONMENT_VARIABLES.includes(name)),
+    Object.entries(process.env).filter(([name, value]) => value !== undefined && !ENVIRONMENT_VARIABLES.includes(name) && !name.startsWith("npm_")),
   ) as Record<string, string>;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    cwd: REPO_ROOT,
+  const child = spawn(command, args, {
+    cwd,
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
