@@ -2,7 +2,8 @@
  * The GraphQL playground: GraphiQL rendered from a local package as one
  * self-contained page (scripts, styles and editor workers inlined), so it
  * works with no internet. Apollo's default landing page loads Apollo Sandbox
- * from a CDN and is disabled. Each tab holds an example of one operation.
+ * from a CDN and is disabled. Each tab holds an example of one operation,
+ * its first line a comment saying what it shows.
  */
 
 const EXAMPLE_PLAN = `{
@@ -33,7 +34,8 @@ query ValidateCluster {
   },
   {
     title: "planUpgrade",
-    query: `query PlanUpgrade {
+    query: `# The ordered steps from 1.27 to 1.30: the control plane one minor at a time, the pool only when it must move
+query PlanUpgrade {
   planUpgrade(
     current: { components: [
       { component: "etcd", version: "3.5.9" }
@@ -66,7 +68,8 @@ query CheckRollback {
   },
   {
     title: "scanManifests",
-    query: `query ScanManifests {
+    query: `# Which of these manifests use APIs that 1.25 no longer serves, and what to migrate to
+query ScanManifests {
   scanManifests(targetVersion: "1.25", manifests: """
 apiVersion: batch/v1beta1
 kind: CronJob
@@ -82,8 +85,32 @@ metadata: { name: web }
 }`,
   },
   {
+    title: "checkNodePoolUpgrade",
+    query: `# A node pool's chart from kubelet 1.29 to 1.30: kubelet flags 1.30 removed or deprecated, and the steps inside the pool
+query CheckNodePoolUpgrade {
+  checkNodePoolUpgrade(
+    controlPlaneVersion: "1.30.4"
+    from: {
+      name: "pool-b", kubeletVersion: "1.29.6", runtime: "containerd", runtimeVersion: "1.7.13", kubeProxyVersion: "1.29.6", kubeProxyMode: "ipvs"
+      kubeletFlags: ["--max-pods=110 --pod-infra-container-image=registry.k8s.io/pause:3.9 --azure-container-registry-config=/etc/kubernetes/azure.json"]
+    }
+    to: {
+      name: "pool-b", kubeletVersion: "1.30.4", runtime: "containerd", runtimeVersion: "1.7.22", kubeProxyVersion: "1.30.4", kubeProxyMode: "ipvs"
+      kubeletFlags: ["--max-pods=110 --pod-infra-container-image=registry.k8s.io/pause:3.9 --azure-container-registry-config=/etc/kubernetes/azure.json"]
+    }
+  ) {
+    ok
+    status
+    pool
+    findings { ${FINDING_FIELDS} }
+    steps { order action component fromVersion toVersion note }
+  }
+}`,
+  },
+  {
     title: "knowledge base",
-    query: `query KnowledgeBase {
+    query: `# What the answers rest on: the knowledge base's revision, a component and its ports, skew rules, API removals, a release, profiles, links
+query KnowledgeBase {
   knowledgeBase { revision newestRelease counts { entity count } }
   component(name: "apiserver") { name aliases ports { port endPort protocol purpose } }
   skewRules(kubernetesVersion: "1.30", profile: "strict") { id component relativeTo maxNewer maxOlder sourceUrl }
@@ -95,6 +122,21 @@ metadata: { name: web }
   },
 ];
 
+/**
+ * GraphiQL's tabs are framer-motion drag items held inside the tab list, and
+ * framer keeps such an item's offset in proportion to the list whenever the
+ * item or the list is resized (while the page lays out, or when the window
+ * is). Every tab but the last is left with a stale offset towards the right
+ * end, which GraphiQL's own CSS hides only while the tab has no focus
+ * (`.graphiql-tab:not(:focus-within) { transform: none !important }`). A
+ * mouse press focuses the tab, the offset applies, the tab jumps away from
+ * the pointer and the release lands on the list, so the tab never gets its
+ * click; the keyboard worked because Enter clicks the focused tab wherever
+ * it is drawn. Pinned here: a tab stays where it is laid out, focused or not
+ * (a tab dragged to reorder it no longer follows the pointer while dragged).
+ */
+const TAB_STYLE = "<style>.graphiql-tab { transform: none !important; }</style>";
+
 let page: Promise<string> | undefined;
 
 /**
@@ -103,15 +145,17 @@ let page: Promise<string> | undefined;
  * traffic never needs in memory.
  */
 export function playgroundPage(): Promise<string> {
-  page ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) =>
-    renderGraphiQL({
+  page ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) => {
+    const html = renderGraphiQL({
       title: "kubecompat GraphQL",
       endpoint: "/graphql",
       // No icon from another host: the page must load with nothing leaving localhost.
       favicon: "data:,",
       defaultQuery: PLAYGROUND_EXAMPLES[0]!.query,
       defaultTabs: PLAYGROUND_EXAMPLES.map((example) => ({ query: example.query })),
-    }),
-  );
+    });
+    // At the end of the head, after GraphiQL's stylesheet (the bundle's scripts hold a "</head>" of their own).
+    return html.replace(/<\/head>(\s*<body)/, (_match, body: string) => `${TAB_STYLE}</head>${body}`);
+  });
   return page;
 }
