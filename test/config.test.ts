@@ -1,6 +1,20 @@
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, it } from "node:test";
-import { ConfigError, parseConfig } from "../src/config.js";
+import { ConfigError, loadConfig, parseConfig, parseEnvFile } from "../src/config.js";
+
+/** A directory with this .env in it (or none), for loadConfig. */
+function withDotenv(text: string | undefined, run: (directory: string) => void): void {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-dotenv-"));
+  try {
+    if (text !== undefined) fs.writeFileSync(path.join(directory, ".env"), text);
+    run(directory);
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+}
 
 describe("configuration", () => {
   it("defaults to port 4000 and an embedded database", () => {
@@ -26,5 +40,61 @@ describe("configuration", () => {
         return true;
       },
     );
+  });
+
+  it("reads .env from the working directory, and a variable in the environment wins over it, even empty", () => {
+    const dotenv = [
+      "# kubecompat",
+      "PORT=4100",
+      "export LOG_LEVEL=warn",
+      "KB_DIR='my kb'   # quoted, with a space",
+      'SLACK_SIGNING_SECRET="s3cret with # and \\"quotes\\""',
+      "RATE_LIMIT_CHAT_PER_MINUTE = 7",
+      "DATABASE_URL=postgresql://kc@db:5432/kc # the team's",
+      "",
+    ].join("\n");
+    withDotenv(dotenv, (directory) => {
+      const fromFile = loadConfig({}, directory);
+      assert.equal(fromFile.http.port, 4100);
+      assert.equal(fromFile.logLevel, "warn");
+      assert.equal(fromFile.kb.dir, path.join(directory, "my kb"));
+      assert.equal(fromFile.chatops.slackSigningSecret, 's3cret with # and "quotes"');
+      assert.equal(fromFile.rateLimits.chatPerMinute, 7);
+      assert.deepEqual(fromFile.database, { kind: "external", url: "postgresql://kc@db:5432/kc", poolSize: 10 });
+
+      const overridden = loadConfig({ PORT: "4200", DATABASE_URL: "" }, directory);
+      assert.equal(overridden.http.port, 4200, "the environment's PORT wins");
+      assert.equal(overridden.database.kind, "embedded", "an empty DATABASE_URL in the environment wins too, meaning unset");
+      assert.equal(overridden.logLevel, "warn", "what the environment does not set still comes from .env");
+    });
+  });
+
+  it("without .env, reads the environment alone; a bad .env lists each bad line, without repeating it", () => {
+    withDotenv(undefined, (directory) => {
+      assert.equal(loadConfig({ PORT: "4300" }, directory).http.port, 4300);
+    });
+    withDotenv("PORT=4000\nCHATOPS_TOKEN abcdefghijklmnopqrstuvwxyz\nKB_DIR='kb\nPORT=80000\n", (directory) => {
+      assert.throws(
+        () => loadConfig({}, directory),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.deepEqual(error.problems, [
+            ".env line 2: expected NAME=value (a # starts a comment line)",
+            ".env line 3: KB_DIR's value opens a single quote that is not closed at the end of its line",
+          ]);
+          assert.ok(!error.message.includes("abcdefghij"), "a line that may hold a secret is not repeated");
+          return true;
+        },
+      );
+    });
+    withDotenv("PORT=80000\n", (directory) => {
+      assert.throws(() => loadConfig({}, directory), /PORT: must be between 1 and 65535/, "values from .env are checked like the environment's");
+    });
+  });
+
+  it("parses .env as dotenv does: comments, export, quotes, escapes", () => {
+    const { values, problems } = parseEnvFile("A=1\n  # note\nexport B=two words # comment\nC='raw \\n'\nD=\"x\\ny\"\nE=\nF=a#b\n");
+    assert.deepEqual(problems, []);
+    assert.deepEqual(values, { A: "1", B: "two words", C: "raw \\n", D: "x\ny", E: "", F: "a#b" });
   });
 });

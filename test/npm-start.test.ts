@@ -5,7 +5,8 @@
  * DATABASE_URL, on the embedded PostgreSQL.
  *
  * - .env is read at start; a variable already in the environment wins; a
- *   malformed .env stops the start naming its line.
+ *   malformed .env stops the start naming its line. The start-up line
+ *   prints the addresses of the front page, the playground and the docs.
  * - SIGTERM or SIGINT sent to the npm process itself (not to the server it
  *   runs) stops the server and the embedded PostgreSQL and frees both ports;
  *   npm waits for that and exits 0.
@@ -144,6 +145,17 @@ describe("npm start", () => {
       });
       assert.equal(answer.status, 200, "CHATOPS_TOKEN came from .env (without it the endpoint answers 503)");
       assert.ok(fs.existsSync(path.join(checkout, ".data")), "EMBEDDED_PG_DIR from .env, relative to the checkout");
+
+      // The start-up line says where to go, and the addresses it prints answer.
+      const listening = run.logs().find((entry) => typeof entry.msg === "string" && entry.msg.startsWith("kubecompat listening"))!;
+      assert.equal(listening.playground, `http://localhost:${fromEnvironment}/graphql`);
+      assert.equal(listening.docs, `http://localhost:${fromEnvironment}/docs`);
+      assert.ok(String(listening.msg).includes(String(listening.playground)) && String(listening.msg).includes(String(listening.docs)), String(listening.msg));
+      for (const url of [listening.url, listening.playground, listening.docs]) {
+        const page = await fetch(String(url), { headers: { Accept: "text/html" } });
+        assert.equal(page.status, 200, `${String(url)} answers`);
+        assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+      }
     } finally {
       process.kill(run.pid, "SIGTERM");
       await exitWithin(run, STOPPED_WITHIN_MS);
