@@ -40,6 +40,8 @@ export class RouteTable {
   private readonly exact = new Map<string, Entry[]>();
   /** Routes with parameters, and prefixes. */
   private readonly patterned: Entry[] = [];
+  /** Metrics and the request log both ask. */
+  private readonly names = new WeakMap<Request, string>();
 
   /** Adds the routes a router defines (`router.get(...)` and the like), mounted at `prefix`. */
   addRouter(prefix: string, router: Router): this {
@@ -80,9 +82,14 @@ export class RouteTable {
     return { pattern: serving.pattern, allowed };
   }
 
-  /** The name of the route a request is for: its pattern, or UNMATCHED. */
+  /** The name of the route a request is for: its pattern, or UNMATCHED (found once per request). */
   name(req: Request): string {
-    return this.match(req.method, pathOf(req))?.pattern ?? UNMATCHED;
+    let name = this.names.get(req);
+    if (name === undefined) {
+      name = this.match(req.method, pathOf(req))?.pattern ?? UNMATCHED;
+      this.names.set(req, name);
+    }
+    return name;
   }
 }
 
