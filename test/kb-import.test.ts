@@ -9,7 +9,7 @@ import { migrate } from "../src/db/migrator.js";
 import { KbValidationError } from "../src/errors.js";
 import { importKbDirectory } from "../src/kb/import.js";
 import { loadKbDirectory } from "../src/kb/load.js";
-import { ENTITY_NAMES } from "../src/kb/records.js";
+import { ENTITY_NAMES } from "../src/kb/registry.js";
 import { createLogger } from "../src/logger.js";
 import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
 import { KB_DIR } from "./support/runtime.js";

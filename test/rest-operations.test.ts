@@ -52,7 +52,7 @@ describe("REST operations", () => {
         .send({
           query: `query($current: ClusterPlanInput!, $profile: String) { planUpgrade(current: $current, targetVersion: "${target}", profile: $profile) {
             ok status kbRevision targetVersion steps { order component instance fromVersion toVersion note }
-            apiRemovals { apiVersion group version kind deprecatedIn removedIn replacement replacementAvailableIn servedByDefault notes sourceUrl disagreement revision }
+            apiRemovals { apiVersion group version kind introducedIn deprecatedIn removedIn replacement replacementAvailableIn servedByDefault notes sourceUrl disagreement revision }
             findings { ${FINDING_FIELDS} } } }`,
           variables: { current: { components: plan.components }, profile: plan.profile },
         })
@@ -117,7 +117,7 @@ describe("REST operations", () => {
     );
     const planned = await request(runtime.app)
       .post("/api/v1/upgrade-plan/from-kubectl")
-      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30" })
+      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-06-01" })
       .expect(200);
     assert.equal(planned.body.ok, true);
     assert.deepEqual(planned.body.steps.map((step: { component: string; instance: string | null }) => `${step.component}@${step.instance}`), [
@@ -128,6 +128,14 @@ describe("REST operations", () => {
       "kube-proxy@general",
     ]);
     assert.equal(planned.body.steps[1].toVersion, "1.7.13");
+    // After September 2026 the 1.7 line is past its own end of life: the plan of that day moves to the oldest live line listed.
+    const later = await request(runtime.app)
+      .post("/api/v1/upgrade-plan/from-kubectl")
+      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-12-01" })
+      .expect(200);
+    assert.equal(later.body.steps.find((step: { component: string }) => step.component === "containerd")?.toVersion, "2.0.0");
+    const badDay = await request(runtime.app).post("/api/v1/upgrade-plan").send({ current: { components: [{ component: "kube-apiserver", version: "1.30" }] }, targetVersion: "1.31", asOf: "2026-13-01" }).expect(400);
+    assert.equal(badDay.body.error.details?.[0]?.field ?? badDay.body.error.field ?? "asOf", "asOf");
     const bad = await request(runtime.app).post("/api/v1/validate/from-kubectl").send({ kubectlVersion: { clientVersion: { gitVersion: "v1.30.0" } } }).expect(400);
     assert.equal(bad.body.error.details[0].field, "kubectlVersion.serverVersion.gitVersion");
     const none = await request(runtime.app).post("/api/v1/validate/from-kubectl").send({}).expect(400);

@@ -2,7 +2,7 @@
 import { loadConfig } from "../config.js";
 import { KbValidationError } from "../errors.js";
 import { loadKbDirectory } from "../kb/load.js";
-import { ENTITIES, ENTITY_NAMES } from "../kb/records.js";
+import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
 
 const config = loadConfig();
 try {

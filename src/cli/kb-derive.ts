@@ -35,7 +35,8 @@ import {
   type TagSnapshot,
 } from "../kb/derive/lifecycle.js";
 import { renderText, renderYaml } from "../kb/derive/render.js";
-import { ENTITIES, type EntityName, type KbBundle } from "../kb/records.js";
+import { type EntityName, type KbBundle } from "../kb/records.js";
+import { ENTITIES } from "../kb/registry.js";
 
 const USAGE = `usage: npm run kb:derive -- [inputs] [options]
 

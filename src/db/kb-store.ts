@@ -8,7 +8,8 @@ import { diffBundles, type RecordChange } from "../kb/diff.js";
 import { bundleHash, entityKey, mergeBundles, recordHash, withoutRevision, type MergeBase, type MergeConflict } from "../kb/merge.js";
 import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableError, type KbIssue } from "../errors.js";
 import { asUnavailable } from "./unavailable.js";
-import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle, type KbConflictRecord } from "../kb/records.js";
+import { type EntityName, type KbBundle, type KbConflictRecord } from "../kb/records.js";
+import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../kb/registry.js";
 import type { Database } from "./client.js";
 import { Prisma } from "./generated/client.js";
 
@@ -20,56 +21,65 @@ type Row = Record<string, unknown>;
 interface Delegate {
   findMany(args: { orderBy: { id: "asc" } }): Promise<Row[]>;
   createMany(args: { data: Row[] }): Promise<unknown>;
-  update(args: { where: { id: number }; data: Row }): Promise<unknown>;
+  createManyAndReturn(args: { data: Row[] }): Promise<Row[]>;
+  create(args: { data: Row }): Promise<Row>;
+  update(args: { where: { id: number }; data: Row }): Promise<Row>;
   delete(args: { where: { id: number } }): Promise<unknown>;
 }
-
-interface Mapping {
-  readonly model: string;
-  /** record field → column, where they differ */
-  readonly columns?: Readonly<Record<string, string>>;
-  readonly dateFields?: readonly string[];
-  readonly enumFields?: Readonly<Record<string, Readonly<Record<string, string>>>>;
-}
-
-const RELATIVE_TO = { "kube-apiserver": "KUBE_APISERVER", "kube-apiserver-peers": "KUBE_APISERVER_PEERS", kubelet: "KUBELET" };
-
-const MAPPINGS: Readonly<Record<EntityName, Mapping>> = {
-  components: { model: "component" },
-  profiles: { model: "policyProfile" },
-  ports: { model: "port", columns: { component: "componentName" } },
-  links: { model: "communicationLink", columns: { from: "fromComponent", to: "toComponent" } },
-  skewRules: {
-    model: "skewRule",
-    columns: { id: "ruleId", profile: "profileName", component: "componentName" },
-    enumFields: { relativeTo: RELATIVE_TO },
-  },
-  apiRemovals: { model: "apiRemoval" },
-  releases: { model: "release", dateFields: ["releaseDate", "endOfStandardSupport", "endOfLife", "latestPatchDate"] },
-  upgradeDependencies: { model: "upgradeDependency", columns: { before: "beforeComponent", after: "afterComponent" } },
-  runtimeRequirements: {
-    model: "runtimeRequirement",
-    columns: { id: "requirementId", component: "componentName", requires: "requiresComponent" },
-  },
-  recommendations: { model: "recommendation", columns: { id: "recommendationId" } },
-  flagChanges: { model: "flagChange", columns: { id: "changeId", component: "componentName" } },
-  proxyModes: { model: "proxyMode" },
-  runtimeReleases: { model: "runtimeRelease", dateFields: ["releaseDate", "endOfActiveSupport", "endOfLife"] },
-  hostRequirements: { model: "hostRequirement", columns: { id: "requirementId" } },
-  coverage: { model: "knowledgeCoverage", dateFields: ["sourceDate"] },
-  apiGroupVersions: { model: "apiGroupVersion" },
-};
 
 // Bookkeeping columns that are not part of a record. Each record's `revision`
 // is read along (clients send it back with an update) but never written from a record.
 const SYSTEM_COLUMNS = new Set(["id", "updatedAt"]);
 
+// A record's own `id` field (recommendations, skew rules, ...) must not meet the row's primary key: the
+// generic table keeps it as recordId, as the typed tables keep it as ruleId, changeId and the like.
+const DOCUMENT_COLUMNS = { id: "recordId" };
+
+function mappingOf(entity: EntityName): StoreMapping {
+  const store = ENTITIES[entity].store;
+  return store.model === null ? { ...store, columns: { ...DOCUMENT_COLUMNS, ...store.columns } } : store;
+}
+
 function delegate(db: Executor, entity: EntityName): Delegate {
-  return (db as unknown as Record<string, Delegate>)[MAPPINGS[entity].model] as Delegate;
+  const model = mappingOf(entity).model;
+  return model === null ? documents(db, entity) : ((db as unknown as Record<string, Delegate>)[model] as Delegate);
+}
+
+interface DocumentRow {
+  id: number;
+  record: unknown;
+  revision: number;
+  updatedAt: Date;
+}
+
+/**
+ * A kind registered without a table of its own keeps its records in KbDocument, one row per record with
+ * the record as JSON; this adapter gives those rows the same surface as a model delegate, so the sync,
+ * the merge and curation need not know the difference.
+ */
+function documents(db: Executor, entity: EntityName): Delegate {
+  const table = (db as unknown as { kbDocument: Record<string, (args: unknown) => Promise<unknown>> }).kbDocument;
+  const asRow = (document: DocumentRow): Row => ({ ...(document.record as Row), id: document.id, revision: document.revision, updatedAt: document.updatedAt });
+  const recordOf = (data: Row): Row => {
+    const { revision: _revision, ...record } = data;
+    return record;
+  };
+  const asDocument = (data: Row): Row => ({ entity, key: recordKey(entity, fromColumns(entity, data) as never), record: recordOf(data) });
+  return {
+    findMany: async () => ((await table.findMany!({ where: { entity }, orderBy: { id: "asc" } })) as DocumentRow[]).map(asRow),
+    createMany: (args) => table.createMany!({ data: args.data.map(asDocument) }),
+    createManyAndReturn: async (args) => ((await table.createManyAndReturn!({ data: args.data.map(asDocument) })) as DocumentRow[]).map(asRow),
+    create: async (args) => asRow((await table.create!({ data: asDocument(args.data) })) as DocumentRow),
+    update: async (args) => {
+      const data = { ...asDocument(args.data), ...(args.data.revision === undefined ? {} : { revision: args.data.revision }) };
+      return asRow((await table.update!({ where: args.where, data })) as DocumentRow);
+    },
+    delete: (args) => table.delete!({ where: args.where }),
+  };
 }
 
 function toColumns(entity: EntityName, record: object): Row {
-  const mapping = MAPPINGS[entity];
+  const mapping = mappingOf(entity);
   const row: Row = {};
   for (const [field, value] of Object.entries(record)) {
     if (field === "revision") continue;
@@ -89,7 +99,7 @@ function toColumns(entity: EntityName, record: object): Row {
 }
 
 function fromColumns(entity: EntityName, row: Row): object {
-  const mapping = MAPPINGS[entity];
+  const mapping = mappingOf(entity);
   const fieldOf = new Map(Object.entries(mapping.columns ?? {}).map(([field, column]) => [column, field]));
   const record: Row = {};
   for (const [column, value] of Object.entries(row)) {
@@ -333,14 +343,14 @@ export async function mergeKbDirectory(
       for (const entity of ENTITY_NAMES) {
         const creates = orderForInsert(entity, outcome.changes.filter((change) => change.entity === entity && change.action === "create").map((change) => change.after!));
         for (const record of creates) {
-          const row = await (delegate(tx, entity) as unknown as { create(args: { data: Row }): Promise<Row> }).create({ data: toColumns(entity, record) });
+          const row = await delegate(tx, entity).create({ data: toColumns(entity, record) });
           stored.set(entityKey(entity, recordKey(entity, record as never)), fromColumns(entity, row));
         }
         for (const change of outcome.changes.filter((candidate) => candidate.entity === entity && candidate.action === "update")) {
           const row = (await delegate(tx, entity).update({
             where: { id: current.ids.get(entityKey(entity, change.key)) as number },
             data: { ...toColumns(entity, change.after!), revision: { increment: 1 } },
-          })) as Row;
+          }));
           stored.set(entityKey(entity, change.key), fromColumns(entity, row));
         }
       }
@@ -490,7 +500,7 @@ async function readImportBase(tx: Transaction, database: KbBundle, recordedHash:
   }
   const lastImport = await tx.auditEntry.findFirst({ where: { action: "kb.import", key: { startsWith: "directory:" } }, orderBy: { id: "desc" }, select: { id: true } });
   const edits = await tx.auditEntry.findMany({
-    where: { id: { gt: lastImport?.id ?? 0 }, entity: { in: ENTITY_NAMES } },
+    where: { id: { gt: lastImport?.id ?? 0 }, entity: { in: [...ENTITY_NAMES] } },
     orderBy: { id: "asc" },
     select: { entity: true, key: true, before: true },
   });
@@ -782,7 +792,7 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     if (mine.length === 0) continue;
     const creates = mine.filter((entry) => entry.edit.action === "create");
     if (creates.length > 0) {
-      const rows = await (delegate(tx, entity) as unknown as { createManyAndReturn(args: { data: Row[] }): Promise<Row[]> }).createManyAndReturn({
+      const rows = await delegate(tx, entity).createManyAndReturn({
         data: creates.map((entry) => toColumns(entity, entry.edit.record!)),
       });
       const byKey = new Map(rows.map((row) => [recordKey(entity, fromColumns(entity, row) as never), row]));
@@ -791,7 +801,7 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     for (const entry of mine.filter((candidate) => candidate.edit.action !== "create")) {
       const id = ids.get(entityKey(entity, entry.key))!;
       if (entry.edit.action === "update") {
-        const row = (await delegate(tx, entity).update({ where: { id }, data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } } })) as Row;
+        const row = (await delegate(tx, entity).update({ where: { id }, data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } } }));
         stored.set(entry.index, fromColumns(entity, row));
       } else {
         await delegate(tx, entity).delete({ where: { id } });

@@ -19,29 +19,19 @@ import { requireImporter } from "../rest/auth.js";
 import { UnavailableError } from "../errors.js";
 import type { Curator } from "../kb/curation.js";
 import type { EntityName } from "../kb/records.js";
+import { entityOfGraphqlValue } from "../kb/registry.js";
 import type { KbEntity, Resolvers } from "./generated/resolvers-types.js";
 import { JSONObjectScalar } from "./json-scalar.js";
 
 const optional = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
-const ENTITY_OF: Readonly<Record<KbEntity, EntityName>> = {
-  COMPONENTS: "components",
-  PORTS: "ports",
-  LINKS: "links",
-  PROFILES: "profiles",
-  SKEW_RULES: "skewRules",
-  API_REMOVALS: "apiRemovals",
-  RELEASES: "releases",
-  UPGRADE_ORDER: "upgradeDependencies",
-  RUNTIME_REQUIREMENTS: "runtimeRequirements",
-  RECOMMENDATIONS: "recommendations",
-  FLAG_CHANGES: "flagChanges",
-  PROXY_MODES: "proxyModes",
-  RUNTIME_RELEASES: "runtimeReleases",
-  HOST_REQUIREMENTS: "hostRequirements",
-  COVERAGE: "coverage",
-  API_GROUP_VERSIONS: "apiGroupVersions",
-};
+/** The knowledge-base kind a GraphQL KbEntity value names, from the entity registry. */
+function entityOf(value: KbEntity): EntityName {
+  const entity = entityOfGraphqlValue(value);
+  // The SDL's enum and the registry are kept equal by a test; a value outside it is a build mistake.
+  if (entity === undefined) throw new Error(`KbEntity ${value} has no row in the entity registry`);
+  return entity;
+}
 
 function curatorOf(curator: Curator | undefined): Curator {
   if (curator === undefined) throw new UnavailableError("this instance serves a read-only knowledge base");
@@ -82,8 +72,8 @@ export const resolvers: Resolvers = {
     apiGroupVersions: (_parent, _args, { snapshot }) => [...snapshot.apiGroupVersions],
     validateCluster: (_parent, { plan, profile, asOf }, { snapshot }) =>
       validateCluster(snapshot, plan.components, { profile, asOf, field: "plan.components" }),
-    planUpgrade: (_parent, { current, targetVersion, profile }, { snapshot }) =>
-      planUpgrade(snapshot, current.components, targetVersion, { profile }),
+    planUpgrade: (_parent, { current, targetVersion, profile, asOf }, { snapshot }) =>
+      planUpgrade(snapshot, current.components, targetVersion, { profile, asOf }),
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
     scanManifests: (_parent, { manifests, targetVersion, fromVersion }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion, { fromVersion }),
@@ -109,15 +99,15 @@ export const resolvers: Resolvers = {
   },
   Mutation: {
     createRecord: async (_parent, { entity, record, idempotencyKey }, { curator, principal }) => {
-      const result = await curatorOf(curator).create(principal, ENTITY_OF[entity], record, { idempotencyKey });
+      const result = await curatorOf(curator).create(principal, entityOf(entity), record, { idempotencyKey });
       return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision, replayed: result.replayed === true };
     },
     updateRecord: async (_parent, { entity, key, revision, record, idempotencyKey }, { curator, principal }) => {
-      const result = await curatorOf(curator).update(principal, ENTITY_OF[entity], key, revision, record, { idempotencyKey });
+      const result = await curatorOf(curator).update(principal, entityOf(entity), key, revision, record, { idempotencyKey });
       return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision, replayed: result.replayed === true };
     },
     retireRecord: async (_parent, { entity, key, revision, idempotencyKey }, { curator, principal }) => {
-      const result = await curatorOf(curator).retire(principal, ENTITY_OF[entity], key, revision, { idempotencyKey });
+      const result = await curatorOf(curator).retire(principal, entityOf(entity), key, revision, { idempotencyKey });
       return { entity, key: result.key, record: null, retired: true, kbRevision: result.kbRevision, replayed: result.replayed === true };
     },
     importKnowledgeBase: async (_parent, { bundle }, { curator, principal }) => {

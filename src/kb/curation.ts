@@ -14,7 +14,8 @@ import type { Database } from "../db/client.js";
 import { InputError, UnauthenticatedError } from "../errors.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 import { parseKbFiles, type KbFiles } from "./parse.js";
-import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
+import { type EntityName } from "./records.js";
+import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import { crossCheckBundle } from "./validate.js";
 
 export class Curator {

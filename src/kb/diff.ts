@@ -4,7 +4,8 @@
  * exactly these changes, so an unchanged kb/ produces none and the revision
  * stays put.
  */
-import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "./records.js";
+import { type EntityName, type KbBundle } from "./records.js";
+import { ENTITY_NAMES, recordKey } from "./registry.js";
 
 export interface RecordChange {
   readonly entity: EntityName;

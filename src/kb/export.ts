@@ -9,7 +9,8 @@ import { isMap, isScalar, parseAllDocuments, stringify } from "yaml";
 import { InputError } from "../errors.js";
 import type { KbFiles } from "./parse.js";
 import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "./yaml-limits.js";
-import { ENTITIES, ENTITY_NAMES, type EntityName } from "./records.js";
+import { type EntityName } from "./records.js";
+import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import type { KbSnapshot } from "./snapshot.js";
 
 function fieldOrder(entity: EntityName): string[] {
@@ -20,7 +21,7 @@ function fieldOrder(entity: EntityName): string[] {
 /** One kb/ file's text. */
 export function exportFile(snapshot: KbSnapshot, entity: EntityName): string {
   const order = fieldOrder(entity);
-  const records = (snapshot[entity] as readonly object[]).map((record) =>
+  const records = (snapshot.records(entity) as readonly object[]).map((record) =>
     Object.fromEntries(order.filter((field) => field in record).map((field) => [field, (record as Record<string, unknown>)[field]])),
   );
   return stringify({ [entity]: records }, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" });

@@ -6,11 +6,12 @@
 import { readKnowledgeBase, readRevision } from "../db/kb-store.js";
 import type { Database } from "../db/client.js";
 import { UnavailableError } from "../errors.js";
-import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "./records.js";
+import { type EntityName, type KbBundle } from "./records.js";
+import { ENTITY_NAMES, recordKey } from "./registry.js";
 import { KbSnapshot } from "./snapshot.js";
 
 function bundleOf(snapshot: KbSnapshot): KbBundle {
-  return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot[entity]])) as unknown as KbBundle;
+  return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)])) as unknown as KbBundle;
 }
 
 export class KnowledgeBase {

@@ -1,7 +1,8 @@
 /** Reads the reviewed knowledge-base files from a kb/ directory. */
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ENTITIES, ENTITY_NAMES, type KbBundle } from "./records.js";
+import { type KbBundle } from "./records.js";
+import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import { parseKbFiles } from "./parse.js";
 
 export async function readKbFiles(directory: string): Promise<Record<string, string>> {

@@ -14,7 +14,8 @@
  */
 import crypto from "node:crypto";
 import { canonical, changedFields } from "./diff.js";
-import { ENTITY_NAMES, recordKey, type EntityName, type KbBundle } from "./records.js";
+import { type EntityName, type KbBundle } from "./records.js";
+import { ENTITY_NAMES, recordKey } from "./registry.js";
 
 /** A record's identity across bundles. */
 export function entityKey(entity: EntityName, key: string): string {

@@ -7,7 +7,8 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from "yaml";
 import type { z } from "zod";
 import { KbValidationError, type KbIssue } from "../errors.js";
-import { ENTITIES, ENTITY_NAMES, type EntityName, type KbBundle } from "./records.js";
+import { type EntityName, type KbBundle } from "./records.js";
+import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import { crossCheckBundle } from "./validate.js";
 import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "./yaml-limits.js";
 

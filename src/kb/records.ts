@@ -195,7 +195,7 @@ export const apiRemovalRecord = z
     { message: "must not be after removedIn", path: ["deprecatedIn"] },
   )
   .refine(
-    (removal) => removal.introducedIn === null || minorNumber(removal.introducedIn) < minorNumber(removal.removedIn),
+    (removal) => removal.introducedIn === null || !(minorNumber(removal.introducedIn) >= minorNumber(removal.removedIn)),
     { message: "must be before removedIn", path: ["introducedIn"] },
   );
 
@@ -497,57 +497,4 @@ export interface KbConflictRecord {
   readonly detectedAt: string;
   /** The import that found it, e.g. "directory:kb". */
   readonly source: string;
-}
-
-/**
- * One entry per entity: the file it lives in, its record schema, and its
- * natural key (what makes a duplicate, and how import matches records).
- * `versioned` kinds depend on the Kubernetes minor: kb/coverage.yaml must say
- * where each of them ends.
- * The order is the order of import: referenced entities first.
- */
-export const ENTITIES = {
-  components: { file: "components.yaml", schema: componentRecord, key: (r: ComponentRecord) => r.name },
-  profiles: { file: "profiles.yaml", schema: profileRecord, key: (r: ProfileRecord) => r.name },
-  ports: {
-    file: "ports.yaml",
-    schema: portRecord,
-    key: (r: PortRecord) => `${r.component} ${r.port}/${r.protocol} ${r.nodeRole}`,
-  },
-  links: { file: "links.yaml", schema: linkRecord, key: (r: LinkRecord) => `${r.from} -> ${r.to}` },
-  skewRules: { file: "skew-rules.yaml", versioned: true, schema: skewRuleRecord, key: (r: SkewRuleRecord) => r.id },
-  apiRemovals: {
-    file: "api-removals.yaml", versioned: true,
-    schema: apiRemovalRecord,
-    key: (r: ApiRemovalRecord) => `${r.apiVersion} ${r.kind}`,
-  },
-  releases: { file: "releases.yaml", versioned: true, schema: releaseRecord, key: (r: ReleaseRecord) => r.version },
-  upgradeDependencies: {
-    file: "upgrade-order.yaml",
-    schema: upgradeDependencyRecord,
-    key: (r: UpgradeDependencyRecord) => `${r.before} -> ${r.after}`,
-  },
-  runtimeRequirements: {
-    file: "runtime-requirements.yaml", versioned: true,
-    schema: runtimeRequirementRecord,
-    key: (r: RuntimeRequirementRecord) => r.id,
-  },
-  recommendations: {
-    file: "recommendations.yaml",
-    schema: recommendationRecord,
-    key: (r: RecommendationRecord) => r.id,
-  },
-  flagChanges: { file: "flag-changes.yaml", versioned: true, schema: flagChangeRecord, key: (r: FlagChangeRecord) => r.id },
-  proxyModes: { file: "proxy-modes.yaml", versioned: true, schema: proxyModeRecord, key: (r: ProxyModeRecord) => `${r.mode}/${r.os}` },
-  runtimeReleases: { file: "runtime-releases.yaml", versioned: true, schema: runtimeReleaseRecord, key: (r: RuntimeReleaseRecord) => `${r.component} ${r.line}` },
-  hostRequirements: { file: "host-requirements.yaml", versioned: true, schema: hostRequirementRecord, key: (r: HostRequirementRecord) => r.id },
-  coverage: { file: "coverage.yaml", schema: coverageRecord, key: (r: CoverageRecord) => `${r.knowledge} ${r.source}` },
-  apiGroupVersions: { file: "api-group-versions.yaml", schema: apiGroupVersionRecord, key: (r: ApiGroupVersionRecord) => r.apiVersion },
-} as const;
-
-export const ENTITY_NAMES = Object.keys(ENTITIES) as EntityName[];
-
-/** The natural key of any record of an entity. */
-export function recordKey<E extends EntityName>(entity: E, record: KbBundle[E][number]): string {
-  return (ENTITIES[entity].key as (r: KbBundle[E][number]) => string)(record);
 }

@@ -4,28 +4,8 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../domain/versions.js";
-import {
-  ENTITY_NAMES,
-  type ApiRemovalRecord,
-  type ComponentRecord,
-  type FlagChangeRecord,
-  type ProxyModeRecord,
-  type EntityName,
-  type KbBundle,
-  type KbConflictRecord,
-  type LinkRecord,
-  type PortRecord,
-  type ProfileRecord,
-  type RecommendationRecord,
-  type ReleaseRecord,
-  type RuntimeRequirementRecord,
-  type SkewRuleRecord,
-  type UpgradeDependencyRecord,
-  type RuntimeReleaseRecord,
-  type HostRequirementRecord,
-  type CoverageRecord,
-  type ApiGroupVersionRecord,
-} from "./records.js";
+import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord } from "./records.js";
+import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 
 export interface SnapshotMeta {
@@ -64,6 +44,8 @@ export class KbSnapshot implements KbBundle {
    */
   readonly upgradeOrder: readonly string[];
 
+  /** Records of kinds registered at run time (registerEntity), which have no typed field. */
+  private readonly registered: ReadonlyMap<string, readonly object[]>;
   private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
   private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
   private readonly profileIndex: ReadonlyMap<string, ProfileRecord>;
@@ -103,6 +85,11 @@ export class KbSnapshot implements KbBundle {
     this.coverage = freezeAll(bundle.coverage);
     this.apiGroupVersions = freezeAll(bundle.apiGroupVersions);
 
+    const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
+    this.registered = new Map(ENTITY_NAMES.filter((entity) => !isBuiltIn(entity)).map((entity) => [entity, freezeAll([...(extra[entity] ?? [])])]));
+    // Registered kinds are also properties, so that code reading a snapshot as a bundle sees them.
+    for (const [entity, records] of this.registered) Object.defineProperty(this, entity, { value: records, enumerable: true });
+
     const componentIndex = new Map<string, ComponentRecord>();
     for (const component of this.components) {
       componentIndex.set(component.name.toLowerCase(), component);
@@ -112,6 +99,12 @@ export class KbSnapshot implements KbBundle {
     this.releaseIndex = new Map(this.releases.map((release) => [release.version, release]));
     this.profileIndex = new Map(this.profiles.map((profile) => [profile.name, profile]));
     Object.freeze(this);
+  }
+
+  /** The records of any kind of knowledge, built-in or registered, as the registry names it. */
+  records<E extends EntityName>(entity: E): KbBundle[E] {
+    if (isBuiltIn(entity)) return this[entity];
+    return (this.registered.get(entity) ?? []) as unknown as KbBundle[E];
   }
 
   /** Finds a component by canonical name or alias, ignoring case and surrounding blanks. */
@@ -144,7 +137,7 @@ export class KbSnapshot implements KbBundle {
   }
 
   counts(): Record<EntityName, number> {
-    return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, this[entity].length])) as Record<EntityName, number>;
+    return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, this.records(entity).length])) as Record<EntityName, number>;
   }
 }
 

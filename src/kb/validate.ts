@@ -5,7 +5,8 @@
  * reference do not overlap in the versions they apply to.
  */
 import type { KbIssue } from "../errors.js";
-import { ENTITIES, ENTITY_NAMES, recordKey, type KbBundle } from "./records.js";
+import { type KbBundle } from "./records.js";
+import { ENTITIES, ENTITY_NAMES, recordKey } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 
 export function crossCheckBundle(bundle: KbBundle): KbIssue[] {

@@ -11,30 +11,11 @@ import { InputError, UnsupportedMediaTypeError } from "../errors.js";
 import type { Curator } from "../kb/curation.js";
 import { entityForFile, exportBundle, exportFile, exportPlutoVersions, filesFromBundle } from "../kb/export.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import { ENTITIES, type EntityName } from "../kb/records.js";
+import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
 import { principalOf, requireImporter } from "./auth.js";
 import { YAML_TYPES } from "./operation-routes.js";
 import { inputErrorFrom, queryParameters } from "./parse.js";
 
-/** URL collection → entity. */
-export const COLLECTIONS: Readonly<Record<string, EntityName>> = {
-  components: "components",
-  ports: "ports",
-  links: "links",
-  profiles: "profiles",
-  "skew-rules": "skewRules",
-  "api-removals": "apiRemovals",
-  releases: "releases",
-  "upgrade-order": "upgradeDependencies",
-  "runtime-requirements": "runtimeRequirements",
-  recommendations: "recommendations",
-  "flag-changes": "flagChanges",
-  "proxy-modes": "proxyModes",
-  "runtime-releases": "runtimeReleases",
-  "host-requirements": "hostRequirements",
-  coverage: "coverage",
-  "api-group-versions": "apiGroupVersions",
-};
 
 const auditQuery = z.strictObject({
   entity: z.string().max(64).optional(),
@@ -68,7 +49,9 @@ function replayedHeader(res: Response, replayed: boolean | undefined): void {
 export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: RequestHandler = (_req, _res, next) => next()): Router {
   const router = Router();
 
-  for (const [collection, entity] of Object.entries(COLLECTIONS)) {
+  // Every kind of knowledge the registry holds when the router is made, under its collection.
+  for (const entity of ENTITY_NAMES) {
+    const { collection } = ENTITIES[entity];
     router.post(`/${collection}`, writeLimit, async (req, res) => {
       // A record copied from a read carries its revision; a new record starts at 1 whatever it says.
       const { revision: _revision, ...record } = jsonObject(req);

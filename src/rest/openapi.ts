@@ -6,7 +6,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import type { EntityName } from "../kb/records.js";
-import { COLLECTIONS } from "./curation-routes.js";
+import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
 import {
   errorResponse,
   fromKubectlUpgradeRequest,
@@ -46,42 +46,21 @@ function buildRegistry(): OpenAPIRegistry {
   const query = (shape: Record<string, z.ZodType>) => z.object(shape);
   const text = (description: string, example?: string) => z.string().optional().openapi({ description, example });
 
-  const reads: Array<{ path: string; summary: string; item: z.ZodType; name: string; query?: z.ZodObject }> = [
-    { path: "/api/v1/components", summary: "Components, optionally of one plane", item: records.Component, name: "ComponentList", query: query({ plane: text("CONTROL, DATA or CLIENT", "DATA") }) },
-    { path: "/api/v1/ports", summary: "Ports and port ranges", item: records.Port, name: "PortList", query: query({ component: text("Component name or alias", "kubelet") }) },
-    { path: "/api/v1/links", summary: "Communication links", item: records.CommunicationLink, name: "CommunicationLinkList" },
-    { path: "/api/v1/profiles", summary: "Policy profiles", item: records.PolicyProfile, name: "PolicyProfileList" },
-    {
-      path: "/api/v1/skew-rules",
-      summary: "Skew rules of a profile; with kubernetesVersion only those in force at that control-plane minor",
-      item: records.SkewRule,
-      name: "SkewRuleList",
-      query: query({ kubernetesVersion: text("Control-plane version", "1.30"), profile: text("upstream (default) or strict", "upstream") }),
-    },
-    {
-      path: "/api/v1/api-removals",
-      summary: "API versions with from < removedIn <= to",
-      item: records.ApiRemoval,
-      name: "ApiRemovalList",
-      query: query({ from: text("Exclusive lower bound", "1.25"), to: text("Inclusive upper bound", "1.29") }),
-    },
-    { path: "/api/v1/releases", summary: "Kubernetes minor releases", item: records.Release, name: "ReleaseList" },
-    { path: "/api/v1/upgrade-order", summary: "Which component is upgraded before which", item: records.UpgradeDependency, name: "UpgradeDependencyList" },
-    { path: "/api/v1/runtime-requirements", summary: "Runtime and etcd requirements by Kubernetes minor", item: records.RuntimeRequirement, name: "RuntimeRequirementList" },
-    { path: "/api/v1/recommendations", summary: "Upgrade advice", item: records.Recommendation, name: "RecommendationList" },
-    {
-      path: "/api/v1/flag-changes",
-      summary: "Deprecated and removed flags and config fields of kubelet, kube-proxy and the control plane",
-      item: records.FlagChange,
-      name: "FlagChangeList",
-      query: query({ component: text("Component name or alias", "kubelet") }),
-    },
-    { path: "/api/v1/proxy-modes", summary: "kube-proxy modes per OS with their lifecycle", item: records.ProxyMode, name: "ProxyModeList" },
-    { path: "/api/v1/runtime-releases", summary: "Container runtimes' own release lines and their end of life", item: records.RuntimeRelease, name: "RuntimeReleaseList" },
-    { path: "/api/v1/host-requirements", summary: "Facts about the node a component runs on (cgroup v1)", item: records.HostRequirement, name: "HostRequirementList" },
-    { path: "/api/v1/api-group-versions", summary: "The group/versions the Kubernetes API server serves or served; a scanned object of any other is API_NOT_JUDGED", item: records.ApiGroupVersion, name: "ApiGroupVersionList" },
-    { path: "/api/v1/coverage", summary: "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source it was read from", item: records.Coverage, name: "CoverageList" },
-  ];
+  // The filters each list accepts (read-routes.ts parses the same); a kind without an entry is listed whole.
+  const filters: Partial<Record<EntityName, z.ZodObject>> = {
+    components: query({ plane: text("CONTROL, DATA or CLIENT", "DATA") }),
+    ports: query({ component: text("Component name or alias", "kubelet") }),
+    skewRules: query({ kubernetesVersion: text("Control-plane version", "1.30"), profile: text("upstream (default) or strict", "upstream") }),
+    apiRemovals: query({ from: text("Exclusive lower bound", "1.25"), to: text("Inclusive upper bound", "1.29") }),
+    flagChanges: query({ component: text("Component name or alias", "kubelet") }),
+  };
+  const reads = ENTITY_NAMES.map((entity) => ({
+    path: `/api/v1/${ENTITIES[entity].collection}`,
+    summary: ENTITIES[entity].title,
+    item: recordSchemaOf(entity),
+    name: `${ENTITIES[entity].typeName}List`,
+    query: filters[entity],
+  }));
   for (const read of reads) {
     registry.registerPath({
       method: "get",
@@ -207,9 +186,10 @@ function buildRegistry(): OpenAPIRegistry {
       ...json(errorResponse),
     },
   };
-  for (const [collection, entity] of Object.entries(COLLECTIONS)) {
+  for (const entity of ENTITY_NAMES) {
+    const { collection, keyExample } = ENTITIES[entity];
     const record = recordSchemaOf(entity);
-    const key = z.object({ key: z.string().openapi({ description: `The record's natural key, URL-encoded (${KEY_EXAMPLES[entity]}).`, example: KEY_EXAMPLES[entity] }) });
+    const key = z.object({ key: z.string().openapi({ description: `The record's natural key, URL-encoded (${keyExample}).`, example: keyExample }) });
     registry.registerPath({
       method: "post",
       path: `/api/v1/${collection}`,
@@ -344,45 +324,12 @@ function buildRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-const KEY_EXAMPLES: Readonly<Record<EntityName, string>> = {
-  components: "kube-apiserver",
-  profiles: "strict",
-  ports: "kube-apiserver 6443/TCP CONTROL_PLANE",
-  links: "kube-apiserver -> etcd",
-  skewRules: "upstream-kubelet-vs-apiserver-n3",
-  apiRemovals: "batch/v1beta1 CronJob",
-  releases: "1.30",
-  upgradeDependencies: "etcd -> kube-apiserver",
-  runtimeRequirements: "dockershim-removed",
-  recommendations: "leader-election-pause",
-  flagChanges: "kubelet-containerruntime",
-  proxyModes: "ipvs/linux",
-  runtimeReleases: "containerd 1.7",
-  hostRequirements: "kubelet-cgroup-v1-fails-by-default",
-  coverage: "apiRemovals kubernetes/api",
-  apiGroupVersions: "apps/v1",
-};
 
+/** A kind's record schema as OpenAPI names it: the hand-described one of schemas.ts, else the registry's schema under its type name. */
 function recordSchemaOf(entity: EntityName): z.ZodType {
-  const names: Readonly<Record<EntityName, keyof typeof records>> = {
-    components: "Component",
-    profiles: "PolicyProfile",
-    ports: "Port",
-    links: "CommunicationLink",
-    skewRules: "SkewRule",
-    apiRemovals: "ApiRemoval",
-    releases: "Release",
-    upgradeDependencies: "UpgradeDependency",
-    runtimeRequirements: "RuntimeRequirement",
-    recommendations: "Recommendation",
-    flagChanges: "FlagChange",
-    proxyModes: "ProxyMode",
-    runtimeReleases: "RuntimeRelease",
-    hostRequirements: "HostRequirement",
-    coverage: "Coverage",
-    apiGroupVersions: "ApiGroupVersion",
-  };
-  return records[names[entity]];
+  const { typeName, schema } = ENTITIES[entity];
+  const described = (records as Readonly<Record<string, z.ZodType | undefined>>)[typeName];
+  return described ?? (schema as unknown as { clone(): z.ZodType }).clone().openapi(typeName);
 }
 
 let document: ReturnType<OpenApiGeneratorV31["generateDocument"]> | undefined;

@@ -57,12 +57,12 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/upgrade-plan", (req, snapshot) => {
     const body = parseJsonBody(upgradePlanRequest, req);
-    return planUpgrade(snapshot, body.current.components, body.targetVersion, { profile: body.profile });
+    return planUpgrade(snapshot, body.current.components, body.targetVersion, { profile: body.profile, asOf: body.asOf });
   });
 
   check("/upgrade-plan/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlUpgradeRequest, req);
-    return planUpgrade(snapshot, planFromKubectl(body), body.targetVersion, { profile: body.profile });
+    return planUpgrade(snapshot, planFromKubectl(body), body.targetVersion, { profile: body.profile, asOf: body.asOf });
   });
 
   check("/rollback-check", (req, snapshot) => {

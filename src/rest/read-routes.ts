@@ -21,6 +21,8 @@ import { InputError } from "../errors.js";
 import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
 import { parseAsOf } from "../domain/validate.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
+import type { EntityName } from "../kb/records.js";
+import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
 import type { KbSnapshot } from "../kb/snapshot.js";
 import { AnswerCache } from "../kb/answer-cache.js";
 import { readRoute, type SentAnswer } from "./answers.js";
@@ -100,24 +102,12 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
     return { ...release, support: releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
   });
 
-  // Whole lists without filters.
-  const unfiltered = {
-    "/links": "links",
-    "/profiles": "profiles",
-    "/releases": "releases",
-    "/upgrade-order": "upgradeDependencies",
-    "/runtime-requirements": "runtimeRequirements",
-    "/recommendations": "recommendations",
-    "/proxy-modes": "proxyModes",
-    "/runtime-releases": "runtimeReleases",
-    "/host-requirements": "hostRequirements",
-    "/coverage": "coverage",
-    "/api-group-versions": "apiGroupVersions",
-  } as const;
-  for (const [route, entity] of Object.entries(unfiltered)) {
-    get(route, (req, snapshot) => {
+  // Every other kind of knowledge in the registry: its whole list, under its collection.
+  const custom = new Set<EntityName>(["components", "ports", "skewRules", "apiRemovals", "flagChanges"]);
+  for (const entity of ENTITY_NAMES.filter((candidate) => !custom.has(candidate))) {
+    get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
       parseQuery({}, req);
-      return items(snapshot, snapshot[entity]);
+      return items(snapshot, snapshot.records(entity));
     });
   }
 

@@ -62,7 +62,7 @@ export const validateRequest = z.strictObject({ components, profile, asOf }).ope
 
 export const clusterPlanInput = z.strictObject({ components }).openapi("ClusterPlanInput");
 
-export const upgradePlanRequest = z.strictObject({ current: clusterPlanInput, targetVersion, profile }).openapi("UpgradePlanRequest");
+export const upgradePlanRequest = z.strictObject({ current: clusterPlanInput, targetVersion, profile, asOf }).openapi("UpgradePlanRequest");
 
 export const rollbackRequest = z
   .strictObject({
@@ -101,6 +101,7 @@ export const fromKubectlUpgradeRequest = z
     nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
     targetVersion,
     profile,
+    asOf,
   })
   .openapi("UpgradePlanFromKubectlRequest");
 

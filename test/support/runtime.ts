@@ -29,13 +29,13 @@ export interface TestRuntime {
 }
 
 export async function startTestRuntime(
-  options: { importKb?: boolean; chatops?: Config["chatops"]; requireAuthForReads?: boolean; largeRequests?: LargeRequestLimits } = {},
+  options: { importKb?: boolean; kbDir?: string; chatops?: Config["chatops"]; requireAuthForReads?: boolean; largeRequests?: LargeRequestLimits } = {},
 ): Promise<TestRuntime> {
   const database = await createTestDatabase();
   await migrate(database.url);
   const logger = createLogger("silent");
   const db = createDatabase(database.url, 4, logger);
-  if (options.importKb ?? true) await importKbDirectory(db, KB_DIR);
+  if (options.importKb ?? true) await importKbDirectory(db, options.kbDir ?? KB_DIR);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
   const app = await createApp({

@@ -951,6 +951,7 @@ export type QueryFlagChangesArgs = {
  * answered with `ok: false` and ERROR findings.
  */
 export type QueryPlanUpgradeArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
   current: ClusterPlanInput;
   profile?: InputMaybe<Scalars['String']['input']>;
   targetVersion: Scalars['String']['input'];

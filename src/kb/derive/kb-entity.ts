@@ -6,7 +6,8 @@
  */
 import { parse } from "yaml";
 import type { z } from "zod";
-import { ENTITIES, type EntityName, type KbBundle } from "../records.js";
+import { type EntityName, type KbBundle } from "../records.js";
+import { ENTITIES } from "../registry.js";
 import { DeriveInputError } from "./errors.js";
 
 export function parseKbEntity<E extends EntityName>(entity: E, text: string, file: string): KbBundle[E] {
