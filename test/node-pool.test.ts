@@ -168,7 +168,7 @@ describe("node-pool checks over REST and GraphQL", () => {
       .post("/graphql")
       .send({
         query: `query($from: NodePoolSpecInput!, $to: NodePoolSpecInput!) { checkNodePoolUpgrade(controlPlaneVersion: "1.27", from: $from, to: $to) {
-          ok status kbRevision pool findings { code severity component instance message sourceUrl ruleId } steps { order action component fromVersion toVersion note } } }`,
+          ok status kbRevision pool findings { code check severity component instance message sourceUrl ruleId } steps { order action component fromVersion toVersion note } } }`,
         variables: { from, to },
       })
       .expect(200);

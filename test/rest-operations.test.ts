@@ -10,7 +10,7 @@ const plans = fs.readdirSync(PLANS_DIR).filter((file) => file.endsWith(".json"))
 const loadPlan = (file: string) =>
   JSON.parse(fs.readFileSync(path.join(PLANS_DIR, file), "utf8")) as { components: Array<Record<string, string>>; profile?: string; asOf?: string };
 
-const FINDING_FIELDS = "code severity component instance message sourceUrl ruleId";
+const FINDING_FIELDS = "code check severity component instance message sourceUrl ruleId";
 
 describe("REST operations", () => {
   let runtime: TestRuntime;
@@ -26,7 +26,7 @@ describe("REST operations", () => {
       .expect(200);
     assert.deepEqual(Object.keys(response.body).sort(), ["findings", "kbRevision", "ok", "status"]);
     assert.equal(response.body.ok, false);
-    assert.deepEqual(Object.keys(response.body.findings[0]).sort(), ["code", "component", "instance", "message", "ruleId", "severity", "sourceUrl"]);
+    assert.deepEqual(Object.keys(response.body.findings[0]).sort(), ["check", "code", "component", "instance", "message", "ruleId", "severity", "sourceUrl"]);
     assert.equal(response.body.findings[0].code, "SKEW_KUBELET_TOO_OLD_FOR_APISERVER");
   });
 

@@ -7,7 +7,7 @@
  */
 import { getRelease, listApiRemovals, listPorts, listSkewRules, resolveComponent, resolveProfile } from "../domain/catalog.js";
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
-import type { Finding, Severity } from "../domain/findings.js";
+import { checkOf, type Finding, type FindingCheck, type Severity } from "../domain/findings.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { scanManifests } from "../domain/scan.js";
@@ -652,7 +652,7 @@ function componentWords(snapshot: KbSnapshot, input: ComponentVersionInput): str
 }
 
 /** A green tick only for SUPPORTED: end of life, warnings and questions that could not be checked say so. */
-function verdictHeadline(result: { readonly status: string; readonly findings: readonly { code: string }[] }): string {
+function verdictHeadline(result: { readonly status: string; readonly findings: readonly { check: FindingCheck }[] }): string {
   switch (result.status) {
     case "SUPPORTED":
       return "✅ Supported";
@@ -661,7 +661,7 @@ function verdictHeadline(result: { readonly status: string; readonly findings: r
     case "NOT_JUDGED":
       return "❔ Not checked";
     default:
-      return result.findings.some((finding) => finding.code.endsWith("_END_OF_LIFE")) ? "⚠️ End of life" : "⚠️ Supported, with warnings";
+      return result.findings.some((finding) => finding.check === "END_OF_LIFE") ? "⚠️ End of life" : "⚠️ Supported, with warnings";
   }
 }
 
@@ -830,6 +830,7 @@ function runScan(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "sc
   const report = scanManifests(snapshot, command.manifests, command.to, { fromVersion: command.from });
   const findings: Finding[] = report.findings.map((entry) => ({
     code: entry.code,
+    check: checkOf(entry.code),
     severity: entry.severity,
     component: null,
     instance: null,

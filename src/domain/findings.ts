@@ -2,13 +2,15 @@
  * What the domain core reports. Expected outcomes (an invalid plan, a
  * removed API) are findings, not exceptions; only malformed input throws.
  * Codes are stable identifiers that bots branch on; FINDING_CODES documents
- * every one of them (the GraphQL schema docs list them too).
+ * every one of them with its check (the SDL and OpenAPI descriptions are generated from it).
  */
 
 export type Severity = "ERROR" | "WARNING" | "INFO";
 
 export interface Finding {
-  readonly code: string;
+  readonly code: FindingCode;
+  /** What kind of check found it (from the code): rules and faces ask this, never the code's spelling. */
+  readonly check: FindingCheck;
   readonly severity: Severity;
   readonly component: string | null;
   readonly instance: string | null;
@@ -27,11 +29,11 @@ export interface Finding {
 export type Verdict = "SUPPORTED" | "SUPPORTED_WITH_WARNINGS" | "UNSUPPORTED" | "NOT_JUDGED";
 
 /** Findings that mean the question itself was not judged (nothing was checked against a control plane). */
-const NOT_JUDGED_CODES = new Set(["NO_APISERVER_IN_PLAN"]);
+const NOT_JUDGED_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>(["NO_APISERVER_IN_PLAN"]);
 
-export function verdictOf(findings: readonly Pick<Finding, "code" | "severity">[]): Verdict {
+export function verdictOf(findings: readonly { readonly code: string; readonly severity: Severity }[]): Verdict {
   if (findings.some((entry) => entry.severity === "ERROR")) return "UNSUPPORTED";
-  if (findings.some((entry) => NOT_JUDGED_CODES.has(entry.code))) return "NOT_JUDGED";
+  if (findings.some((entry) => NOT_JUDGED_CODES.has(entry.code as FindingCode))) return "NOT_JUDGED";
   if (findings.some((entry) => entry.severity === "WARNING")) return "SUPPORTED_WITH_WARNINGS";
   return "SUPPORTED";
 }
@@ -48,60 +50,112 @@ export interface ValidationReport {
   readonly findings: readonly Finding[];
 }
 
-export const FINDING_CODES = {
-  SKEW_APISERVER_HA_SPREAD: "kube-apiserver instances are more than the allowed minors apart.",
-  SKEW_COMPONENT_NEWER_THAN_APISERVER:
-    "Used as SKEW_<COMPONENT>_NEWER_THAN_APISERVER (e.g. SKEW_KUBELET_NEWER_THAN_APISERVER): the component is newer than the oldest kube-apiserver allows.",
-  SKEW_COMPONENT_TOO_OLD_FOR_APISERVER:
-    "Used as SKEW_<COMPONENT>_TOO_OLD_FOR_APISERVER (e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER): the component is further behind the kube-apiserver than the rule in force allows.",
-  SKEW_KUBE_PROXY_NEWER_THAN_KUBELET: "kube-proxy is newer than the kubelet on the same instance allows.",
-  SKEW_KUBE_PROXY_OLDER_THAN_KUBELET: "kube-proxy is older than the kubelet on the same instance allows.",
-  NO_APISERVER_IN_PLAN: "The plan names no kube-apiserver, so skew against it was not checked.",
-  RUNTIME_DOCKERSHIM_REMOVED: "Docker Engine without cri-dockerd under a kubelet that no longer has dockershim.",
-  RUNTIME_VERSION_TOO_OLD: "The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires.",
-  RUNTIME_BELOW_RECOMMENDED: "The container runtime is older than the versions its project lists for this Kubernetes minor.",
-  RUNTIME_MINOR_MISMATCH: "CRI-O's minor differs from the kubelet's; CRI-O minors track Kubernetes minors.",
-  RUNTIME_UNSUPPORTED: "The component version is no longer supported by this Kubernetes minor.",
-  RUNTIME_SUPPORT_ENDING: "Support for this runtime version is ending in a coming Kubernetes minor.",
-  RUNTIME_NOT_CHECKED: "The runtime could not be matched to a kubelet (no kubelet on its instance), so its requirements were not checked; the message names the nearest instance.",
-  KUBE_PROXY_NOT_CHECKED: "kube-proxy could not be matched to a kubelet (no kubelet on its instance), so its skew against the kubelet was not checked.",
-  RELEASE_END_OF_LIFE: "The Kubernetes minor is past its end of life on the asOf date.",
-  RELEASE_MAINTENANCE_MODE: "The Kubernetes minor is past the end of standard support (maintenance mode) on the asOf date.",
-  VERSION_UNKNOWN_NEWER: "The version is newer than any release the knowledge base knows; it was not checked against release data.",
-  VERSION_OLDER_THAN_KB: "The version is older than the oldest release the knowledge base covers.",
-  VERSION_PRERELEASE: "A pre-release version (alpha, beta, rc) is not meant for production.",
-  DOWNGRADE_NOT_SUPPORTED: "The target is older than the running control plane; Kubernetes does not support control-plane downgrades.",
-  PLAN_CURRENT_STATE_INVALID: "The current cluster does not validate; fix its ERROR findings before planning an upgrade.",
-  PLAN_BLOCKED: "The upgrade cannot continue without a change the planner cannot make (e.g. replacing Docker Engine).",
-  PLAN_NOTHING_TO_DO: "Every component is already at the target minor.",
-  API_REMOVED_IN_UPGRADE: "An API version served by the current control plane stops being served on the way to the target.",
-  RUNTIME_REQUIREMENT_IN_UPGRADE: "A runtime requirement starts to apply on the way to the target.",
-  ETCD_VERSION_UNVERIFIED: "The knowledge base has no etcd version for a minor on the way; check etcd against the release notes.",
-  RECOMMENDATION: "Advice for the upgrade (headroom, leader election, draining).",
-  ROLLBACK_NOT_A_DOWNGRADE: "The rollback version is not older than the running one.",
-  ROLLBACK_CONTROL_PLANE_UNSUPPORTED: "Control-plane components cannot be rolled back to an older minor.",
-  ROLLBACK_MULTIPLE_MINORS: "The rollback goes back more than one minor.",
-  ROLLBACK_TRAP: "After the rollback the component would be out of skew with the control plane that has moved on.",
-  ROLLBACK_UNSUPPORTED_ETCD_MINOR: "etcd minor downgrades need etcd's own downgrade procedure.",
-  TARGET_UNKNOWN: "The upgrade target is newer than any release the knowledge base knows; no plan is made.",
-  TARGET_END_OF_LIFE: "The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.",
-  API_NOT_JUDGED: "Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count.",
-  DOCUMENT_UNREADABLE: "A document of the scanned input is not valid YAML; it was skipped and the scan says complete: false.",
-  KNOWLEDGE_EDGE: "The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.",
-  RUNTIME_END_OF_LIFE: "The container runtime's own release line is past its end of life on the asOf date (its project's release table).",
-  CGROUP_V1_UNSUPPORTED: "The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true).",
-  CGROUP_V1_DEPRECATED: "cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2.",
+/**
+ * The structured kind of a finding, so that a rule, a face or a bot can ask what was checked without matching
+ * code strings. The SDL's FindingCheck enum is generated from this table (npm run codegen).
+ */
+export const FINDING_CHECKS = {
+  SKEW: "A component's version against kube-apiserver's, under the skew rules of the profile in force.",
+  SKEW_PEERS: "kube-apiserver instances of one cluster against each other (an HA control plane mid-upgrade).",
+  SKEW_KUBELET: "kube-proxy against the kubelet on the same node pool.",
+  RUNTIME: "A container runtime (or etcd) against what the kubelet (or kube-apiserver) of its minor requires or its project lists.",
+  RELEASE: "The Kubernetes release calendar: maintenance mode, a target the knowledge base does not know.",
+  END_OF_LIFE: "A Kubernetes minor or a runtime's release line past its end of life on the day asked about.",
+  VERSION: "Whether a version is recognised: newer or older than the knowledge base, a pre-release.",
+  PLAN: "The mechanics of an upgrade plan: refused, blocked, nothing to do, a downgrade.",
+  ROLLBACK: "Whether a component can go back to an older version.",
+  API: "The API versions manifests use, against what the target serves.",
+  NODE: "Facts of a node pool: flags, configuration fields, kube-proxy mode, cgroup version, chart constraints.",
+  COVERAGE: "What was not judged: no control plane named, an instance that matches no kubelet, an unknown API group, where the knowledge ends.",
+  ADVICE: "Upgrade advice that applies to the path (headroom, leader election, draining).",
 } as const;
 
-export function skewCode(component: string, problem: "NEWER_THAN_APISERVER" | "TOO_OLD_FOR_APISERVER"): string {
+export type FindingCheck = keyof typeof FINDING_CHECKS;
+
+/**
+ * Every finding code, with its check and what it means: the one place codes are documented. The SDL's and
+ * OpenAPI's descriptions of Finding.code are generated from it (npm run codegen). SKEW_COMPONENT_* stand for
+ * the codes skewCode builds with a component's name.
+ */
+export const FINDING_CODES = {
+  SKEW_APISERVER_HA_SPREAD: { check: "SKEW_PEERS", description: "kube-apiserver instances are more than the allowed minors apart." },
+  SKEW_COMPONENT_NEWER_THAN_APISERVER: { check: "SKEW", description: "Used as SKEW_<COMPONENT>_NEWER_THAN_APISERVER (e.g. SKEW_KUBELET_NEWER_THAN_APISERVER): the component is newer than the oldest kube-apiserver allows." },
+  SKEW_COMPONENT_TOO_OLD_FOR_APISERVER: { check: "SKEW", description: "Used as SKEW_<COMPONENT>_TOO_OLD_FOR_APISERVER (e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER): the component is further behind the kube-apiserver than the rule in force allows." },
+  SKEW_KUBE_PROXY_NEWER_THAN_KUBELET: { check: "SKEW_KUBELET", description: "kube-proxy is newer than the kubelet on the same instance allows." },
+  SKEW_KUBE_PROXY_OLDER_THAN_KUBELET: { check: "SKEW_KUBELET", description: "kube-proxy is older than the kubelet on the same instance allows." },
+  NO_APISERVER_IN_PLAN: { check: "COVERAGE", description: "The plan names no kube-apiserver, so skew against it was not checked." },
+  RUNTIME_DOCKERSHIM_REMOVED: { check: "RUNTIME", description: "Docker Engine without cri-dockerd under a kubelet that no longer has dockershim." },
+  RUNTIME_VERSION_TOO_OLD: { check: "RUNTIME", description: "The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires." },
+  RUNTIME_BELOW_RECOMMENDED: { check: "RUNTIME", description: "The container runtime is older than the versions its project lists for this Kubernetes minor." },
+  RUNTIME_MINOR_MISMATCH: { check: "RUNTIME", description: "CRI-O's minor differs from the kubelet's; CRI-O minors track Kubernetes minors." },
+  RUNTIME_UNSUPPORTED: { check: "RUNTIME", description: "The component version is no longer supported by this Kubernetes minor." },
+  RUNTIME_SUPPORT_ENDING: { check: "RUNTIME", description: "Support for this runtime version is ending in a coming Kubernetes minor." },
+  RUNTIME_NOT_CHECKED: { check: "COVERAGE", description: "The runtime could not be matched to a kubelet (no kubelet on its instance), so its requirements were not checked; the message names the nearest instance." },
+  KUBE_PROXY_NOT_CHECKED: { check: "COVERAGE", description: "kube-proxy could not be matched to a kubelet (no kubelet on its instance), so its skew against the kubelet was not checked." },
+  RELEASE_END_OF_LIFE: { check: "END_OF_LIFE", description: "The Kubernetes minor is past its end of life on the asOf date." },
+  RELEASE_MAINTENANCE_MODE: { check: "RELEASE", description: "The Kubernetes minor is past the end of standard support (maintenance mode) on the asOf date." },
+  VERSION_UNKNOWN_NEWER: { check: "VERSION", description: "The version is newer than any release the knowledge base knows; it was not checked against release data." },
+  VERSION_OLDER_THAN_KB: { check: "VERSION", description: "The version is older than the oldest release the knowledge base covers." },
+  VERSION_PRERELEASE: { check: "VERSION", description: "A pre-release version (alpha, beta, rc) is not meant for production." },
+  DOWNGRADE_NOT_SUPPORTED: { check: "PLAN", description: "The target is older than the running control plane; Kubernetes does not support control-plane downgrades." },
+  PLAN_CURRENT_STATE_INVALID: { check: "PLAN", description: "The current cluster does not validate; fix its ERROR findings before planning an upgrade." },
+  PLAN_BLOCKED: { check: "PLAN", description: "The upgrade cannot continue without a change the planner cannot make (e.g. replacing Docker Engine)." },
+  PLAN_NOTHING_TO_DO: { check: "PLAN", description: "Every component is already at the target minor." },
+  API_REMOVED_IN_UPGRADE: { check: "API", description: "An API version served by the current control plane stops being served on the way to the target." },
+  RUNTIME_REQUIREMENT_IN_UPGRADE: { check: "RUNTIME", description: "A runtime requirement starts to apply on the way to the target." },
+  ETCD_VERSION_UNVERIFIED: { check: "COVERAGE", description: "The knowledge base has no etcd version for a minor on the way; check etcd against the release notes." },
+  RECOMMENDATION: { check: "ADVICE", description: "Advice for the upgrade (headroom, leader election, draining)." },
+  ROLLBACK_NOT_A_DOWNGRADE: { check: "ROLLBACK", description: "The rollback version is not older than the running one." },
+  ROLLBACK_CONTROL_PLANE_UNSUPPORTED: { check: "ROLLBACK", description: "Control-plane components cannot be rolled back to an older minor." },
+  ROLLBACK_MULTIPLE_MINORS: { check: "ROLLBACK", description: "The rollback goes back more than one minor." },
+  ROLLBACK_TRAP: { check: "ROLLBACK", description: "After the rollback the component would be out of skew with the control plane that has moved on." },
+  ROLLBACK_UNSUPPORTED_ETCD_MINOR: { check: "ROLLBACK", description: "etcd minor downgrades need etcd's own downgrade procedure." },
+  TARGET_UNKNOWN: { check: "RELEASE", description: "The upgrade target is newer than any release the knowledge base knows; no plan is made." },
+  TARGET_END_OF_LIFE: { check: "END_OF_LIFE", description: "The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor." },
+  API_NOT_JUDGED: { check: "COVERAGE", description: "Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count." },
+  DOCUMENT_UNREADABLE: { check: "COVERAGE", description: "A document of the scanned input is not valid YAML; it was skipped and the scan says complete: false." },
+  KNOWLEDGE_EDGE: { check: "COVERAGE", description: "The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged." },
+  RUNTIME_END_OF_LIFE: { check: "END_OF_LIFE", description: "The container runtime's own release line is past its end of life on the asOf date (its project's release table)." },
+  CGROUP_V1_UNSUPPORTED: { check: "NODE", description: "The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true)." },
+  CGROUP_V1_DEPRECATED: { check: "NODE", description: "cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2." },
+  RUNTIME_NEWER_THAN_KUBELET: { check: "RUNTIME", description: "CRI-O is a minor newer than the kubelet it serves; CRI-O minors track Kubernetes minors, so move the kubelet up or pick the matching CRI-O." },
+  API_REMOVED: { check: "API", description: "An object of the scanned manifests uses an API version the target no longer serves." },
+  API_DEPRECATED: { check: "API", description: "An object of the scanned manifests uses an API version deprecated at the target and scheduled for removal." },
+  API_REMOVAL_SCHEDULED: { check: "API", description: "An object of the scanned manifests uses an API version whose removal is scheduled for a later minor." },
+  FLAG_REMOVED: { check: "NODE", description: "A kubelet or kube-proxy flag the pool sets was removed by the target minor; the component refuses to start with it." },
+  FLAG_DEPRECATED: { check: "NODE", description: "A flag the pool sets is deprecated at the target minor; move it to the configuration file before it is removed." },
+  FLAG_UNKNOWN: { check: "COVERAGE", description: "A flag the pool sets is not in the knowledge base; it was not judged." },
+  CONFIG_FIELD_REMOVED: { check: "NODE", description: "A KubeletConfiguration field the pool sets was removed by the target minor." },
+  CONFIG_FIELD_DEPRECATED: { check: "NODE", description: "A KubeletConfiguration field the pool sets is deprecated at the target minor." },
+  PROXY_MODE_DEPRECATED: { check: "NODE", description: "The kube-proxy mode the pool uses is deprecated at the target minor." },
+  PROXY_MODE_REMOVED: { check: "NODE", description: "The kube-proxy mode the pool uses is removed at the target minor." },
+  PROXY_MODE_NOT_AVAILABLE: { check: "NODE", description: "The kube-proxy mode is not available on the pool's OS at the target minor." },
+  PROXY_MODE_NOT_GA: { check: "NODE", description: "The kube-proxy mode is not generally available at the target minor (alpha or beta)." },
+  PROXY_MODE_SWITCH: { check: "NODE", description: "The pool changes kube-proxy mode in the upgrade; Services are reprogrammed, plan the switch." },
+  CHART_KUBE_VERSION: { check: "NODE", description: "The node-pool chart's kubeVersion constraint does not admit the target version; helm refuses the upgrade." },
+  NODE_POOL_NOT_AN_UPGRADE: { check: "PLAN", description: "The pool's target is not newer than its current version; use the rollback check to go back." },
+} as const satisfies Readonly<Record<string, { readonly check: FindingCheck; readonly description: string }>>;
+
+/** The codes a component's name goes into (skewCode). */
+export type SkewCode = `SKEW_${string}_NEWER_THAN_APISERVER` | `SKEW_${string}_TOO_OLD_FOR_APISERVER`;
+
+export type FindingCode = keyof typeof FINDING_CODES | SkewCode;
+
+/** The check of a code: its entry, or SKEW for the codes skewCode builds. */
+export function checkOf(code: FindingCode): FindingCheck {
+  return code in FINDING_CODES ? FINDING_CODES[code as keyof typeof FINDING_CODES].check : "SKEW";
+}
+
+export function skewCode(component: string, problem: "NEWER_THAN_APISERVER" | "TOO_OLD_FOR_APISERVER"): SkewCode {
   return `SKEW_${component.toUpperCase().replaceAll("-", "_")}_${problem}`;
 }
 
 export function finding(
-  fields: Pick<Finding, "code" | "severity" | "message"> & Partial<Omit<Finding, "code" | "severity" | "message">>,
+  fields: Pick<Finding, "code" | "severity" | "message"> & Partial<Omit<Finding, "code" | "check" | "severity" | "message">>,
 ): Finding {
   return {
     code: fields.code,
+    check: checkOf(fields.code),
     severity: fields.severity,
     component: fields.component ?? null,
     instance: fields.instance ?? null,

@@ -374,7 +374,7 @@ function clusterFindings(snapshot: KbSnapshot, pool: NodePool, controlPlane: Kub
   if (pool.runtime !== null) entries.push(pool.runtime);
   const plan: ClusterPlan = { entries };
   // Release dates of the control plane are not this check's business.
-  return judgePlan(snapshot, plan, profile, today()).filter((entry) => !(entry.component === "kube-apiserver" && entry.code.startsWith("RELEASE_")));
+  return judgePlan(snapshot, plan, profile, today()).filter((entry) => !(entry.component === "kube-apiserver" && (entry.check === "RELEASE" || entry.check === "END_OF_LIFE")));
 }
 
 function steps(from: NodePool, to: NodePool, direction: "upgrade" | "rollback"): NodePoolStep[] {
@@ -459,7 +459,7 @@ export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPl
   const cluster = clusterFindings(snapshot, target, controlPlane, profile);
   // The trap: the control plane has moved beyond what the old kubelet may join.
   for (const problem of cluster) {
-    if (problem.severity === "ERROR" && problem.component === "kubelet" && problem.code.endsWith("_APISERVER")) {
+    if (problem.severity === "ERROR" && problem.component === "kubelet" && problem.check === "SKEW") {
       findings.push(
         finding({
           code: "ROLLBACK_TRAP",

@@ -111,7 +111,7 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
   const problems = judgePlan(snapshot, after, profile, today());
   const errors = problems.filter((problem) => problem.severity === "ERROR");
   const trapped = errors.filter(
-    (problem) => problem.component === entry.component && problem.instance === entry.instance && problem.code.startsWith("SKEW_") && problem.code.endsWith("_APISERVER"),
+    (problem) => problem.component === entry.component && problem.instance === entry.instance && problem.check === "SKEW",
   );
   if (trapped.length > 0) {
     findings.push(

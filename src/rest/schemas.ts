@@ -26,6 +26,7 @@ import {
   apiGroupVersionRecord,
 } from "../kb/records.js";
 import { MAX_PLAN_COMPONENTS } from "../domain/cluster-plan.js";
+import { FINDING_CHECKS, FINDING_CODES, type FindingCheck } from "../domain/findings.js";
 
 extendZodWithOpenApi(z);
 
@@ -107,9 +108,20 @@ export const fromKubectlUpgradeRequest = z
 
 // Responses (documented; produced by the domain core).
 const severity = z.enum(["ERROR", "WARNING", "INFO"]).openapi("Severity");
+/** Every code with its check and meaning, from the one table in src/domain/findings.ts. */
+const codeList = Object.entries(FINDING_CODES)
+  .map(([code, { check, description }]) => `- \`${code}\` (${check}): ${description}`)
+  .join("\n");
+const findingCheck = z
+  .enum(Object.keys(FINDING_CHECKS) as [FindingCheck, ...FindingCheck[]])
+  .openapi("FindingCheck", { description: `What kind of check found a finding:\n${Object.entries(FINDING_CHECKS).map(([check, description]) => `- \`${check}\`: ${description}`).join("\n")}` });
 export const finding = z
   .object({
-    code: z.string().openapi({ description: "Stable identifier, e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER.", example: "SKEW_KUBELET_TOO_OLD_FOR_APISERVER" }),
+    code: z.string().openapi({
+      description: `Stable identifier that bots branch on (messages may be reworded). SKEW_COMPONENT_* stand for the codes built with a component's name, e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER.\n${codeList}`,
+      example: "SKEW_KUBELET_TOO_OLD_FOR_APISERVER",
+    }),
+    check: findingCheck,
     severity,
     component: z.string().nullable(),
     instance: z.string().nullable(),

@@ -12,6 +12,8 @@ export type Severity = string;
 /** A finding of validate and upgrade-plan. */
 export interface Finding {
   readonly code: string;
+  /** What kind of check found it (FINDING_CHECKS); the CLI asks it, e.g. for --fail-on eol. */
+  readonly check?: string;
   readonly severity: Severity;
   readonly component: string | null;
   readonly instance: string | null;
@@ -132,10 +134,10 @@ export function asScanAnswer(answer: unknown, server: string, route: string): Sc
  * or a question that could not be checked (ok false); warning also on any
  * WARNING; eol also on anything past its end of life.
  */
-export function fails(answer: { readonly ok?: boolean; readonly findings: readonly { severity: string; code: string }[] }, failOn: "error" | "warning" | "eol"): boolean {
+export function fails(answer: { readonly ok?: boolean; readonly findings: readonly { severity: string; code: string; check?: string }[] }, failOn: "error" | "warning" | "eol"): boolean {
   if (answer.ok === false || hasError(answer.findings)) return true;
   if (failOn === "warning") return answer.findings.some((finding) => finding.severity === "WARNING");
-  if (failOn === "eol") return answer.findings.some((finding) => finding.code.endsWith("_END_OF_LIFE"));
+  if (failOn === "eol") return answer.findings.some((finding) => finding.check === "END_OF_LIFE");
   return false;
 }
 

@@ -160,10 +160,10 @@ function statusOf(answer: { readonly ok: boolean; readonly status?: string; read
   return answer.findings.some((finding) => finding.severity === "WARNING") ? "SUPPORTED_WITH_WARNINGS" : "SUPPORTED";
 }
 
-const pastEndOfLife = (findings: readonly { code: string }[]): boolean => findings.some((finding) => finding.code.endsWith("_END_OF_LIFE"));
+const pastEndOfLife = (findings: readonly { check?: string }[]): boolean => findings.some((finding) => finding.check === "END_OF_LIFE");
 
 /** SUPPORTED in green only when there is nothing to warn about; end of life and "not checked" say so. */
-function statusText(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string }[] }, style: TextStyle): string {
+function statusText(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string; check?: string }[] }, style: TextStyle): string {
   const status = statusOf(answer);
   if (status === "SUPPORTED") return paint("SUPPORTED", ["green", "bold"], style);
   if (status === "UNSUPPORTED") return paint("NOT SUPPORTED", ["red", "bold"], style);
@@ -175,7 +175,7 @@ function statusIcon(answer: { readonly ok: boolean; readonly status?: string; re
   return { SUPPORTED: "✅", SUPPORTED_WITH_WARNINGS: "⚠️", UNSUPPORTED: "❌", NOT_JUDGED: "❔" }[statusOf(answer)];
 }
 
-function statusPhrase(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string }[] }): string {
+function statusPhrase(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string; check?: string }[] }): string {
   const status = statusOf(answer);
   if (status === "SUPPORTED") return "supported";
   if (status === "UNSUPPORTED") return "not supported";

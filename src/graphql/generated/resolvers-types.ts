@@ -238,7 +238,68 @@ export type EntityCount = {
  */
 export type Finding = {
   __typename?: 'Finding';
-  /** A stable identifier of what was found, in upper case (e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER): bots branch on it, while messages may be reworded. */
+  /** What kind of check found it; rules and bots ask this rather than the code's spelling. */
+  check: FindingCheck;
+  /**
+   * A stable identifier of what was found, in upper case: bots branch on it, while messages may be reworded. Generated from src/domain/findings.ts (npm run codegen); SKEW_COMPONENT_* stand for the codes built with a component's name, e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER.
+   *
+   * - `SKEW_APISERVER_HA_SPREAD` (SKEW_PEERS): kube-apiserver instances are more than the allowed minors apart.
+   * - `SKEW_COMPONENT_NEWER_THAN_APISERVER` (SKEW): Used as SKEW_<COMPONENT>_NEWER_THAN_APISERVER (e.g. SKEW_KUBELET_NEWER_THAN_APISERVER): the component is newer than the oldest kube-apiserver allows.
+   * - `SKEW_COMPONENT_TOO_OLD_FOR_APISERVER` (SKEW): Used as SKEW_<COMPONENT>_TOO_OLD_FOR_APISERVER (e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER): the component is further behind the kube-apiserver than the rule in force allows.
+   * - `SKEW_KUBE_PROXY_NEWER_THAN_KUBELET` (SKEW_KUBELET): kube-proxy is newer than the kubelet on the same instance allows.
+   * - `SKEW_KUBE_PROXY_OLDER_THAN_KUBELET` (SKEW_KUBELET): kube-proxy is older than the kubelet on the same instance allows.
+   * - `NO_APISERVER_IN_PLAN` (COVERAGE): The plan names no kube-apiserver, so skew against it was not checked.
+   * - `RUNTIME_DOCKERSHIM_REMOVED` (RUNTIME): Docker Engine without cri-dockerd under a kubelet that no longer has dockershim.
+   * - `RUNTIME_VERSION_TOO_OLD` (RUNTIME): The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires.
+   * - `RUNTIME_BELOW_RECOMMENDED` (RUNTIME): The container runtime is older than the versions its project lists for this Kubernetes minor.
+   * - `RUNTIME_MINOR_MISMATCH` (RUNTIME): CRI-O's minor differs from the kubelet's; CRI-O minors track Kubernetes minors.
+   * - `RUNTIME_UNSUPPORTED` (RUNTIME): The component version is no longer supported by this Kubernetes minor.
+   * - `RUNTIME_SUPPORT_ENDING` (RUNTIME): Support for this runtime version is ending in a coming Kubernetes minor.
+   * - `RUNTIME_NOT_CHECKED` (COVERAGE): The runtime could not be matched to a kubelet (no kubelet on its instance), so its requirements were not checked; the message names the nearest instance.
+   * - `KUBE_PROXY_NOT_CHECKED` (COVERAGE): kube-proxy could not be matched to a kubelet (no kubelet on its instance), so its skew against the kubelet was not checked.
+   * - `RELEASE_END_OF_LIFE` (END_OF_LIFE): The Kubernetes minor is past its end of life on the asOf date.
+   * - `RELEASE_MAINTENANCE_MODE` (RELEASE): The Kubernetes minor is past the end of standard support (maintenance mode) on the asOf date.
+   * - `VERSION_UNKNOWN_NEWER` (VERSION): The version is newer than any release the knowledge base knows; it was not checked against release data.
+   * - `VERSION_OLDER_THAN_KB` (VERSION): The version is older than the oldest release the knowledge base covers.
+   * - `VERSION_PRERELEASE` (VERSION): A pre-release version (alpha, beta, rc) is not meant for production.
+   * - `DOWNGRADE_NOT_SUPPORTED` (PLAN): The target is older than the running control plane; Kubernetes does not support control-plane downgrades.
+   * - `PLAN_CURRENT_STATE_INVALID` (PLAN): The current cluster does not validate; fix its ERROR findings before planning an upgrade.
+   * - `PLAN_BLOCKED` (PLAN): The upgrade cannot continue without a change the planner cannot make (e.g. replacing Docker Engine).
+   * - `PLAN_NOTHING_TO_DO` (PLAN): Every component is already at the target minor.
+   * - `API_REMOVED_IN_UPGRADE` (API): An API version served by the current control plane stops being served on the way to the target.
+   * - `RUNTIME_REQUIREMENT_IN_UPGRADE` (RUNTIME): A runtime requirement starts to apply on the way to the target.
+   * - `ETCD_VERSION_UNVERIFIED` (COVERAGE): The knowledge base has no etcd version for a minor on the way; check etcd against the release notes.
+   * - `RECOMMENDATION` (ADVICE): Advice for the upgrade (headroom, leader election, draining).
+   * - `ROLLBACK_NOT_A_DOWNGRADE` (ROLLBACK): The rollback version is not older than the running one.
+   * - `ROLLBACK_CONTROL_PLANE_UNSUPPORTED` (ROLLBACK): Control-plane components cannot be rolled back to an older minor.
+   * - `ROLLBACK_MULTIPLE_MINORS` (ROLLBACK): The rollback goes back more than one minor.
+   * - `ROLLBACK_TRAP` (ROLLBACK): After the rollback the component would be out of skew with the control plane that has moved on.
+   * - `ROLLBACK_UNSUPPORTED_ETCD_MINOR` (ROLLBACK): etcd minor downgrades need etcd's own downgrade procedure.
+   * - `TARGET_UNKNOWN` (RELEASE): The upgrade target is newer than any release the knowledge base knows; no plan is made.
+   * - `TARGET_END_OF_LIFE` (END_OF_LIFE): The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.
+   * - `API_NOT_JUDGED` (COVERAGE): Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count.
+   * - `DOCUMENT_UNREADABLE` (COVERAGE): A document of the scanned input is not valid YAML; it was skipped and the scan says complete: false.
+   * - `KNOWLEDGE_EDGE` (COVERAGE): The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.
+   * - `RUNTIME_END_OF_LIFE` (END_OF_LIFE): The container runtime's own release line is past its end of life on the asOf date (its project's release table).
+   * - `CGROUP_V1_UNSUPPORTED` (NODE): The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true).
+   * - `CGROUP_V1_DEPRECATED` (NODE): cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2.
+   * - `RUNTIME_NEWER_THAN_KUBELET` (RUNTIME): CRI-O is a minor newer than the kubelet it serves; CRI-O minors track Kubernetes minors, so move the kubelet up or pick the matching CRI-O.
+   * - `API_REMOVED` (API): An object of the scanned manifests uses an API version the target no longer serves.
+   * - `API_DEPRECATED` (API): An object of the scanned manifests uses an API version deprecated at the target and scheduled for removal.
+   * - `API_REMOVAL_SCHEDULED` (API): An object of the scanned manifests uses an API version whose removal is scheduled for a later minor.
+   * - `FLAG_REMOVED` (NODE): A kubelet or kube-proxy flag the pool sets was removed by the target minor; the component refuses to start with it.
+   * - `FLAG_DEPRECATED` (NODE): A flag the pool sets is deprecated at the target minor; move it to the configuration file before it is removed.
+   * - `FLAG_UNKNOWN` (COVERAGE): A flag the pool sets is not in the knowledge base; it was not judged.
+   * - `CONFIG_FIELD_REMOVED` (NODE): A KubeletConfiguration field the pool sets was removed by the target minor.
+   * - `CONFIG_FIELD_DEPRECATED` (NODE): A KubeletConfiguration field the pool sets is deprecated at the target minor.
+   * - `PROXY_MODE_DEPRECATED` (NODE): The kube-proxy mode the pool uses is deprecated at the target minor.
+   * - `PROXY_MODE_REMOVED` (NODE): The kube-proxy mode the pool uses is removed at the target minor.
+   * - `PROXY_MODE_NOT_AVAILABLE` (NODE): The kube-proxy mode is not available on the pool's OS at the target minor.
+   * - `PROXY_MODE_NOT_GA` (NODE): The kube-proxy mode is not generally available at the target minor (alpha or beta).
+   * - `PROXY_MODE_SWITCH` (NODE): The pool changes kube-proxy mode in the upgrade; Services are reprogrammed, plan the switch.
+   * - `CHART_KUBE_VERSION` (NODE): The node-pool chart's kubeVersion constraint does not admit the target version; helm refuses the upgrade.
+   * - `NODE_POOL_NOT_AN_UPGRADE` (PLAN): The pool's target is not newer than its current version; use the rollback check to go back.
+   */
   code: Scalars['String']['output'];
   /** Canonical component name, when the finding is about one. */
   component?: Maybe<Scalars['String']['output']>;
@@ -253,6 +314,35 @@ export type Finding = {
   /** The primary source of the rule behind the finding. */
   sourceUrl?: Maybe<Scalars['String']['output']>;
 };
+
+/** What kind of check found a finding (Finding.check). Generated from src/domain/findings.ts (npm run codegen). */
+export type FindingCheck =
+  /** Upgrade advice that applies to the path (headroom, leader election, draining). */
+  | 'ADVICE'
+  /** The API versions manifests use, against what the target serves. */
+  | 'API'
+  /** What was not judged: no control plane named, an instance that matches no kubelet, an unknown API group, where the knowledge ends. */
+  | 'COVERAGE'
+  /** A Kubernetes minor or a runtime's release line past its end of life on the day asked about. */
+  | 'END_OF_LIFE'
+  /** Facts of a node pool: flags, configuration fields, kube-proxy mode, cgroup version, chart constraints. */
+  | 'NODE'
+  /** The mechanics of an upgrade plan: refused, blocked, nothing to do, a downgrade. */
+  | 'PLAN'
+  /** The Kubernetes release calendar: maintenance mode, a target the knowledge base does not know. */
+  | 'RELEASE'
+  /** Whether a component can go back to an older version. */
+  | 'ROLLBACK'
+  /** A container runtime (or etcd) against what the kubelet (or kube-apiserver) of its minor requires or its project lists. */
+  | 'RUNTIME'
+  /** A component's version against kube-apiserver's, under the skew rules of the profile in force. */
+  | 'SKEW'
+  /** kube-proxy against the kubelet on the same node pool. */
+  | 'SKEW_KUBELET'
+  /** kube-apiserver instances of one cluster against each other (an HA control plane mid-upgrade). */
+  | 'SKEW_PEERS'
+  /** Whether a version is recognised: newer or older than the knowledge base, a pre-release. */
+  | 'VERSION';
 
 /** A flag or configuration field of a component that was deprecated or removed. */
 export type FlagChange = {
@@ -1422,6 +1512,7 @@ export type ResolversTypes = {
   EditResult: ResolverTypeWrapper<EditResult>;
   EntityCount: ResolverTypeWrapper<EntityCount>;
   Finding: ResolverTypeWrapper<DomainFinding>;
+  FindingCheck: FindingCheck;
   FlagChange: ResolverTypeWrapper<FlagChangeRecord>;
   HostRequirement: ResolverTypeWrapper<HostRequirementRecord>;
   ImportResult: ResolverTypeWrapper<ImportResult>;
@@ -1601,6 +1692,7 @@ export type EntityCountResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type FindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Finding'] = ResolversParentTypes['Finding']> = {
+  check?: Resolver<ResolversTypes['FindingCheck'], ParentType, ContextType>;
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   component?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   instance?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
