@@ -12,7 +12,7 @@ import type { Config } from "../config.js";
 import { InputError, UnauthenticatedError, UnavailableError } from "../errors.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import type { Logger } from "../logger.js";
-import { errorBody } from "../rest/error-middleware.js";
+import { errorBody } from "../services/errors.js";
 import { bearerTokenMatches, slackRequestProblem } from "./auth.js";
 import { MAX_COMMAND_TEXT, parseCommand, runCommand, takeVisibility, usageReply } from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";

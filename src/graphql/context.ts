@@ -11,4 +11,6 @@ export interface GraphQLContext {
   readonly principal: Principal;
   /** Absent when the knowledge base is read-only. */
   readonly curator: Curator | undefined;
+  /** The request's X-Request-Id, for the log line of an internal error. */
+  readonly requestId?: string | undefined;
 }

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { unwrapResolverError } from "@apollo/server/errors";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
@@ -16,9 +17,8 @@ import { principalOf } from "../rest/auth.js";
 import type { KnowledgeBase } from "../kb/knowledge-base.js";
 import type { Logger } from "../logger.js";
 import type { GraphQLContext } from "./context.js";
-import { formatGraphQLError } from "./errors.js";
-import { KubecompatError } from "../errors.js";
-import { asUnavailable } from "../db/unavailable.js";
+import { formatGraphQLError, isInternalGraphQLError } from "./errors.js";
+import { describeError } from "../services/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
 import { AnswerCache } from "../kb/answer-cache.js";
@@ -49,7 +49,23 @@ export interface GraphQLDependencies {
  */
 export const MAX_TOKENS = 4000;
 
-const HTTP_STATUS: Readonly<Record<string, number>> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, UNAVAILABLE: 503 };
+/** Every error formatError masks is logged here, where the request id is known (formatError has no context). */
+function errorLog(logger: Logger): ApolloServerPlugin<GraphQLContext> {
+  return {
+    requestDidStart() {
+      return Promise.resolve({
+        didEncounterErrors({ errors, contextValue }) {
+          for (const error of errors) {
+            if (isInternalGraphQLError(error, error.originalError)) {
+              logger.error({ err: unwrapResolverError(error), requestId: contextValue.requestId, path: error.path }, "unhandled GraphQL error");
+            }
+          }
+          return Promise.resolve();
+        },
+      });
+    },
+  };
+}
 
 /** An answer that failed only because the database is away is a 503, as over REST, so clients retry. */
 const unavailableAs503: ApolloServerPlugin<GraphQLContext> = {
@@ -105,7 +121,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     // server.ts stops Apollo after the HTTP drain; stopping on the signal would fail the GraphQL requests still in flight.
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: MAX_TOKENS },
-    formatError: formatGraphQLError(logger, { production: deps.production }),
+    formatError: formatGraphQLError({ production: deps.production }),
     validationRules: [...limits.validationRules, operationTypesOfTheSchema],
     plugins: [
       ...(limits.plugins as ApolloServerPlugin<GraphQLContext>[]),
@@ -113,6 +129,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
       // No @cacheControl hints here; the default cache-control plugin would wrap every field resolver for nothing.
       ApolloServerPluginCacheControlDisabled(),
       unavailableAs503,
+      errorLog(logger),
       rememberedAnswers(deps.answers ?? new AnswerCache<RememberedData>(0)),
       ...(deps.plugins ?? []),
     ],
@@ -134,18 +151,28 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
         next();
         return;
       }
-      const known = error instanceof KubecompatError ? error : asUnavailable(error);
-      if (known === undefined) {
+      const described = describeError(error);
+      if (described.internal) {
         next(error);
         return;
       }
-      if (known.code === "UNAVAILABLE") res.setHeader("Retry-After", "5");
-      res.status(HTTP_STATUS[known.code] ?? 400).json({ errors: [{ message: known.message, extensions: { code: known.code } }] });
+      if (described.retryAfterSeconds !== null) res.setHeader("Retry-After", String(described.retryAfterSeconds));
+      res.status(described.status).json({ errors: [{ message: described.message, extensions: { code: described.code } }] });
     });
   };
   const graphql = expressMiddleware(server, {
     // One snapshot per request: every field of one answer comes from the same revision.
-    context: ({ res }) => Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator }),
+    context: ({ res }) => {
+      const header = res.getHeader("x-request-id");
+      const requestId = typeof header === "string" ? header : undefined;
+      try {
+        return Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator, requestId });
+      } catch (error) {
+        // Before the operation starts, so errorLog never sees it: logged here, with the request id.
+        if (describeError(error).internal) logger.error({ err: error, requestId }, "unhandled GraphQL error");
+        throw error;
+      }
+    },
   });
   // Routes, not a mounted middleware: GraphQL is served at /graphql itself over GET and POST, any
   // other method is 405 (src/rest/route-table.ts), and logs and metrics name it "/graphql".
