@@ -1,6 +1,19 @@
 // Lint configuration: typescript-eslint's recommended type-aware rules.
+import fs from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+
+// The layers of src/ (layers.json): a folder may import only the folders it lists; test/layering.test.ts
+// checks the same table and refuses cycles between folders.
+const { layers } = JSON.parse(fs.readFileSync(`${import.meta.dirname}/layers.json`, "utf8"));
+const PRISMA = { group: ["**/db/generated/*", "@prisma/client", "@prisma/adapter-pg"], message: "only src/db/ talks to Prisma" };
+const folders = Object.keys(layers).filter((folder) => folder !== "(root)");
+const layerRules = folders.map((folder) => {
+  const forbidden = folders.filter((other) => other !== folder && !layers[folder].includes(other));
+  const patterns = forbidden.map((other) => ({ group: [`../${other}/*`, `../../${other}/*`, `../${other}/**`, `../../${other}/**`], message: `src/${folder}/ may not import src/${other}/ (layers.json: ${folder} imports ${layers[folder].join(", ") || "nothing"})` }));
+  if (!layers[folder].includes("(root)")) patterns.push({ group: ["../*.js", "../../*.js"], message: `src/${folder}/ may not import the composition files at the root of src/` });
+  return { files: [`src/${folder}/**/*.ts`], ignores: ["src/db/generated/**"], rules: { "no-restricted-imports": ["error", { patterns: folder === "db" ? patterns : [PRISMA, ...patterns] }] } };
+});
 
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", ".data/", "src/db/generated/", "src/graphql/generated/", "coverage/"] },
@@ -15,20 +28,18 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "no-restricted-syntax": [
         "error",
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: "read configuration through src/config.ts" },
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: "read configuration through src/core/config.ts" },
       ],
-      "no-restricted-imports": [
-        "error",
-        { patterns: [{ group: ["**/db/generated/*", "@prisma/client", "@prisma/adapter-pg"], message: "only src/db/ talks to Prisma" }] },
-      ],
+      "no-restricted-imports": ["error", { patterns: [PRISMA] }],
     },
   },
+  ...layerRules,
   {
-    files: ["src/db/**/*.ts", "test/**/*.ts"],
+    files: ["test/**/*.ts"],
     rules: { "no-restricted-imports": "off" },
   },
   {
-    files: ["src/config.ts", "scripts/**", "bench/**", "prisma.config.ts"],
+    files: ["src/core/config.ts", "scripts/**", "bench/**", "prisma.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
   {

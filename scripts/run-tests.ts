@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseConfig } from "../src/config.js";
+import { parseConfig } from "../src/core/config.js";
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db/embedded-postgres.js";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");

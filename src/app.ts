@@ -5,11 +5,11 @@
  */
 import crypto from "node:crypto";
 import express, { type Express, type Request, type Router } from "express";
-import { AnswerCache } from "./kb/answer-cache.js";
+import { AnswerCache } from "./services/answer-cache.js";
 import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
-import type { Config } from "./config.js";
-import type { KnowledgeBase } from "./kb/knowledge-base.js";
-import type { Logger } from "./logger.js";
+import type { Config } from "./core/config.js";
+import type { KnowledgeBase } from "./services/knowledge-base.js";
+import type { Logger } from "./core/logger.js";
 import { errorMiddleware, notFoundHandler } from "./rest/error-middleware.js";
 import { homeRoutes } from "./rest/home.js";
 import { RouteTable, pathOf } from "./rest/route-table.js";
@@ -20,15 +20,15 @@ import { openApiDocument } from "./rest/openapi.js";
 import { chatopsRouter } from "./chatops/router.js";
 import { mountGraphQL } from "./graphql/server.js";
 import type { RememberedData } from "./graphql/remembered-answers.js";
-import type { Authenticator } from "./auth/authenticator.js";
-import type { Curator } from "./kb/curation.js";
-import { authenticate } from "./rest/auth.js";
+import type { Authenticator } from "./services/authenticator.js";
+import type { Curator } from "./services/curation.js";
+import { authenticate } from "./http/auth.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { limitJsonDepth, rateLimited } from "./rest/limits.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./rest/large-requests.js";
 import helmet from "helmet";
 import type { PoolStats } from "./db/client.js";
-import { Metrics } from "./observability/metrics.js";
+import { Metrics } from "./services/metrics.js";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;

@@ -4,14 +4,14 @@
  * base imported from kb/, and the first snapshot. Shared by `npm start` and
  * the command-line tools so they all start the same way.
  */
-import type { Config } from "./config.js";
+import type { Config } from "./core/config.js";
 import { createDatabase, type Database } from "./db/client.js";
 import { connectToRunningEmbedded, startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { migrate } from "./db/migrator.js";
-import { importKbDirectory } from "./kb/import.js";
-import { KnowledgeBase } from "./kb/knowledge-base.js";
-import { KbSync } from "./kb/sync.js";
-import type { Logger } from "./logger.js";
+import { importKbDirectory } from "./services/import.js";
+import { KnowledgeBase } from "./services/knowledge-base.js";
+import { KbSync } from "./services/sync.js";
+import type { Logger } from "./core/logger.js";
 
 export interface Runtime {
   readonly db: Database;

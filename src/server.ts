@@ -25,8 +25,8 @@
  * orphaned, with its embedded PostgreSQL and both ports.
  */
 import http from "node:http";
-import { ConfigError, loadConfig, type Config } from "./config.js";
-import { createLogger, type Logger } from "./logger.js";
+import { ConfigError, loadConfig, type Config } from "./core/config.js";
+import { createLogger, type Logger } from "./core/logger.js";
 import type { Runtime } from "./runtime.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS } from "./rest/large-requests.js";
 
@@ -53,10 +53,10 @@ async function main(): Promise<void> {
   const [{ createAppHandle }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
     import("./app.js"),
     import("./db/health.js"),
-    import("./errors.js"),
+    import("./core/errors.js"),
     import("./runtime.js"),
-    import("./auth/authenticator.js"),
-    import("./kb/curation.js"),
+    import("./services/authenticator.js"),
+    import("./services/curation.js"),
     import("./db/client.js"),
   ]);
 

@@ -9,11 +9,11 @@ import { createApp } from "../src/app.js";
 import { bearerTokenMatches } from "../src/chatops/auth.js";
 import { parseCommand, runCommand, takeVisibility, type ChatCommand } from "../src/chatops/commands.js";
 import { renderReply, SLACK_MAX_BLOCKS, SLACK_MAX_SECTION_TEXT, type SlackBlock } from "../src/chatops/reply.js";
-import type { Config } from "../src/config.js";
+import type { Config } from "../src/core/config.js";
 import { listApiRemovals } from "../src/domain/catalog.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
-import { createLogger } from "../src/logger.js";
-import type { KbSnapshot } from "../src/kb/snapshot.js";
+import { createLogger } from "../src/core/logger.js";
+import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { kbSnapshot } from "./support/snapshot.js";
 

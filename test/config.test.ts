@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { ConfigError, loadConfig, parseConfig, parseEnvFile } from "../src/config.js";
+import { ConfigError, loadConfig, parseConfig, parseEnvFile } from "../src/core/config.js";
 
 /** A directory with this .env in it (or none), for loadConfig. */
 function withDotenv(text: string | undefined, run: (directory: string) => void): void {

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import { parse, parseAllDocuments } from "yaml";
-import { ENVIRONMENT_VARIABLES, parseConfig } from "../src/config.js";
+import { ENVIRONMENT_VARIABLES, parseConfig } from "../src/core/config.js";
 import { scanManifests } from "../src/domain/scan.js";
 import { kbSnapshot } from "./support/snapshot.js";
 import { REPO_ROOT } from "./support/runtime.js";
@@ -66,7 +66,7 @@ describe("Kubernetes manifests", () => {
   it("uses only variables the config knows, secrets from the Secret, and bounded resources", () => {
     const secret = parse(fs.readFileSync(path.join(DIR, "secret.example.yaml"), "utf8")) as Json;
     for (const entry of container.env as Json[]) {
-      assert.ok(ENVIRONMENT_VARIABLES.includes(entry.name), `${entry.name} is not read by src/config.ts`);
+      assert.ok(ENVIRONMENT_VARIABLES.includes(entry.name), `${entry.name} is not read by src/core/config.ts`);
       const ref = entry.valueFrom?.secretKeyRef;
       if (ref) {
         assert.equal(ref.name, secret.metadata.name);

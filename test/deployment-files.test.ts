@@ -11,11 +11,11 @@ import request from "supertest";
 import { readFileSync } from "node:fs";
 import { parse, parseAllDocuments } from "yaml";
 import { dockerRuntime, nodeFlagNumber } from "../bench/docker-runtime.js";
-import { ENVIRONMENT_VARIABLES, parseConfig } from "../src/config.js";
+import { ENVIRONMENT_VARIABLES, parseConfig } from "../src/core/config.js";
 import { REPO_ROOT } from "./support/runtime.js";
 import { createApp } from "../src/app.js";
-import { KnowledgeBase } from "../src/kb/knowledge-base.js";
-import { createLogger } from "../src/logger.js";
+import { KnowledgeBase } from "../src/services/knowledge-base.js";
+import { createLogger } from "../src/core/logger.js";
 import type { Database } from "../src/db/client.js";
 
 interface ComposeService {
@@ -46,7 +46,7 @@ describe("deployment files agree with the app", () => {
   it("uses only variables the config knows, and a DATABASE_URL that reaches the postgres service", () => {
     const app = compose.services.kubecompat!;
     for (const name of Object.keys(app.environment ?? {})) {
-      assert.ok(ENVIRONMENT_VARIABLES.includes(name), `${name} is not read by src/config.ts`);
+      assert.ok(ENVIRONMENT_VARIABLES.includes(name), `${name} is not read by src/core/config.ts`);
     }
     const config = parseConfig(app.environment ?? {});
     assert.equal(config.database.kind, "external");

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { checkRollback } from "../src/domain/rollback.js";
-import { InputError } from "../src/errors.js";
-import type { KbSnapshot } from "../src/kb/snapshot.js";
+import { InputError } from "../src/core/errors.js";
+import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 describe("checkRollback", () => {

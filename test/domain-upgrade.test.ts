@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { planUpgrade, type UpgradePlan } from "../src/domain/upgrade.js";
 import { validateCluster } from "../src/domain/validate.js";
-import { minorIndex } from "../src/domain/versions.js";
-import { InputError } from "../src/errors.js";
-import type { KbSnapshot } from "../src/kb/snapshot.js";
+import { minorIndex } from "../src/core/versions.js";
+import { InputError } from "../src/core/errors.js";
+import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 type Entry = { component: string; version: string; instance?: string };

@@ -9,8 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Curator } from "../src/kb/curation.js";
-import { ConflictError, InputError } from "../src/errors.js";
+import { Curator } from "../src/services/curation.js";
+import { ConflictError, InputError } from "../src/core/errors.js";
 import { query } from "./support/database.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { recommendation } from "./support/records.js";

@@ -1,5 +1,5 @@
 /**
- * One entity registry (src/kb/registry.ts): every face derives its kinds of knowledge from it. A throw-away
+ * One entity registry (src/knowledge/registry.ts): every face derives its kinds of knowledge from it. A throw-away
  * kind registered in memory, with a file in a copy of kb/ and no table of its own, is served by the read
  * API, curation, export and import without touching any other map; the SDL and the codegen mappers, which
  * are files, are checked against the registry.
@@ -13,7 +13,7 @@ import { buildSchema, isEnumType, isObjectType } from "graphql";
 import request from "supertest";
 import { z } from "zod";
 import codegenConfig from "../codegen.js";
-import { ENTITIES, ENTITY_NAMES, registerEntity } from "../src/kb/registry.js";
+import { ENTITIES, ENTITY_NAMES, registerEntity } from "../src/knowledge/registry.js";
 import { openApiDocument } from "../src/rest/openapi.js";
 import { createTestToken, KB_DIR, REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
@@ -31,7 +31,7 @@ describe("the files that cannot derive from the registry agree with it", () => {
     const generates = codegenConfig.generates as Record<string, { config?: { mappers?: Record<string, string> } }>;
     const mappers = Object.values(generates).find((target) => target.config?.mappers !== undefined)?.config?.mappers ?? {};
     for (const entity of ENTITY_NAMES.filter((candidate) => ENTITIES[candidate].graphqlEnum !== null)) {
-      assert.match(mappers[ENTITIES[entity].typeName] ?? "", /kb\/records\.js#\w+Record$/, `no mapper for ${ENTITIES[entity].typeName}`);
+      assert.match(mappers[ENTITIES[entity].typeName] ?? "", /knowledge\/records\.js#\w+Record$/, `no mapper for ${ENTITIES[entity].typeName}`);
     }
   });
 

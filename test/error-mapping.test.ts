@@ -10,9 +10,9 @@ import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import request from "supertest";
 import { createApp } from "../src/app.js";
-import { InputError } from "../src/errors.js";
-import { KnowledgeBase } from "../src/kb/knowledge-base.js";
-import type { KbSnapshot } from "../src/kb/snapshot.js";
+import { InputError } from "../src/core/errors.js";
+import { KnowledgeBase } from "../src/services/knowledge-base.js";
+import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { describeError, INTERNAL_CODE } from "../src/services/errors.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 

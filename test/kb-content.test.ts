@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { listSkewRules } from "../src/domain/catalog.js";
-import { loadKbDirectory } from "../src/kb/load.js";
-import type { KbBundle } from "../src/kb/records.js";
-import { KbSnapshot } from "../src/kb/snapshot.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import type { KbBundle } from "../src/knowledge/records.js";
+import { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { KB_DIR } from "./support/runtime.js";
 
 const GUIDE = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/";

@@ -1,6 +1,6 @@
 /**
- * `npm run kb:derive` (src/cli/kb-derive.ts) end to end, and its pure parts
- * (src/kb/derive/). The kubernetes/api input is a small git repository built
+ * `npm run kb:derive` (src/ops/kb-derive.ts) end to end, and its pure parts
+ * (src/ops/derive/). The kubernetes/api input is a small git repository built
  * here in the real layout (register.go / doc.go / types.go and generated
  * zz_generated.prerelease-lifecycle.go files, two tagged releases); the kb
  * it is compared with is a synthetic kb/ directory written by the test. The
@@ -17,14 +17,14 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import type { z } from "zod";
-import { parseContainerdReleases } from "../src/kb/derive/containerd.js";
-import { parseEndOfLifeJson } from "../src/kb/derive/endoflife.js";
-import { DeriveInputError } from "../src/kb/derive/errors.js";
-import { deriveRemovals, parseGroupName, parseLifecycleFile, selectDefaultTags, parseKubernetesTag, type TagSnapshot } from "../src/kb/derive/lifecycle.js";
-import { apiRemovalRecord, releaseRecord, runtimeRequirementRecord } from "../src/kb/records.js";
+import { parseContainerdReleases } from "../src/ops/derive/containerd.js";
+import { parseEndOfLifeJson } from "../src/ops/derive/endoflife.js";
+import { DeriveInputError } from "../src/ops/derive/errors.js";
+import { deriveRemovals, parseGroupName, parseLifecycleFile, selectDefaultTags, parseKubernetesTag, type TagSnapshot } from "../src/ops/derive/lifecycle.js";
+import { apiRemovalRecord, releaseRecord, runtimeRequirementRecord } from "../src/knowledge/records.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const COMMAND = path.join(REPO_ROOT, "src", "cli", "kb-derive.ts");
+const COMMAND = path.join(REPO_ROOT, "src", "ops", "kb-derive.ts");
 const FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "derive");
 const HAS_SERVED_BY_DEFAULT = "servedByDefault" in (apiRemovalRecord as unknown as { shape: Record<string, unknown> }).shape;
 

@@ -6,11 +6,11 @@ import { after, before, describe, it } from "node:test";
 import { createDatabase, type Database } from "../src/db/client.js";
 import { readKnowledgeBase } from "../src/db/kb-store.js";
 import { migrate } from "../src/db/migrator.js";
-import { KbValidationError } from "../src/errors.js";
-import { importKbDirectory } from "../src/kb/import.js";
-import { loadKbDirectory } from "../src/kb/load.js";
-import { ENTITY_NAMES } from "../src/kb/registry.js";
-import { createLogger } from "../src/logger.js";
+import { KbValidationError } from "../src/core/errors.js";
+import { importKbDirectory } from "../src/services/import.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import { ENTITY_NAMES } from "../src/knowledge/registry.js";
+import { createLogger } from "../src/core/logger.js";
 import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
 import { KB_DIR } from "./support/runtime.js";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { KbValidationError, formatKbIssue } from "../src/errors.js";
-import { readKbFiles } from "../src/kb/load.js";
-import { parseKbFiles } from "../src/kb/parse.js";
+import { KbValidationError, formatKbIssue } from "../src/core/errors.js";
+import { readKbFiles } from "../src/knowledge/load.js";
+import { parseKbFiles } from "../src/knowledge/parse.js";
 import { KB_DIR } from "./support/runtime.js";
 
 /** Expects parsing to fail and returns the formatted issues. */

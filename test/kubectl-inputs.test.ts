@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { planFromKubectl } from "../src/domain/kubectl-inputs.js";
-import { InputError } from "../src/errors.js";
+import { InputError } from "../src/core/errors.js";
 import { REPO_ROOT } from "./support/runtime.js";
 
 const fixture = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test/fixtures/kubectl", name), "utf8"));

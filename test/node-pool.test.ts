@@ -4,9 +4,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { checkNodePoolRollback, checkNodePoolUpgrade, parseFlags, type NodePoolSpecInput } from "../src/domain/node-pool.js";
-import { InputError } from "../src/errors.js";
-import { loadKbDirectory } from "../src/kb/load.js";
-import { KbSnapshot } from "../src/kb/snapshot.js";
+import { InputError } from "../src/core/errors.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { KB_DIR, REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { kbSnapshot } from "./support/snapshot.js";
 

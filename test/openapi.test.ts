@@ -7,7 +7,7 @@ import { openApiDocument } from "../src/rest/openapi.js";
 import { operationRoutes } from "../src/rest/operation-routes.js";
 import { readRoutes } from "../src/rest/read-routes.js";
 import { curationRoutes } from "../src/rest/curation-routes.js";
-import { Curator } from "../src/kb/curation.js";
+import { Curator } from "../src/services/curation.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
 interface Layer {

@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 import { lastSupportedDay } from "../src/domain/node-checks.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
 import { validateCluster } from "../src/domain/validate.js";
-import type { KbSnapshot } from "../src/kb/snapshot.js";
+import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 /** [cluster, target] as the suite's other tests plan them. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
-import { loadKbDirectory } from "../src/kb/load.js";
-import type { KbBundle } from "../src/kb/records.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import type { KbBundle } from "../src/knowledge/records.js";
 import { KB_DIR, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
 describe("the read API", () => {

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { Kind, parse, type ObjectTypeDefinitionNode } from "graphql";
 import request from "supertest";
-import { AnswerCache } from "../src/kb/answer-cache.js";
+import { AnswerCache } from "../src/services/answer-cache.js";
 import { SCHEMA_PATH } from "../src/graphql/server.js";
 import { DATABASE_QUERY_FIELDS, SNAPSHOT_QUERY_FIELDS } from "../src/graphql/remembered-answers.js";
 import { createTestToken, startTestRuntime, type TestRuntime } from "./support/runtime.js";

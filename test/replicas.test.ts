@@ -11,8 +11,8 @@ import request from "supertest";
 import { startInstance, type Instance } from "./support/instance.js";
 import { createDatabase } from "../src/db/client.js";
 import { migrate } from "../src/db/migrator.js";
-import { importKbDirectory } from "../src/kb/import.js";
-import { createLogger } from "../src/logger.js";
+import { importKbDirectory } from "../src/services/import.js";
+import { createLogger } from "../src/core/logger.js";
 import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
 import { KB_DIR, createTestToken } from "./support/runtime.js";
 

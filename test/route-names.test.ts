@@ -12,9 +12,9 @@ import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { createApp } from "../src/app.js";
-import { Authenticator } from "../src/auth/authenticator.js";
+import { Authenticator } from "../src/services/authenticator.js";
 import { pingDatabase } from "../src/db/health.js";
-import { Curator } from "../src/kb/curation.js";
+import { Curator } from "../src/services/curation.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { slackBody, slackSignature, unixNow } from "./support/slack-request.js";
 

@@ -10,10 +10,10 @@ import path from "node:path";
 import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { MAX_MANIFEST_BYTES, scanManifests, type ManifestFinding } from "../src/domain/scan.js";
-import { InputError } from "../src/errors.js";
-import { loadKbDirectory } from "../src/kb/load.js";
-import type { ApiRemovalRecord, KbBundle } from "../src/kb/records.js";
-import { KbSnapshot } from "../src/kb/snapshot.js";
+import { InputError } from "../src/core/errors.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import type { ApiRemovalRecord, KbBundle } from "../src/knowledge/records.js";
+import { KbSnapshot } from "../src/knowledge/snapshot.js";
 
 // Not imported from ./support/runtime.js: that module loads the whole app (HTTP, database), which a pure scan needs none of.
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -9,10 +9,10 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { parseDocument } from "yaml";
 import { planUpgrade } from "../src/domain/upgrade.js";
-import { KbValidationError } from "../src/errors.js";
-import { loadKbDirectory } from "../src/kb/load.js";
-import { KbSnapshot } from "../src/kb/snapshot.js";
-import { upgradeOrder } from "../src/kb/upgrade-order.js";
+import { KbValidationError } from "../src/core/errors.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import { KbSnapshot } from "../src/knowledge/snapshot.js";
+import { upgradeOrder } from "../src/knowledge/upgrade-order.js";
 import { KB_DIR } from "./support/runtime.js";
 import { plan } from "./support/snapshot.js";
 

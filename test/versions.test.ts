@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InputError } from "../src/errors.js";
+import { InputError } from "../src/core/errors.js";
 import {
   compareMinors,
   compareVersions,
@@ -8,7 +8,7 @@ import {
   minorDistance,
   parseKubernetesVersion,
   parseMinor,
-} from "../src/domain/versions.js";
+} from "../src/core/versions.js";
 
 describe("parseKubernetesVersion", () => {
   const valid: Array<[string, { minor: string; patch: number | null; prerelease: string | null; vendorSuffix: string | null; text: string }]> = [

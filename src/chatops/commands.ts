@@ -13,10 +13,10 @@ import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { scanManifests } from "../domain/scan.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { releaseStatus, resolveVersionAlias, supportedReleases } from "../domain/release-status.js";
-import { minorOf, parseKubernetesVersion } from "../domain/versions.js";
-import { InputError, NotFoundError } from "../errors.js";
-import type { ApiRemovalRecord, PortRecord, SkewRuleRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { InputError, NotFoundError } from "../core/errors.js";
+import type { ApiRemovalRecord, PortRecord, SkewRuleRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { firstOf, renderReply, type ChatReply, type ChatReplyDoc, type Inline, type Line, type ReplySection } from "./reply.js";
 
 export type ChatCommand =

@@ -8,10 +8,10 @@
  */
 import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import type { Config } from "../config.js";
-import { InputError, UnauthenticatedError, UnavailableError } from "../errors.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import type { Logger } from "../logger.js";
+import type { Config } from "../core/config.js";
+import { InputError, UnauthenticatedError, UnavailableError } from "../core/errors.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
+import type { Logger } from "../core/logger.js";
 import { errorBody } from "../services/errors.js";
 import { bearerTokenMatches, slackRequestProblem } from "./auth.js";
 import { MAX_COMMAND_TEXT, parseCommand, runCommand, takeVisibility, usageReply } from "./commands.js";

@@ -6,7 +6,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 
 export type Database = InstanceType<typeof PrismaClient>;
 

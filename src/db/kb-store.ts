@@ -1,15 +1,15 @@
 /**
  * Owns every SQL statement about the knowledge base: reading it whole (to
  * build a snapshot) and bringing it in line with a desired bundle in one
- * transaction (import). Records are the shapes of src/kb/records.ts; this
+ * transaction (import). Records are the shapes of src/knowledge/records.ts; this
  * module alone knows how they map to columns.
  */
-import { diffBundles, type RecordChange } from "../kb/diff.js";
-import { bundleHash, entityKey, mergeBundles, recordHash, withoutRevision, type MergeBase, type MergeConflict } from "../kb/merge.js";
-import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableError, type KbIssue } from "../errors.js";
+import { diffBundles, type RecordChange } from "../knowledge/diff.js";
+import { bundleHash, entityKey, mergeBundles, recordHash, withoutRevision, type MergeBase, type MergeConflict } from "../knowledge/merge.js";
+import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableError, type KbIssue } from "../core/errors.js";
 import { asUnavailable } from "./unavailable.js";
-import { type EntityName, type KbBundle, type KbConflictRecord } from "../kb/records.js";
-import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../kb/registry.js";
+import { type EntityName, type KbBundle, type KbConflictRecord } from "../knowledge/records.js";
+import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../knowledge/registry.js";
 import type { Database } from "./client.js";
 import { Prisma } from "./generated/client.js";
 
@@ -291,7 +291,7 @@ const ACTION_VERB: Readonly<Record<RecordChange["action"], string>> = { create: 
 
 /**
  * Brings the kb/ directory into the database without undoing curation: a
- * three-way merge (src/kb/merge.ts) against the kb/ imported last. An
+ * three-way merge (src/knowledge/merge.ts) against the kb/ imported last. An
  * unchanged directory (same bundle hash) writes nothing at all; otherwise
  * records only kb/ changed are applied, each audited like an edit, records
  * changed on both sides become open conflicts (the database's value kept),

@@ -10,7 +10,7 @@
  * database answers again.
  */
 import pg from "pg";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 5_000;

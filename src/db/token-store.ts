@@ -1,5 +1,5 @@
 /** Owns the SQL for API tokens; token changes are audited in the same transaction. */
-import type { Role } from "../auth/tokens.js";
+import type { Role } from "../core/tokens.js";
 import type { Database } from "./client.js";
 
 export interface StoredToken {

@@ -5,7 +5,7 @@
  * time because the server does not answer), so both error mappers can
  * answer 503 UNAVAILABLE instead of a masked 500.
  */
-import { UnavailableError } from "../errors.js";
+import { UnavailableError } from "../core/errors.js";
 
 const CONNECTION_CODES = new Set(["53300", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "57P01", "57P02", "57P03", "08000", "08003", "08006", "P1001", "P1002", "P1017", "P2024"]);
 const CONNECTION_TEXT = /can't reach database|connection (terminated|refused|closed|timeout|ended)|terminating connection|server closed the connection|timed out fetching a new connection|the database system is (shutting down|starting up)|ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|unable to start a transaction in the given time|Connection is not open|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end/i;

@@ -3,8 +3,8 @@
  * GraphQL, chat) serve. Filters are validated here, once, so every face
  * answers bad filters with the same InputError.
  */
-import { InputError, NotFoundError } from "../errors.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { InputError, NotFoundError } from "../core/errors.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import type {
   ApiRemovalRecord,
   ComponentRecord,
@@ -14,8 +14,8 @@ import type {
   SkewRuleRecord,
   KbConflictRecord,
   CoverageRecord,
-} from "../kb/records.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
+} from "../knowledge/records.js";
+import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
 
 export const DEFAULT_PROFILE = "upstream";
 

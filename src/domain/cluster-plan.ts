@@ -5,9 +5,9 @@
  * component is versioned, and rejects what cannot be judged (unknown
  * components, duplicates, absurd sizes) with an InputError naming the field.
  */
-import { InputError } from "../errors.js";
-import type { ComponentRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { InputError } from "../core/errors.js";
+import type { ComponentRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent } from "./catalog.js";
 import { resolveVersionAlias } from "./release-status.js";
 import {
@@ -16,7 +16,7 @@ import {
   parseKubernetesVersion,
   type ComponentVersion,
   type KubernetesVersion,
-} from "./versions.js";
+} from "../core/versions.js";
 
 export interface ComponentVersionInput {
   readonly component: string;

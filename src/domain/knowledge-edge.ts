@@ -4,10 +4,10 @@
  * known and from which source; a question about a minor beyond that gets a
  * KNOWLEDGE_EDGE warning naming what is not known, never a silent pass.
  */
-import type { EntityName } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import type { EntityName } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { finding, type Finding } from "./findings.js";
-import { compareMinors } from "./versions.js";
+import { compareMinors } from "../core/versions.js";
 
 /** The newest minor a kind of knowledge covers (the best of its sources), with that source; undefined when nothing says. */
 export function coverageOf(snapshot: KbSnapshot, knowledge: EntityName): KbSnapshot["coverage"][number] | undefined {

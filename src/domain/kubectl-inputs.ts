@@ -5,9 +5,9 @@
  * kube-proxy and container runtime, grouped into instances by its node-pool
  * label). Only reads the fields it needs and says precisely what is missing.
  */
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import type { ComponentVersionInput } from "./cluster-plan.js";
-import { parseComponentVersion, parseKubernetesVersion } from "./versions.js";
+import { parseComponentVersion, parseKubernetesVersion } from "../core/versions.js";
 
 /** Labels that name a node pool, most specific first; the instance type is only a fallback. */
 export const NODE_POOL_LABELS = [

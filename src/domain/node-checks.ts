@@ -5,11 +5,11 @@
  * on cgroup v1 that its own project deprecated, and a runtime whose own
  * release line is past its end of life (kb/runtime-releases.yaml).
  */
-import type { HostRequirementRecord, RuntimeReleaseRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import type { HostRequirementRecord, RuntimeReleaseRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { label, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
-import { compareMinors, type ComponentVersion, type KubernetesVersion } from "./versions.js";
+import { compareMinors, type ComponentVersion, type KubernetesVersion } from "../core/versions.js";
 
 /** The fact in force for a kubelet minor: the newest one that starts at or before it. */
 function kubeletFactAt(snapshot: KbSnapshot, minor: string): HostRequirementRecord | undefined {

@@ -11,10 +11,10 @@
  */
 import semver from "semver";
 import { parseDocument } from "yaml";
-import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../kb/yaml-limits.js";
-import { InputError } from "../errors.js";
-import type { FlagChangeRecord, ProxyModeRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../core/yaml-limits.js";
+import { InputError } from "../core/errors.js";
+import type { FlagChangeRecord, ProxyModeRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
 import { plannedComponent, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
@@ -26,7 +26,7 @@ import {
   minorIndex,
   parseKubernetesVersion,
   type KubernetesVersion,
-} from "./versions.js";
+} from "../core/versions.js";
 
 export interface NodePoolSpecInput {
   readonly name?: string | null;

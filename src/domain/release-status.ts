@@ -7,10 +7,10 @@
  * newest (the newest released minor is always supported upstream). Also
  * "latest" and "oldest-supported", accepted wherever a version is expected.
  */
-import { InputError } from "../errors.js";
-import type { ReleaseRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
-import { compareMinors } from "./versions.js";
+import { InputError } from "../core/errors.js";
+import type { ReleaseRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { compareMinors } from "../core/versions.js";
 
 export type ReleaseStatus = "SUPPORTED" | "MAINTENANCE" | "END_OF_LIFE" | "NOT_YET_RELEASED" | "UNKNOWN";
 

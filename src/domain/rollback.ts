@@ -6,13 +6,13 @@
  * to 1.28 after the control plane has meanwhile reached a version the old
  * kubelet may not run under.
  */
-import { InputError } from "../errors.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { InputError } from "../core/errors.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, plannedComponent, type ClusterPlan } from "./cluster-plan.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { controlPlaneMinor, judgePlan, today } from "./validate.js";
-import { compareComponentVersions, compareVersions, minorIndex } from "./versions.js";
+import { compareComponentVersions, compareVersions, minorIndex } from "../core/versions.js";
 
 export interface RollbackRequest {
   readonly current: unknown;

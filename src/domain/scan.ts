@@ -29,11 +29,11 @@ import {
   type Node,
   type YAMLMap,
 } from "yaml";
-import { InputError } from "../errors.js";
-import type { ApiRemovalRecord } from "../kb/records.js";
-import { YamlCostMeter, firstDuplicateKey } from "../kb/yaml-limits.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "./versions.js";
+import { InputError } from "../core/errors.js";
+import type { ApiRemovalRecord } from "../knowledge/records.js";
+import { YamlCostMeter, firstDuplicateKey } from "../core/yaml-limits.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { resolveVersionAlias } from "./release-status.js";

@@ -10,9 +10,9 @@
  * that would break the cluster is never emitted (the plan stops with
  * PLAN_BLOCKED instead).
  */
-import { InputError } from "../errors.js";
-import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { InputError } from "../core/errors.js";
+import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
@@ -28,7 +28,7 @@ import {
   parseKubernetesVersion,
   type ComponentVersion,
   type KubernetesVersion,
-} from "./versions.js";
+} from "../core/versions.js";
 
 export interface UpgradeStep {
   /** Steps that share an order are done together (a node's kubelet and kube-proxy). */

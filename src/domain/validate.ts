@@ -5,16 +5,16 @@
  * requirements for each kubelet, and the release calendar on `asOf`. Every
  * finding cites the rule and its source. Pure: reads only the snapshot.
  */
-import { InputError } from "../errors.js";
-import type { RuntimeRequirementRecord, SkewRuleRecord } from "../kb/records.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { InputError } from "../core/errors.js";
+import type { RuntimeRequirementRecord, SkewRuleRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveProfile, ruleAppliesAt } from "./catalog.js";
 import { entriesOf, label, parseClusterPlan, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, skewCode, type Finding, type ValidationReport } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { nearestName } from "./names.js";
 import { checkKubeletCgroup, checkRuntimeCgroup, checkRuntimeEndOfLife } from "./node-checks.js";
-import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion, type KubernetesVersion } from "./versions.js";
+import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion, type KubernetesVersion } from "../core/versions.js";
 
 export interface ValidateOptions {
   readonly profile?: string | null | undefined;

@@ -2,9 +2,9 @@
  * What every resolver sees: the snapshot taken when the request started (so
  * one answer never mixes revisions), the caller, and the curator for edits.
  */
-import type { Principal } from "../auth/tokens.js";
-import type { Curator } from "../kb/curation.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import type { Principal } from "../core/tokens.js";
+import type { Curator } from "../services/curation.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 
 export interface GraphQLContext {
   readonly snapshot: KbSnapshot;

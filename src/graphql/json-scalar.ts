@@ -1,6 +1,6 @@
 /** The JSONObject scalar: a plain object, as a variable or as an object literal in the document. */
 import { GraphQLScalarType, Kind, type ValueNode } from "graphql";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 
 function literal(node: ValueNode, variables: Record<string, unknown> | null | undefined): unknown {
   switch (node.kind) {

@@ -9,8 +9,8 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { HeaderMap } from "@apollo/server";
 import { Kind, OperationTypeNode, type OperationDefinitionNode } from "graphql";
-import type { AnswerCache } from "../kb/answer-cache.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import type { AnswerCache } from "../services/answer-cache.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { today } from "../domain/validate.js";
 import type { GraphQLContext } from "./context.js";
 

@@ -12,16 +12,16 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { expressMiddleware } from "@as-integrations/express5";
 import type { Express, RequestHandler } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
-import type { Curator } from "../kb/curation.js";
-import { principalOf } from "../rest/auth.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import type { Logger } from "../logger.js";
+import type { Curator } from "../services/curation.js";
+import { principalOf } from "../http/auth.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
+import type { Logger } from "../core/logger.js";
 import type { GraphQLContext } from "./context.js";
 import { formatGraphQLError, isInternalGraphQLError } from "./errors.js";
 import { describeError } from "../services/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
-import { AnswerCache } from "../kb/answer-cache.js";
+import { AnswerCache } from "../services/answer-cache.js";
 import { rememberedAnswers, type RememberedData } from "./remembered-answers.js";
 
 export const SCHEMA_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../schema.graphql");

@@ -5,9 +5,9 @@
  * first time, without parsing, judging or serialising again.
  */
 import type { Request, RequestHandler, Response } from "express";
-import type { AnswerCache } from "../kb/answer-cache.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import type { AnswerCache } from "../services/answer-cache.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { today } from "../domain/validate.js";
 
 /** A serialised answer and the findings in it, so a repeated answer still counts in the metrics. */

@@ -7,12 +7,12 @@
  */
 import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
-import { InputError, UnsupportedMediaTypeError } from "../errors.js";
-import type { Curator } from "../kb/curation.js";
-import { entityForFile, exportBundle, exportFile, exportPlutoVersions, filesFromBundle } from "../kb/export.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
-import { principalOf, requireImporter } from "./auth.js";
+import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
+import type { Curator } from "../services/curation.js";
+import { entityForFile, exportBundle, exportFile, exportPlutoVersions, filesFromBundle } from "../knowledge/export.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
+import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
+import { principalOf, requireImporter } from "../http/auth.js";
 import { YAML_TYPES } from "./operation-routes.js";
 import { inputErrorFrom, queryParameters } from "./parse.js";
 

@@ -7,7 +7,7 @@
  * answered in GraphQL's `{"errors": [...]}` shape instead.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 import { describeError, errorBody } from "../services/errors.js";
 import { pathOf, type RouteTable } from "./route-table.js";
 

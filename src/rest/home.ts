@@ -8,7 +8,7 @@
  */
 import { Router } from "express";
 import { summarise, type KbSummary } from "../domain/catalog.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
 
 /** Where the page sends people; each is a route of this service. */
 export const HOME_LINKS: ReadonlyArray<{ readonly href: string; readonly title: string; readonly what: string }> = [

@@ -9,7 +9,7 @@
  * Small requests (every check, read and edit) are never held back.
  */
 import type { RequestHandler } from "express";
-import { UnavailableError } from "../errors.js";
+import { UnavailableError } from "../core/errors.js";
 
 export interface LargeRequestLimits {
   /** Bodies from this many bytes up count as large (by Content-Length; an unknown length counts as large). */

@@ -6,9 +6,9 @@
  */
 import type { RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { errorBodyFor } from "./error-middleware.js";
-import { principalOf } from "./auth.js";
+import { principalOf } from "../http/auth.js";
 
 export const MAX_JSON_DEPTH = 32;
 

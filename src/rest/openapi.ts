@@ -5,8 +5,8 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import type { EntityName } from "../kb/records.js";
-import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
+import type { EntityName } from "../knowledge/records.js";
+import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import {
   errorResponse,
   fromKubectlUpgradeRequest,

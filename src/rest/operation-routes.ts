@@ -13,10 +13,10 @@ import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
-import { InputError, UnsupportedMediaTypeError } from "../errors.js";
-import { AnswerCache } from "../kb/answer-cache.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
+import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
+import { AnswerCache } from "../services/answer-cache.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
 import {

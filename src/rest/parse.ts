@@ -1,7 +1,7 @@
 /** Validates request bodies and query strings against the zod schemas of src/rest/schemas.ts. */
 import type { Request } from "express";
 import type { z } from "zod";
-import { InputError, UnsupportedMediaTypeError } from "../errors.js";
+import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
 
 /** `components.0.version` → `components[0].version`, the way the domain names fields. */
 export function fieldPath(path: readonly PropertyKey[]): string {

@@ -17,14 +17,14 @@ import {
   listSkewRules,
   summarise,
 } from "../domain/catalog.js";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
 import { parseAsOf } from "../domain/validate.js";
-import type { KnowledgeBase } from "../kb/knowledge-base.js";
-import type { EntityName } from "../kb/records.js";
-import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
-import type { KbSnapshot } from "../kb/snapshot.js";
-import { AnswerCache } from "../kb/answer-cache.js";
+import type { KnowledgeBase } from "../services/knowledge-base.js";
+import type { EntityName } from "../knowledge/records.js";
+import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { AnswerCache } from "../services/answer-cache.js";
 import { readRoute, type SentAnswer } from "./answers.js";
 
 const filterValue = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");

@@ -24,7 +24,7 @@ import {
   hostRequirementRecord,
   coverageRecord,
   apiGroupVersionRecord,
-} from "../kb/records.js";
+} from "../knowledge/records.js";
 import { MAX_PLAN_COMPONENTS } from "../domain/cluster-plan.js";
 import { FINDING_CHECKS, FINDING_CODES, type FindingCheck } from "../domain/findings.js";
 

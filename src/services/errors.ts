@@ -6,7 +6,7 @@
  * same over REST and GraphQL, INTERNAL_SERVER_ERROR included. One body shape for REST and chat: errorBody.
  */
 import { asUnavailable } from "../db/unavailable.js";
-import { InputError, KubecompatError, UnavailableError, type ErrorDetail } from "../errors.js";
+import { InputError, KubecompatError, UnavailableError, type ErrorDetail } from "../core/errors.js";
 
 export const INTERNAL_CODE = "INTERNAL_SERVER_ERROR";
 

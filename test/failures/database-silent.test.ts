@@ -13,12 +13,12 @@ import { after, before, describe, it } from "node:test";
 import type { Express } from "express";
 import request from "supertest";
 import { createApp } from "../../src/app.js";
-import { Authenticator } from "../../src/auth/authenticator.js";
-import type { Principal } from "../../src/auth/tokens.js";
+import { Authenticator } from "../../src/services/authenticator.js";
+import type { Principal } from "../../src/core/tokens.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
-import { Curator } from "../../src/kb/curation.js";
-import { createLogger } from "../../src/logger.js";
+import { Curator } from "../../src/services/curation.js";
+import { createLogger } from "../../src/core/logger.js";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.js";
 
 const CRONJOB = "batch/v1beta1 CronJob";

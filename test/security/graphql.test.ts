@@ -5,7 +5,7 @@ import { getIntrospectionQuery } from "graphql";
 import request from "supertest";
 import { createApp } from "../../src/app.js";
 import { revokeToken } from "../../src/db/token-store.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/core/logger.js";
 import { createTestToken, startTestRuntime, type TestRuntime } from "../support/runtime.js";
 import { GRAPHQL_CASES, PROBES, SUGGESTION } from "./graphql-cases.js";
 import { assertAnswer, graphqlCase, send, type Role } from "./support.js";

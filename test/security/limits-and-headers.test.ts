@@ -7,10 +7,10 @@ import { after, before, describe, it } from "node:test";
 import type { Express } from "express";
 import request from "supertest";
 import { createApp } from "../../src/app.js";
-import { Authenticator } from "../../src/auth/authenticator.js";
+import { Authenticator } from "../../src/services/authenticator.js";
 import { pingDatabase } from "../../src/db/health.js";
-import { Curator } from "../../src/kb/curation.js";
-import { createLogger } from "../../src/logger.js";
+import { Curator } from "../../src/services/curation.js";
+import { createLogger } from "../../src/core/logger.js";
 import { createTestToken, startTestRuntime, type TestRuntime } from "../support/runtime.js";
 import { errorsOf } from "./support.js";
 

@@ -14,8 +14,8 @@ import { checkRollback } from "../../src/domain/rollback.js";
 import { scanManifests } from "../../src/domain/scan.js";
 import { planUpgrade } from "../../src/domain/upgrade.js";
 import { validateCluster } from "../../src/domain/validate.js";
-import { InputError } from "../../src/errors.js";
-import type { KbSnapshot } from "../../src/kb/snapshot.js";
+import { InputError } from "../../src/core/errors.js";
+import type { KbSnapshot } from "../../src/knowledge/snapshot.js";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.js";
 import { kbSnapshot } from "../support/snapshot.js";
 

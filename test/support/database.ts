@@ -5,7 +5,7 @@
  */
 import crypto from "node:crypto";
 import pg from "pg";
-import { parseConfig } from "../../src/config.js";
+import { parseConfig } from "../../src/core/config.js";
 
 export interface TestDatabase {
   readonly url: string;

@@ -5,13 +5,13 @@
  */
 import type { Express } from "express";
 import { createApp } from "../../src/app.js";
-import { Authenticator } from "../../src/auth/authenticator.js";
+import { Authenticator } from "../../src/services/authenticator.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
-import { Curator } from "../../src/kb/curation.js";
-import { KnowledgeBase } from "../../src/kb/knowledge-base.js";
-import { KbSync } from "../../src/kb/sync.js";
-import { createLogger } from "../../src/logger.js";
+import { Curator } from "../../src/services/curation.js";
+import { KnowledgeBase } from "../../src/services/knowledge-base.js";
+import { KbSync } from "../../src/services/sync.js";
+import { createLogger } from "../../src/core/logger.js";
 
 export interface Instance {
   readonly app: Express;

@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import { ENVIRONMENT_VARIABLES } from "../../src/config.js";
+import { ENVIRONMENT_VARIABLES } from "../../src/core/config.js";
 import { REPO_ROOT } from "./runtime.js";
 
 export interface Exit {

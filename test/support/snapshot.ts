@@ -1,6 +1,6 @@
 /** The reviewed kb/ as a snapshot, for tests of the pure domain core (no database needed). */
-import { loadKbDirectory } from "../../src/kb/load.js";
-import { KbSnapshot } from "../../src/kb/snapshot.js";
+import { loadKbDirectory } from "../../src/knowledge/load.js";
+import { KbSnapshot } from "../../src/knowledge/snapshot.js";
 import { KB_DIR } from "./runtime.js";
 
 let cached: Promise<KbSnapshot> | undefined;

@@ -4,9 +4,9 @@
  * service is configured to require tokens for reads.
  */
 import type { RequestHandler, Response } from "express";
-import type { Authenticator } from "../auth/authenticator.js";
-import { ANONYMOUS, requireRole, type Principal } from "../auth/tokens.js";
-import { UnauthenticatedError } from "../errors.js";
+import type { Authenticator } from "../services/authenticator.js";
+import { ANONYMOUS, requireRole, type Principal } from "../core/tokens.js";
+import { UnauthenticatedError } from "../core/errors.js";
 
 export function authenticate(authenticator: Authenticator | undefined, requireAuthForReads: boolean): RequestHandler {
   return (req, res, next) => {

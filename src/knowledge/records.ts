@@ -2,11 +2,11 @@
  * The shape of every knowledge-base record, as reviewed YAML under kb/ and as
  * served by the read APIs. zod validates each record when kb/ is loaded;
  * cross-record rules (references, natural-key uniqueness) live in
- * src/kb/validate.ts. Unknown fields are rejected so that a typo in a
+ * src/knowledge/validate.ts. Unknown fields are rejected so that a typo in a
  * reviewed file cannot silently drop a fact.
  */
 import { z } from "zod";
-import { compareComponentVersions, parseComponentVersion } from "../domain/versions.js";
+import { compareComponentVersions, parseComponentVersion } from "../core/versions.js";
 
 /** The minor number of "1.28"; NaN for anything else (its own field reports that). */
 function minorNumber(minor: string): number {

@@ -5,7 +5,7 @@
  * hashes are compared in constant time.
  */
 import crypto from "node:crypto";
-import { ForbiddenError } from "../errors.js";
+import { ForbiddenError } from "./errors.js";
 
 export const ROLES = ["reader", "editor", "admin"] as const;
 export type Role = (typeof ROLES)[number];

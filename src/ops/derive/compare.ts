@@ -9,8 +9,8 @@
  */
 import semver from "semver";
 import type { z } from "zod";
-import { type ApiRemovalRecord, type EntityName, type ReleaseRecord, type RuntimeRequirementRecord } from "../records.js";
-import { ENTITIES } from "../registry.js";
+import { type ApiRemovalRecord, type EntityName, type ReleaseRecord, type RuntimeRequirementRecord } from "../../knowledge/records.js";
+import { ENTITIES } from "../../knowledge/registry.js";
 import { CONTAINERD_REPOSITORY, type ContainerdSupportRow } from "./containerd.js";
 import { ENDOFLIFE_PAGE, type EndOfLifeCycle } from "./endoflife.js";
 import type { DerivedRemoval } from "./lifecycle.js";

@@ -1,7 +1,7 @@
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL (or the embedded database). */
-import { loadConfig } from "../config.js";
+import { loadConfig } from "../core/config.js";
 import { migrate } from "../db/migrator.js";
-import { createLogger } from "../logger.js";
+import { createLogger } from "../core/logger.js";
 import { openDatabase } from "../runtime.js";
 
 const config = loadConfig();

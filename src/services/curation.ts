@@ -5,18 +5,18 @@
  * kb/, and publishing the new snapshot before answering, so the next query
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
-import { requireRole, type Principal } from "../auth/tokens.js";
+import { requireRole, type Principal } from "../core/tokens.js";
 import { applyEdits, readAudit, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type KnownKnowledgeBase, type SyncResult } from "../db/kb-store.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */
 const MAX_EDITS_PER_COMMIT = 100;
 import type { Database } from "../db/client.js";
-import { InputError, UnauthenticatedError } from "../errors.js";
+import { InputError, UnauthenticatedError } from "../core/errors.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
-import { parseKbFiles, type KbFiles } from "./parse.js";
-import { type EntityName } from "./records.js";
-import { ENTITIES, ENTITY_NAMES } from "./registry.js";
-import { crossCheckBundle } from "./validate.js";
+import { parseKbFiles, type KbFiles } from "../knowledge/parse.js";
+import { type EntityName } from "../knowledge/records.js";
+import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
+import { crossCheckBundle } from "../knowledge/validate.js";
 
 export class Curator {
   constructor(

@@ -5,10 +5,10 @@
  * edits and resolving every conflict). Prints what changed; exit 1 (nothing
  * written) when any record is invalid, 2 on any other failure.
  */
-import { loadConfig } from "../config.js";
-import { KbValidationError } from "../errors.js";
-import { forceKbDirectory, importKbDirectory } from "../kb/import.js";
-import { createLogger } from "../logger.js";
+import { loadConfig } from "../core/config.js";
+import { KbValidationError } from "../core/errors.js";
+import { forceKbDirectory, importKbDirectory } from "../services/import.js";
+import { createLogger } from "../core/logger.js";
 import { startRuntime } from "../runtime.js";
 
 const args = process.argv.slice(2);

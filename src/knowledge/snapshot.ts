@@ -3,7 +3,7 @@
  * the indexes every query needs. The domain core reads only this; a change
  * to the data is published as a whole new snapshot, never by mutation.
  */
-import { compareMinors } from "../domain/versions.js";
+import { compareMinors } from "../core/versions.js";
 import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";

@@ -8,12 +8,12 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { ROLES, generateSecret, hashSecret, secretPrefix, type Role } from "../auth/tokens.js";
-import { loadConfig } from "../config.js";
+import { ROLES, generateSecret, hashSecret, secretPrefix, type Role } from "../core/tokens.js";
+import { loadConfig } from "../core/config.js";
 import { createDatabase } from "../db/client.js";
 import { migrate } from "../db/migrator.js";
 import { insertToken, listTokens, revokeToken } from "../db/token-store.js";
-import { createLogger } from "../logger.js";
+import { createLogger } from "../core/logger.js";
 import { openDatabase } from "../runtime.js";
 
 const USAGE = `usage: npm run token -- create --role reader|editor|admin --name NAME

@@ -4,7 +4,7 @@
  * not extend in a cycle, the upgrade order has no cycle, and the skew rules of one profile, component and
  * reference do not overlap in the versions they apply to.
  */
-import type { KbIssue } from "../errors.js";
+import type { KbIssue } from "../core/errors.js";
 import { type KbBundle } from "./records.js";
 import { ENTITIES, ENTITY_NAMES, recordKey } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";

@@ -11,9 +11,9 @@
  */
 import { findTokenByHash, markTokenUsed, type StoredToken } from "../db/token-store.js";
 import type { Database } from "../db/client.js";
-import { UnauthenticatedError, UnavailableError } from "../errors.js";
-import { RepeatedWarning, type Logger } from "../logger.js";
-import { ANONYMOUS, hashSecret, looksLikeSecret, sameHash, type Principal } from "./tokens.js";
+import { UnauthenticatedError, UnavailableError } from "../core/errors.js";
+import { RepeatedWarning, type Logger } from "../core/logger.js";
+import { ANONYMOUS, hashSecret, looksLikeSecret, sameHash, type Principal } from "../core/tokens.js";
 
 const CACHE_MS = 5_000;
 const STALE_MS = 60 * 60_000;

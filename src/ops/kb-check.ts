@@ -1,8 +1,8 @@
 /** `npm run kb:check`: validates kb/ without touching a database; exit 1 lists every problem. */
-import { loadConfig } from "../config.js";
-import { KbValidationError } from "../errors.js";
-import { loadKbDirectory } from "../kb/load.js";
-import { ENTITIES, ENTITY_NAMES } from "../kb/registry.js";
+import { loadConfig } from "../core/config.js";
+import { KbValidationError } from "../core/errors.js";
+import { loadKbDirectory } from "../knowledge/load.js";
+import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 
 const config = loadConfig();
 try {

@@ -1,7 +1,7 @@
 /**
  * Import of reviewed knowledge-base data into the database. The whole
  * bundle is validated first (nothing is written when any record is bad).
- * The kb/ directory is merged (src/kb/merge.ts): what kb/ changed since its
+ * The kb/ directory is merged (src/knowledge/merge.ts): what kb/ changed since its
  * last import is applied, run-time edits are kept, and records both sides
  * changed become open conflicts; an unchanged kb/ writes nothing. Forcing
  * kb/ (`kb:import --prefer-kb`) or uploading a bundle makes the database
@@ -9,9 +9,9 @@
  */
 import { mergeKbDirectory, syncKnowledgeBase, type MergeResult, type SyncResult } from "../db/kb-store.js";
 import type { Database } from "../db/client.js";
-import { loadKbDirectory } from "./load.js";
-import type { KbBundle } from "./records.js";
-import { crossCheckBundle } from "./validate.js";
+import { loadKbDirectory } from "../knowledge/load.js";
+import type { KbBundle } from "../knowledge/records.js";
+import { crossCheckBundle } from "../knowledge/validate.js";
 
 export async function importKbDirectory(db: Database, directory: string): Promise<MergeResult> {
   const bundle = await loadKbDirectory(directory);

@@ -5,10 +5,10 @@
  */
 import { readKnowledgeBase, readRevision } from "../db/kb-store.js";
 import type { Database } from "../db/client.js";
-import { UnavailableError } from "../errors.js";
-import { type EntityName, type KbBundle } from "./records.js";
-import { ENTITY_NAMES, recordKey } from "./registry.js";
-import { KbSnapshot } from "./snapshot.js";
+import { UnavailableError } from "../core/errors.js";
+import { type EntityName, type KbBundle } from "../knowledge/records.js";
+import { ENTITY_NAMES, recordKey } from "../knowledge/registry.js";
+import { KbSnapshot } from "../knowledge/snapshot.js";
 
 function bundleOf(snapshot: KbSnapshot): KbBundle {
   return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)])) as unknown as KbBundle;

@@ -9,19 +9,19 @@
  *   --containerd-releases <containerd's RELEASES.md> [--containerd-commit]  → kb/runtime-requirements.yaml
  *
  * Exit 0: nothing differs; 1: something to review; 2: bad usage or unreadable input.
- * The parsing and comparing is pure (src/kb/derive/); this file only reads
+ * The parsing and comparing is pure (src/ops/derive/); this file only reads
  * files and runs git (without a shell).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../config.js";
-import { compareApiRemovals, compareContainerd, compareReleases, needsReview, type Section } from "../kb/derive/compare.js";
-import { parseContainerdReleases } from "../kb/derive/containerd.js";
-import { parseEndOfLifeJson } from "../kb/derive/endoflife.js";
-import { DeriveInputError } from "../kb/derive/errors.js";
-import { parseKbEntity, schemaFields } from "../kb/derive/kb-entity.js";
+import { ConfigError, loadConfig } from "../core/config.js";
+import { compareApiRemovals, compareContainerd, compareReleases, needsReview, type Section } from "./derive/compare.js";
+import { parseContainerdReleases } from "./derive/containerd.js";
+import { parseEndOfLifeJson } from "./derive/endoflife.js";
+import { DeriveInputError } from "./derive/errors.js";
+import { parseKbEntity, schemaFields } from "./derive/kb-entity.js";
 import {
   deriveRemovals,
   lifecyclePath,
@@ -33,10 +33,10 @@ import {
   type KubernetesTag,
   type PackageSnapshot,
   type TagSnapshot,
-} from "../kb/derive/lifecycle.js";
-import { renderText, renderYaml } from "../kb/derive/render.js";
-import { type EntityName, type KbBundle } from "../kb/records.js";
-import { ENTITIES } from "../kb/registry.js";
+} from "./derive/lifecycle.js";
+import { renderText, renderYaml } from "./derive/render.js";
+import { type EntityName, type KbBundle } from "../knowledge/records.js";
+import { ENTITIES } from "../knowledge/registry.js";
 
 const USAGE = `usage: npm run kb:derive -- [inputs] [options]
 

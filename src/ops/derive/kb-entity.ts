@@ -1,13 +1,13 @@
 /**
  * One kb/ file's records, validated with its entity's schema from
- * src/kb/records.ts. kb:derive reads only the files it compares (not the
+ * src/knowledge/records.ts. kb:derive reads only the files it compares (not the
  * whole bundle), so a half-finished edit elsewhere in kb/ does not stop it;
  * `npm run kb:check` remains the full validation. Pure.
  */
 import { parse } from "yaml";
 import type { z } from "zod";
-import { type EntityName, type KbBundle } from "../records.js";
-import { ENTITIES } from "../registry.js";
+import { type EntityName, type KbBundle } from "../../knowledge/records.js";
+import { ENTITIES } from "../../knowledge/registry.js";
 import { DeriveInputError } from "./errors.js";
 
 export function parseKbEntity<E extends EntityName>(entity: E, text: string, file: string): KbBundle[E] {

@@ -6,9 +6,9 @@
  * in Pluto's versions.yaml format for teams that run Pluto.
  */
 import { isMap, isScalar, parseAllDocuments, stringify } from "yaml";
-import { InputError } from "../errors.js";
+import { InputError } from "../core/errors.js";
 import type { KbFiles } from "./parse.js";
-import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "./yaml-limits.js";
+import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../core/yaml-limits.js";
 import { type EntityName } from "./records.js";
 import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import type { KbSnapshot } from "./snapshot.js";

@@ -7,7 +7,7 @@
  * InputError naming the field, never a crash.
  */
 import semver from "semver";
-import { InputError } from "../errors.js";
+import { InputError } from "./errors.js";
 
 export interface KubernetesVersion {
   readonly major: number;

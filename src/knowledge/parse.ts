@@ -2,15 +2,15 @@
  * Turns the YAML texts of a knowledge-base bundle (the files of kb/) into
  * validated records, or one KbValidationError that lists every problem with
  * its file, line, entry, natural key and field. Pure: reading the files is
- * src/kb/load.ts's job, so the same code can validate an uploaded bundle.
+ * src/knowledge/load.ts's job, so the same code can validate an uploaded bundle.
  */
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from "yaml";
 import type { z } from "zod";
-import { KbValidationError, type KbIssue } from "../errors.js";
+import { KbValidationError, type KbIssue } from "../core/errors.js";
 import { type EntityName, type KbBundle } from "./records.js";
 import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import { crossCheckBundle } from "./validate.js";
-import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "./yaml-limits.js";
+import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../core/yaml-limits.js";
 
 /** File name (e.g. `ports.yaml`) → its text. */
 export type KbFiles = Readonly<Record<string, string>>;

@@ -9,7 +9,7 @@
  * introduced, deprecated and removed, and what replaces it; a type that
  * disappears from a later tag is removed there even if its marker said later.
  *
- * Pure: the command (src/cli/kb-derive.ts) reads the tags with git and hands
+ * Pure: the command (src/ops/kb-derive.ts) reads the tags with git and hands
  * the texts in; everything here is plain string handling.
  */
 import semver from "semver";

@@ -10,7 +10,7 @@
  */
 import { KB_CHANGED_CHANNEL } from "../db/kb-store.js";
 import { ChangeListener } from "../db/listener.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 
 export interface SyncOptions {
