@@ -10,7 +10,6 @@
  * a directory of the server's user, as a volume would be.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { dockerignore, parseDockerfile, runtimeStage } from "../scripts/docker-stage.js";
