@@ -6,6 +6,7 @@
  * label). Only reads the fields it needs and says precisely what is missing.
  */
 import { InputError } from "../core/errors.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
 import type { ComponentVersionInput } from "./cluster-plan.js";
 import { parseComponentVersion, parseKubernetesVersion } from "../core/versions.js";
 
@@ -20,8 +21,6 @@ export const NODE_POOL_LABELS = [
 
 const CONTROL_PLANE_LABELS = ["node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"];
 
-/** `containerRuntimeVersion` scheme → component. */
-const RUNTIME_SCHEMES: Readonly<Record<string, string>> = { containerd: "containerd", "cri-o": "cri-o", docker: "docker-engine" };
 
 export const MAX_NODES = 5000;
 
@@ -40,13 +39,13 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }
 
-export function planFromKubectl(inputs: KubectlInputs): ComponentVersionInput[] {
+export function planFromKubectl(snapshot: KbSnapshot, inputs: KubectlInputs): ComponentVersionInput[] {
   if (inputs.kubectlVersion === undefined && inputs.nodes === undefined) {
     throw new InputError("give kubectlVersion (the output of `kubectl version -o json`), nodes (of `kubectl get nodes -o json`), or both", "kubectlVersion");
   }
   const plan: ComponentVersionInput[] = [];
   if (inputs.kubectlVersion !== undefined) plan.push(...fromVersion(inputs.kubectlVersion));
-  if (inputs.nodes !== undefined) plan.push(...fromNodes(inputs.nodes));
+  if (inputs.nodes !== undefined) plan.push(...fromNodes(snapshot, inputs.nodes));
   return plan;
 }
 
@@ -78,13 +77,13 @@ interface NodeVersions {
   readonly runtime: { readonly component: string; readonly version: string } | undefined;
 }
 
-function fromNodes(input: unknown): ComponentVersionInput[] {
+function fromNodes(snapshot: KbSnapshot, input: unknown): ComponentVersionInput[] {
   const items = object(input)?.items;
   if (!Array.isArray(items)) {
     throw new InputError("nodes must be the JSON of `kubectl get nodes -o json` (a List with items)", "nodes.items");
   }
   if (items.length > MAX_NODES) throw new InputError(`nodes has ${items.length} items; at most ${MAX_NODES} are accepted`, "nodes.items");
-  const nodes = items.map((item, index) => readNode(item, index));
+  const nodes = items.map((item, index) => readNode(snapshot, item, index));
 
   // A pool whose nodes run different versions (mid-upgrade) becomes one instance per version.
   const groups = new Map<string, NodeVersions[]>();
@@ -110,7 +109,7 @@ function fromNodes(input: unknown): ComponentVersionInput[] {
   return plan;
 }
 
-function readNode(item: unknown, index: number): NodeVersions {
+function readNode(snapshot: KbSnapshot, item: unknown, index: number): NodeVersions {
   const at = `nodes.items[${index}]`;
   const node = object(item);
   const metadata = object(node?.metadata);
@@ -134,7 +133,16 @@ function readNode(item: unknown, index: number): NodeVersions {
   let runtime: NodeVersions["runtime"];
   if (runtimeText !== undefined) {
     const match = /^([a-z0-9-]+):\/\/(.+)$/.exec(runtimeText);
-    const component = match ? RUNTIME_SCHEMES[match[1]!] : undefined;
+    // The scheme names the runtime (containerd://, cri-o://, docker://): a component name or alias in kb/components.yaml.
+    const named = match ? snapshot.findComponent(match[1]!) : undefined;
+    if (match && named?.category !== "container-runtime") {
+      const known = snapshot.components.filter((component) => component.category === "container-runtime").map((component) => component.name);
+      throw new InputError(
+        `${at}.status.nodeInfo.containerRuntimeVersion "${runtimeText.slice(0, 80)}" (node ${name}) names a runtime the knowledge base does not know; it knows ${known.join(", ")}`,
+        `${at}.status.nodeInfo.containerRuntimeVersion`,
+      );
+    }
+    const component = named?.name;
     if (match && component) {
       parseComponentVersion(match[2]!, `${at}.status.nodeInfo.containerRuntimeVersion`);
       runtime = { component, version: match[2]! };

@@ -86,9 +86,6 @@ interface NodePool {
 
 const MAX_FLAGS = 300;
 const MAX_CONFIG_CHARS = 256 * 1024;
-const PROXY_MODES = ["iptables", "ipvs", "nftables", "userspace", "kernelspace"];
-const VIRTUAL_IPS = "https://kubernetes.io/docs/reference/networking/virtual-ips/";
-const HELM_KUBE_VERSION = "https://helm.sh/docs/topics/charts/#the-kubeversion-field";
 
 /** Splits a pasted command line into arguments, honouring quotes; keeps only `--flags`. */
 export function parseFlags(input: readonly string[] | string | null | undefined, field: string): Flag[] {
@@ -184,8 +181,10 @@ function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePoo
   const os = (spec.os ?? "linux").toString().trim().toLowerCase();
   if (os !== "linux" && os !== "windows") throw new InputError(`${field}.os must be linux or windows`, `${field}.os`);
   const proxyMode = spec.kubeProxyMode === undefined || spec.kubeProxyMode === null || spec.kubeProxyMode.trim() === "" ? null : spec.kubeProxyMode.trim().toLowerCase();
-  if (proxyMode !== null && !PROXY_MODES.includes(proxyMode)) {
-    throw new InputError(`${field}.kubeProxyMode "${proxyMode.slice(0, 40)}" is not one of ${PROXY_MODES.join(", ")}`, `${field}.kubeProxyMode`);
+  // The modes kube-proxy has (or had), from kb/proxy-modes.yaml.
+  const modes = [...new Set(snapshot.proxyModes.map((record) => record.mode))];
+  if (proxyMode !== null && !modes.some((mode) => mode === proxyMode)) {
+    throw new InputError(`${field}.kubeProxyMode "${proxyMode.slice(0, 40)}" is not one of ${modes.join(", ")}`, `${field}.kubeProxyMode`);
   }
   let runtime: PlannedComponent | null = null;
   if (spec.runtime !== undefined && spec.runtime !== null && spec.runtime.trim() !== "") {
@@ -299,7 +298,7 @@ function checkProxyMode(snapshot: KbSnapshot, pool: NodePool, previous: NodePool
   const base = { component: "kube-proxy", instance: pool.name };
   const at = formatVersion(version);
   if (record === undefined) {
-    return [finding({ ...base, code: "PROXY_MODE_NOT_AVAILABLE", severity: "ERROR", message: `kube-proxy has no ${pool.proxyMode} mode on ${pool.os}`, sourceUrl: VIRTUAL_IPS })];
+    return [finding({ ...base, code: "PROXY_MODE_NOT_AVAILABLE", severity: "ERROR", message: `kube-proxy has no ${pool.proxyMode} mode on ${pool.os}`, sourceUrl: snapshot.reference("virtual-ips") })];
   }
   const findings: Finding[] = [];
   const cite = { ...base, sourceUrl: record.sourceUrl, ruleId: `${record.mode}/${record.os}` };
@@ -329,14 +328,14 @@ function checkProxyMode(snapshot: KbSnapshot, pool: NodePool, previous: NodePool
         code: "PROXY_MODE_SWITCH",
         severity: "INFO",
         message: `kube-proxy moves from ${previous.proxyMode} to ${pool.proxyMode}: the old mode's rules stay on the node until cleaned up (kube-proxy --cleanup, or reboot the node); switch on drained nodes and check Services afterwards.`,
-        sourceUrl: VIRTUAL_IPS,
+        sourceUrl: snapshot.reference("virtual-ips"),
       }),
     );
   }
   return findings;
 }
 
-function checkChart(pool: NodePool, controlPlane: KubernetesVersion): Finding[] {
+function checkChart(snapshot: KbSnapshot, pool: NodePool, controlPlane: KubernetesVersion): Finding[] {
   if (pool.chartKubeVersion === null) return [];
   const findings: Finding[] = [];
   const range = pool.chartKubeVersion;
@@ -345,7 +344,7 @@ function checkChart(pool: NodePool, controlPlane: KubernetesVersion): Finding[] 
     semver.satisfies(`${version.major}.${version.minor}.${version.patch ?? 0}${version.prerelease ? `-${version.prerelease}` : ""}`, range, { includePrerelease: true });
   if (!satisfied(pool.kubelet)) {
     findings.push(
-      finding({ code: "CHART_KUBE_VERSION", severity: "ERROR", component: "kubelet", instance: pool.name, message: `the node-pool chart's kubeVersion "${range}" does not admit kubelet ${formatVersion(pool.kubelet)}`, sourceUrl: HELM_KUBE_VERSION }),
+      finding({ code: "CHART_KUBE_VERSION", severity: "ERROR", component: "kubelet", instance: pool.name, message: `the node-pool chart's kubeVersion "${range}" does not admit kubelet ${formatVersion(pool.kubelet)}`, sourceUrl: snapshot.reference("helm-kube-version") }),
     );
   }
   if (!satisfied(controlPlane)) {
@@ -356,7 +355,7 @@ function checkChart(pool: NodePool, controlPlane: KubernetesVersion): Finding[] 
         component: "kube-apiserver",
         instance: pool.name,
         message: `the node-pool chart's kubeVersion "${range}" does not admit the control plane ${formatVersion(controlPlane)}; Helm checks it against the cluster's version and refuses to install`,
-        sourceUrl: HELM_KUBE_VERSION,
+        sourceUrl: snapshot.reference("helm-kube-version"),
       }),
     );
   }
@@ -438,7 +437,7 @@ export function checkNodePoolUpgrade(snapshot: KbSnapshot, request: NodePoolRequ
   }
   findings.push(...checkConfiguration(snapshot, to, "upgrade"));
   findings.push(...checkProxyMode(snapshot, to, from));
-  findings.push(...checkChart(to, controlPlane));
+  findings.push(...checkChart(snapshot, to, controlPlane));
   findings.push(...clusterFindings(snapshot, to, controlPlane, profile));
   const judged = report(snapshot.revision, findings);
   return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, pool: to.name, findings: judged.findings, steps: steps(from, to, "upgrade") };
@@ -455,7 +454,7 @@ export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPl
   }
   findings.push(...checkConfiguration(snapshot, target, "rollback"));
   findings.push(...checkProxyMode(snapshot, target, current));
-  findings.push(...checkChart(target, controlPlane));
+  findings.push(...checkChart(snapshot, target, controlPlane));
   const cluster = clusterFindings(snapshot, target, controlPlane, profile);
   // The trap: the control plane has moved beyond what the old kubelet may join.
   for (const problem of cluster) {
@@ -478,15 +477,21 @@ export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPl
   // A runtime upgraded with the pool but kept on the way back may be past what the old kubelet supports.
   if (current.runtime !== null && target.runtime !== null && current.runtime.component === target.runtime.component) {
     const newer = compareComponentVersions(current.runtime.release!, target.runtime.release!) > 0;
-    if (!newer && current.runtime.component === "cri-o" && (target.runtime.release!.minor > target.kubelet.minor || target.runtime.release!.major !== target.kubelet.major)) {
+    // A runtime whose minors track Kubernetes minors (kb/runtime-requirements.yaml says which: CRI-O) must come back with the kubelet.
+    const tracksMinors = snapshot.runtimeRequirements.find(
+      (requirement) => requirement.component === target.runtime!.component && requirement.kind === "MATCH_KUBERNETES_MINOR" && minorIndex(requirement.kubernetesFrom) <= minorIndex(target.kubelet),
+    );
+    if (!newer && tracksMinors !== undefined && (target.runtime.release!.minor > target.kubelet.minor || target.runtime.release!.major !== target.kubelet.major)) {
+      const runtimeName = snapshot.findComponent(target.runtime.component)?.name ?? target.runtime.component;
       findings.push(
         finding({
           code: "RUNTIME_NEWER_THAN_KUBELET",
           severity: "ERROR",
-          component: "cri-o",
+          component: target.runtime.component,
           instance: target.name,
-          message: `CRI-O ${target.runtime.version} stays while the kubelet goes back to ${formatVersion(target.kubelet)}; CRI-O ${target.runtime.release!.major}.${target.runtime.release!.minor} is made for Kubernetes ${target.runtime.release!.major}.${target.runtime.release!.minor}: roll CRI-O back to ${minor(target.kubelet)} too`,
-          sourceUrl: snapshot.runtimeRequirements.find((requirement) => requirement.component === "cri-o")?.sourceUrl ?? null,
+          message: `${runtimeName} ${target.runtime.version} stays while the kubelet goes back to ${formatVersion(target.kubelet)}; ${runtimeName} ${target.runtime.release!.major}.${target.runtime.release!.minor} is made for Kubernetes ${target.runtime.release!.major}.${target.runtime.release!.minor}: roll ${runtimeName} back to ${minor(target.kubelet)} too`,
+          sourceUrl: tracksMinors.sourceUrl,
+          ruleId: tracksMinors.id,
         }),
       );
     }

@@ -7,9 +7,10 @@
  * kubelet may not run under.
  */
 import { InputError } from "../core/errors.js";
+import type { RollbackPolicyRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, plannedComponent, type ClusterPlan } from "./cluster-plan.js";
+import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { controlPlaneMinor, judgePlan, today } from "./validate.js";
 import { compareComponentVersions, compareVersions, minorIndex } from "../core/versions.js";
@@ -22,8 +23,18 @@ export interface RollbackRequest {
   readonly profile?: string | null | undefined;
 }
 
-const SKEW_POLICY = "https://kubernetes.io/releases/version-skew-policy/";
-const CONTROL_PLANE = new Set(["apiserver", "controller", "scheduler"]);
+/** The finding of a rollback beyond what its policy allows: the code says which kind of policy it is. */
+function rollbackFinding(policy: RollbackPolicyRecord, who: string, entry: PlannedComponent, toVersion: string, minorsBack: number): Finding {
+  const base = { component: entry.component, instance: entry.instance, sourceUrl: policy.sourceUrl, ruleId: policy.id };
+  switch (policy.minorDowngrade) {
+    case "UNSUPPORTED":
+      return finding({ ...base, code: "ROLLBACK_CONTROL_PLANE_UNSUPPORTED", severity: "ERROR", message: `${who} cannot go back from ${entry.version} to ${toVersion}: ${policy.summary}` });
+    case "REPLACE_NODES":
+      return finding({ ...base, code: "ROLLBACK_MULTIPLE_MINORS", severity: "WARNING", message: `${who} would go back ${minorsBack} minors (${entry.version} to ${toVersion}): ${policy.summary}` });
+    case "OWN_PROCEDURE":
+      return finding({ ...base, code: "ROLLBACK_UNSUPPORTED_ETCD_MINOR", severity: "WARNING", message: `${who} ${entry.version} to ${toVersion} crosses a minor: ${policy.summary}` });
+  }
+}
 
 export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): ValidationReport {
   const plan = parseClusterPlan(snapshot, request.current, "current.components");
@@ -67,44 +78,16 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
     return report(snapshot.revision, findings);
   }
 
-  if (entry.kubernetes !== null && rolledBack.kubernetes !== null) {
-    const minorsBack = minorIndex(entry.kubernetes) - minorIndex(rolledBack.kubernetes);
-    if (CONTROL_PLANE.has(entry.category) && minorsBack > 0) {
-      findings.push(
-        finding({
-          code: "ROLLBACK_CONTROL_PLANE_UNSUPPORTED",
-          severity: "ERROR",
-          component: entry.component,
-          instance: entry.instance,
-          message: `${who} cannot go back from ${entry.version} to ${rolledBack.version}: Kubernetes supports no minor-version downgrade of the control plane (objects may already be stored in newer API versions). Roll back within ${entry.kubernetes.major}.${entry.kubernetes.minor} patches, or restore etcd from a backup taken before the upgrade.`,
-          sourceUrl: "https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-upgrade/#recovering-from-a-failure-state",
-        }),
-      );
-    } else if (minorsBack > 1) {
-      findings.push(
-        finding({
-          code: "ROLLBACK_MULTIPLE_MINORS",
-          severity: "WARNING",
-          component: entry.component,
-          instance: entry.instance,
-          message: `${who} would go back ${minorsBack} minors (${entry.version} to ${rolledBack.version}); reprovision the nodes from the older image rather than downgrading in place, and drain them first`,
-          sourceUrl: SKEW_POLICY,
-        }),
-      );
-    }
-  } else if (entry.release !== null && rolledBack.release !== null && entry.component === "etcd") {
-    if (rolledBack.release.major !== entry.release.major || rolledBack.release.minor !== entry.release.minor) {
-      findings.push(
-        finding({
-          code: "ROLLBACK_UNSUPPORTED_ETCD_MINOR",
-          severity: "WARNING",
-          component: entry.component,
-          instance: entry.instance,
-          message: `etcd ${entry.version} to ${rolledBack.version} crosses an etcd minor; that needs etcd's own downgrade procedure (or a snapshot restore), not just an older binary`,
-          sourceUrl: "https://kubernetes.io/docs/tasks/administer-cluster/configure-upgrade-etcd/",
-        }),
-      );
-    }
+  // What going back means for this kind of component: kb/rollback-policies.yaml.
+  const policy = snapshot.rollbackPolicy(component);
+  const minorsBack =
+    entry.kubernetes !== null && rolledBack.kubernetes !== null
+      ? minorIndex(entry.kubernetes) - minorIndex(rolledBack.kubernetes)
+      : entry.release !== null && rolledBack.release !== null
+        ? (entry.release.major - rolledBack.release.major) * 1000 + (entry.release.minor - rolledBack.release.minor)
+        : 0;
+  if (policy !== undefined && minorsBack > policy.maxMinorsBack) {
+    findings.push(rollbackFinding(policy, who, entry, rolledBack.version, minorsBack));
   }
 
   const after: ClusterPlan = { entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };

@@ -115,7 +115,7 @@ export function planUpgrade(
         severity: "ERROR",
         component: "kube-apiserver",
         message: `the target ${targetText} is older than the running control plane (${minorWords(newestMinor)}); Kubernetes does not support downgrading the control plane (stored objects may already use newer API versions). To undo a node pool upgrade, use checkRollback.`,
-        sourceUrl: "https://kubernetes.io/releases/version-skew-policy/#supported-component-upgrade-order",
+        sourceUrl: snapshot.reference("skew-policy-upgrade-order"),
       }),
     ]);
   }
@@ -150,7 +150,7 @@ export function planUpgrade(
   } catch (error) {
     if (!(error instanceof Blocked)) throw error;
     findings.push(
-      finding({ code: "PLAN_BLOCKED", severity: "ERROR", message: error.message, sourceUrl: "https://kubernetes.io/releases/version-skew-policy/" }),
+      finding({ code: "PLAN_BLOCKED", severity: "ERROR", message: error.message, sourceUrl: snapshot.reference("skew-policy") }),
     );
   }
   findings.push(...planner.notes);
@@ -166,7 +166,7 @@ export function planUpgrade(
         code: "API_REMOVED_IN_UPGRADE",
         severity: "WARNING",
         message: `${removals.length} API version${removals.length === 1 ? "" : "s"} stop being served between ${minorWords(startMinor)} and ${targetText} (${kinds.slice(0, 6).join(", ")}${kinds.length > 6 ? ", …" : ""}); migrate manifests and clients before the control plane reaches each removal (scan them with scanManifests)`,
-        sourceUrl: "https://kubernetes.io/docs/reference/using-api/deprecation-guide/",
+        sourceUrl: snapshot.reference("deprecation-guide"),
       }),
     );
   }
@@ -362,7 +362,7 @@ class Planner {
           severity: "INFO",
           component: "etcd",
           message: `the knowledge base does not know which etcd ${minorWords(next)} ships with; check the ${minorWords(next)} release notes before upgrading etcd (before kube-apiserver)`,
-          sourceUrl: release?.sourceUrl ?? "https://kubernetes.io/releases/",
+          sourceUrl: release?.sourceUrl ?? this.snapshot.reference("releases"),
         }),
       );
       return;

@@ -441,6 +441,40 @@ export const apiGroupVersionRecord = z
     path: ["apiVersion"],
   });
 
+/**
+ * A primary source the rules cite where no record of their own carries one (the skew policy's upgrade
+ * order, the deprecation guide, the release page): kept here so that no URL lives in src/.
+ */
+export const referenceRecord = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as skew-policy"),
+  title: text,
+  sourceUrl,
+  notes: optionalText,
+});
+
+/**
+ * What going back to an older version means for a kind of component: a control plane cannot go back a
+ * minor, a node goes back by replacing it (at most maxMinorsBack minors without a warning), etcd needs its
+ * own downgrade procedure to cross a minor. Read by checkRollback.
+ */
+export const rollbackPolicyRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes"),
+    /** Component categories the policy applies to (kb/components.yaml), or none when components names them. */
+    categories: z.array(z.enum(["apiserver", "datastore", "controller", "scheduler", "node-agent", "network-proxy", "container-runtime", "runtime-shim", "client"])).max(10).default([]),
+    components: z.array(componentName).max(20).default([]),
+    /** UNSUPPORTED: no minor downgrade at all; REPLACE_NODES: go back on new nodes; OWN_PROCEDURE: the component's own downgrade procedure (or a restore). */
+    minorDowngrade: z.enum(["UNSUPPORTED", "REPLACE_NODES", "OWN_PROCEDURE"]),
+    /** How many minors back are judged without a warning (0: any minor downgrade is the finding). */
+    maxMinorsBack: z.number().int().min(0).max(10),
+    summary: text,
+    sourceUrl,
+    notes: optionalText,
+  })
+  .refine((policy) => policy.categories.length + policy.components.length > 0, { message: "must name categories or components", path: ["categories"] });
+
+export type ReferenceRecord = z.infer<typeof referenceRecord>;
+export type RollbackPolicyRecord = z.infer<typeof rollbackPolicyRecord>;
 export type ApiGroupVersionRecord = z.infer<typeof apiGroupVersionRecord>;
 export type RuntimeReleaseRecord = z.infer<typeof runtimeReleaseRecord>;
 export type HostRequirementRecord = z.infer<typeof hostRequirementRecord>;
@@ -476,6 +510,8 @@ export interface KbBundle {
   readonly hostRequirements: readonly HostRequirementRecord[];
   readonly coverage: readonly CoverageRecord[];
   readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
+  readonly references: readonly ReferenceRecord[];
+  readonly rollbackPolicies: readonly RollbackPolicyRecord[];
 }
 
 export type EntityName = keyof KbBundle;

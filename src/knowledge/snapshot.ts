@@ -4,7 +4,7 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../core/versions.js";
-import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord } from "./records.js";
+import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 
@@ -37,6 +37,8 @@ export class KbSnapshot implements KbBundle {
   readonly hostRequirements: readonly HostRequirementRecord[];
   readonly coverage: readonly CoverageRecord[];
   readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
+  readonly references: readonly ReferenceRecord[];
+  readonly rollbackPolicies: readonly RollbackPolicyRecord[];
 
   /**
    * Every component in the order kb/upgrade-order.yaml puts them (a topological sort of its edges, ties in
@@ -84,6 +86,8 @@ export class KbSnapshot implements KbBundle {
     this.hostRequirements = freezeAll(bundle.hostRequirements);
     this.coverage = freezeAll(bundle.coverage);
     this.apiGroupVersions = freezeAll(bundle.apiGroupVersions);
+    this.references = freezeAll(bundle.references);
+    this.rollbackPolicies = freezeAll(bundle.rollbackPolicies);
 
     const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
     this.registered = new Map(ENTITY_NAMES.filter((entity) => !isBuiltIn(entity)).map((entity) => [entity, freezeAll([...(extra[entity] ?? [])])]));
@@ -105,6 +109,19 @@ export class KbSnapshot implements KbBundle {
   records<E extends EntityName>(entity: E): KbBundle[E] {
     if (isBuiltIn(entity)) return this[entity];
     return (this.registered.get(entity) ?? []) as unknown as KbBundle[E];
+  }
+
+  /** The URL of a primary source the rules cite by id (kb/references.yaml); null when the knowledge base lacks it. */
+  reference(id: string): string | null {
+    return this.references.find((reference) => reference.id === id)?.sourceUrl ?? null;
+  }
+
+  /** The rollback policy for a component: the one naming it, else the one for its category. */
+  rollbackPolicy(component: Pick<ComponentRecord, "name" | "category">): RollbackPolicyRecord | undefined {
+    return (
+      this.rollbackPolicies.find((policy) => policy.components.includes(component.name)) ??
+      this.rollbackPolicies.find((policy) => policy.categories.includes(component.category))
+    );
   }
 
   /** Finds a component by canonical name or alias, ignoring case and surrounding blanks. */

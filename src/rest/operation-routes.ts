@@ -52,7 +52,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/validate/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlValidateRequest, req);
-    return validateCluster(snapshot, planFromKubectl(body), { profile: body.profile, asOf: body.asOf });
+    return validateCluster(snapshot, planFromKubectl(snapshot, body), { profile: body.profile, asOf: body.asOf });
   });
 
   check("/upgrade-plan", (req, snapshot) => {
@@ -62,7 +62,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/upgrade-plan/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlUpgradeRequest, req);
-    return planUpgrade(snapshot, planFromKubectl(body), body.targetVersion, { profile: body.profile, asOf: body.asOf });
+    return planUpgrade(snapshot, planFromKubectl(snapshot, body), body.targetVersion, { profile: body.profile, asOf: body.asOf });
   });
 
   check("/rollback-check", (req, snapshot) => {
