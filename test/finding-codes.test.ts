@@ -13,7 +13,7 @@ import request from "supertest";
 import { checkOf, FINDING_CHECKS, FINDING_CODES, type FindingCode } from "../src/domain/findings.js";
 import { openApiDocument } from "../src/rest/openapi.js";
 import { withFindingCodes } from "../scripts/finding-codes.js";
-import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 const schemaText = (): Promise<string> => fs.readFile(path.join(REPO_ROOT, "schema.graphql"), "utf8");
 
@@ -55,9 +55,9 @@ describe("the finding codes table feeds the SDL and OpenAPI", () => {
 });
 
 describe("findings on the wire carry their check", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
   });
   after(async () => {
     await runtime?.close();

@@ -7,7 +7,7 @@ import { checkNodePoolRollback, checkNodePoolUpgrade, parseFlags, type NodePoolS
 import { InputError } from "../src/core/errors.js";
 import { loadKbDirectory } from "../src/knowledge/load.js";
 import { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { KB_DIR, REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { KB_DIR, REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { kbSnapshot } from "./support/snapshot.js";
 
 const FIXTURES = path.join(REPO_ROOT, "test/fixtures/node-pools");
@@ -154,9 +154,9 @@ describe("node-pool checks", () => {
 });
 
 describe("node-pool checks over REST and GraphQL", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
   });
   after(async () => runtime.close());
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
-import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 const PLANS_DIR = path.join(REPO_ROOT, "test/fixtures/plans");
 const plans = fs.readdirSync(PLANS_DIR).filter((file) => file.endsWith(".json")).sort();
@@ -13,9 +13,9 @@ const loadPlan = (file: string) =>
 const FINDING_FIELDS = "code check severity component instance message sourceUrl ruleId";
 
 describe("REST operations", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
   });
   after(async () => runtime.close());
 

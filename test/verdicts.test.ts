@@ -14,7 +14,7 @@ import request from "supertest";
 import { parseCommand, runCommand } from "../src/chatops/commands.js";
 import { validateCluster } from "../src/domain/validate.js";
 import { kubecompat } from "./support/cli-process.js";
-import { startListeningRuntime, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startListeningRuntime, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 const AS_OF = "2026-11-29";
@@ -36,11 +36,11 @@ describe("the verdict of a report", () => {
 });
 
 describe("verdicts on every face", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let serverUrl: string;
-  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
+  let listening: { runtime: SnapshotRuntime; url: string; close(): Promise<void> } | undefined;
   before(async () => {
-    listening = await startListeningRuntime();
+    listening = await startListeningRuntime({ inMemory: true });
     ({ runtime, url: serverUrl } = listening);
   });
   after(async () => {
@@ -147,9 +147,9 @@ describe("versions as tools mangle them", () => {
 });
 
 describe("is a release supported on a day?", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
   });
   after(async () => runtime?.close());
 
@@ -185,11 +185,11 @@ describe("is a release supported on a day?", () => {
 });
 
 describe("scans on the faces: fromVersion, unreadable documents, a manifest posted as JSON", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let serverUrl: string;
-  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
+  let listening: { runtime: SnapshotRuntime; url: string; close(): Promise<void> } | undefined;
   before(async () => {
-    listening = await startListeningRuntime();
+    listening = await startListeningRuntime({ inMemory: true });
     ({ runtime, url: serverUrl } = listening);
   });
   after(async () => {

@@ -112,3 +112,35 @@ export class KnowledgeBase {
     return this.snapshot;
   }
 }
+
+/**
+ * A knowledge base that serves one snapshot and never touches a database: kb/ read from files, for a
+ * read-only instance, a CI job's in-process answers, and the tests of the faces that do not test storage.
+ * Edits need the database: build the app without a curator with it.
+ */
+export class FixedKnowledgeBase extends KnowledgeBase {
+  constructor(private readonly fixed: KbSnapshot) {
+    super(undefined as never);
+  }
+
+  /**
+   * The knowledge base of a bundle read from kb/, as a first import would store it: revision 1, and every
+   * record at revision 1 (the revision an edit sends back).
+   */
+  static fromBundle(bundle: KbBundle): FixedKnowledgeBase {
+    const stamped = Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, (bundle[entity] as readonly object[]).map((record) => ({ revision: 1, ...record }))]));
+    return new FixedKnowledgeBase(new KbSnapshot(stamped as unknown as KbBundle, { revision: 1, lastImportAt: null }));
+  }
+
+  override current(): KbSnapshot {
+    return this.fixed;
+  }
+
+  override get loaded(): boolean {
+    return true;
+  }
+
+  override refresh(): Promise<KbSnapshot> {
+    return Promise.resolve(this.fixed);
+  }
+}
