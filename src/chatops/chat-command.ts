@@ -1,0 +1,53 @@
+/**
+ * What a chat command is once read: the commands the bot understands, why a
+ * text is not one, and how a reply is asked for. grammar.ts produces these;
+ * answers.ts and usage.ts reply to them.
+ */
+import type { ComponentVersionInput } from "../domain/cluster-plan.js";
+import type { NodePoolSpecInput } from "../domain/node-pool.js";
+
+export type ChatCommand =
+  | { readonly kind: "help" }
+  | { readonly kind: "check"; readonly components: readonly ComponentVersionInput[]; readonly profile?: string; readonly asOf?: string }
+  | { readonly kind: "upgrade"; readonly from: string; readonly to: string; readonly profile?: string }
+  | { readonly kind: "plan"; readonly components: readonly ComponentVersionInput[]; readonly to: string; readonly profile?: string }
+  /** Without `from`: the API versions removed in `to` itself. */
+  | { readonly kind: "removals"; readonly from?: string; readonly to: string }
+  | { readonly kind: "ports"; readonly component: string }
+  | { readonly kind: "skew"; readonly component: string; readonly at?: string; readonly profile?: string }
+  /** Without a version: the newest release the knowledge base knows. */
+  | { readonly kind: "release"; readonly version?: string }
+  /** Where each kind of knowledge ends, and the sources it was read from. */
+  | { readonly kind: "coverage" }
+  /** Manifests pasted after the first line (or in a ``` block), scanned for the target. */
+  | { readonly kind: "scan"; readonly to: string; readonly from?: string; readonly manifests: string }
+  /** Is a minor supported today (or on asof=)? Without a version: which minors are. */
+  | { readonly kind: "supported"; readonly version?: string; readonly asOf?: string }
+  /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
+  | ({ readonly kind: "nodepool-check" } & NodePoolChange)
+  /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
+  | ({ readonly kind: "nodepool-rollback" } & NodePoolChange);
+
+export interface NodePoolChange {
+  readonly controlPlaneVersion: string;
+  readonly from: NodePoolSpecInput;
+  readonly to: NodePoolSpecInput;
+  readonly profile?: string;
+}
+
+export type CommandKind = ChatCommand["kind"];
+
+/** Why a text is not a command, and which command's usage to show (none: the whole help). */
+export interface UsageProblem {
+  readonly problem: string;
+  readonly kind?: Exclude<CommandKind, "help">;
+}
+
+export type ParseResult = { readonly ok: true; readonly command: ChatCommand } | ({ readonly ok: false } & UsageProblem);
+
+export interface RunOptions {
+  /** The day to judge end of life on for `check` (YYYY-MM-DD); default today. A `asof=` in the command wins. */
+  readonly asOf?: string;
+  /** How users invoke the bot (`/kubecompat`), so that usage examples can be pasted back as they are. */
+  readonly invokedAs?: string;
+}

@@ -1,0 +1,117 @@
+/**
+ * The usage and help texts of the chat commands: an example and a line of
+ * purpose per command, the whole help, and the replies to a text that is not
+ * a command and to a command whose input the domain refused.
+ */
+import type { InputError, NotFoundError } from "../core/errors.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { revision } from "./answers.js";
+import type { CommandKind, RunOptions, UsageProblem } from "./chat-command.js";
+import { renderReply, type ChatReply, type ChatReplyDoc, type Line } from "./reply.js";
+
+const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
+  check: "check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26 containerd=1.7.2 [profile=strict]",
+  upgrade: "upgrade 1.27 -> 1.30 [profile=strict]",
+  plan: "plan apiserver=1.27 kubelet=1.26 to 1.30 [profile=strict]",
+  removals: "removals 1.25 1.29",
+  ports: "ports kubelet",
+  skew: "skew kubelet [at 1.29] [profile=strict]",
+  release: "release 1.30",
+  coverage: "coverage",
+  supported: "supported 1.28 [asof=2026-12-01]",
+  scan: "scan [from 1.24] to 1.29, then the manifests on the next lines (or in a ``` block)",
+  "nodepool-check":
+    'nodepool check cp=1.30 [profile=strict] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
+  "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
+};
+
+const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
+  check: "is this combination of versions supported?",
+  upgrade: "the steps from one minor to another for a basic cluster",
+  plan: "the steps that take your cluster to a target minor",
+  removals: "API versions removed after the first version, up to the second",
+  ports: "the ports a component listens on",
+  skew: "the version-skew rules in force for a component",
+  release: "release dates, end of life and the latest patch",
+  coverage: "where the knowledge ends: the newest Kubernetes minor each kind of knowledge covers, and its sources",
+  supported: "is a minor supported today (or on a date)? Without a version: which minors are",
+  scan: "which objects of the pasted manifests use API versions removed or deprecated at the target",
+  "nodepool-check": "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
+  "nodepool-rollback": "can a node pool go back to its old spec under the control plane as it is now?",
+};
+
+function usageLine(kind: Exclude<CommandKind, "help">, invokedAs: string): Line {
+  return [{ code: `${invokedAs}${USAGE[kind]}` }];
+}
+
+function prefixOf(options: RunOptions): string {
+  return options.invokedAs ? `${options.invokedAs} ` : "";
+}
+
+export function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line): ChatReplyDoc {
+  const prefix = prefixOf(options);
+  const kinds = Object.keys(USAGE) as Array<Exclude<CommandKind, "help">>;
+  return {
+    headline: "kubecompat: Kubernetes version compatibility",
+    sections: [
+      ...(intro === undefined ? [] : [{ style: "plain" as const, lines: [intro] }]),
+      { title: "Commands", style: "bullets", lines: kinds.map((kind) => [...usageLine(kind, prefix), ` — ${WHAT_IT_DOES[kind]}`]) },
+      {
+        style: "plain",
+        lines: [
+          [
+            "A node pool is described with ",
+            { code: "kubelet=1.30.1" },
+            ", ",
+            { code: "proxy=nftables" },
+            " (the mode; ",
+            { code: "kube-proxy=1.30.1" },
+            " its version), ",
+            { code: "containerd=2.0.1" },
+            " / ",
+            { code: "cri-o=" },
+            " / ",
+            { code: "docker=" },
+            ", ",
+            { code: 'flags="--max-pods=110 --node-ip=10.0.0.7"' },
+            ", ",
+            { code: 'chart=">=1.27.0-0 <1.31.0-0"' },
+            ", ",
+            { code: "os=windows" },
+            " and ",
+            { code: "name=pool-a" },
+            ".",
+          ],
+          ["Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel."],
+        ],
+      },
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
+function problemDoc(snapshot: KbSnapshot, problem: UsageProblem, options: RunOptions): ChatReplyDoc {
+  if (problem.kind === undefined) return helpDoc(snapshot, options, [`🤔 ${problem.problem}. Here is what I understand:`]);
+  return {
+    headline: `🤔 I did not understand that ${problem.kind.replace("-", " ")} command`,
+    sections: [{ style: "plain", lines: [[`${problem.problem}.`], ["Usage: ", ...usageLine(problem.kind, prefixOf(options))]] }],
+    context: [revision(snapshot)],
+  };
+}
+
+export function errorDoc(snapshot: KbSnapshot, error: InputError | NotFoundError, kind: CommandKind, options: RunOptions): ChatReplyDoc {
+  const hint: Line = kind === "help" ? ["Try ", { code: `${prefixOf(options)}help` }] : ["Usage: ", ...usageLine(kind, prefixOf(options))];
+  return {
+    headline: "⚠️ I could not answer that",
+    sections: [
+      { style: "quote", lines: [[error.message]] },
+      { style: "plain", lines: [hint] },
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
+/** The reply to a text that is not a command: what was wrong and how to write it. */
+export function usageReply(snapshot: KbSnapshot, problem: UsageProblem, options: RunOptions = {}): ChatReply {
+  return renderReply(problemDoc(snapshot, problem, options));
+}
