@@ -153,3 +153,10 @@ export function label(entry: Pick<PlannedComponent, "component" | "instance">): 
 export function entriesOf(plan: ClusterPlan, component: string): PlannedComponent[] {
   return plan.entries.filter((entry) => entry.component === component);
 }
+
+/** An entry of a component versioned with Kubernetes, its version read. */
+export type VersionedEntry = PlannedComponent & { readonly kubernetes: KubernetesVersion };
+
+export function kubernetesEntries(plan: ClusterPlan, component: string): VersionedEntry[] {
+  return entriesOf(plan, component).filter((entry): entry is VersionedEntry => entry.kubernetes !== null);
+}

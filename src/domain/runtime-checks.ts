@@ -1,0 +1,234 @@
+/**
+ * The runtime requirements over a plan: what each kubelet's minor asks of
+ * the container runtime on its instance (and each kube-apiserver's of etcd):
+ * a shim, a minimum or recommended version, a matching minor, support that
+ * is ending. Also the warning for a runtime or kube-proxy that has no
+ * kubelet on its instance to be judged against.
+ */
+import type { RuntimeRequirementRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { kubernetesEntries, label, type ClusterPlan, type PlannedComponent, type VersionedEntry } from "./cluster-plan.js";
+import { finding, type Finding } from "./findings.js";
+import { nearestName } from "./names.js";
+import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion } from "../core/versions.js";
+
+/**
+ * Lookups over one plan, built once per judgement: a plan may hold a
+ * thousand entries and the planner judges one after every step, so nothing
+ * here may cost a scan of the plan per entry.
+ */
+interface RuntimeIndex {
+  readonly kubelets: readonly VersionedEntry[];
+  readonly kubeletsByInstance: ReadonlyMap<string | null, VersionedEntry[]>;
+  /** Instances (not null) that have an entry of the category. */
+  readonly instancesByCategory: ReadonlyMap<string, ReadonlySet<string>>;
+  /** `component@instance` → entry (instance empty when null). */
+  readonly byComponentInstance: ReadonlyMap<string, PlannedComponent>;
+}
+
+function runtimeIndex(plan: ClusterPlan): RuntimeIndex {
+  const kubelets = kubernetesEntries(plan, "kubelet");
+  const kubeletsByInstance = new Map<string | null, VersionedEntry[]>();
+  for (const kubelet of kubelets) {
+    const list = kubeletsByInstance.get(kubelet.instance);
+    if (list === undefined) kubeletsByInstance.set(kubelet.instance, [kubelet]);
+    else list.push(kubelet);
+  }
+  const instancesByCategory = new Map<string, Set<string>>();
+  const byComponentInstance = new Map<string, PlannedComponent>();
+  for (const entry of plan.entries) {
+    const key = `${entry.component}@${entry.instance ?? ""}`;
+    if (!byComponentInstance.has(key)) byComponentInstance.set(key, entry);
+    if (entry.instance === null) continue;
+    const instances = instancesByCategory.get(entry.category);
+    if (instances === undefined) instancesByCategory.set(entry.category, new Set([entry.instance]));
+    else instances.add(entry.instance);
+  }
+  return { kubelets, kubeletsByInstance, instancesByCategory, byComponentInstance };
+}
+
+/** Which kubelets a runtime serves: same instance; a runtime without instance serves kubelets that have no runtime of their own. */
+function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): readonly VersionedEntry[] {
+  const sameInstance = index.kubeletsByInstance.get(runtime.instance) ?? [];
+  if (sameInstance.length > 0 || runtime.instance !== null) return sameInstance;
+  const withOwnRuntime = index.instancesByCategory.get(runtime.category);
+  return index.kubelets.filter((kubelet) => kubelet.instance === null || withOwnRuntime === undefined || !withOwnRuntime.has(kubelet.instance));
+}
+
+export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
+  const findings: Finding[] = [];
+  const apiservers = kubernetesEntries(plan, "kube-apiserver");
+  const index = runtimeIndex(plan);
+  for (const runtime of plan.entries) {
+    if (runtime.release === null) continue;
+    const requirements = snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component);
+    if (requirements.length === 0) continue;
+    // etcd serves the apiservers; container runtimes serve kubelets.
+    const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
+    if (consumers.length === 0) {
+      if (runtime.category !== "datastore" && index.kubelets.length > 0) {
+        findings.push(unpaired(runtime, "its requirements", index.kubelets));
+      }
+      continue;
+    }
+    for (const consumer of consumers) {
+      findings.push(...checkRuntimeFor(index, runtime, consumer, requirements));
+    }
+  }
+  return findings;
+}
+
+/**
+ * A runtime or kube-proxy on an instance that has no kubelet: what could not
+ * be checked is a WARNING (a typo in an instance name must not turn a plan
+ * green), with the nearest kubelet instance as the likely meaning.
+ */
+export function unpaired(entry: PlannedComponent, what: string, kubelets: readonly PlannedComponent[]): Finding {
+  const names = kubelets.map((kubelet) => kubelet.instance).filter((name): name is string => name !== null);
+  const meant = entry.instance === null ? null : nearestName(entry.instance, names, 3);
+  return finding({
+    code: entry.category === "network-proxy" ? "KUBE_PROXY_NOT_CHECKED" : "RUNTIME_NOT_CHECKED",
+    severity: "WARNING",
+    component: entry.component,
+    instance: entry.instance,
+    message: `${label(entry)} ${entry.version} has no kubelet on the same instance, so ${what} ${what.endsWith("s") ? "were" : "was"} not checked${meant === null ? `; give it the instance name of its kubelet (${names.length > 0 ? names.join(", ") : "the kubelets have no instance name"})` : `: did you mean ${meant}?`}`,
+  });
+}
+
+/**
+ * The version a recommendation table asks of this runtime: its own release
+ * line's floor when the table lists that line, else the lowest floor (a line
+ * older than all listed is below it; a newer one passes it).
+ */
+function recommendedFloor(recommendation: RuntimeRequirementRecord, release: ComponentVersion): string | null {
+  const sameLine = recommendation.lineMinVersions.find((floor) => {
+    const version = parseComponentVersion(floor);
+    return version.major === release.major && version.minor === release.minor;
+  });
+  return sameLine ?? recommendation.minVersion;
+}
+
+function checkRuntimeFor(
+  index: RuntimeIndex,
+  runtime: PlannedComponent,
+  consumer: VersionedEntry,
+  requirements: RuntimeRequirementRecord[],
+): Finding[] {
+  const release = runtime.release!;
+  const atMinor = minorIndex(consumer.kubernetes);
+  const inForce = requirements.filter((requirement) => minorIndex(requirement.kubernetesFrom) <= atMinor);
+  const consumerWords = `${label(consumer)} ${consumer.version}`;
+  const below = (requirement: RuntimeRequirementRecord): boolean =>
+    requirement.minVersion !== null && compareComponentVersions(release, parseComponentVersion(requirement.minVersion)) < 0;
+  const findings: Finding[] = [];
+  const base = (requirement: RuntimeRequirementRecord) => ({
+    component: runtime.component,
+    instance: runtime.instance,
+    sourceUrl: requirement.sourceUrl,
+    ruleId: requirement.id,
+  });
+
+  for (const requirement of inForce) {
+    switch (requirement.kind) {
+      case "REQUIRES_SHIM": {
+        const shim =
+          index.byComponentInstance.get(`${requirement.requires}@${runtime.instance ?? ""}`) ?? index.byComponentInstance.get(`${requirement.requires}@`);
+        if (shim === undefined) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: "RUNTIME_DOCKERSHIM_REMOVED",
+              severity: "ERROR",
+              message: `${label(runtime)} ${runtime.version} cannot serve ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom} the kubelet needs ${requirement.requires} in front of it. Add ${requirement.requires} to ${runtime.instance ?? "the nodes"} or move to containerd or CRI-O.`,
+            }),
+          );
+        }
+        break;
+      }
+      case "MIN_VERSION":
+        if (below(requirement)) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: runtime.category === "datastore" ? "RUNTIME_UNSUPPORTED" : "RUNTIME_VERSION_TOO_OLD",
+              severity: "ERROR",
+              message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
+            }),
+          );
+        }
+        break;
+      case "UNSUPPORTED":
+        if (requirement.minVersion === null || below(requirement)) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: "RUNTIME_UNSUPPORTED",
+              severity: "ERROR",
+              message: `${label(runtime)} ${runtime.version} is not supported with ${consumerWords}: ${requirement.summary}`,
+            }),
+          );
+        }
+        break;
+      case "MATCH_KUBERNETES_MINOR":
+        if (release.major !== consumer.kubernetes.major || release.minor !== consumer.kubernetes.minor) {
+          findings.push(
+            finding({
+              ...base(requirement),
+              code: "RUNTIME_MINOR_MISMATCH",
+              severity: "WARNING",
+              message: `${label(runtime)} ${runtime.version} runs under ${consumerWords}; ${runtime.component} ${release.major}.${release.minor} is made for Kubernetes ${release.major}.${release.minor}. Use ${runtime.component} ${consumer.kubernetes.major}.${consumer.kubernetes.minor}.`,
+            }),
+          );
+        }
+        break;
+      case "RECOMMENDED_MIN_VERSION":
+      case "SUPPORT_ENDING":
+        break;
+    }
+  }
+  const hardFailure = findings.some((entry) => entry.severity === "ERROR");
+
+  // Only the newest recommendation table row at or below this minor applies.
+  const recommendation = inForce
+    .filter((requirement) => requirement.kind === "RECOMMENDED_MIN_VERSION")
+    .reduce<RuntimeRequirementRecord | undefined>((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
+  const floor = recommendation === undefined ? null : recommendedFloor(recommendation, release);
+  if (!hardFailure && recommendation !== undefined && floor !== null && compareComponentVersions(release, parseComponentVersion(floor)) < 0) {
+    const floorVersion = parseComponentVersion(floor);
+    const ownLine = floorVersion.major === release.major && floorVersion.minor === release.minor;
+    const line = ownLine
+      ? ` on the ${release.major}.${release.minor} line`
+      : recommendation.lineMinVersions.length > 0
+        ? `; the ${release.major}.${release.minor} line is not listed`
+        : "";
+    findings.push(
+      finding({
+        ...base(recommendation),
+        code: "RUNTIME_BELOW_RECOMMENDED",
+        severity: "WARNING",
+        message: `${label(runtime)} ${runtime.version} is older than ${runtime.component} lists for Kubernetes ${recommendation.kubernetesFrom} (${floor} or newer${line}): ${recommendation.summary}`,
+      }),
+    );
+  }
+
+  // A "support is ending" notice is moot once a later requirement of the same runtime is in force.
+  for (const ending of inForce.filter((requirement) => requirement.kind === "SUPPORT_ENDING")) {
+    const superseded = inForce.some(
+      (other) =>
+        other.kind !== "SUPPORT_ENDING" &&
+        other.kind !== "RECOMMENDED_MIN_VERSION" &&
+        minorIndex(other.kubernetesFrom) > minorIndex(ending.kubernetesFrom),
+    );
+    if (!superseded && !hardFailure && (ending.minVersion === null || below(ending))) {
+      findings.push(
+        finding({
+          ...base(ending),
+          code: "RUNTIME_SUPPORT_ENDING",
+          severity: "WARNING",
+          message: `${label(runtime)} ${runtime.version} with ${consumerWords}: ${ending.summary}`,
+        }),
+      );
+    }
+  }
+  return findings;
+}
