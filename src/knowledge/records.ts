@@ -473,6 +473,34 @@ export const rollbackPolicyRecord = z
   })
   .refine((policy) => policy.categories.length + policy.components.length > 0, { message: "must name categories or components", path: ["categories"] });
 
+/**
+ * A change in a Kubernetes minor that can break or weaken a cluster on upgrade although no apiVersion goes
+ * away (issue "Beyond apiVersions"): what happens, what to do before the upgrade, how to detect it, its
+ * source, and the design-note claim it confirms or contradicts.
+ */
+export const behaviourChangeRecord = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as psp-removed"),
+  /** The minor in which the change takes effect. */
+  kubernetesVersion: minorVersion,
+  change: z.enum(["REMOVED", "DEPRECATED", "DISABLED_BY_DEFAULT", "DEFAULT_CHANGED", "BEHAVIOUR_CHANGED"]),
+  components: z.array(componentName).min(1, "must name the component(s) the change is in").max(10),
+  areas: z.array(z.enum(["tenant-isolation", "security", "networking", "storage", "scheduling", "node", "observability"])).min(1).max(7),
+  title: text,
+  whatHappens: text,
+  beforeUpgrade: text,
+  /** How a user (or a rule) can tell whether the cluster is affected. */
+  detection: z.strictObject({
+    method: z.enum(["SCAN_RULE", "FLAG", "FEATURE_GATE", "CONFIG_FIELD", "METRIC", "ASK"]),
+    detail: text,
+  }),
+  sourceUrl,
+  /** A claim of the platform team's design notes (../shared/design-notes) this change confirms or contradicts. */
+  designNote: z.strictObject({ claim: text, verdict: z.enum(["CONFIRMS", "CONTRADICTS"]) }).nullable().default(null),
+  notes: optionalText,
+  disagreement: optionalText,
+});
+
+export type BehaviourChangeRecord = z.infer<typeof behaviourChangeRecord>;
 export type ReferenceRecord = z.infer<typeof referenceRecord>;
 export type RollbackPolicyRecord = z.infer<typeof rollbackPolicyRecord>;
 export type ApiGroupVersionRecord = z.infer<typeof apiGroupVersionRecord>;
@@ -512,6 +540,7 @@ export interface KbBundle {
   readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
   readonly references: readonly ReferenceRecord[];
   readonly rollbackPolicies: readonly RollbackPolicyRecord[];
+  readonly behaviourChanges: readonly BehaviourChangeRecord[];
 }
 
 export type EntityName = keyof KbBundle;

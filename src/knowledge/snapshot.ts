@@ -4,7 +4,7 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../core/versions.js";
-import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord } from "./records.js";
+import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 
@@ -39,6 +39,7 @@ export class KbSnapshot implements KbBundle {
   readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
   readonly references: readonly ReferenceRecord[];
   readonly rollbackPolicies: readonly RollbackPolicyRecord[];
+  readonly behaviourChanges: readonly BehaviourChangeRecord[];
 
   /**
    * Every component in the order kb/upgrade-order.yaml puts them (a topological sort of its edges, ties in
@@ -88,6 +89,7 @@ export class KbSnapshot implements KbBundle {
     this.apiGroupVersions = freezeAll(bundle.apiGroupVersions);
     this.references = freezeAll(bundle.references);
     this.rollbackPolicies = freezeAll(bundle.rollbackPolicies);
+    this.behaviourChanges = freezeAll([...bundle.behaviourChanges].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id)));
 
     const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
     this.registered = new Map(ENTITY_NAMES.filter((entity) => !isBuiltIn(entity)).map((entity) => [entity, freezeAll([...(extra[entity] ?? [])])]));

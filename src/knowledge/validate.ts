@@ -74,6 +74,7 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
   bundle.flagChanges.forEach((change, index) => needComponent("flagChanges", index, "component", change.component));
   bundle.runtimeReleases.forEach((release, index) => needComponent("runtimeReleases", index, "component", release.component));
   bundle.hostRequirements.forEach((fact, index) => needComponent("hostRequirements", index, "component", fact.component));
+  bundle.behaviourChanges.forEach((change, index) => change.components.forEach((name, position) => needComponent("behaviourChanges", index, `components.${position}`, name)));
   bundle.rollbackPolicies.forEach((policy, index) => policy.components.forEach((name, position) => needComponent("rollbackPolicies", index, `components.${position}`, name)));
   issues.push(...coverageIssues(bundle));
   bundle.recommendations.forEach((recommendation, index) =>
