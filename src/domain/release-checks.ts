@@ -65,7 +65,7 @@ export function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: str
           component: entry.component,
           instance: entry.instance,
           message: `${label(entry)} ${entry.version} is a pre-release (${entry.kubernetes.prerelease}); pre-releases are for testing, not production`,
-          sourceUrl: "https://kubernetes.io/releases/release/",
+          sourceUrl: snapshot.reference("release-cycle"),
         }),
       );
     }
