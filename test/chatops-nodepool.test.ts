@@ -276,7 +276,7 @@ describe("chatops nodepool over HTTP", () => {
     const answer = await slack("nodepool check cp=1.30 from kubelet=1.29.4 to kubelet=1.30.1 proxy=ebpf");
     assert.equal(headline(answer), "⚠️ I could not answer that");
     const sections = sectionTexts(answer.blocks);
-    assert.match(sections, /^>to\.kubeProxyMode "ebpf" is not one of userspace, iptables, ipvs, nftables, kernelspace/m);
+    assert.match(sections, /^>to\.kubeProxyMode "ebpf" is not one of iptables, ipvs, nftables, kernelspace, userspace/m);
     assert.match(sections, /Usage: `\/kubecompat nodepool check /);
   });
 

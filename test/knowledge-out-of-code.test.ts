@@ -74,7 +74,7 @@ describe("knowledge lives in kb/, not in src/", () => {
     const withoutIpvs = await editedKb("proxy-modes.yaml", "proxyModes", (records) => records.filter((record) => record.mode !== "ipvs"));
     assert.throws(
       () => checkNodePoolUpgrade(withoutIpvs, { controlPlaneVersion: "1.30", from: pool("iptables"), to: pool("ipvs") }),
-      (error: unknown) => error instanceof InputError && /"ipvs" is not one of userspace, iptables, nftables, kernelspace/.test(error.message),
+      (error: unknown) => error instanceof InputError && /"ipvs" is not one of iptables, nftables, kernelspace, userspace/.test(error.message),
     );
   });
 

@@ -181,8 +181,10 @@ function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePoo
   const os = (spec.os ?? "linux").toString().trim().toLowerCase();
   if (os !== "linux" && os !== "windows") throw new InputError(`${field}.os must be linux or windows`, `${field}.os`);
   const proxyMode = spec.kubeProxyMode === undefined || spec.kubeProxyMode === null || spec.kubeProxyMode.trim() === "" ? null : spec.kubeProxyMode.trim().toLowerCase();
-  // The modes kube-proxy has (or had), from kb/proxy-modes.yaml.
-  const modes = [...new Set(snapshot.proxyModes.map((record) => record.mode))];
+  // The modes kube-proxy has (or had), from kb/proxy-modes.yaml: those still in some release first, the removed ones last.
+  const removedEverywhere = (mode: string): boolean => snapshot.proxyModes.filter((record) => record.mode === mode).every((record) => record.removedIn !== null);
+  const known = [...new Set(snapshot.proxyModes.map((record) => record.mode))];
+  const modes = [...known.filter((mode) => !removedEverywhere(mode)), ...known.filter(removedEverywhere)];
   if (proxyMode !== null && !modes.some((mode) => mode === proxyMode)) {
     throw new InputError(`${field}.kubeProxyMode "${proxyMode.slice(0, 40)}" is not one of ${modes.join(", ")}`, `${field}.kubeProxyMode`);
   }
