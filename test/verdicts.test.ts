@@ -14,10 +14,22 @@ import request from "supertest";
 import { parseCommand, runCommand } from "../src/chatops/commands.js";
 import { validateCluster } from "../src/domain/validate.js";
 import { kubecompat } from "./support/cli-process.js";
-import { startListeningRuntime, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+import { startListeningRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 const AS_OF = "2026-11-29";
+
+// One server for every face of this file: kb/ held in memory (no database), listening for the CLI.
+let runtime: SnapshotRuntime;
+let serverUrl: string;
+let listening: { runtime: SnapshotRuntime; url: string; close(): Promise<void> } | undefined;
+before(async () => {
+  listening = await startListeningRuntime({ inMemory: true });
+  ({ runtime, url: serverUrl } = listening);
+});
+after(async () => {
+  await listening?.close();
+});
 
 describe("the verdict of a report", () => {
   const cases: Array<[string, string, string, boolean]> = [
@@ -36,16 +48,6 @@ describe("the verdict of a report", () => {
 });
 
 describe("verdicts on every face", () => {
-  let runtime: SnapshotRuntime;
-  let serverUrl: string;
-  let listening: { runtime: SnapshotRuntime; url: string; close(): Promise<void> } | undefined;
-  before(async () => {
-    listening = await startListeningRuntime({ inMemory: true });
-    ({ runtime, url: serverUrl } = listening);
-  });
-  after(async () => {
-    await listening?.close();
-  });
 
   it("REST and GraphQL carry status", async () => {
     const components = plan("apiserver=1.28 kubelet=1.28");
@@ -147,11 +149,6 @@ describe("versions as tools mangle them", () => {
 });
 
 describe("is a release supported on a day?", () => {
-  let runtime: SnapshotRuntime;
-  before(async () => {
-    runtime = await startSnapshotRuntime();
-  });
-  after(async () => runtime?.close());
 
   it("answers status and the supported range on REST, GraphQL and chat; latest and oldest-supported work where versions go", async () => {
     const eol = await request(runtime.app).get(`/api/v1/releases/1.28?asOf=${AS_OF}`).expect(200);
@@ -185,16 +182,6 @@ describe("is a release supported on a day?", () => {
 });
 
 describe("scans on the faces: fromVersion, unreadable documents, a manifest posted as JSON", () => {
-  let runtime: SnapshotRuntime;
-  let serverUrl: string;
-  let listening: { runtime: SnapshotRuntime; url: string; close(): Promise<void> } | undefined;
-  before(async () => {
-    listening = await startListeningRuntime({ inMemory: true });
-    ({ runtime, url: serverUrl } = listening);
-  });
-  after(async () => {
-    await listening?.close();
-  });
   const manifests = "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n---\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: psp\n";
 
   it("splits phases over REST (JSON and YAML), GraphQL and the CLI", async () => {
