@@ -9,6 +9,7 @@ import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser } from "playwright-core";
 import { startListeningRuntime } from "./support/runtime.js";
+import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -30,14 +31,7 @@ describe("the front page in a browser", () => {
   });
 
   it("shows the revision and coverage, and its links lead to the docs and the playground", async () => {
-    const page = await browser.newPage();
-    const foreign: string[] = [];
-    page.on("request", (request) => {
-      const url = new URL(request.url());
-      if (!["127.0.0.1", "localhost"].includes(url.hostname) && url.protocol !== "data:" && url.protocol !== "blob:") foreign.push(request.url());
-    });
-    const pageErrors: string[] = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
+    const { page, foreign, pageErrors } = await watchedPage(browser);
 
     const response = await page.goto(`${listening.url}/`, { waitUntil: "load" });
     assert.equal(response?.status(), 200);

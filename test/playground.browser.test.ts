@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { PLAYGROUND_EXAMPLES } from "../src/graphql/playground.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -127,14 +128,7 @@ describe("the GraphQL playground in a browser", () => {
   });
 
   it("loads offline, runs the example query on click and shows the result", async () => {
-    const page = await browser.newPage();
-    const foreign: string[] = [];
-    page.on("request", (request) => {
-      const url = new URL(request.url());
-      if (!["127.0.0.1", "localhost"].includes(url.hostname) && url.protocol !== "data:" && url.protocol !== "blob:") foreign.push(request.url());
-    });
-    const pageErrors: string[] = [];
-    page.on("pageerror", (error) => pageErrors.push(error.message));
+    const { page, foreign, pageErrors } = await watchedPage(browser);
 
     const response = await page.goto(`${base}/graphql`, { waitUntil: "load" });
     assert.equal(response?.status(), 200);
