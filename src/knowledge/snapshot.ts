@@ -47,8 +47,6 @@ export class KbSnapshot implements KbBundle {
    */
   readonly upgradeOrder: readonly string[];
 
-  /** Records of kinds registered at run time (registerEntity), which have no typed field. */
-  private readonly registered: ReadonlyMap<string, readonly object[]>;
   private readonly componentIndex: ReadonlyMap<string, ComponentRecord>;
   private readonly releaseIndex: ReadonlyMap<string, ReleaseRecord>;
   private readonly profileIndex: ReadonlyMap<string, ProfileRecord>;
@@ -92,9 +90,11 @@ export class KbSnapshot implements KbBundle {
     this.behaviourChanges = freezeAll([...bundle.behaviourChanges].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id)));
 
     const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
-    this.registered = new Map(ENTITY_NAMES.filter((entity) => !isBuiltIn(entity)).map((entity) => [entity, freezeAll([...(extra[entity] ?? [])])]));
-    // Registered kinds are also properties, so that code reading a snapshot as a bundle sees them.
-    for (const [entity, records] of this.registered) Object.defineProperty(this, entity, { value: records, enumerable: true });
+    // Kinds registered at run time (registerEntity) have no typed field: they become properties of the same
+    // name, so code reading a snapshot as a bundle sees them as it sees the built-in kinds.
+    for (const entity of ENTITY_NAMES.filter((name) => !isBuiltIn(name))) {
+      Object.defineProperty(this, entity, { value: freezeAll([...(extra[entity] ?? [])]), enumerable: true });
+    }
 
     const componentIndex = new Map<string, ComponentRecord>();
     for (const component of this.components) {
@@ -109,8 +109,8 @@ export class KbSnapshot implements KbBundle {
 
   /** The records of any kind of knowledge, built-in or registered, as the registry names it. */
   records<E extends EntityName>(entity: E): KbBundle[E] {
-    if (isBuiltIn(entity)) return this[entity];
-    return (this.registered.get(entity) ?? []) as unknown as KbBundle[E];
+    // A registered kind is a property too (see the constructor); one unregistered since has none.
+    return this[entity] ?? [];
   }
 
   /** The URL of a primary source the rules cite by id (kb/references.yaml); null when the knowledge base lacks it. */
