@@ -10,6 +10,7 @@ import type { ComponentRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent } from "./catalog.js";
 import { resolveVersionAlias } from "./release-status.js";
+import { parseFeatureGateList, type GateSetting } from "./feature-gates.js";
 import {
   formatVersion,
   parseComponentVersion,
@@ -24,6 +25,8 @@ export interface ComponentVersionInput {
   readonly instance?: string | null | undefined;
   readonly cgroupVersion?: string | null | undefined;
   readonly failCgroupV1?: boolean | null | undefined;
+  /** As --feature-gates takes them: `A=true,B=false`. */
+  readonly featureGates?: string | null | undefined;
 }
 
 /** What a plan says about the nodes of a kubelet. */
@@ -46,6 +49,8 @@ export interface PlannedComponent {
   readonly release: ComponentVersion | null;
   /** For a kubelet, what the plan says about its nodes. */
   readonly node?: NodeFacts;
+  /** The feature gates the component is started with (--feature-gates). */
+  readonly featureGates?: readonly GateSetting[];
 }
 
 export interface ClusterPlan {
@@ -94,7 +99,8 @@ export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "
     const resolved = isKubernetesVersioned(component.category) ? resolveVersionAlias(snapshot, version, asOf, `${at}.version`) : version;
     const planned = plannedComponent(component, instanceName, resolved, `${at}.version`);
     const node = parseNodeFacts(raw as Record<string, unknown>, component, at);
-    return node === undefined ? planned : { ...planned, node };
+    const gates = parseGates((raw as Record<string, unknown>).featureGates, component, at);
+    return { ...planned, ...(node === undefined ? {} : { node }), ...(gates === undefined ? {} : { featureGates: gates }) };
   });
   return { entries };
 }
@@ -130,6 +136,13 @@ function parseNodeFacts(raw: Record<string, unknown>, component: ComponentRecord
     throw new InputError(`${at}.failCgroupV1 must be true or false (the KubeletConfiguration setting)`, `${at}.failCgroupV1`);
   }
   return { cgroupVersion: version, failCgroupV1: typeof failCgroupV1 === "boolean" ? failCgroupV1 : null };
+}
+
+function parseGates(value: unknown, component: ComponentRecord, at: string): readonly GateSetting[] | undefined {
+  if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) return undefined;
+  if (typeof value !== "string") throw new InputError(`${at}.featureGates must be a string such as "A=true,B=false", as --feature-gates takes it`, `${at}.featureGates`);
+  if (!isKubernetesVersioned(component.category)) throw new InputError(`${at}.featureGates: ${component.name} is not a Kubernetes component with feature gates`, `${at}.featureGates`);
+  return parseFeatureGateList(value, `${component.name} --feature-gates`, `${at}.featureGates`);
 }
 
 function parseInstance(instance: unknown, field: string): string | null {

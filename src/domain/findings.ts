@@ -68,6 +68,10 @@ export const FINDING_CHECKS = {
   NODE: "Facts of a node pool: flags, configuration fields, kube-proxy mode, cgroup version, chart constraints.",
   COVERAGE: "What was not judged: no control plane named, an instance that matches no kubelet, an unknown API group, where the knowledge ends.",
   ADVICE: "Upgrade advice that applies to the path (headroom, leader election, draining).",
+  FEATURE_GATE: "Feature gates a component is started with, against the gates its version has (removed, not yet there, locked, deprecated).",
+  CONFIG_API: "The version of a configuration file (KubeletConfiguration, KubeSchedulerConfiguration ...) against what the component of the target reads.",
+  FIELD: "Fields and annotations of objects that a behaviour change breaks or weakens (kb/field-rules.yaml).",
+  FIREWALL: "Network flows between node roles against a list of what the firewall allows.",
 } as const;
 
 export type FindingCheck = keyof typeof FINDING_CHECKS;
@@ -134,6 +138,20 @@ export const FINDING_CODES = {
   PROXY_MODE_SWITCH: { check: "NODE", description: "The pool changes kube-proxy mode in the upgrade; Services are reprogrammed, plan the switch." },
   CHART_KUBE_VERSION: { check: "NODE", description: "The node-pool chart's kubeVersion constraint does not admit the target version; helm refuses the upgrade." },
   NODE_POOL_NOT_AN_UPGRADE: { check: "PLAN", description: "The pool's target is not newer than its current version; use the rollback check to go back." },
+  FEATURE_GATE_REMOVED: { check: "FEATURE_GATE", description: "A feature gate set for a component was removed at or before its version; the component refuses to start." },
+  FEATURE_GATE_NOT_YET: { check: "FEATURE_GATE", description: "A feature gate set for a component exists only from a later minor; the component refuses to start." },
+  FEATURE_GATE_LOCKED: { check: "FEATURE_GATE", description: "A feature gate is locked to its default at the component's version and is set the other way; remove the setting." },
+  FEATURE_GATE_DEPRECATED: { check: "FEATURE_GATE", description: "A feature gate set for a component is deprecated at its version." },
+  FEATURE_GATE_UNKNOWN: { check: "COVERAGE", description: "A feature gate the knowledge base does not know; it was not judged." },
+  CONFIG_API_REMOVED: { check: "CONFIG_API", description: "A configuration file uses a version that the component of the target no longer reads; it refuses to start." },
+  CONFIG_API_NOT_AVAILABLE: { check: "CONFIG_API", description: "A configuration file uses a version that the component of the target does not read yet." },
+  CONFIG_API_DEPRECATED: { check: "CONFIG_API", description: "A configuration file uses a version deprecated at the target." },
+  CONFIG_API_REMOVAL_SCHEDULED: { check: "CONFIG_API", description: "A configuration file uses a version whose removal is scheduled after the target." },
+  FIELD_CHANGED: { check: "FIELD", description: "An object's field or annotation is broken or weakened at the target by a behaviour change (the finding names the change)." },
+  FIELD_CHANGE_SCHEDULED: { check: "FIELD", description: "An object's field or annotation is touched by a behaviour change after the target." },
+  FLOW_NOT_ALLOWED: { check: "FIREWALL", description: "A network flow the cluster needs (required, or conditional on what it runs) is missing from the allowed-flows list." },
+  FLOW_OPTIONAL_NOT_ALLOWED: { check: "FIREWALL", description: "An optional network flow (a feature the cluster may use) is missing from the allowed-flows list." },
+  BEHAVIOUR_CHANGE_IN_UPGRADE: { check: "ADVICE", description: "A behaviour change lands on the way to the target; the finding names it and what to do before the upgrade." },
 } as const satisfies Readonly<Record<string, { readonly check: FindingCheck; readonly description: string }>>;
 
 /** The codes a component's name goes into (skewCode). */

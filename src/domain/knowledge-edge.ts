@@ -25,6 +25,9 @@ const WHAT: Partial<Record<EntityName, string>> = {
   flagChanges: "which flags and configuration fields are deprecated or removed",
   proxyModes: "the kube-proxy modes' lifecycle",
   hostRequirements: "node requirements such as cgroup v1 support",
+  featureGates: "which feature gates exist, their stages and defaults",
+  configurationApis: "which configuration-file versions the components read",
+  behaviourChanges: "the behaviour changes of that minor",
 };
 
 /**

@@ -277,7 +277,7 @@ export function resolveAliases(document: Document.Parsed, documentIndex: number,
   return targets;
 }
 
-function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
+export function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
   return isAlias(node) ? aliases.get(node) : node;
 }
 

@@ -20,6 +20,7 @@ import { plannedComponent, type ClusterPlan, type NodeFacts, type PlannedCompone
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
+import { featureGateMap, judgeFeatureGates, parseFeatureGateList, type GateSetting } from "./feature-gates.js";
 import {
   compareComponentVersions,
   formatVersion,
@@ -76,6 +77,8 @@ interface NodePool {
   readonly kubelet: KubernetesVersion;
   readonly flags: readonly Flag[];
   readonly configFields: readonly string[];
+  readonly configApiVersion: string | null;
+  readonly featureGates: readonly GateSetting[];
   readonly kubeProxy: KubernetesVersion | null;
   readonly proxyMode: string | null;
   readonly os: "linux" | "windows";
@@ -119,9 +122,18 @@ export function parseFlags(input: readonly string[] | string | null | undefined,
   return flags;
 }
 
-/** Top-level fields of a KubeletConfiguration document. */
-export function parseKubeletConfig(text: string | null | undefined, field: string): string[] {
-  if (text === undefined || text === null || text.trim() === "") return [];
+/** What a node-pool check reads of a KubeletConfiguration: its top-level fields, its apiVersion and its featureGates. */
+export interface KubeletConfigFacts {
+  readonly fields: readonly string[];
+  readonly apiVersion: string | null;
+  readonly featureGates: readonly GateSetting[];
+}
+
+const NO_CONFIG: KubeletConfigFacts = { fields: [], apiVersion: null, featureGates: [] };
+
+/** Top-level fields, apiVersion and featureGates of a KubeletConfiguration document. */
+export function parseKubeletConfig(text: string | null | undefined, field: string): KubeletConfigFacts {
+  if (text === undefined || text === null || text.trim() === "") return NO_CONFIG;
   if (text.length > MAX_CONFIG_CHARS) throw new InputError(`${field} is longer than ${MAX_CONFIG_CHARS} characters`, field);
   // Checked before composing: the composer recurses once per nesting level, and its own duplicate-key check is quadratic.
   const shape = yamlShapeProblem(text, MAX_YAML_DEPTH);
@@ -150,7 +162,12 @@ export function parseKubeletConfig(text: string | null | undefined, field: strin
   if (config.kind !== undefined && config.kind !== "KubeletConfiguration") {
     throw new InputError(`${field} is a ${JSON.stringify(config.kind).slice(0, 60)}, not a KubeletConfiguration`, field);
   }
-  return Object.keys(config).filter((key) => key !== "kind" && key !== "apiVersion");
+  if (config.apiVersion !== undefined && typeof config.apiVersion !== "string") throw new InputError(`${field}.apiVersion must be a string such as kubelet.config.k8s.io/v1beta1`, `${field}.apiVersion`);
+  return {
+    fields: Object.keys(config).filter((key) => key !== "kind" && key !== "apiVersion"),
+    apiVersion: typeof config.apiVersion === "string" ? config.apiVersion : null,
+    featureGates: featureGateMap(config.featureGates, "the KubeletConfiguration's featureGates", `${field}.featureGates`),
+  };
 }
 
 /** The pool's cgroup version, and failCgroupV1 as its KubeletConfiguration (or the --fail-cgroupv1 flag) sets it. */
@@ -204,12 +221,19 @@ function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePoo
     throw new InputError(`${field}.chartKubeVersion "${chart.slice(0, 80)}" is not a version constraint such as ">=1.27.0-0 <1.31.0-0"`, `${field}.chartKubeVersion`);
   }
   const flags = parseFlags(spec.kubeletFlags, `${field}.kubeletFlags`);
-  const configFields = parseKubeletConfig(spec.kubeletConfig, `${field}.kubeletConfig`);
+  const config = parseKubeletConfig(spec.kubeletConfig, `${field}.kubeletConfig`);
+  const gateFlags = flags.filter((flag) => flag.name === "--feature-gates");
+  const featureGates = [
+    ...gateFlags.flatMap((flag) => parseFeatureGateList(flag.value ?? "", "--feature-gates", `${field}.kubeletFlags`)),
+    ...config.featureGates,
+  ];
   return {
     name,
     kubelet,
     flags,
-    configFields,
+    configFields: config.fields,
+    configApiVersion: config.apiVersion,
+    featureGates,
     node: nodeFactsOf(spec, flags, field),
     kubeProxy: spec.kubeProxyVersion ? parseKubernetesVersion(spec.kubeProxyVersion, `${field}.kubeProxyVersion`) : null,
     proxyMode,
@@ -230,6 +254,7 @@ function checkConfiguration(snapshot: KbSnapshot, pool: NodePool, direction: "up
   for (const change of kubeletChanges) if (change.flag !== null) byFlag.set(change.flag.split("=")[0]!, [...(byFlag.get(change.flag.split("=")[0]!) ?? []), change]);
   const at = formatVersion(pool.kubelet);
   for (const flag of pool.flags) {
+    if (flag.name === "--feature-gates") continue;
     const candidates = byFlag.get(flag.name) ?? [];
     // A record for one value (--proxy-mode=ipvs) applies only to that value.
     const change = candidates.find((candidate) => candidate.flag === flag.text) ?? candidates.find((candidate) => candidate.flag === flag.name);
@@ -251,11 +276,44 @@ function checkConfiguration(snapshot: KbSnapshot, pool: NodePool, direction: "up
     const change = kubeletChanges.find((candidate) => candidate.configField === field && (candidate.removedIn !== null || candidate.deprecatedIn !== null));
     if (change !== undefined) findings.push(...judgeChange(change, field, "config field", pool, direction));
   }
+  findings.push(...judgeFeatureGates(snapshot, pool.featureGates, minor(pool.kubelet), { component: "kubelet", instance: pool.name }));
+  findings.push(...checkConfigApiVersion(snapshot, pool));
   if (pool.flags.length > 0 || pool.configFields.length > 0) {
     const edge = knowledgeEdge(snapshot, "flagChanges", minor(pool.kubelet), `the flags and configuration of kubelet@${pool.name} ${at}`, { component: "kubelet", instance: pool.name });
     if (edge !== undefined) findings.push(edge);
   }
   return findings;
+}
+
+/** The KubeletConfiguration's apiVersion against what the pool's kubelet reads (kb/configuration-apis.yaml). */
+function checkConfigApiVersion(snapshot: KbSnapshot, pool: NodePool): Finding[] {
+  if (pool.configApiVersion === null) return [];
+  const at = minor(pool.kubelet);
+  const record = snapshot.configurationApis.find((candidate) => candidate.kind === "KubeletConfiguration" && candidate.apiVersion === pool.configApiVersion);
+  const base = { component: "kubelet", instance: pool.name };
+  if (record === undefined) {
+    const known = snapshot.configurationApis.filter((candidate) => candidate.kind === "KubeletConfiguration").map((candidate) => candidate.apiVersion);
+    return [
+      finding({
+        ...base,
+        code: "CONFIG_API_NOT_AVAILABLE",
+        severity: "ERROR",
+        message: `the KubeletConfiguration's apiVersion ${pool.configApiVersion.slice(0, 80)} is not one the kubelet reads${known.length === 0 ? "" : ` (known: ${known.join(", ")})`}; kubelet ${at} refuses to start with it`,
+      }),
+    ];
+  }
+  const cite = { ...base, sourceUrl: record.sourceUrl, ruleId: `${record.kind} ${record.apiVersion}` };
+  const moveTo = record.replacement === null ? "" : `; move it to ${record.replacement}`;
+  if (atOrBefore(record.removedIn, pool.kubelet)) {
+    return [finding({ ...cite, code: "CONFIG_API_REMOVED", severity: "ERROR", message: `the KubeletConfiguration uses ${record.apiVersion}, which the kubelet no longer reads from ${record.removedIn}: kubelet ${at} refuses to start with it${moveTo}` })];
+  }
+  if (record.introducedIn !== null && minorIndex(record.introducedIn) > minorIndex(pool.kubelet)) {
+    return [finding({ ...cite, code: "CONFIG_API_NOT_AVAILABLE", severity: "ERROR", message: `the KubeletConfiguration uses ${record.apiVersion}, which the kubelet reads only from ${record.introducedIn}: kubelet ${at} refuses to start with it` })];
+  }
+  if (atOrBefore(record.deprecatedIn, pool.kubelet)) {
+    return [finding({ ...cite, code: "CONFIG_API_DEPRECATED", severity: "WARNING", message: `the KubeletConfiguration uses ${record.apiVersion}, deprecated since ${record.deprecatedIn}${moveTo}` })];
+  }
+  return [];
 }
 
 function judgeChange(change: FlagChangeRecord, what: string, kind: "flag" | "config field", pool: NodePool, direction: "upgrade" | "rollback"): Finding[] {

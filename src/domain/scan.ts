@@ -8,9 +8,9 @@
  * The YAML is read by manifest-reader.ts, which refuses hostile input up
  * front and reads only the fields a scan needs from the node tree.
  */
-import { LineCounter, isMap } from "yaml";
+import { LineCounter, isMap, type Alias, type Node, type YAMLMap } from "yaml";
 import { InputError } from "../core/errors.js";
-import type { ApiRemovalRecord } from "../knowledge/records.js";
+import type { ApiRemovalRecord, ConfigurationApiRecord } from "../knowledge/records.js";
 import { firstDuplicateKey } from "../core/yaml-limits.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
@@ -30,6 +30,7 @@ import {
   stringField,
 } from "./manifest-reader.js";
 import { resolveVersionAlias } from "./release-status.js";
+import { fieldRuleHits, severityAt, type FieldRuleHit } from "./field-rules.js";
 
 export { MAX_MANIFEST_BYTES } from "./manifest-reader.js";
 
@@ -64,6 +65,35 @@ export interface ManifestFinding {
   readonly sourceUrl: string;
 }
 
+/**
+ * An object that a behaviour change touches through a field or annotation (kb/field-rules.yaml), or a
+ * configuration file (KubeletConfiguration, KubeSchedulerConfiguration ...) whose version the target's
+ * component no longer reads (kb/configuration-apis.yaml).
+ */
+export interface ChangeFinding {
+  readonly code: "FIELD_CHANGED" | "FIELD_CHANGE_SCHEDULED" | "CONFIG_API_REMOVED" | "CONFIG_API_DEPRECATED" | "CONFIG_API_REMOVAL_SCHEDULED" | "CONFIG_API_NOT_AVAILABLE";
+  readonly severity: "ERROR" | "WARNING" | "INFO";
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string | null;
+  readonly namespace: string | null;
+  readonly documentIndex: number;
+  readonly line: number;
+  readonly source: string | null;
+  /** The field or annotation, as found (spec.template.spec.volumes[0].gitRepo); null for a configuration file's version. */
+  readonly field: string | null;
+  /** The behaviour change (kb/behaviour-changes.yaml id) the finding belongs to, if any. */
+  readonly behaviourChange: string | null;
+  /** The field rule's id, or the configuration API's key (kind and apiVersion). */
+  readonly ruleId: string;
+  /** The minor the change bites from (the rule's severity step, the configuration version's removal). */
+  readonly changesIn: string | null;
+  /** For a configuration file: the apiVersion to move to. */
+  readonly replacement: string | null;
+  readonly message: string;
+  readonly sourceUrl: string;
+}
+
 export interface ManifestScanReport {
   /** The target minor, e.g. "1.29". */
   readonly targetVersion: string;
@@ -74,6 +104,8 @@ export interface ManifestScanReport {
   readonly objectsScanned: number;
   /** Ordered by documentIndex, then line. */
   readonly findings: readonly ManifestFinding[];
+  /** Fields, annotations and configuration-file versions that a change at or before the target (or scheduled after it) touches; same order. */
+  readonly changeFindings: readonly ChangeFinding[];
   /** About the scan as a whole: DOCUMENT_UNREADABLE per malformed document, KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers. */
   readonly notes: readonly Finding[];
   /** False when a document could not be read (see the DOCUMENT_UNREADABLE notes): the scan judged the others only. */
@@ -106,6 +138,8 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
   const removals = removalIndex(snapshot);
   const lineCounter = new LineCounter();
   const findings: ManifestFinding[] = [];
+  const changeFindings: ChangeFinding[] = [];
+  const configurationApis = configurationIndex(snapshot);
   let documentsScanned = 0;
   let objectsScanned = 0;
   let documentIndex = -1;
@@ -140,8 +174,18 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
       if (apiVersion === null || kind === null) continue;
       objectsScanned += 1;
       const record = removals.get(removalKey(apiVersion, kind));
+      const configuration = configurationApis.get(removalKey(apiVersion, kind));
+      const hits = fieldRuleHits(snapshot, kind, object, aliases);
+      if (configuration !== undefined || hits.length > 0) {
+        const located = locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source);
+        if (configuration !== undefined) {
+          const judged = configurationFinding(configuration, target, located);
+          if (judged !== null) changeFindings.push(judged);
+        }
+        for (const hit of hits) changeFindings.push(fieldFinding(snapshot, hit, target, located));
+      }
       if (record === undefined) {
-        if (!known.has(apiVersion)) {
+        if (!known.has(apiVersion) && configuration === undefined) {
           const seen = notJudged.get(apiVersion) ?? { objects: 0, kinds: new Set<string>() };
           seen.objects += 1;
           seen.kinds.add(kind);
@@ -149,25 +193,13 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
         }
         continue;
       }
-      const metadata = field(object, "metadata", aliases);
-      const name = isMap(metadata) ? stringField(metadata, "name", aliases) : null;
-      const generateName = isMap(metadata) && name === null ? stringField(metadata, "generateName", aliases) : null;
-      const namespace = isMap(metadata) ? stringField(metadata, "namespace", aliases) : null;
-      const manifestObject: ManifestObject = {
-        apiVersion,
-        kind,
-        name: name ?? generateName,
-        nameIsGenerated: generateName !== null,
-        namespace,
-        documentIndex,
-        line: lineCounter.linePos(offset).line,
-        source,
-      };
+      const manifestObject = locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source);
       findings.push(findingFor(record, target, from, manifestObject, removals));
     }
   }
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
+  changeFindings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`);
   const unjudged = [...notJudged].map(([apiVersion, seen]) =>
     finding({
@@ -184,8 +216,9 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
     objectsScanned,
     complete: unreadable.length === 0,
     findings,
+    changeFindings,
     notes,
-    status: verdictOf([...findings, ...notes]),
+    status: verdictOf([...findings, ...changeFindings, ...notes]),
   };
 }
 
@@ -213,6 +246,85 @@ function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecor
 /** The knowledge base's natural key of an API removal (see ENTITIES in records.ts). */
 function removalKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;
+}
+
+const configurationIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ConfigurationApiRecord>>();
+
+function configurationIndex(snapshot: KbSnapshot): ReadonlyMap<string, ConfigurationApiRecord> {
+  let index = configurationIndexes.get(snapshot);
+  if (index === undefined) {
+    index = new Map(snapshot.configurationApis.map((record) => [removalKey(record.apiVersion, record.kind), record]));
+    configurationIndexes.set(snapshot, index);
+  }
+  return index;
+}
+
+function locate(object: YAMLMap, aliases: ReadonlyMap<Alias, Node>, apiVersion: string, kind: string, documentIndex: number, line: number, source: string | null): ManifestObject {
+  const metadata = field(object, "metadata", aliases);
+  const name = isMap(metadata) ? stringField(metadata, "name", aliases) : null;
+  const generateName = isMap(metadata) && name === null ? stringField(metadata, "generateName", aliases) : null;
+  const namespace = isMap(metadata) ? stringField(metadata, "namespace", aliases) : null;
+  return { apiVersion, kind, name: name ?? generateName, nameIsGenerated: generateName !== null, namespace, documentIndex, line, source };
+}
+
+function fieldFinding(snapshot: KbSnapshot, hit: FieldRuleHit, target: string, object: ManifestObject): ChangeFinding {
+  const { rule } = hit;
+  const { severity, from, scheduled } = severityAt(rule, target);
+  const change = snapshot.behaviourChanges.find((candidate) => candidate.id === rule.behaviourChange);
+  const what = hit.matched === null ? `sets ${hit.at}` : hit.at.endsWith(`["${hit.matched}"]`) ? `has ${hit.at}` : `has ${hit.at}: ${hit.matched}`;
+  const when = scheduled ? `from Kubernetes ${from} (after the target ${target})` : `at Kubernetes ${target} (from ${from})`;
+  return {
+    code: scheduled ? "FIELD_CHANGE_SCHEDULED" : "FIELD_CHANGED",
+    severity,
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.name,
+    namespace: object.namespace,
+    documentIndex: object.documentIndex,
+    line: object.line,
+    source: object.source,
+    field: hit.at,
+    behaviourChange: rule.behaviourChange,
+    ruleId: rule.id,
+    changesIn: from,
+    replacement: null,
+    message: `${describeObject(object)} ${what}, which ${change === undefined ? "a behaviour change" : `"${change.title}"`} touches ${when}: ${rule.advice}`,
+    sourceUrl: rule.sourceUrl,
+  };
+}
+
+/** A configuration file (not an API object) of a version the target's component reads, deprecates or no longer reads. */
+function configurationFinding(record: ConfigurationApiRecord, target: string, object: ManifestObject): ChangeFinding | null {
+  const base = {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.name,
+    namespace: object.namespace,
+    documentIndex: object.documentIndex,
+    line: object.line,
+    source: object.source,
+    field: null,
+    behaviourChange: null,
+    ruleId: `${record.kind} ${record.apiVersion}`,
+    replacement: record.replacement,
+    sourceUrl: record.sourceUrl,
+  };
+  const file = `the ${record.kind} file (${record.usedWith})`;
+  const moveTo = record.replacement === null ? "" : `; move it to ${record.replacement}`;
+  if (record.removedIn !== null && compareMinors(record.removedIn, target) <= 0) {
+    return { ...base, code: "CONFIG_API_REMOVED", severity: "ERROR", changesIn: record.removedIn, message: `${file} uses ${record.apiVersion}, which ${record.component} no longer reads from Kubernetes ${record.removedIn}: at ${target} it refuses to start with it${moveTo}.` };
+  }
+  if (record.introducedIn !== null && compareMinors(record.introducedIn, target) > 0) {
+    return { ...base, code: "CONFIG_API_NOT_AVAILABLE", severity: "ERROR", changesIn: record.introducedIn, replacement: null, message: `${file} uses ${record.apiVersion}, which ${record.component} reads only from Kubernetes ${record.introducedIn}: at ${target} it refuses to start with it.` };
+  }
+  if (record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0) {
+    const removal = record.removedIn === null ? "" : ` and no longer read from ${record.removedIn}`;
+    return { ...base, code: "CONFIG_API_DEPRECATED", severity: "WARNING", changesIn: record.deprecatedIn, message: `${file} uses ${record.apiVersion}, deprecated since Kubernetes ${record.deprecatedIn}${removal}${moveTo}.` };
+  }
+  if (record.removedIn !== null) {
+    return { ...base, code: "CONFIG_API_REMOVAL_SCHEDULED", severity: "INFO", changesIn: record.removedIn, message: `${file} uses ${record.apiVersion}, which ${record.component} no longer reads from Kubernetes ${record.removedIn}${moveTo}.` };
+  }
+  return null;
 }
 
 function unreadableDocument(message: string): Finding {

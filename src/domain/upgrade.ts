@@ -18,6 +18,7 @@ import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type Plann
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { lastSupportedDay } from "./node-checks.js";
 import { resolveVersionAlias } from "./release-status.js";
+import { changesBetween, type ImpactRelease } from "./impact.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, parseAsOf } from "./validate.js";
 import {
@@ -47,6 +48,8 @@ export interface UpgradePlan {
   readonly targetVersion: string;
   readonly steps: readonly UpgradeStep[];
   readonly apiRemovals: readonly ApiRemovalRecord[];
+  /** Per control-plane minor crossed, what it changes beyond apiVersions (behaviour changes, configuration files, feature gates). */
+  readonly hops: readonly ImpactRelease[];
   readonly findings: readonly Finding[];
 }
 
@@ -67,6 +70,17 @@ export const MAX_UPGRADE_MINORS = 30;
  * allowed plan with a real target needs once steps are judged locally.
  */
 const MAX_JUDGED_ENTRIES = 2_000_000;
+
+/** The changes of each minor after `fromMinor` up to `toMinor`, one entry per minor. */
+function hopChanges(snapshot: KbSnapshot, major: number, fromMinor: number, toMinor: number): ImpactRelease[] {
+  const items = changesBetween(snapshot, `${major}.${fromMinor}`, `${major}.${toMinor}`);
+  const hops: ImpactRelease[] = [];
+  for (let minor = fromMinor + 1; minor <= toMinor; minor += 1) {
+    const version = `${major}.${minor}`;
+    hops.push({ kubernetesVersion: version, changes: items.filter((item) => item.kubernetesVersion === version) });
+  }
+  return hops;
+}
 
 export function planUpgrade(
   snapshot: KbSnapshot,
@@ -105,7 +119,10 @@ export function planUpgrade(
   }
   const result = (steps: UpgradeStep[], findings: Finding[], removals: readonly ApiRemovalRecord[] = []): UpgradePlan => {
     const judged = report(snapshot.revision, findings);
-    return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, findings: judged.findings };
+    // What each hop changes, for every plan that moves the control plane forward to a release the knowledge base knows.
+    const known = snapshot.newestRelease === undefined || targetMinor <= minorIndex(snapshot.newestRelease.version);
+    const hops = targetMinor > startMinor && known ? hopChanges(snapshot, startMajor, startMinor % 1000, targetMinor % 1000) : [];
+    return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, hops, findings: judged.findings };
   };
 
   if (targetMinor < newestMinor) {

@@ -12,6 +12,7 @@
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveProfile } from "./catalog.js";
 import { kubernetesEntries, label, parseClusterPlan, type ClusterPlan } from "./cluster-plan.js";
+import { judgeFeatureGates } from "./feature-gates.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { checkKubeletCgroup, checkRuntimeCgroup, checkRuntimeEndOfLife } from "./node-checks.js";
@@ -62,6 +63,10 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   findings.push(...checkRuntimes(snapshot, plan));
   findings.push(...checkNodes(snapshot, plan, asOf));
   findings.push(...checkReleases(snapshot, plan, asOf));
+  for (const entry of plan.entries) {
+    if (entry.featureGates === undefined || entry.kubernetes === null) continue;
+    findings.push(...judgeFeatureGates(snapshot, entry.featureGates, `${entry.kubernetes.major}.${entry.kubernetes.minor}`, { component: entry.component, instance: entry.instance }));
+  }
   findings.push(...knowledgeEdges(snapshot, plan));
   return dedupe(findings);
 }

@@ -10,6 +10,8 @@ import {
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
+import { checkFirewall, firewallRules, listFlows, parseRoleCidrs } from "../domain/firewall.js";
+import { upgradeImpact } from "../domain/impact.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { parseAsOf, today, validateCluster } from "../domain/validate.js";
 import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
@@ -70,6 +72,19 @@ export const resolvers: Resolvers = {
     hostRequirements: (_parent, _args, { snapshot }) => [...snapshot.hostRequirements],
     coverage: (_parent, _args, { snapshot }) => [...snapshot.coverage],
     apiGroupVersions: (_parent, _args, { snapshot }) => [...snapshot.apiGroupVersions],
+    behaviourChanges: (_parent, _args, { snapshot }) => [...snapshot.behaviourChanges],
+    featureGates: (_parent, { name }, { snapshot }) => snapshot.featureGates.filter((gate) => name === null || name === undefined || gate.name === name),
+    configurationApis: (_parent, _args, { snapshot }) => [...snapshot.configurationApis],
+    controllers: (_parent, _args, { snapshot }) => [...snapshot.controllers],
+    fieldRules: (_parent, _args, { snapshot }) => [...snapshot.fieldRules],
+    upgradeImpact: (_parent, { fromVersion, toVersion, areas }, { snapshot }) => upgradeImpact(snapshot, fromVersion, toVersion, { areas }),
+    flows: (_parent, query, { snapshot }) => listFlows(snapshot, query),
+    firewallRules: (_parent, { format, cidrs, ...query }, { snapshot }) => {
+      const list = listFlows(snapshot, query);
+      const chosen = format === "NFTABLES" ? "nftables" : format === "IPTABLES" ? "iptables" : "json";
+      return { format: chosen, rules: firewallRules(list, chosen, parseRoleCidrs(cidrs)), flows: list.flows.length, notes: [...list.notes], kbRevision: snapshot.revision };
+    },
+    checkFirewall: (_parent, { allowed, cni, version }, { snapshot }) => checkFirewall(snapshot, allowed, { cni, version }),
     validateCluster: (_parent, { plan, profile, asOf }, { snapshot }) =>
       validateCluster(snapshot, plan.components, { profile, asOf, field: "plan.components" }),
     planUpgrade: (_parent, { current, targetVersion, profile, asOf }, { snapshot }) =>

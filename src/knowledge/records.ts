@@ -39,6 +39,10 @@ const sourceUrl = z
   .string({ message: "is required: every fact needs the URL of its primary source" })
   .regex(/^https:\/\/[^\s/]+\.[^\s/]+\/\S*$/, "must be an https:// URL of the primary source");
 
+/** What a behaviour change can break or weaken: the areas upgrade impact is grouped by. */
+export const BEHAVIOUR_AREAS = ["tenant-isolation", "security", "networking", "storage", "scheduling", "node", "observability"] as const;
+export type BehaviourArea = (typeof BEHAVIOUR_AREAS)[number];
+
 const componentName = z
   .string()
   .regex(/^[a-z][a-z0-9-]{1,62}$/, "must be a canonical component name in lower case, such as kube-apiserver");
@@ -484,7 +488,7 @@ export const behaviourChangeRecord = z.strictObject({
   kubernetesVersion: minorVersion,
   change: z.enum(["REMOVED", "DEPRECATED", "DISABLED_BY_DEFAULT", "DEFAULT_CHANGED", "BEHAVIOUR_CHANGED"]),
   components: z.array(componentName).min(1, "must name the component(s) the change is in").max(10),
-  areas: z.array(z.enum(["tenant-isolation", "security", "networking", "storage", "scheduling", "node", "observability"])).min(1).max(7),
+  areas: z.array(z.enum(BEHAVIOUR_AREAS)).min(1).max(7),
   title: text,
   whatHappens: text,
   beforeUpgrade: text,
@@ -500,6 +504,176 @@ export const behaviourChangeRecord = z.strictObject({
   disagreement: optionalText,
 });
 
+const behaviourChangeId = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be the id of a behaviour change (kb/behaviour-changes.yaml)");
+
+/**
+ * A feature gate's lifecycle, as the kubernetes/website feature-gate pages' front matter lists it: each
+ * stage with its default and the minors it spans, and the minor from which the gate no longer exists. A
+ * component refuses to start with a gate it does not know, so a gate passed after its removal is an
+ * ERROR; a gate locked to its default and set the other way is a WARNING, and so is a deprecated gate.
+ */
+export const featureGateRecord = z
+  .strictObject({
+    name: z.string().regex(/^[A-Z][A-Za-z0-9]{1,100}$/, "must be a feature-gate name such as InTreePluginAWSUnregister"),
+    stages: z
+      .array(
+        z.strictObject({
+          stage: z.enum(["ALPHA", "BETA", "GA", "DEPRECATED"]),
+          defaultValue: z.boolean(),
+          /** The stage's value cannot be changed (a GA or deprecated gate locked to its default). */
+          locked: z.boolean().default(false),
+          fromVersion: minorVersion,
+          /** The last minor of the stage (null: still in it in the newest release read). */
+          toVersion: minorVersion.nullable().default(null),
+        }),
+      )
+      .min(1, "must list at least one stage"),
+    /** The first minor in which the gate no longer exists (null: it still exists). */
+    removedIn: minorVersion.nullable().default(null),
+    /** The components that read the gate, where the source says (empty: not stated). */
+    components: z.array(componentName).max(10).default([]),
+    sourceUrl,
+    notes: optionalText,
+    disagreement: optionalText,
+  })
+  .refine((gate) => gate.stages.every((stage) => stage.toVersion === null || minorNumber(stage.toVersion) >= minorNumber(stage.fromVersion)), {
+    message: "a stage's toVersion must not be before its fromVersion",
+    path: ["stages"],
+  })
+  .refine((gate) => gate.removedIn === null || gate.stages.every((stage) => minorNumber(stage.fromVersion) < minorNumber(gate.removedIn!)), {
+    message: "must be after every stage's fromVersion",
+    path: ["removedIn"],
+  });
+
+/**
+ * A version of a configuration-file API (KubeletConfiguration, KubeSchedulerConfiguration, kubeadm's
+ * configuration, audit policy, EncryptionConfiguration ...): files on nodes read by a component at start,
+ * not objects in the API, so a component refuses to start once the version is removed.
+ */
+export const configurationApiRecord = z.strictObject({
+  kind: z.string().regex(/^[A-Z][A-Za-z0-9]{1,80}$/, "must be a kind such as KubeletConfiguration"),
+  apiVersion: z.string().regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as kubelet.config.k8s.io/v1beta1"),
+  /** The component that reads the file. */
+  component: componentName,
+  /** How the file reaches the component, e.g. "kube-scheduler --config". */
+  usedWith: text,
+  introducedIn: minorVersion.nullable().default(null),
+  deprecatedIn: minorVersion.nullable().default(null),
+  /** The first minor whose component no longer reads this version. */
+  removedIn: minorVersion.nullable().default(null),
+  /** The apiVersion to move to. */
+  replacement: z.string().nullable().default(null),
+  /** The areas (as behaviour changes name them) a change of this file touches, for upgrade impact by area. */
+  areas: z.array(z.enum(BEHAVIOUR_AREAS)).max(7).default([]),
+  sourceUrl,
+  notes: optionalText,
+  disagreement: optionalText,
+});
+
+/**
+ * A controller of kube-controller-manager or an admission plugin of kube-apiserver the design notes
+ * rely on for tenant isolation, with what it means for isolation and the behaviour changes that touch it.
+ */
+export const controllerRecord = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{1,80}$/, "must be a controller name (namespace-controller) or an admission plugin name (NamespaceLifecycle)"),
+  kind: z.enum(["CONTROLLER", "ADMISSION_PLUGIN"]),
+  component: componentName,
+  summary: text,
+  tenantIsolation: text,
+  /** Admission plugins: on by default in the newest release read (controllers: false, see notes). */
+  enabledByDefault: z.boolean().default(false),
+  /** Admission plugins on by default: the first minor they are, where a source names it (null: before the oldest minor covered, or unknown). */
+  enabledByDefaultFrom: minorVersion.nullable().default(null),
+  /** The first minor in which it no longer exists (PodSecurityPolicy: 1.25). */
+  removedIn: minorVersion.nullable().default(null),
+  behaviourChanges: z.array(behaviourChangeId).max(30).default([]),
+  designNote: z.strictObject({ claim: text, verdict: z.enum(["CONFIRMS", "CONTRADICTS"]) }).nullable().default(null),
+  sourceUrl,
+  notes: optionalText,
+  disagreement: optionalText,
+});
+
+const flowEnd = z.strictObject({
+  /** Where the traffic starts or ends: a node role, or EXTERNAL (clients, load balancers outside the cluster). */
+  role: z.enum(["CONTROL_PLANE", "WORKER", "EXTERNAL"]),
+  /** The process on that side, where one is known (kube-apiserver, kubelet, calico-node ...). */
+  component: componentName.nullable().default(null),
+});
+
+/**
+ * A network flow a firewall between nodes must allow: from a role (and component) to a role, a port or
+ * range, a protocol, whether it is required, and the CNI or Kubernetes minors it applies to.
+ */
+export const networkFlowRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as workers-to-apiserver"),
+    from: flowEnd,
+    to: flowEnd,
+    /** TCP, UDP, SCTP, or an IP protocol without ports (IPIP, ESP). */
+    protocol: z.enum(["TCP", "UDP", "SCTP", "IPIP", "ESP"]),
+    port: z.number().int().min(1).max(65535).nullable().default(null),
+    endPort: z.number().int().min(1).max(65535).nullable().default(null),
+    purpose: text,
+    /** REQUIRED always; OPTIONAL for a feature the cluster may not use; CONDITIONAL when `condition` holds. */
+    need: z.enum(["REQUIRED", "OPTIONAL", "CONDITIONAL"]),
+    condition: optionalText,
+    /** The CNI whose flow this is (null: Kubernetes itself). */
+    cni: z.string().regex(/^[a-z][a-z0-9-]{1,40}$/).nullable().default(null),
+    fromVersion: minorVersion.nullable().default(null),
+    untilVersion: minorVersion.nullable().default(null),
+    /** What goes wrong during or after an upgrade when the flow is blocked. */
+    whenBlocked: optionalText,
+    sourceUrl,
+    notes: optionalText,
+    disagreement: optionalText,
+  })
+  .refine((flow) => (flow.protocol === "IPIP" || flow.protocol === "ESP") === (flow.port === null), {
+    message: "give a port for TCP, UDP and SCTP, and none for IPIP or ESP",
+    path: ["port"],
+  })
+  .refine((flow) => flow.endPort === null || (flow.port !== null && flow.endPort > flow.port), {
+    message: "must be greater than port (omit it for a single port)",
+    path: ["endPort"],
+  });
+
+/**
+ * A field-level scan rule: objects (or the pods of workloads) whose field or annotation a behaviour change
+ * breaks or weakens, with the severity from each minor on. A path is dotted field names, `[]` after a
+ * list's name to look into each item (spec.volumes[].gitRepo); the rule matches when the field is set
+ * (not null, not empty), or, with `equals`, when it has one of the values, or, with `keys`, when the map
+ * there has one of the keys (a key ending in `*` matches any key it starts).
+ */
+export const fieldRuleRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as service-external-ips"),
+    behaviourChange: behaviourChangeId,
+    /** OBJECT: the path is read from objects of `kinds`; POD: from every pod, a Pod's own or a workload's pod template. */
+    scope: z.enum(["OBJECT", "POD"]).default("OBJECT"),
+    kinds: z.array(z.string().regex(/^[A-Z][A-Za-z0-9]{1,80}$/, "must be a kind such as Service")).max(20).default([]),
+    path: z.string().regex(/^[A-Za-z][A-Za-z0-9]*(\[\])?(\.[A-Za-z][A-Za-z0-9]*(\[\])?)*$/, "must be a field path such as spec.volumes[].gitRepo"),
+    equals: z.array(text).max(50).default([]),
+    keys: z.array(text).max(50).default([]),
+    /** The severity from each minor on, oldest first; before the first, the change is INFO (scheduled). */
+    severities: z
+      .array(z.strictObject({ from: minorVersion, severity: z.enum(["ERROR", "WARNING", "INFO"]) }))
+      .min(1, "must say from which minor the rule applies and how severe it is"),
+    /** What is wrong and what to do, after the object's name. */
+    advice: text,
+    sourceUrl,
+    notes: optionalText,
+  })
+  .refine((rule) => rule.scope === "POD" || rule.kinds.length > 0, { message: "an OBJECT rule must name the kinds it reads", path: ["kinds"] })
+  .refine((rule) => rule.equals.length === 0 || rule.keys.length === 0, { message: "give equals or keys, not both", path: ["keys"] })
+  .refine((rule) => rule.severities.every((entry, index) => index === 0 || minorNumber(entry.from) > minorNumber(rule.severities[index - 1]!.from)), {
+    message: "must be in increasing order of from",
+    path: ["severities"],
+  });
+
+export type FieldRuleRecord = z.infer<typeof fieldRuleRecord>;
+export type FeatureGateRecord = z.infer<typeof featureGateRecord>;
+export type ConfigurationApiRecord = z.infer<typeof configurationApiRecord>;
+export type ControllerRecord = z.infer<typeof controllerRecord>;
+export type NetworkFlowRecord = z.infer<typeof networkFlowRecord>;
 export type BehaviourChangeRecord = z.infer<typeof behaviourChangeRecord>;
 export type ReferenceRecord = z.infer<typeof referenceRecord>;
 export type RollbackPolicyRecord = z.infer<typeof rollbackPolicyRecord>;
@@ -541,6 +715,11 @@ export interface KbBundle {
   readonly references: readonly ReferenceRecord[];
   readonly rollbackPolicies: readonly RollbackPolicyRecord[];
   readonly behaviourChanges: readonly BehaviourChangeRecord[];
+  readonly featureGates: readonly FeatureGateRecord[];
+  readonly configurationApis: readonly ConfigurationApiRecord[];
+  readonly controllers: readonly ControllerRecord[];
+  readonly networkFlows: readonly NetworkFlowRecord[];
+  readonly fieldRules: readonly FieldRuleRecord[];
 }
 
 export type EntityName = keyof KbBundle;

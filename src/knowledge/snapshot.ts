@@ -4,7 +4,7 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../core/versions.js";
-import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord } from "./records.js";
+import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 
@@ -40,6 +40,11 @@ export class KbSnapshot implements KbBundle {
   readonly references: readonly ReferenceRecord[];
   readonly rollbackPolicies: readonly RollbackPolicyRecord[];
   readonly behaviourChanges: readonly BehaviourChangeRecord[];
+  readonly featureGates: readonly FeatureGateRecord[];
+  readonly configurationApis: readonly ConfigurationApiRecord[];
+  readonly controllers: readonly ControllerRecord[];
+  readonly networkFlows: readonly NetworkFlowRecord[];
+  readonly fieldRules: readonly FieldRuleRecord[];
 
   /**
    * Every component in the order kb/upgrade-order.yaml puts them (a topological sort of its edges, ties in
@@ -88,6 +93,11 @@ export class KbSnapshot implements KbBundle {
     this.references = freezeAll(bundle.references);
     this.rollbackPolicies = freezeAll(bundle.rollbackPolicies);
     this.behaviourChanges = freezeAll([...bundle.behaviourChanges].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id)));
+    this.featureGates = freezeAll([...bundle.featureGates].sort(byName));
+    this.configurationApis = freezeAll(bundle.configurationApis);
+    this.controllers = freezeAll(bundle.controllers);
+    this.networkFlows = freezeAll(bundle.networkFlows);
+    this.fieldRules = freezeAll(bundle.fieldRules);
 
     const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
     // Kinds registered at run time (registerEntity) have no typed field: they become properties of the same

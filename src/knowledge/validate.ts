@@ -75,6 +75,18 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
   bundle.runtimeReleases.forEach((release, index) => needComponent("runtimeReleases", index, "component", release.component));
   bundle.hostRequirements.forEach((fact, index) => needComponent("hostRequirements", index, "component", fact.component));
   bundle.behaviourChanges.forEach((change, index) => change.components.forEach((name, position) => needComponent("behaviourChanges", index, `components.${position}`, name)));
+  bundle.featureGates.forEach((gate, index) => gate.components.forEach((name, position) => needComponent("featureGates", index, `components.${position}`, name)));
+  bundle.configurationApis.forEach((api, index) => needComponent("configurationApis", index, "component", api.component));
+  bundle.controllers.forEach((controller, index) => needComponent("controllers", index, "component", controller.component));
+  const behaviourChangeIds = new Set(bundle.behaviourChanges.map((change) => change.id));
+  bundle.controllers.forEach((controller, index) =>
+    controller.behaviourChanges.forEach((id, position) => {
+      if (!behaviourChangeIds.has(id)) at("controllers", index, `behaviourChanges.${position}`, `names behaviour change "${id}", which kb/behaviour-changes.yaml does not have`);
+    }),
+  );
+  bundle.fieldRules.forEach((rule, index) => {
+    if (!behaviourChangeIds.has(rule.behaviourChange)) at("fieldRules", index, "behaviourChange", `names behaviour change "${rule.behaviourChange}", which kb/behaviour-changes.yaml does not have`);
+  });
   bundle.rollbackPolicies.forEach((policy, index) => policy.components.forEach((name, position) => needComponent("rollbackPolicies", index, `components.${position}`, name)));
   issues.push(...coverageIssues(bundle));
   bundle.recommendations.forEach((recommendation, index) =>

@@ -7,6 +7,7 @@
  *   --kubernetes-api <clone of kubernetes/api> [--tags a,b] [--since 1.33]  → kb/api-removals.yaml
  *   --endoflife <endoflife.date's kubernetes.json>                          → kb/releases.yaml
  *   --containerd-releases <containerd's RELEASES.md> [--containerd-commit]  → kb/runtime-requirements.yaml
+ *   --feature-gates <kubernetes/website feature-gates folder> [--website-commit] → kb/feature-gates.yaml
  *
  * Exit 0: nothing differs; 1: something to review; 2: bad usage or unreadable input.
  * The parsing and comparing is pure (src/ops/derive/); this file only reads
@@ -21,6 +22,7 @@ import { compareApiRemovals, compareContainerd, compareReleases, needsReview, ty
 import { parseContainerdReleases } from "./derive/containerd.js";
 import { parseEndOfLifeJson } from "./derive/endoflife.js";
 import { DeriveInputError } from "./derive/errors.js";
+import { FEATURE_GATES_DIR, compareFeatureGates, parseFeatureGatePages, renderFeatureGatesYaml, type FeatureGatePage } from "./derive/feature-gates.js";
 import { parseKbEntity, schemaFields } from "./derive/kb-entity.js";
 import {
   deriveRemovals,
@@ -49,6 +51,9 @@ It never edits kb/. Give at least one input:
   --endoflife <file>            endoflife.date's https://endoflife.date/api/kubernetes.json, saved
   --containerd-releases <file>  containerd's RELEASES.md
       --containerd-commit <sha> the containerd commit the file is from (found by itself in a clean clone)
+  --feature-gates <dir>         kubernetes/website's ${FEATURE_GATES_DIR}
+                                folder (or the root of a website checkout), e.g. extracted with git archive
+      --website-commit <sha>    the kubernetes/website commit the pages are from (sourceUrl links to the pages there)
 
 Options:
   --output text|yaml            a report (default), or proposed YAML per kb file
@@ -311,6 +316,54 @@ function containerdSection(file: string, commitFlag: string | undefined, kbDir: 
   });
 }
 
+// ---------------------------------------------------------------- kubernetes/website feature gates
+
+const FEATURE_GATES_HINT = `give the ${FEATURE_GATES_DIR} folder of a kubernetes/website checkout (or the checkout itself)`;
+/** A feature-gate page is a paragraph or two; anything this large is not one. */
+const MAX_PAGE_BYTES = 1 << 20;
+
+function readFeatureGatePages(directory: string): { pages: FeatureGatePage[]; directory: string } {
+  statOrFail("--feature-gates", directory, "directory", FEATURE_GATES_HINT);
+  const nested = path.join(directory, ...FEATURE_GATES_DIR.split("/"));
+  const folder = fs.existsSync(nested) && fs.statSync(nested).isDirectory() ? nested : directory;
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder).filter((name) => name.endsWith(".md")).sort();
+  } catch (error) {
+    throw new DeriveInputError(`--feature-gates: cannot list ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const pages: FeatureGatePage[] = [];
+  for (const name of names) {
+    const file = path.join(folder, name);
+    if (!fs.statSync(file).isFile()) continue;
+    if (fs.statSync(file).size > MAX_PAGE_BYTES) throw new DeriveInputError(`--feature-gates: ${displayPath(file)} is over ${MAX_PAGE_BYTES} bytes; it is not a feature-gate page`);
+    pages.push({ file: name, text: readText("--feature-gates", file, FEATURE_GATES_HINT) });
+  }
+  if (pages.length === 0) throw new DeriveInputError(`--feature-gates: ${displayPath(folder)} holds no .md pages; ${FEATURE_GATES_HINT}`);
+  return { pages, directory: folder };
+}
+
+function featureGatesSection(directory: string, commitFlag: string | undefined, kbDir: string): Section {
+  if (commitFlag !== undefined && !/^[0-9a-f]{7,40}$/.test(commitFlag)) {
+    throw new DeriveInputError(`--website-commit: "${commitFlag}" is not a git commit id (7 to 40 lower-case hex digits)`);
+  }
+  const read = readFeatureGatePages(path.resolve(directory));
+  const parsed = parseFeatureGatePages(read.pages);
+  const commit = commitFlag ?? null;
+  const { records, file } = readKb("featureGates", kbDir);
+  const removed = parsed.gates.filter((gate) => gate.removed).length;
+  return compareFeatureGates({
+    kb: records,
+    parsed,
+    commit,
+    fields: schemaFields("featureGates"),
+    file,
+    from: `kubernetes/website feature-gate pages (${displayPath(read.directory)}, ${parsed.gates.length} gates of which ${removed} removed, ${parsed.skipped.length} page${parsed.skipped.length === 1 ? "" : "s"} left out; ${
+      commit === null ? "commit unknown: pass --website-commit" : `commit ${commit.slice(0, 12)}`
+    })`,
+  });
+}
+
 // ---------------------------------------------------------------- kb/
 
 function readKb<E extends EntityName>(entity: E, kbDir: string): { records: KbBundle[E]; file: string } {
@@ -341,6 +394,8 @@ function run(argv: readonly string[]): { code: number; stdout: string; stderr: s
         endoflife: { type: "string" },
         "containerd-releases": { type: "string" },
         "containerd-commit": { type: "string" },
+        "feature-gates": { type: "string" },
+        "website-commit": { type: "string" },
         output: { type: "string" },
         kb: { type: "string" },
         help: { type: "boolean" },
@@ -361,15 +416,20 @@ function run(argv: readonly string[]): { code: number; stdout: string; stderr: s
     if (values["containerd-releases"] === undefined && values["containerd-commit"] !== undefined) {
       throw new DeriveInputError("--containerd-commit goes with --containerd-releases");
     }
-    if (values["kubernetes-api"] === undefined && values.endoflife === undefined && values["containerd-releases"] === undefined) {
-      throw new DeriveInputError("give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file>");
+    if (values["feature-gates"] === undefined && values["website-commit"] !== undefined) {
+      throw new DeriveInputError("--website-commit goes with --feature-gates");
+    }
+    if (values["kubernetes-api"] === undefined && values.endoflife === undefined && values["containerd-releases"] === undefined && values["feature-gates"] === undefined) {
+      throw new DeriveInputError("give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>)");
     }
     const kbDir = kbDirectory(values.kb);
     const sections: Section[] = [];
     if (values["kubernetes-api"] !== undefined) sections.push(apiRemovalsSection({ repo: values["kubernetes-api"], tags: values.tags, since }, kbDir));
     if (values.endoflife !== undefined) sections.push(releasesSection(values.endoflife, kbDir));
     if (values["containerd-releases"] !== undefined) sections.push(containerdSection(values["containerd-releases"], values["containerd-commit"], kbDir));
-    return { code: needsReview(sections) ? 1 : 0, stdout: output === "yaml" ? renderYaml(sections) : renderText(sections), stderr: "" };
+    if (values["feature-gates"] !== undefined) sections.push(featureGatesSection(values["feature-gates"], values["website-commit"], kbDir));
+    const yaml = (): string => sections.map((section) => (section.entity === "featureGates" ? renderFeatureGatesYaml(section) : renderYaml([section]))).join("---\n");
+    return { code: needsReview(sections) ? 1 : 0, stdout: output === "yaml" ? yaml() : renderText(sections), stderr: "" };
   } catch (error) {
     if (error instanceof DeriveInputError) return { code: 2, stdout: "", stderr: `kb:derive: ${error.message}\n` };
     if (error instanceof ConfigError) return { code: 2, stdout: "", stderr: `kb:derive: ${error.message}\n` };

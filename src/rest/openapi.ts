@@ -9,6 +9,8 @@ import type { EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import {
   errorResponse,
+  finding,
+  firewallCheckRequest,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
   kbRevision,
@@ -150,6 +152,44 @@ function buildRegistry(): OpenAPIRegistry {
       responses: { 200: { description: "The answer; `ok` is false when there is an ERROR finding.", ...json(operation.response) }, ...errors },
     });
   }
+  const flowFilters = {
+    from: text("Source role: control-plane, workers or external", "workers"),
+    to: text("Destination role", "control-plane"),
+    cni: text("The cluster's CNI: calico, cilium or flannel (its flows are added)", "calico"),
+    version: text("A Kubernetes version: only flows that apply to it", "1.31"),
+  };
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/upgrade-impact",
+    summary: "What changes between two minors beyond apiVersions: behaviour changes, configuration files, feature gates",
+    tags: ["checks"],
+    request: { query: z.object({ from: z.string().openapi({ example: "1.24" }), to: z.string().openapi({ example: "1.29" }), area: text("Comma-separated areas: tenant-isolation, security, networking, storage, scheduling, node, observability", "tenant-isolation") }) },
+    responses: { 200: { description: "The changes by release and by area, with notes on where the knowledge ends", ...json(z.record(z.string(), z.unknown()).openapi("UpgradeImpact")) }, ...readErrors },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/flows",
+    summary: "Network flows a firewall between node roles must allow (Kubernetes and the CNI)",
+    tags: ["firewall"],
+    request: { query: z.object(flowFilters) },
+    responses: { 200: { description: "The flows, with notes (a missing CNI)", ...json(z.record(z.string(), z.unknown()).openapi("FlowList")) }, ...readErrors },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/firewall-rules",
+    summary: "The flows as firewall rules: nftables, iptables-restore, or JSON for Terraform and security-group tools",
+    tags: ["firewall"],
+    request: { query: z.object({ ...flowFilters, format: text("nftables, iptables or json (default)", "nftables"), cidrs: text("Address ranges per role: control-plane=10.0.0.0/24;workers=10.1.0.0/16", "control-plane=10.0.0.0/24;workers=10.1.0.0/16") }) },
+    responses: { 200: { description: "{format, rules (the file's text), flows, notes, kbRevision}", ...json(z.object({ format: z.string(), rules: z.string(), flows: z.number().int(), notes: z.array(finding), kbRevision }).openapi("FirewallRules")) }, ...readErrors },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/firewall/check",
+    summary: "Which flows the cluster needs that an allowed-flows list lacks",
+    tags: ["firewall"],
+    request: { body: { required: true, ...json(firewallCheckRequest) } },
+    responses: { 200: { description: "FLOW_NOT_ALLOWED findings (ERROR for required flows, WARNING for conditional ones)", ...json(z.object({ ok: z.boolean(), status: z.string(), kbRevision, cni: z.string().nullable(), version: z.string().nullable(), flowsChecked: z.number().int(), findings: z.array(finding) }).openapi("FirewallCheck")) }, ...errors },
+  });
   registry.registerPath({
     method: "post",
     path: "/api/v1/scan",

@@ -11,6 +11,7 @@ import { planFromKubectl } from "../domain/kubectl-inputs.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
+import { checkFirewall } from "../domain/firewall.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
 import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
@@ -21,6 +22,7 @@ import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
 import {
   MAX_MANIFEST_CHARS,
+  firewallCheckRequest,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
   nodePoolRollbackRequest,
@@ -74,6 +76,11 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
       toVersion: body.toVersion,
       profile: body.profile,
     });
+  });
+
+  check("/firewall/check", (req, snapshot) => {
+    const body = parseJsonBody(firewallCheckRequest, req);
+    return checkFirewall(snapshot, body.allowed, { cni: body.cni, version: body.version });
   });
 
   check("/node-pool/upgrade-check", (req, snapshot) => checkNodePoolUpgrade(snapshot, parseJsonBody(nodePoolUpgradeRequest, req)));

@@ -18,6 +18,8 @@ import {
   summarise,
 } from "../domain/catalog.js";
 import { InputError } from "../core/errors.js";
+import { firewallRules, listFlows, parseRoleCidrs, type FirewallFormat } from "../domain/firewall.js";
+import { upgradeImpact } from "../domain/impact.js";
 import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
 import { parseAsOf } from "../domain/validate.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
@@ -100,6 +102,24 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
     const release = getRelease(snapshot, String(resolveVersionAlias(snapshot, req.params.version, asOf, "version")));
     // Computed, not part of the record: an edit may send it back and it is ignored.
     return { ...release, support: releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
+  });
+
+  get("/upgrade-impact", (req, snapshot) => {
+    const query = parseQuery({ from: filterValue, to: filterValue, area: filterValue.optional() }, req);
+    return upgradeImpact(snapshot, query.from, query.to, { areas: query.area });
+  });
+
+  const flowQuery = { from: filterValue.optional(), to: filterValue.optional(), cni: filterValue.optional(), version: filterValue.optional() };
+  get("/flows", (req, snapshot) => {
+    const query = parseQuery(flowQuery, req);
+    return listFlows(snapshot, query);
+  });
+
+  get("/firewall-rules", (req, snapshot) => {
+    const query = parseQuery({ ...flowQuery, format: z.enum(["nftables", "iptables", "json"], { message: "must be nftables, iptables or json" }).default("json"), cidrs: z.string().max(4000).optional() }, req);
+    const list = listFlows(snapshot, query);
+    const format: FirewallFormat = query.format;
+    return { format, rules: firewallRules(list, format, parseRoleCidrs(query.cidrs)), flows: list.flows.length, notes: list.notes, kbRevision: snapshot.revision };
   });
 
   // Every other kind of knowledge in the registry: its whole list, under its collection.

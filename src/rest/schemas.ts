@@ -47,6 +47,11 @@ export const componentVersionInput = z
       .boolean()
       .nullish()
       .openapi({ description: "For a kubelet: the failCgroupV1 setting of its KubeletConfiguration (default true from 1.35)." }),
+    featureGates: z
+      .string()
+      .max(20_000, "must be at most 20000 characters")
+      .nullish()
+      .openapi({ description: "The feature gates the component is started with, as --feature-gates takes them (A=true,B=false); judged at the component's version.", example: "InPlacePodVerticalScaling=true" }),
   })
   .openapi("ComponentVersionInput");
 
@@ -161,6 +166,9 @@ export const upgradePlan = z
         .openapi("UpgradeStep"),
     ),
     apiRemovals: z.array(apiRemoval),
+    hops: z
+      .array(z.object({ kubernetesVersion: z.string(), changes: z.array(z.record(z.string(), z.unknown())) }).openapi("ImpactRelease"))
+      .openapi({ description: "Per control-plane minor crossed, what that hop changes beyond apiVersions (behaviour changes, configuration-file versions, feature gates), as GET /api/v1/upgrade-impact lists them." }),
     findings: z.array(finding),
   })
   .openapi("UpgradePlan");
@@ -201,8 +209,40 @@ export const manifestScanReport = z
         })
         .openapi("ManifestFinding"),
     ),
+    changeFindings: z.array(
+      z
+        .object({
+          code: z.enum(["FIELD_CHANGED", "FIELD_CHANGE_SCHEDULED", "CONFIG_API_REMOVED", "CONFIG_API_DEPRECATED", "CONFIG_API_REMOVAL_SCHEDULED", "CONFIG_API_NOT_AVAILABLE"]),
+          severity,
+          apiVersion: z.string(),
+          kind: z.string(),
+          name: z.string().nullable(),
+          namespace: z.string().nullable(),
+          documentIndex: z.number().int(),
+          line: z.number().int(),
+          source: z.string().nullable(),
+          field: z.string().nullable().openapi({ description: "The field or annotation as found (spec.template.spec.volumes[0].gitRepo); null for a configuration file's version." }),
+          behaviourChange: z.string().nullable().openapi({ description: "The behaviour change (GET /api/v1/behaviour-changes) the finding belongs to." }),
+          ruleId: z.string().openapi({ description: "The field rule's id (GET /api/v1/field-rules), or the configuration API's kind and apiVersion." }),
+          changesIn: z.string().nullable(),
+          replacement: z.string().nullable(),
+          message: z.string(),
+          sourceUrl: z.string(),
+        })
+        .openapi("ChangeFinding"),
+    ).openapi({ description: "Objects a behaviour change touches through a field or annotation (kb/field-rules.yaml), and configuration files (KubeletConfiguration, KubeSchedulerConfiguration ...) of a version the target's component no longer reads." }),
   })
   .openapi("ManifestScanReport");
+
+export const firewallCheckRequest = z
+  .strictObject({
+    allowed: z
+      .union([z.string().max(200_000), z.array(z.union([z.string().max(200), z.record(z.string(), z.unknown())])).max(2000)])
+      .openapi({ description: 'What the firewall allows: lines such as "workers -> control-plane tcp/6443" (roles control-plane, workers, external, any; protocols tcp, udp, sctp, ipip, esp, any), or objects {from, to, protocol, port, endPort}.' }),
+    cni: shortText("The cluster's CNI (calico, cilium, flannel): its flows are checked too.", "calico").nullish(),
+    version: shortText("The Kubernetes version the cluster runs or upgrades to: only flows that apply to it.", "1.31").nullish(),
+  })
+  .openapi("FirewallCheckRequest");
 
 export const errorResponse = z
   .object({
