@@ -17,7 +17,9 @@ import { scanManifests } from "../src/domain/scan.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
 import { validateCluster } from "../src/domain/validate.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+import { answer as chatAnswer } from "../src/chatops/commands.js";
+import { kubecompat } from "./support/cli-process.js";
+import { startListeningRuntime, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
 
 let snapshot: KbSnapshot;
@@ -280,5 +282,46 @@ describe("the new kinds are served", () => {
     assert.equal(graphql.body.errors, undefined, JSON.stringify(graphql.body.errors));
     assert.equal(graphql.body.data.featureGates[0].removedIn, "1.26");
     assert.equal(graphql.body.data.controllers.length, snapshot.controllers.length);
+  });
+});
+
+describe("chat and the CLI", () => {
+  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
+  before(async () => {
+    listening = await startListeningRuntime({ inMemory: true });
+  });
+  after(async () => {
+    await listening?.close();
+  });
+
+  it("answers `impact 1.24 -> 1.26 tenant-isolation` and `ports workers -> control-plane calico` in chat", () => {
+    const impact = chatAnswer(snapshot, "impact 1.24 -> 1.26 tenant-isolation").text;
+    assert.match(impact, /What changes from 1\.24 to 1\.26 for tenant-isolation/);
+    assert.match(impact, /\*\*1\.25 \(\d+\)\*\*\n- `removed` PodSecurityPolicy is removed/);
+    const ports = chatAnswer(snapshot, "ports workers -> control-plane calico").text;
+    assert.match(ports, /Flows from workers to control plane with calico/);
+    assert.match(ports, /`6443\/TCP` workers → control plane \(kube-apiserver\)/);
+    assert.match(ports, /`179\/TCP` workers \(calico-node\) → control plane \(calico-node\) \[calico\]/);
+    assert.match(chatAnswer(snapshot, "ports kubelet").text, /Ports of kubelet/, "a component's ports are still asked the old way");
+    assert.match(chatAnswer(snapshot, "impact 1.24").text, /give the minor you upgrade from and the one you upgrade to/);
+  });
+
+  it("runs `kubecompat impact`, `kubecompat flows --rules nftables` and `kubecompat firewall` against the server", async () => {
+    const env = { KUBECOMPAT_URL: listening!.url, NO_COLOR: "1" };
+    const impact = await kubecompat(["impact", "--from", "1.24", "--to", "1.26", "--area", "tenant-isolation"], { env });
+    assert.equal(impact.code, 0, impact.stderr);
+    assert.match(impact.stdout, /^1\.25:\n  REMOVED +PodSecurityPolicy is removed/m);
+    const rules = await kubecompat(["flows", "--cni", "calico", "--rules", "nftables"], { env });
+    assert.equal(rules.code, 0, rules.stderr);
+    assert.match(rules.stdout, /^table inet kubecompat {$/m);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-firewall-"));
+    fs.writeFileSync(path.join(dir, "allowed.txt"), "# what our security group allows\nworkers -> control-plane tcp/6443\ncontrol-plane -> control-plane tcp/2379\n");
+    const check = await kubecompat(["firewall", path.join(dir, "allowed.txt"), "--at", "1.31"], { env });
+    assert.equal(check.code, 1, "a missing required flow fails the pipeline");
+    assert.match(check.stdout, /FLOW_NOT_ALLOWED/);
+    assert.match(check.stdout, /control-plane \(kube-apiserver\) -> worker \(kubelet\) tcp\/10250 is not allowed/);
+    const usage = await kubecompat(["impact", "--from", "1.24"], { env });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /kubecompat impact needs --to \(e\.g\. --to 1\.29\)/);
   });
 });

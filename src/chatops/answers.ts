@@ -10,6 +10,9 @@ import { checkOf, type Finding, type FindingCheck, type Severity } from "../doma
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { scanManifests } from "../domain/scan.js";
+import { listFlows } from "../domain/firewall.js";
+import { upgradeImpact, type ImpactItem } from "../domain/impact.js";
+import type { NetworkFlowRecord } from "../knowledge/records.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { releaseStatus, resolveVersionAlias, supportedReleases } from "../domain/release-status.js";
 import { minorOf, parseKubernetesVersion } from "../core/versions.js";
@@ -184,6 +187,52 @@ export function runPorts(snapshot: KbSnapshot, command: Extract<ChatCommand, { k
       ports.length === 0
         ? { style: "plain", lines: [[`${component.name} listens on no port of its own.`]] }
         : { style: "bullets", lines: shown.map(portLine), omitted },
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
+const ROLE_WORDS: Readonly<Record<NetworkFlowRecord["from"]["role"], string>> = { CONTROL_PLANE: "control plane", WORKER: "workers", EXTERNAL: "outside" };
+
+function flowLine(flow: NetworkFlowRecord): Line {
+  const port = flow.port === null ? flow.protocol : `${flow.endPort === null ? flow.port : `${flow.port}-${flow.endPort}`}/${flow.protocol}`;
+  const need = flow.need === "REQUIRED" ? "required" : flow.need === "OPTIONAL" ? "optional" : `when ${(flow.condition ?? "needed").replace(/\.$/, "")}`;
+  const who = (end: NetworkFlowRecord["from"]) => `${ROLE_WORDS[end.role]}${end.component === null ? "" : ` (${end.component})`}`;
+  return [{ code: port }, ` ${who(flow.from)} → ${who(flow.to)}${flow.cni === null ? "" : ` [${flow.cni}]`} — ${flow.purpose} (${need})`, ...sourceLink(flow.sourceUrl)];
+}
+
+export function runFlows(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "flows" }>): ChatReplyDoc {
+  const list = listFlows(snapshot, { from: command.from, to: command.to, cni: command.cni });
+  const { shown, omitted } = firstOf(list.flows);
+  const headline = `🧱 Flows from ${ROLE_WORDS[list.from!]} to ${ROLE_WORDS[list.to!]}${list.cni === null ? "" : ` with ${list.cni}`}`;
+  return {
+    headline,
+    sections: [
+      list.flows.length === 0 ? { style: "plain", lines: [["None: the knowledge base has no flow between these roles."]] } : { title: `${list.flows.length} to allow`, style: "bullets", lines: shown.map(flowLine), omitted },
+      ...(list.notes.length === 0 ? [] : [{ style: "quote" as const, lines: list.notes.map((note): Line => [note.message]) }]),
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
+function impactLine(item: ImpactItem): Line {
+  return [{ code: item.change.toLowerCase().replace(/_/g, " ") }, ` ${item.title} — ${item.beforeUpgrade}`, ...sourceLink(item.sourceUrl)];
+}
+
+export function runImpact(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "impact" }>): ChatReplyDoc {
+  const impact = upgradeImpact(snapshot, command.from, command.to, { areas: command.areas ?? null });
+  const sections: ReplySection[] = impact.releases
+    .filter((release) => release.changes.length > 0)
+    .map((release) => {
+      const { shown, omitted } = firstOf(release.changes);
+      return { title: `${release.kubernetesVersion} (${release.changes.length})`, style: "bullets" as const, lines: shown.map(impactLine), omitted };
+    });
+  const areas = impact.areas.length === 0 ? "" : ` for ${impact.areas.join(", ")}`;
+  return {
+    headline: `🧭 What changes from ${impact.fromVersion} to ${impact.toVersion}${areas}: ${impact.count} change${impact.count === 1 ? "" : "s"}`,
+    sections: [
+      ...(sections.length === 0 ? [{ style: "plain" as const, lines: [["Nothing the knowledge base records lands on the way."] as Line] }] : sections),
+      ...(impact.notes.length === 0 ? [] : [{ style: "quote" as const, lines: impact.notes.map((note): Line => [note.message]) }]),
     ],
     context: [revision(snapshot)],
   };

@@ -14,6 +14,10 @@ export type ChatCommand =
   /** Without `from`: the API versions removed in `to` itself. */
   | { readonly kind: "removals"; readonly from?: string; readonly to: string }
   | { readonly kind: "ports"; readonly component: string }
+  /** `ports workers -> control-plane [calico]`: the flows a firewall between the roles must allow. */
+  | { readonly kind: "flows"; readonly from: string; readonly to: string; readonly cni?: string }
+  /** `impact 1.24 -> 1.29 [tenant-isolation]`: what changes beyond apiVersions, by release. */
+  | { readonly kind: "impact"; readonly from: string; readonly to: string; readonly areas?: string }
   | { readonly kind: "skew"; readonly component: string; readonly at?: string; readonly profile?: string }
   /** Without a version: the newest release the knowledge base knows. */
   | { readonly kind: "release"; readonly version?: string }

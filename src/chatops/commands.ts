@@ -16,6 +16,8 @@ import {
   componentWords,
   runCheck,
   runCoverage,
+  runFlows,
+  runImpact,
   runNodePool,
   runPlan,
   runPorts,
@@ -56,6 +58,10 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
       return runRemovals(snapshot, command);
     case "ports":
       return runPorts(snapshot, command);
+    case "flows":
+      return runFlows(snapshot, command);
+    case "impact":
+      return runImpact(snapshot, command);
     case "skew":
       return runSkew(snapshot, command);
     case "release":

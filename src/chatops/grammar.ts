@@ -27,6 +27,10 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   apis: "removals",
   ports: "ports",
   port: "ports",
+  flows: "ports",
+  firewall: "ports",
+  impact: "impact",
+  changes: "impact",
   skew: "skew",
   rules: "skew",
   "skew-rules": "skew",
@@ -120,9 +124,30 @@ function parseRemovals(args: string[]): ChatCommand {
 }
 
 function parsePorts(args: string[]): ChatCommand {
+  // `ports workers -> control-plane [calico]`: flows between roles rather than a component's ports.
+  const arrow = args.indexOf("->");
+  if (arrow !== -1) {
+    const from = args.slice(0, arrow).filter((word) => word.toLowerCase() !== "from");
+    const [to, cni, ...extra] = args.slice(arrow + 1);
+    if (from.length !== 1 || to === undefined) throw new Problem("name two roles: ports workers -> control-plane [calico]", "flows");
+    if (extra.length > 0) throw new Problem(`I do not understand ${quote(extra.join(" "))} after the CNI`, "flows");
+    return { kind: "flows", from: from[0]!, to, ...(cni === undefined ? {} : { cni: cni.replace(/^cni=/i, "") }) };
+  }
   const words = ["of", "for"].includes(args[0]?.toLowerCase() ?? "") ? args.slice(1) : args;
   if (words.length === 0) throw new Problem("name a component", "ports");
   return { kind: "ports", component: words.join(" ") };
+}
+
+/** `impact [from] 1.24 -> 1.29 [tenant-isolation,security]` (also `1.24 to 1.29`). */
+function parseImpact(args: string[]): ChatCommand {
+  const words = args[0]?.toLowerCase() === "from" ? args.slice(1) : args;
+  const separator = words.findIndex((token) => SEPARATORS.has(token.toLowerCase()));
+  const from = separator === -1 ? words[0] : words[separator - 1];
+  const to = separator === -1 ? words[1] : words[separator + 1];
+  const rest = separator === -1 ? words.slice(2) : [...words.slice(0, separator - 1), ...words.slice(separator + 2)];
+  if (!isVersionLike(from) || !isVersionLike(to)) throw new Problem("give the minor you upgrade from and the one you upgrade to: impact 1.24 -> 1.29", "impact");
+  const areas = rest.map((word) => word.replace(/^areas?=/i, "")).join(",");
+  return { kind: "impact", from: from!, to: to!, ...(areas === "" ? {} : { areas }) };
 }
 
 function parseSkew(args: string[]): ChatCommand {
@@ -193,6 +218,8 @@ export function parseCommand(text: string): ParseResult {
         return { ok: true, command: parsePorts(args) };
       case "skew":
         return { ok: true, command: parseSkew(args) };
+      case "impact":
+        return { ok: true, command: parseImpact(args) };
       case "release":
         return { ok: true, command: parseRelease(args) };
       case "coverage":

@@ -12,6 +12,9 @@
  *   kubecompat nodepool FROM TO --control-plane V [--profile NAME]       POST /api/v1/node-pool/upgrade-check
  *   kubecompat nodepool FROM TO --control-plane V --rollback [...]       POST /api/v1/node-pool/rollback-check
  *                                                                        (FROM as current, TO as rollbackTo)
+ *   kubecompat impact --from V --to V [--area AREAS]                     GET /api/v1/upgrade-impact
+ *   kubecompat flows [--from R] [--to R] [--cni N] [--rules FORMAT]      GET /api/v1/flows (or /firewall-rules)
+ *   kubecompat firewall ALLOWED_FILE [--cni N] [--at V]                  POST /api/v1/firewall/check
  *
  * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000.
  * Output: --output text (default; colours only on a TTY without NO_COLOR) | json | markdown.
@@ -79,7 +82,7 @@
  */
 import { readFileSync } from "node:fs";
 import { KubecompatApi } from "./client/api.js";
-import { check, nodepool, plan, scan, type CliContext } from "./client/commands.js";
+import { check, firewall, flows, impact, nodepool, plan, scan, type CliContext } from "./client/commands.js";
 import {
   COMMANDS,
   DEFAULT_SERVER,
@@ -105,6 +108,9 @@ const RUN: Readonly<Record<CommandName, (commandLine: CommandLine, context: CliC
   plan,
   scan,
   nodepool,
+  impact,
+  flows,
+  firewall,
 };
 
 async function readStdin(): Promise<string> {

@@ -80,6 +80,45 @@ export interface ScanAnswer {
   readonly findings: readonly ManifestFinding[];
   /** About the scan as a whole (KNOWLEDGE_EDGE); absent from older servers. */
   readonly notes?: readonly Finding[];
+  /** Fields, annotations and configuration files a behaviour change touches; absent from older servers. */
+  readonly changeFindings?: readonly ChangeFinding[];
+}
+
+export interface ChangeFinding {
+  readonly code: string;
+  readonly severity: Severity;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string | null;
+  readonly namespace: string | null;
+  readonly documentIndex: number;
+  readonly line: number;
+  readonly source: string | null;
+  readonly field: string | null;
+  readonly changesIn: string | null;
+  readonly replacement: string | null;
+  readonly message: string;
+  readonly sourceUrl: string | null;
+}
+
+/** A change finding in the shape of the scan's table rows (changesIn standing for removedIn). */
+export function asManifestFinding(change: ChangeFinding): ManifestFinding {
+  return {
+    code: change.code,
+    severity: change.severity,
+    apiVersion: change.apiVersion,
+    kind: change.kind,
+    name: change.name,
+    namespace: change.namespace,
+    documentIndex: change.documentIndex,
+    line: change.line,
+    source: change.source,
+    removedIn: change.changesIn ?? "",
+    deprecatedIn: null,
+    replacement: change.replacement,
+    message: change.message,
+    sourceUrl: change.sourceUrl,
+  };
 }
 
 export interface NodePoolStep {

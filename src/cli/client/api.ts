@@ -60,13 +60,23 @@ export class KubecompatApi {
   }
 
   async post(route: string, body: unknown): Promise<unknown> {
+    return this.send("POST", route, body);
+  }
+
+  /** A read: the query's defined values become the query string. */
+  async get(route: string, query: Readonly<Record<string, string | undefined>>): Promise<unknown> {
+    return this.send("GET", route, undefined, query);
+  }
+
+  private async send(method: "GET" | "POST", route: string, body: unknown, query: Readonly<Record<string, string | undefined>> = {}): Promise<unknown> {
     const url = new URL(route.replace(/^\//, ""), this.base);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
     let response: Response;
     try {
       response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", "user-agent": this.userAgent },
-        body: JSON.stringify(body),
+        method,
+        headers: { ...(method === "POST" ? { "content-type": "application/json" } : {}), accept: "application/json", "user-agent": this.userAgent },
+        ...(method === "POST" ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         redirect: "error",
       });
@@ -82,7 +92,7 @@ export class KubecompatApi {
     }
     if (response.ok) {
       if (answer === undefined || answer === null || typeof answer !== "object") {
-        throw new ServerAnswerError(`${this.server} answered POST ${url.pathname} with something that is not JSON; is it a kubecompat server?`, [
+        throw new ServerAnswerError(`${this.server} answered ${method} ${url.pathname} with something that is not JSON; is it a kubecompat server?`, [
           `the answer began: ${JSON.stringify(text.slice(0, 80))}`,
         ]);
       }
@@ -91,7 +101,7 @@ export class KubecompatApi {
     const serverError = errorOf(answer);
     if (serverError !== null) throw new ServerRefusedError(response.status, serverError, this.server);
     throw new ServerAnswerError(
-      `${this.server} answered POST ${url.pathname} with ${response.status} ${response.statusText} and no kubecompat error; is it a kubecompat server?`,
+      `${this.server} answered ${method} ${url.pathname} with ${response.status} ${response.statusText} and no kubecompat error; is it a kubecompat server?`,
       text.trim() === "" ? [] : [`the answer began: ${JSON.stringify(text.slice(0, 80))}`],
     );
   }

@@ -10,7 +10,7 @@ import { UsageError } from "./errors.js";
 
 export { editDistance };
 
-export const COMMANDS = ["check", "plan", "scan", "nodepool"] as const;
+export const COMMANDS = ["check", "plan", "scan", "nodepool", "impact", "flows", "firewall"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
@@ -61,6 +61,23 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
   scan: [
     { name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" },
     { name: "from", value: "VERSION", description: "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade" },
+  ],
+  impact: [
+    { name: "from", value: "VERSION", description: "the minor the cluster runs (required)" },
+    { name: "to", value: "VERSION", description: "the minor to upgrade to (required)" },
+    { name: "area", value: "AREAS", description: "only these areas, comma-separated: tenant-isolation, security, networking, storage, scheduling, node, observability" },
+  ],
+  flows: [
+    { name: "from", value: "ROLE", description: "source role: control-plane, workers or external" },
+    { name: "to", value: "ROLE", description: "destination role" },
+    { name: "cni", value: "NAME", description: "the cluster's CNI (calico, cilium, flannel): its flows are added" },
+    { name: "at", value: "VERSION", description: "only flows that apply to this Kubernetes version" },
+    { name: "rules", value: "FORMAT", description: "print firewall rules instead of a list: nftables, iptables or json" },
+    { name: "cidrs", value: "RANGES", description: "address ranges per role for --rules, e.g. control-plane=10.0.0.0/24;workers=10.1.0.0/16" },
+  ],
+  firewall: [
+    { name: "cni", value: "NAME", description: "the cluster's CNI (calico, cilium, flannel): its flows are checked too" },
+    { name: "at", value: "VERSION", description: "the Kubernetes version the cluster runs or upgrades to" },
   ],
   nodepool: [
     { name: "control-plane", value: "VERSION", description: "the control plane's (kube-apiserver's) version, e.g. 1.30 (required)" },
@@ -231,6 +248,27 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
       "are skipped) or - for stdin. Each file is sent on its own to POST /api/v1/scan, so findings name it.",
     examples: ["kubecompat scan --to 1.29 manifests/", "helm template shop ./chart | kubecompat scan --to 1.29 -"],
   },
+  impact: {
+    usage: ["kubecompat impact --from VERSION --to VERSION [--area AREAS]"],
+    summary:
+      "What changes between two minors beyond apiVersions: behaviour changes, configuration-file versions and\n" +
+      "feature gates, by the release they land in (GET /api/v1/upgrade-impact).",
+    examples: ["kubecompat impact --from 1.24 --to 1.29 --area tenant-isolation"],
+  },
+  flows: {
+    usage: ["kubecompat flows [--from ROLE] [--to ROLE] [--cni NAME] [--at VERSION] [--rules nftables|iptables|json [--cidrs RANGES]]"],
+    summary:
+      "The network flows a firewall between node roles must allow, for Kubernetes and the CNI (GET /api/v1/flows);\n" +
+      "with --rules, the same flows as an nftables file, an iptables-restore file or JSON (GET /api/v1/firewall-rules).",
+    examples: ["kubecompat flows --from workers --to control-plane --cni calico", "kubecompat flows --cni cilium --rules nftables > kubecompat.nft && nft -c -f kubecompat.nft"],
+  },
+  firewall: {
+    usage: ["kubecompat firewall ALLOWED_FILE [--cni NAME] [--at VERSION]"],
+    summary:
+      "Which flows the cluster needs that the firewall does not allow (POST /api/v1/firewall/check). ALLOWED_FILE\n" +
+      "(or - for stdin) has one flow per line: `workers -> control-plane tcp/6443`, `any -> workers udp/8472`.",
+    examples: ["kubecompat firewall allowed.txt --cni calico --at 1.31"],
+  },
   nodepool: {
     usage: ["kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION [--profile NAME] [--rollback]"],
     summary:
@@ -283,6 +321,9 @@ export function topLevelHelp(): string {
     "  check     is this combination of versions supported?",
     "  plan      the upgrade steps to a target version",
     "  scan      manifests using API versions removed or deprecated at a target version",
+    "  impact    what changes between two minors beyond apiVersions",
+    "  flows     the flows a firewall between node roles must allow, or them as firewall rules",
+    "  firewall  which needed flows an allowed-flows list lacks",
     "  nodepool  can a node pool be upgraded (or rolled back) from one spec to another?",
     "",
     "Flags (every command):",

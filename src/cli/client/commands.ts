@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { ServerRefusedError, type KubecompatApi } from "./api.js";
-import { asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, fails, type ManifestFinding, type ScanAnswer } from "./answers.js";
+import { asManifestFinding, asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, fails, type ManifestFinding, type ScanAnswer } from "./answers.js";
 import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import {
@@ -187,7 +187,10 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   };
   await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, files.length) }, () => worker()));
 
-  const findings: FileFinding[] = results.flatMap(({ file, answer }) => answer.findings.map((finding: ManifestFinding) => ({ file, ...finding })));
+  // Fields, annotations and configuration files a change touches are findings too, in the same table.
+  const findings: FileFinding[] = results.flatMap(({ file, answer }) =>
+    [...answer.findings, ...(answer.changeFindings ?? []).map(asManifestFinding)].sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line).map((finding: ManifestFinding) => ({ file, ...finding })),
+  );
   // About each file as a whole (unreadable documents, APIs not judged); the same note of every file (where the knowledge ends) once.
   const notes = results
     .flatMap(({ file, answer }) => (answer.notes ?? []).map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })))
@@ -197,7 +200,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     const report = {
       targetVersion: first.targetVersion,
       notes,
-      files: results.map(({ file, answer }) => ({ file, findings: answer.findings })),
+      files: results.map(({ file, answer }) => ({ file, findings: answer.findings, changeFindings: answer.changeFindings ?? [] })),
     };
     context.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
@@ -267,5 +270,122 @@ export async function nodepool(commandLine: CommandLine, context: CliContext): P
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
   else if (context.output === "markdown") context.write(nodePoolMarkdown(answer, question));
   else context.write(nodePoolText(answer, question, context.style));
+  return fails(answer, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/** Flags that must be given, named in the message when they are not. */
+function required(commandLine: CommandLine, command: "impact", name: string, example: string): string {
+  const value = flagValue(commandLine, name);
+  if (value === undefined) throw new UsageError(`kubecompat ${command} needs --${name} (e.g. --${name} ${example})`, command);
+  return value;
+}
+
+function noPositionals(commandLine: CommandLine, command: "impact" | "flows"): void {
+  if (commandLine.positionals.length > 0) throw new UsageError(`kubecompat ${command} takes no file, but got "${commandLine.positionals[0]}"`, command);
+}
+
+async function read(context: CliContext, route: string, query: Record<string, string | undefined>): Promise<unknown> {
+  try {
+    return await context.api.get(route, query);
+  } catch (error) {
+    if (!(error instanceof ServerRefusedError)) throw error;
+    throw new ServerAnswerError(error.message, (error.serverError.details ?? []).filter((detail) => detail.message !== error.serverError.message).map((detail) => detail.message));
+  }
+}
+
+interface ImpactChange {
+  readonly id: string;
+  readonly change: string;
+  readonly title: string;
+  readonly beforeUpgrade: string;
+  readonly sourceUrl: string;
+}
+
+interface NoteLike {
+  readonly severity: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+function isImpact(answer: unknown): answer is { fromVersion: string; toVersion: string; count: number; releases: { kubernetesVersion: string; changes: ImpactChange[] }[]; notes: NoteLike[] } {
+  return answer !== null && typeof answer === "object" && Array.isArray((answer as { releases?: unknown }).releases) && typeof (answer as { count?: unknown }).count === "number";
+}
+
+/** `kubecompat impact --from 1.24 --to 1.29 [--area tenant-isolation]`: what changes beyond apiVersions, per release. */
+export async function impact(commandLine: CommandLine, context: CliContext): Promise<number> {
+  noPositionals(commandLine, "impact");
+  const route = "/api/v1/upgrade-impact";
+  const answer = await read(context, route, { from: required(commandLine, "impact", "from", "1.24"), to: required(commandLine, "impact", "to", "1.29"), area: flagValue(commandLine, "area") });
+  if (!isImpact(answer)) throw new ServerAnswerError(`${context.api.server} answered GET ${route} with something that is not an upgrade impact; is it a kubecompat server of this version?`, []);
+  if (context.output === "json") {
+    context.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  const lines: string[] = [];
+  for (const release of answer.releases) {
+    if (release.changes.length === 0) continue;
+    lines.push(context.output === "markdown" ? `### ${release.kubernetesVersion}\n` : `${release.kubernetesVersion}:`);
+    for (const change of release.changes) {
+      lines.push(context.output === "markdown" ? `- **${change.change.toLowerCase().replaceAll("_", " ")}** ${change.title}: ${change.beforeUpgrade} ([source](${change.sourceUrl}))` : `  ${change.change.padEnd(19)} ${change.title}\n  ${" ".repeat(19)} ${change.beforeUpgrade}`);
+    }
+    lines.push("");
+  }
+  for (const note of answer.notes) lines.push(`${note.severity} ${note.code}: ${note.message}`);
+  lines.push(`${answer.count} change${answer.count === 1 ? "" : "s"} from ${answer.fromVersion} to ${answer.toVersion}`);
+  context.write(`${lines.join("\n")}\n`);
+  return EXIT_OK;
+}
+
+interface FlowLike {
+  readonly id: string;
+  readonly from: { readonly role: string; readonly component: string | null };
+  readonly to: { readonly role: string; readonly component: string | null };
+  readonly protocol: string;
+  readonly port: number | null;
+  readonly endPort: number | null;
+  readonly need: string;
+  readonly cni: string | null;
+  readonly purpose: string;
+}
+
+/** `kubecompat flows [--from ROLE] [--to ROLE] [--cni NAME] [--rules FORMAT]`: the flows, or them as firewall rules. */
+export async function flows(commandLine: CommandLine, context: CliContext): Promise<number> {
+  noPositionals(commandLine, "flows");
+  const query = { from: flagValue(commandLine, "from"), to: flagValue(commandLine, "to"), cni: flagValue(commandLine, "cni"), version: flagValue(commandLine, "at") };
+  const format = flagValue(commandLine, "rules");
+  if (format !== undefined) {
+    const answer = await read(context, "/api/v1/firewall-rules", { ...query, format, cidrs: flagValue(commandLine, "cidrs") });
+    const rules = (answer as { rules?: unknown } | null)?.rules;
+    if (typeof rules !== "string") throw new ServerAnswerError(`${context.api.server} answered GET /api/v1/firewall-rules without rules; is it a kubecompat server of this version?`, []);
+    context.write(rules);
+    return EXIT_OK;
+  }
+  if (flagValue(commandLine, "cidrs") !== undefined) throw new UsageError("--cidrs goes with --rules (the address ranges of the rules)", "flows");
+  const answer = await read(context, "/api/v1/flows", query);
+  const list = (answer as { flows?: unknown } | null)?.flows;
+  if (!Array.isArray(list)) throw new ServerAnswerError(`${context.api.server} answered GET /api/v1/flows without flows; is it a kubecompat server of this version?`, []);
+  if (context.output === "json") {
+    context.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  const end = (side: FlowLike["from"]): string => `${side.role.toLowerCase().replace("_", "-")}${side.component === null ? "" : `/${side.component}`}`;
+  const lines = (list as FlowLike[]).map((flow) => {
+    const port = flow.port === null ? "" : `/${flow.endPort === null ? flow.port : `${flow.port}-${flow.endPort}`}`;
+    return `${`${flow.protocol.toLowerCase()}${port}`.padEnd(16)} ${end(flow.from)} -> ${end(flow.to)}  ${flow.need.toLowerCase()}${flow.cni === null ? "" : ` [${flow.cni}]`}  ${flow.id}`;
+  });
+  const notes = ((answer as { notes?: NoteLike[] }).notes ?? []).map((note) => `${note.severity} ${note.code}: ${note.message}`);
+  context.write(`${[...lines, ...notes, `${list.length} flow${list.length === 1 ? "" : "s"}`].join("\n")}\n`);
+  return EXIT_OK;
+}
+
+/** `kubecompat firewall ALLOWED_FILE [--cni NAME] [--at VERSION]`: which needed flows the list lacks. */
+export async function firewall(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const [file, ...extra] = commandLine.positionals;
+  if (file === undefined || extra.length > 0) throw new UsageError("kubecompat firewall takes one allowed-flows file (or - for stdin), one flow per line: workers -> control-plane tcp/6443", "firewall");
+  const allowed = await context.inputs.read(file, "allowed-flows file");
+  const route = "/api/v1/firewall/check";
+  const raw = await ask(context, route, defined({ allowed, cni: flagValue(commandLine, "cni"), version: flagValue(commandLine, "at") }), { file: labelOf(file) });
+  const answer = asValidationAnswer(raw, context.api.server, route);
+  context.write(context.output === "json" ? `${JSON.stringify(raw, null, 2)}\n` : context.output === "markdown" ? validationMarkdown(answer, undefined) : validationText(answer, undefined, context.style));
   return fails(answer, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
