@@ -310,7 +310,7 @@ describe("chat and the CLI", () => {
     const env = { KUBECOMPAT_URL: listening!.url, NO_COLOR: "1" };
     const impact = await kubecompat(["impact", "--from", "1.24", "--to", "1.26", "--area", "tenant-isolation"], { env });
     assert.equal(impact.code, 0, impact.stderr);
-    assert.match(impact.stdout, /^1\.25:\n  REMOVED +PodSecurityPolicy is removed/m);
+    assert.match(impact.stdout, /^1\.25:\n {2}REMOVED +PodSecurityPolicy is removed/m);
     const rules = await kubecompat(["flows", "--cni", "calico", "--rules", "nftables"], { env });
     assert.equal(rules.code, 0, rules.stderr);
     assert.match(rules.stdout, /^table inet kubecompat {$/m);

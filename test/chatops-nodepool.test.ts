@@ -13,7 +13,7 @@ import { SLACK_MAX_BLOCKS, SLACK_MAX_SECTION_TEXT, type SlackBlock } from "../sr
 import type { Config } from "../src/core/config.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolReport } from "../src/domain/node-pool.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { slackBody, slackEscape, slackSignature, unixNow } from "./support/slack-request.js";
 import { kbSnapshot } from "./support/snapshot.js";
 
@@ -167,7 +167,7 @@ function stepLines(answer: SlackAnswer): string[] {
 }
 
 describe("chatops nodepool over HTTP", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let app: Express;
 
   const slack = async (text: string): Promise<SlackAnswer> => {
@@ -192,7 +192,7 @@ describe("chatops nodepool over HTTP", () => {
     checkNodePoolUpgrade(runtime.kb.current(), { controlPlaneVersion, from, to, profile });
 
   before(async () => {
-    runtime = await startTestRuntime({ chatops: CHATOPS });
+    runtime = await startSnapshotRuntime({ chatops: CHATOPS });
     app = runtime.app;
   });
   after(async () => runtime?.close());

@@ -14,7 +14,7 @@ import { listApiRemovals } from "../src/domain/catalog.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
 import { createLogger } from "../src/core/logger.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { kbSnapshot } from "./support/snapshot.js";
 
 const SECRET = "test-signing-secret-0123456789";
@@ -243,7 +243,7 @@ function now(): number {
 }
 
 describe("chatops HTTP endpoints", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let app: Express;
 
   /** The real app, as src/app.ts builds it, with other chat secrets. */
@@ -285,7 +285,7 @@ describe("chatops HTTP endpoints", () => {
   const headline = (answer: SlackAnswer): string => (answer.blocks[0]?.type === "header" ? answer.blocks[0].text.text : "");
 
   before(async () => {
-    runtime = await startTestRuntime({ chatops: CHATOPS });
+    runtime = await startSnapshotRuntime({ chatops: CHATOPS });
     app = runtime.app;
   });
   after(async () => runtime?.close());

@@ -13,7 +13,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
 import { cellsOf, close, closedPort, kubecompat, listen, recordingProxy, tableAt, type RecordedRequest, type Run } from "./support/cli-process.js";
-import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 const POOLS = path.join(REPO_ROOT, "test", "fixtures", "node-pools");
 const pool = (name: string): string => path.join(POOLS, name);
@@ -72,7 +72,7 @@ interface Answer {
 }
 
 describe("kubecompat nodepool", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let server: http.Server;
   let serverUrl: string;
   let proxy: Awaited<ReturnType<typeof recordingProxy>>;
@@ -90,7 +90,7 @@ describe("kubecompat nodepool", () => {
   }
 
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
     server = http.createServer(runtime.app);
     serverUrl = await listen(server);
     proxy = await recordingProxy(serverUrl);

@@ -11,7 +11,7 @@ import http from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { BIN, close, closedPort, kubecompat, listen, runExecutable, type Run } from "./support/cli-process.js";
-import { REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 const CLI_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "cli");
 const KUBECTL_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "kubectl");
@@ -71,7 +71,7 @@ const CLUSTER_COMPONENTS = [
 ];
 
 describe("the kubecompat CLI", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let server: http.Server;
   let serverUrl: string;
   let proxy: http.Server;
@@ -92,7 +92,7 @@ describe("the kubecompat CLI", () => {
   }
 
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
     server = http.createServer(runtime.app);
     serverUrl = await listen(server);
     // Forwards to the real server and keeps each request body.

@@ -4,6 +4,7 @@ import { today, validateCluster } from "../src/domain/validate.js";
 import { InputError } from "../src/core/errors.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
+import { syntheticSnapshot } from "./support/synthetic-kb.js";
 
 const AS_OF = "2026-11-29";
 
@@ -96,31 +97,9 @@ describe("validateCluster: runtimes, releases and input", () => {
     ["Docker Engine with cri-dockerd under 1.24", "apiserver=1.24 kubelet=1.24 docker=20.10.7 cri-dockerd=0.3.1", []],
     ["containerd 1.5 under kubelet 1.25", "apiserver=1.25 kubelet=1.25 containerd=1.5.18", []],
     ["containerd 1.5 under kubelet 1.26 (CRI v1alpha2 gone)", "apiserver=1.26 kubelet=1.26 containerd=1.5.18", ["ERROR RUNTIME_VERSION_TOO_OLD"]],
-    // 1.6.0 has CRI v1, which is all the kubelet needs; containerd's own table recommends 1.6.15+ for 1.26.
-    ["containerd 1.6.0 under kubelet 1.26", "apiserver=1.26 kubelet=1.26 containerd=containerd://1.6.0", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
-    ["containerd 1.6.15 under kubelet 1.26", "apiserver=1.26 kubelet=1.26 containerd=1.6.15", []],
-    ["containerd below containerd's own table for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.6.26", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
-    ["containerd at containerd's own table for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.6.27", []],
-    // Each listed release line has its own floor: 1.7.10 is newer than the 1.6 line's 1.6.27 but below the 1.7 line's 1.7.11.
-    ["containerd 1.7 below its own line's floor for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.7.10", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
-    ["containerd 1.7 at its own line's floor for 1.29", "apiserver=1.29 kubelet=1.29 containerd=1.7.11", []],
-    ["containerd 2.0 under 1.29 (a line newer than the table lists)", "apiserver=1.29 kubelet=1.29 containerd=2.0.0", []],
-    ["containerd 2.0 below its line's floor for 1.33", "apiserver=1.33 kubelet=1.33 containerd=2.0.3", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
-    ["containerd 2.0 at its line's floor for 1.33", "apiserver=1.33 kubelet=1.33 containerd=2.0.4", []],
-    // containerd's own table for 1.34 lists 1.7.28+; kubelets 1.34-1.37 fall back to cgroupDriver for containerd 1.x (removal planned for 1.38).
-    ["containerd 1.7 below its 1.34 floor (1.x support ending)", "apiserver=1.34 kubelet=1.34 containerd=1.7.27", ["WARNING RUNTIME_BELOW_RECOMMENDED", "WARNING RUNTIME_SUPPORT_ENDING"]],
-    ["containerd 1.7 at its 1.34 floor (1.x support ending)", "apiserver=1.34 kubelet=1.34 containerd=1.7.28", ["WARNING RUNTIME_SUPPORT_ENDING"]],
-    // Not an ERROR: the kubelet's fallback for containerd 1.x stays through 1.37 (kubernetes/kubernetes PRs #136846, #139121).
-    ["containerd 1.7 under kubelet 1.36 (not listed, still working)", "apiserver=1.36 kubelet=1.36 containerd=1.7.28", ["WARNING RUNTIME_BELOW_RECOMMENDED", "WARNING RUNTIME_SUPPORT_ENDING"]],
-    ["containerd 2.0 under kubelet 1.36 (the 1.36 row lists 2.3 and 2.2 only)", "apiserver=1.36 kubelet=1.36 containerd=2.0.4", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
-    ["containerd 2.2 under kubelet 1.36", "apiserver=1.36 kubelet=1.36 containerd=2.2.0", []],
-    ["containerd 2.1.5 under kubelet 1.35", "apiserver=1.35 kubelet=1.35 containerd=2.1.5", []],
-    ["containerd 2.1.4 under kubelet 1.35", "apiserver=1.35 kubelet=1.35 containerd=2.1.4", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
-    ["containerd below containerd's own table for 1.31", "apiserver=1.31 kubelet=1.31 containerd=1.6.20", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    // containerd's own table (recommended floors per release line) is judged on the synthetic kb below.
     ["CRI-O at the kubelet's minor", "apiserver=1.30 kubelet=1.30 cri-o=1.30.4", []],
     ["CRI-O a minor behind its kubelet", "apiserver=1.30 kubelet=1.30 crio=1.29.6", ["WARNING RUNTIME_MINOR_MISMATCH"]],
-    ["runtimes pair with their pool's kubelet", "apiserver=1.26 kubelet@a=1.26 containerd@a=1.6.9 kubelet@b=1.25 containerd@b=1.5.18", ["WARNING RUNTIME_BELOW_RECOMMENDED@a"]],
-    ["a pool's old runtime fails only that pool", "apiserver=1.26 kubelet@a=1.26 containerd@a=1.5.18 kubelet@b=1.25 containerd@b=1.5.18", ["ERROR RUNTIME_VERSION_TOO_OLD@a"]],
     ["versions newer than the knowledge base", "apiserver=1.99 kubelet=1.99", ["WARNING KNOWLEDGE_EDGE", "WARNING VERSION_UNKNOWN_NEWER", "WARNING VERSION_UNKNOWN_NEWER"]],
     ["pre-releases", "apiserver=1.30.0-rc.1 kubelet=1.30", ["WARNING VERSION_PRERELEASE"]],
   ];
@@ -169,6 +148,45 @@ describe("validateCluster: runtimes, releases and input", () => {
       );
     });
   }
+});
+
+// The rules of a runtime's table, on the synthetic kb (test/fixtures/kb-synthetic): containerd must be
+// 3.0.0+ from 1.51; the table lists 3.2.4+ and 3.1.9+ for 1.52, 3.3.0+ and 3.2.6+ for 1.53; from 1.53
+// the kubelet's support for containerd 3.x is ending. Real rows change as containerd publishes them.
+describe("validateCluster: a runtime's table of release lines (synthetic kb)", () => {
+  let snapshot: KbSnapshot;
+  before(async () => {
+    snapshot = await syntheticSnapshot();
+  });
+
+  const cases: Array<[string, string, string[]]> = [
+    ["below the hard floor before it applies", "apiserver=1.50 kubelet=1.50 containerd=2.9.0", []],
+    ["below the hard floor once it applies (ERROR)", "apiserver=1.51 kubelet=1.51 containerd=2.9.0", ["ERROR RUNTIME_VERSION_TOO_OLD"]],
+    ["at the hard floor", "apiserver=1.51 kubelet=1.51 containerd=3.0.0", []],
+    ["a listed line below its floor", "apiserver=1.52 kubelet=1.52 containerd=3.1.8", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    ["a listed line at its floor", "apiserver=1.52 kubelet=1.52 containerd=3.1.9", []],
+    // Each listed line has its own floor: 3.2.3 is newer than the 3.1 line's 3.1.9 but below the 3.2 line's 3.2.4.
+    ["a newer listed line below its own floor", "apiserver=1.52 kubelet=1.52 containerd=3.2.3", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    ["a newer listed line at its own floor", "apiserver=1.52 kubelet=1.52 containerd=3.2.4", []],
+    ["a line newer than the table lists", "apiserver=1.52 kubelet=1.52 containerd=3.4.0", []],
+    ["a line older than the table lists, above the hard floor", "apiserver=1.52 kubelet=1.52 containerd=3.0.5", ["WARNING RUNTIME_BELOW_RECOMMENDED"]],
+    ["a line the next minor's row no longer lists", "apiserver=1.53 kubelet=1.53 containerd=3.1.9", ["WARNING RUNTIME_BELOW_RECOMMENDED", "WARNING RUNTIME_SUPPORT_ENDING"]],
+    ["at the next row's floor, while support for the major is ending", "apiserver=1.53 kubelet=1.53 containerd=3.2.6", ["WARNING RUNTIME_SUPPORT_ENDING"]],
+    ["below the next row's floor, while support for the major is ending", "apiserver=1.53 kubelet=1.53 containerd=3.2.5", ["WARNING RUNTIME_BELOW_RECOMMENDED", "WARNING RUNTIME_SUPPORT_ENDING"]],
+    ["the next major, whose support is not ending", "apiserver=1.53 kubelet=1.53 containerd=4.0.0", []],
+    ["runtimes pair with their pool's kubelet", "apiserver=1.52 kubelet@a=1.52 containerd@a=3.1.5 kubelet@b=1.51 containerd@b=3.1.5", ["WARNING RUNTIME_BELOW_RECOMMENDED@a"]],
+    ["a pool's old runtime fails only that pool", "apiserver=1.52 kubelet@a=1.52 containerd@a=2.9.0 kubelet@b=1.51 containerd@b=3.0.0", ["ERROR RUNTIME_VERSION_TOO_OLD@a"]],
+  ];
+  for (const [name, text, expected] of cases) {
+    it(name, () => assert.deepEqual(codes(snapshot, text, { asOf: "2032-01-15" }).filter((code) => !code.includes("RELEASE_")), [...expected].sort()));
+  }
+
+  it("cites the row it judged by", () => {
+    const result = validateCluster(snapshot, plan("apiserver=1.52 kubelet=1.52 containerd=3.2.3"), { asOf: "2032-01-15" });
+    const below = result.findings.find((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED");
+    assert.equal(below?.ruleId, "synthetic-containerd-table-1-52");
+    assert.equal(below?.sourceUrl, "https://example.org/kb-synthetic/runtimes");
+  });
 });
 
 describe("today", () => {

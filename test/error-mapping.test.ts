@@ -14,7 +14,7 @@ import { InputError } from "../src/core/errors.js";
 import { KnowledgeBase } from "../src/services/knowledge-base.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { describeError, INTERNAL_CODE } from "../src/services/errors.js";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 /** A knowledge base whose snapshot fails when its components are read, as a broken refactoring would. */
 class BrokenKnowledgeBase extends KnowledgeBase {
@@ -32,12 +32,12 @@ class BrokenKnowledgeBase extends KnowledgeBase {
 }
 
 describe("one describeError for REST and GraphQL", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   const lines: Array<Record<string, unknown>> = [];
   let broken: Awaited<ReturnType<typeof createApp>>;
 
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 interface GraphQLResponse<T = Record<string, unknown>> {
   data?: T;
@@ -9,14 +9,14 @@ interface GraphQLResponse<T = Record<string, unknown>> {
 }
 
 describe("GraphQL API", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   const gql = async <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>> => {
     const response = await request(runtime.app).post("/graphql").set("Content-Type", "application/json").send({ query, variables });
     assert.ok(response.status === 200 || response.status === 400, `status ${response.status}: ${response.text.slice(0, 300)}`);
     return response.body as GraphQLResponse<T>;
   };
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
   });
   after(async () => runtime.close());
 

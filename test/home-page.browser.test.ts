@@ -8,18 +8,18 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser } from "playwright-core";
-import { startListeningRuntime } from "./support/runtime.js";
+import { startListeningRuntime, type Listening, type SnapshotRuntime } from "./support/runtime.js";
 import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 
 describe("the front page in a browser", () => {
-  let listening: Awaited<ReturnType<typeof startListeningRuntime>>;
+  let listening: Listening<SnapshotRuntime>;
   let browser: Browser;
 
   before(async () => {
     assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (npm test installs it when run as root; else apt-get install chromium)`);
-    listening = await startListeningRuntime();
+    listening = await startListeningRuntime({ inMemory: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],

@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { summarise } from "../src/domain/catalog.js";
 import { HOME_LINKS, homePage } from "../src/rest/home.js";
-import { startListeningRuntime, type TestRuntime } from "./support/runtime.js";
+import { startListeningRuntime, type Listening, type SnapshotRuntime } from "./support/runtime.js";
 
 describe("GET / (the front page)", () => {
   let base: string;
-  let runtime: TestRuntime;
-  let listening: Awaited<ReturnType<typeof startListeningRuntime>>;
+  let runtime: SnapshotRuntime;
+  let listening: Listening<SnapshotRuntime>;
   before(async () => {
-    listening = await startListeningRuntime();
+    listening = await startListeningRuntime({ inMemory: true });
     ({ url: base, runtime } = listening);
   });
   after(async () => listening.close());

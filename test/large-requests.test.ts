@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 interface Answer {
   readonly status: number;
@@ -36,11 +36,11 @@ function scan(port: number, hold = false): { answer: Promise<Answer>; finish: ()
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("large requests are read a few at a time", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let server: http.Server;
   let port: number;
   before(async () => {
-    runtime = await startTestRuntime({ largeRequests: { thresholdBytes: 64 * 1024, inFlight: 1, queue: 1, waitMs: 1500 } });
+    runtime = await startSnapshotRuntime({ largeRequests: { thresholdBytes: 64 * 1024, inFlight: 1, queue: 1, waitMs: 1500 } });
     server = runtime.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     port = (server.address() as AddressInfo).port;

@@ -13,7 +13,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { PLAYGROUND_EXAMPLES } from "../src/graphql/playground.js";
-import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -28,7 +28,7 @@ interface AnsweredFinding {
  * What each example tab, by its operation name, must answer: the facts the
  * tab's hint promises. A new tab without an entry here fails the test.
  */
-const EXAMPLE_ANSWERS: Readonly<Record<string, (data: Record<string, unknown>, runtime: TestRuntime) => void>> = {
+const EXAMPLE_ANSWERS: Readonly<Record<string, (data: Record<string, unknown>, runtime: SnapshotRuntime) => void>> = {
   ValidateCluster(data) {
     const report = data.validateCluster as { ok: boolean; findings: AnsweredFinding[] };
     assert.equal(report.ok, false);
@@ -94,14 +94,14 @@ async function firstEditorLine(page: Page): Promise<string> {
 }
 
 describe("the GraphQL playground in a browser", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let server: http.Server;
   let browser: Browser;
   let base: string;
 
   before(async () => {
     assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (npm test installs it when run as root; else apt-get install chromium)`);
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
     server = http.createServer(runtime.app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();

@@ -130,8 +130,20 @@ export function describeDatabaseUrl(databaseUrl: string): string {
   }
 }
 
+/** libpq's connect_timeout (seconds) when DATABASE_URL sets it, as psql would honour it; else CONNECT_TIMEOUT_MS. */
+export function connectTimeoutMs(databaseUrl: string): number {
+  try {
+    const seconds = Number(new URL(databaseUrl).searchParams.get("connect_timeout") ?? Number.NaN);
+    // libpq: zero or negative waits forever, and anything below 2 s counts as 2 s; a start-up must not hang, so 0 keeps the default.
+    return Number.isFinite(seconds) && seconds > 0 ? Math.max(2, Math.floor(seconds)) * 1000 : CONNECT_TIMEOUT_MS;
+  } catch {
+    return CONNECT_TIMEOUT_MS;
+  }
+}
+
 async function connect(databaseUrl: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const timeoutMs = connectTimeoutMs(databaseUrl);
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: timeoutMs });
   try {
     await client.connect();
     return client;
@@ -143,7 +155,7 @@ async function connect(databaseUrl: string): Promise<pg.Client> {
     const text = typeof message === "string" && message !== "" ? message : typeof inner === "string" ? inner : String(error);
     const reason =
       text === "timeout expired"
-        ? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`
+        ? `no answer within ${timeoutMs / 1000} s`
         : typeof code === "string" && !text.includes(code)
           ? `${code}: ${text}`
           : text;

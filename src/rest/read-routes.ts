@@ -34,7 +34,8 @@ const filterValue = z.string().trim().min(1, "must not be empty").max(100, "must
 function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.ZodObject<T>> {
   const parsed = z.strictObject(shape).safeParse(req.query);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    // An unknown parameter is said first: a typo of a required one (?form=1.24) should be named as the typo.
+    const issue = parsed.error.issues.find((candidate) => candidate.code === "unrecognized_keys") ?? parsed.error.issues[0];
     if (issue?.code === "unrecognized_keys") {
       const allowed = Object.keys(shape);
       throw new InputError(

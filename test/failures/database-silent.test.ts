@@ -1,11 +1,13 @@
 /**
  * The other kind of outage: the database accepts connections and never
  * answers (a hung server, a dropped network path), so nothing fails fast
- * and every timeout has to do its job. The snapshot was loaded from a real
- * database before; the app's own client then talks to a silent TCP server.
- * /readyz gives up after its 2 s ping timeout, and writes and token checks
- * end in 503 UNAVAILABLE once the pool or the transaction gives up, never
- * in a 500 or a hang.
+ * and every timeout has to do its job. The snapshot is the reviewed kb/,
+ * held in memory (as if loaded from the database before it hung); the app's
+ * own client then talks to a silent TCP server. /readyz gives up after its
+ * 2 s ping timeout, and writes and token checks end in 503 UNAVAILABLE once
+ * the pool or the transaction gives up, never in a 500 or a hang. The pool's
+ * connect timeout is lowered from its 15 s to 1 s (createDatabase's
+ * connectTimeoutMs): the same timeout doing its job, sooner.
  */
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -19,11 +21,12 @@ import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
 import { Curator } from "../../src/services/curation.js";
 import { createLogger } from "../../src/core/logger.js";
-import { startTestRuntime, type TestRuntime } from "../support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "../support/runtime.js";
 
 const CRONJOB = "batch/v1beta1 CronJob";
-// Hang detectors: the pool gives up after 5 s, a transaction after Prisma's wait on top of that.
+// Hang detectors: the pool gives up after POOL_TIMEOUT_MS, a transaction after Prisma's wait on top of that.
 const WITHIN_MS = 20_000;
+const POOL_TIMEOUT_MS = 1_000;
 
 /** Says it is whoever the test wants, without asking the database. */
 class EditorAuthenticator extends Authenticator {
@@ -33,7 +36,7 @@ class EditorAuthenticator extends Authenticator {
 }
 
 describe("the database accepts connections and never answers", { concurrency: true }, () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   let silent: net.Server;
   const sockets = new Set<net.Socket>();
   let hung: Database;
@@ -42,7 +45,7 @@ describe("the database accepts connections and never answers", { concurrency: tr
   let item: Record<string, unknown>;
 
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
     silent = net.createServer((socket) => {
       sockets.add(socket);
       socket.on("error", () => undefined);
@@ -51,7 +54,7 @@ describe("the database accepts connections and never answers", { concurrency: tr
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as net.AddressInfo;
     const logger = createLogger("silent");
-    hung = createDatabase(`postgresql://kubecompat:secret@127.0.0.1:${port}/kubecompat`, 2, logger);
+    hung = createDatabase(`postgresql://kubecompat:secret@127.0.0.1:${port}/kubecompat`, 2, logger, { connectTimeoutMs: POOL_TIMEOUT_MS });
     const deps = { kb: runtime.kb, logger, isDatabaseReachable: () => pingDatabase(hung), curator: new Curator(hung, runtime.kb) };
     app = await createApp({ ...deps, authenticator: new Authenticator(hung, logger) });
     editorApp = await createApp({ ...deps, authenticator: new EditorAuthenticator(hung, logger) });

@@ -16,7 +16,7 @@ import { planUpgrade } from "../../src/domain/upgrade.js";
 import { validateCluster } from "../../src/domain/validate.js";
 import { InputError } from "../../src/core/errors.js";
 import type { KbSnapshot } from "../../src/knowledge/snapshot.js";
-import { startTestRuntime, type TestRuntime } from "../support/runtime.js";
+import { startSnapshotRuntime, type SnapshotRuntime } from "../support/runtime.js";
 import { kbSnapshot } from "../support/snapshot.js";
 
 const SEED = 20261129;
@@ -316,9 +316,9 @@ describe("properties of the domain core under random input", () => {
 });
 
 describe("a property of POST /api/v1/validate under random JSON", () => {
-  let runtime: TestRuntime;
+  let runtime: SnapshotRuntime;
   before(async () => {
-    runtime = await startTestRuntime();
+    runtime = await startSnapshotRuntime();
   });
   after(async () => runtime.close());
 

@@ -9,14 +9,14 @@ import { Curator } from "../../src/services/curation.js";
 import type { Config } from "../../src/core/config.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
-import { migrate } from "../../src/db/migrator.js";
+import { migrate, readMigrations } from "../../src/db/migrator.js";
 import { importKbDirectory } from "../../src/services/import.js";
-import { loadKbDirectory } from "../../src/knowledge/load.js";
+import { loadKbDirectory, readKbFiles } from "../../src/knowledge/load.js";
 import { FixedKnowledgeBase, KnowledgeBase } from "../../src/services/knowledge-base.js";
 import { generateSecret, hashSecret, secretPrefix, type Role } from "../../src/core/tokens.js";
 import { insertToken } from "../../src/db/token-store.js";
 import { createLogger } from "../../src/core/logger.js";
-import { createTestDatabase, type TestDatabase } from "./database.js";
+import { createPreparedDatabase, createTestDatabase, type TestDatabase } from "./database.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const KB_DIR = path.join(REPO_ROOT, "kb");
@@ -32,11 +32,15 @@ export interface TestRuntime {
 export async function startTestRuntime(
   options: { importKb?: boolean; kbDir?: string; chatops?: Config["chatops"]; requireAuthForReads?: boolean; largeRequests?: LargeRequestLimits } = {},
 ): Promise<TestRuntime> {
-  const database = await createTestDatabase();
-  await migrate(database.url);
   const logger = createLogger("silent");
+  const importKb = options.importKb ?? true;
+  const kbDir = options.kbDir ?? KB_DIR;
+  // Migrated with kb/ imported is how most files start: copied from this run's template when there is one.
+  const prepared = importKb ? await createPreparedDatabase(await importedKbKey(kbDir), (url) => prepareImported(url, kbDir)) : undefined;
+  const database = prepared ?? (await createTestDatabase());
+  if (prepared === undefined) await migrate(database.url);
   const db = createDatabase(database.url, 4, logger);
-  if (options.importKb ?? true) await importKbDirectory(db, options.kbDir ?? KB_DIR);
+  if (importKb && prepared === undefined) await importKbDirectory(db, kbDir);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
   const app = await createApp({
@@ -61,6 +65,23 @@ export async function startTestRuntime(
   };
 }
 
+/** What a database migrated with `kbDir` imported depends on: the directory (the import records it), its files and the migrations. */
+async function importedKbKey(kbDir: string): Promise<string> {
+  const files = await readKbFiles(kbDir);
+  const migrations = await readMigrations();
+  return JSON.stringify({ kbDir, files, migrations: migrations.map((migration) => migration.checksum) });
+}
+
+async function prepareImported(url: string, kbDir: string): Promise<void> {
+  await migrate(url);
+  const db = createDatabase(url, 2, createLogger("silent"));
+  try {
+    await importKbDirectory(db, kbDir);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 /**
  * The app over the reviewed kb/ held in memory, with no database: for face tests that check answers, not
  * storage (no curation, no tokens). It starts in a fraction of startTestRuntime's time.
@@ -71,9 +92,28 @@ export interface SnapshotRuntime {
   close(): Promise<void>;
 }
 
-export async function startSnapshotRuntime(): Promise<SnapshotRuntime> {
-  const kb = FixedKnowledgeBase.fromBundle(await loadKbDirectory(KB_DIR));
-  const app = await createApp({ kb, isDatabaseReachable: () => Promise.resolve(true), logger: createLogger("silent") });
+export interface SnapshotRuntimeOptions {
+  /** A kb/ directory other than the reviewed one (e.g. test/fixtures/kb-synthetic). */
+  readonly kbDir?: string;
+  readonly chatops?: Config["chatops"];
+  readonly largeRequests?: LargeRequestLimits;
+}
+
+// One load of a kb/ directory per test file: the snapshot is immutable, so every runtime of the file can share it.
+const bundles = new Map<string, ReturnType<typeof loadKbDirectory>>();
+
+export async function startSnapshotRuntime(options: SnapshotRuntimeOptions = {}): Promise<SnapshotRuntime> {
+  const kbDir = options.kbDir ?? KB_DIR;
+  let bundle = bundles.get(kbDir);
+  if (bundle === undefined) bundles.set(kbDir, (bundle = loadKbDirectory(kbDir)));
+  const kb = FixedKnowledgeBase.fromBundle(await bundle);
+  const app = await createApp({
+    kb,
+    isDatabaseReachable: () => Promise.resolve(true),
+    logger: createLogger("silent"),
+    chatops: options.chatops,
+    largeRequests: options.largeRequests,
+  });
   return { app, kb, close: () => Promise.resolve() };
 }
 
@@ -84,12 +124,21 @@ export async function createTestToken(runtime: { readonly db: Database }, name: 
   return secret;
 }
 
+/** A runtime served on a loopback port. */
+export interface Listening<R extends SnapshotRuntime = TestRuntime> {
+  readonly runtime: R;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
 /** A TestRuntime listening on a free loopback port, for clients that need a URL (the CLI). */
-export function startListeningRuntime(options: { readonly inMemory: true }): Promise<{ runtime: SnapshotRuntime; url: string; close(): Promise<void> }>;
+export function startListeningRuntime(options: { readonly inMemory: true } & SnapshotRuntimeOptions): Promise<{ runtime: SnapshotRuntime; url: string; close(): Promise<void> }>;
 export function startListeningRuntime(): Promise<{ runtime: TestRuntime; url: string; close(): Promise<void> }>;
-export async function startListeningRuntime(options: { readonly inMemory?: boolean } = {}): Promise<{ runtime: TestRuntime | SnapshotRuntime; url: string; close(): Promise<void> }> {
+export async function startListeningRuntime(
+  options: { readonly inMemory?: boolean } & SnapshotRuntimeOptions = {},
+): Promise<{ runtime: TestRuntime | SnapshotRuntime; url: string; close(): Promise<void> }> {
   const { default: http } = await import("node:http");
-  const runtime = options.inMemory === true ? await startSnapshotRuntime() : await startTestRuntime();
+  const runtime = options.inMemory === true ? await startSnapshotRuntime(options) : await startTestRuntime();
   const server = http.createServer(runtime.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
