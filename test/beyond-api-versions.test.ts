@@ -286,7 +286,7 @@ describe("the new kinds are served", () => {
 });
 
 describe("chat and the CLI", () => {
-  let listening: Awaited<ReturnType<typeof startListeningRuntime>> | undefined;
+  let listening: { url: string; close(): Promise<void> } | undefined;
   before(async () => {
     listening = await startListeningRuntime({ inMemory: true });
   });
