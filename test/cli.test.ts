@@ -448,8 +448,8 @@ describe("the kubecompat CLI", () => {
           (answers[index] as { notes: Array<{ code: string; message: string }> }).notes.map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })),
         ),
         files: [
-          { file: clean, findings: (answers[0] as { findings: unknown[] }).findings },
-          { file: legacy, findings: (answers[1] as { findings: unknown[] }).findings },
+          { file: clean, findings: (answers[0] as { findings: unknown[] }).findings, changeFindings: (answers[0] as { changeFindings: unknown[] }).changeFindings },
+          { file: legacy, findings: (answers[1] as { findings: unknown[] }).findings, changeFindings: (answers[1] as { changeFindings: unknown[] }).changeFindings },
         ],
       });
       assert.equal((answers[1] as { findings: unknown[] }).findings.length, 2);

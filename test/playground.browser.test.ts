@@ -184,7 +184,9 @@ describe("the GraphQL playground in a browser", () => {
         { timeout: 30_000 },
       );
       await run.click();
-      const body = (await (await answered).json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      const body = (await (await answered.catch((error: unknown) => {
+        throw new Error(`the ${operation} tab's run sent no answered POST /graphql: ${(error as Error).message}`);
+      })).json()) as { data?: Record<string, unknown>; errors?: unknown[] };
       assert.equal(body.errors, undefined, `${operation}: ${JSON.stringify(body.errors)}`);
       expectAnswer(body.data!, runtime);
       // And the page shows that answer, not the one of another tab.

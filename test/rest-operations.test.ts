@@ -53,6 +53,7 @@ describe("REST operations", () => {
           query: `query($current: ClusterPlanInput!, $profile: String) { planUpgrade(current: $current, targetVersion: "${target}", profile: $profile) {
             ok status kbRevision targetVersion steps { order component instance fromVersion toVersion note }
             apiRemovals { apiVersion group version kind introducedIn deprecatedIn removedIn replacement replacementAvailableIn servedByDefault notes sourceUrl disagreement revision }
+            hops { kubernetesVersion changes { subject id kubernetesVersion change areas components title whatHappens beforeUpgrade detection { method detail } sourceUrl } }
             findings { ${FINDING_FIELDS} } } }`,
           variables: { current: { components: plan.components }, profile: plan.profile },
         })
