@@ -185,7 +185,7 @@ describe("the GraphQL playground in a browser", () => {
       );
       await run.click();
       const body = (await (await answered.catch((error: unknown) => {
-        throw new Error(`the ${operation} tab's run sent no answered POST /graphql: ${(error as Error).message}`);
+        throw new Error(`the ${operation} tab's run sent no answered POST /graphql: ${(error as Error).message}; page errors: ${JSON.stringify(pageErrors)}`);
       })).json()) as { data?: Record<string, unknown>; errors?: unknown[] };
       assert.equal(body.errors, undefined, `${operation}: ${JSON.stringify(body.errors)}`);
       expectAnswer(body.data!, runtime);
