@@ -175,6 +175,14 @@ describe("the GraphQL playground in a browser", () => {
         .then(() => true, () => false);
       assert.ok(opened, `a mouse click on the ${operation} tab did not open it`);
       assert.equal(await firstEditorLine(page), hint, `the ${operation} tab shows its own query`);
+      // GraphiQL takes in a changed editor 100 ms later (debounced): it then stores the query as
+      // "graphiql:query" and learns the operation's name in the same step. A run inside that window
+      // sends the previous tab's operation name, which the page's fetcher refuses ("Cannot infer
+      // operation"); a person moving the pointer from the tab to the run button is slower than that.
+      const settled = await page
+        .waitForFunction((query) => window.localStorage.getItem("graphiql:query") === query, example.query, { timeout: 10_000 })
+        .then(() => true, () => false);
+      assert.ok(settled, `GraphiQL never took in the ${operation} tab's query`);
 
       // GraphiQL sends the document with the ignored characters stripped: `query PlanUpgrade{...}`.
       const sent = new RegExp(`^query\\s*${operation}\\b`);
