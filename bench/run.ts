@@ -18,10 +18,13 @@
  * with writes >= 90% of the reads without.
  *
  * Knobs: BENCH_SECONDS (8) and BENCH_CONNECTIONS (32) per scenario;
- * BENCH_WRITES_SECONDS (BENCH_SECONDS) for each of the two reads of the
- * writes scenario, BENCH_WRITES_PER_SECOND (50), BENCH_WRITES_WARMUP_SECONDS
- * (2, edits before the measured window); BENCH_ONLY=reads,scan,writes (any
- * of them, comma-separated; all by default); BENCH_NO_PIN. With DATABASE_URL
+ * BENCH_WRITES_SECONDS (BENCH_SECONDS) for each of the two reads of a
+ * round of the writes scenario, BENCH_WRITES_ROUNDS (3, each a read without
+ * and a read with writes; the ratio is the rounds' median),
+ * BENCH_WRITES_PER_SECOND (50), BENCH_WRITES_WARMUP_SECONDS (2, edits before
+ * each measured window); BENCH_ONLY=reads,scan,writes (any
+ * of them, comma-separated; all by default); BENCH_NO_PIN; BENCH_NO_BUILD=1
+ * runs dist/ as it is (no `npm run build` first). With DATABASE_URL
  * set the writes scenario adds records to that database, so it runs only
  * with BENCH_WRITES_ON_DATABASE_URL=1.
  */
@@ -42,6 +45,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? DURATION);
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
 const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 2);
+const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 3);
 /** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
 const WRITES_PER_MINUTE_LIMIT = 100_000;
 
@@ -59,6 +63,7 @@ for (const [name, value] of [["BENCH_SECONDS", DURATION], ["BENCH_WRITES_SECONDS
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
 }
 if (!Number.isFinite(WRITES_WARMUP) || WRITES_WARMUP < 0) throw new Error("BENCH_WRITES_WARMUP_SECONDS must be 0 or more");
+if (!Number.isInteger(WRITES_ROUNDS) || WRITES_ROUNDS < 1) throw new Error("BENCH_WRITES_ROUNDS must be a whole number, 1 or more");
 if (WRITES_PER_SECOND * 60 >= WRITES_PER_MINUTE_LIMIT) {
   throw new Error(`BENCH_WRITES_PER_SECOND ${WRITES_PER_SECOND} is ${WRITES_PER_SECOND * 60} a minute, at or over the write limit the bench configures (${WRITES_PER_MINUTE_LIMIT})`);
 }
@@ -252,59 +257,105 @@ function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void):
   });
 }
 
-interface WritesAtLoad {
-  readonly read: string;
+interface WritesRound {
   readonly idle: Row;
   readonly withWrites: Row;
   readonly edits: WriterResult;
 }
 
+interface WritesAtLoad {
+  readonly read: string;
+  readonly rounds: readonly WritesRound[];
+  /** The median over the rounds of reads with writes / reads without. */
+  readonly readRatio: number;
+  /** The edits of every round's window together (percentiles over all their latencies). */
+  readonly edits: WriterResult;
+}
+
+/** The writer results of several windows as one: counts added, percentiles over all latencies. */
+function pooled(results: readonly WriterResult[]): WriterResult {
+  const latencies = results.flatMap((result) => result.latencies).sort((a, b) => a - b);
+  const percentile = (q: number): number | null => (latencies.length === 0 ? null : latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))]!);
+  const sum = (field: "seconds" | "sent" | "ok" | "non2xx" | "errors" | "timeouts" | "warmUpSent" | "warmUpFailed"): number => results.reduce((total, result) => total + result[field], 0);
+  const firstFailure = results.find((result) => result.firstFailure !== undefined)?.firstFailure;
+  return {
+    seconds: sum("seconds"),
+    sent: sum("sent"),
+    ok: sum("ok"),
+    non2xx: sum("non2xx"),
+    errors: sum("errors"),
+    timeouts: sum("timeouts"),
+    p50: percentile(0.5),
+    p99: percentile(0.99),
+    max: latencies.at(-1) ?? null,
+    maxSendLagMs: Math.max(0, ...results.map((result) => result.maxSendLagMs)),
+    warmUpSent: sum("warmUpSent"),
+    warmUpFailed: sum("warmUpFailed"),
+    latencies,
+    ...(firstFailure === undefined ? {} : { firstFailure }),
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /**
- * Issue 11, item 6: the read for WRITES_DURATION seconds with no writes, then
- * again while the writer creates records at WRITES_PER_SECOND. The writer
- * starts first and warms the edit path up for WRITES_WARMUP seconds; its
- * measured window opens when the load generator announces its start and
- * closes when the load generator is done, so the edits counted are those
- * sent under read load.
+ * Issue 11, item 6, in WRITES_ROUNDS rounds: the read for WRITES_DURATION
+ * seconds with no writes, then again while a writer creates records at
+ * WRITES_PER_SECOND. Each round's writer starts first and warms the edit
+ * path up for WRITES_WARMUP seconds; its measured window opens when the load
+ * generator announces its start and closes when the load generator is done,
+ * so the edits counted are those sent under read load. Rounds alternate the
+ * two reads so that another job on the machine, which slows whichever window
+ * it falls in, spoils one round's ratio rather than the result: the ratio is
+ * the median of the rounds'.
  */
 async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: string; scenario: Partial<LoadScenario> & { url: string } }): Promise<WritesAtLoad> {
   // The bench's own editor token, made the way an operator makes one, in the bench's database.
-  const tokenCli = path.join(ROOT, "dist/cli/token.js");
+  const tokenCli = path.join(ROOT, "dist/ops/token.js");
   const tokenName = `bench-writer-${Date.now().toString(36)}`;
   const created = await output(process.execPath, [tokenCli, "create", "--role", "editor", "--name", tokenName], env);
   const secret = /\bkc_[A-Za-z0-9_-]{43}\b/.exec(created)?.[0];
   if (secret === undefined) throw new Error(`kubecompat token create printed no secret:\n${created}`);
   try {
-    const idle = await load(`${read.name}, no writes`, { ...read.scenario, duration: WRITES_DURATION });
+    const rounds: WritesRound[] = [];
+    for (let round = 1; round <= WRITES_ROUNDS; round += 1) {
+      const idle = await load(`${read.name}, no writes (round ${round})`, { ...read.scenario, duration: WRITES_DURATION });
 
-    const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}` };
-    const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
-    const writer = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
-    // A writer that died is reported by its exit code, not by an EPIPE on its stdin.
-    writer.stdin.on("error", () => undefined);
-    writer.stdin.write(`${JSON.stringify(spec)}\n`);
-    const exited = new Promise<unknown>((resolve) => writer.once("exit", resolve));
-    let resultLine: string | undefined;
-    const sending = new Promise<void>((resolve, reject) => {
-      onLines(writer.stdout, (line) => {
-        if (line === "sending") resolve();
-        else if (line.startsWith("{")) resultLine = line;
+      const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}` };
+      const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
+      const writer = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+      // A writer that died is reported by its exit code, not by an EPIPE on its stdin.
+      writer.stdin.on("error", () => undefined);
+      writer.stdin.write(`${JSON.stringify(spec)}\n`);
+      const exited = new Promise<unknown>((resolve) => writer.once("exit", resolve));
+      let resultLine: string | undefined;
+      const sending = new Promise<void>((resolve, reject) => {
+        onLines(writer.stdout, (line) => {
+          if (line === "sending") resolve();
+          else if (line.startsWith("{")) resultLine = line;
+        });
+        void exited.then(() => reject(new Error("the writer stopped before it sent an edit")));
       });
-      void exited.then(() => reject(new Error("the writer stopped before it sent an edit")));
-    });
-    let withWrites: Row;
-    try {
-      await sending;
-      await new Promise((resolve) => setTimeout(resolve, WRITES_WARMUP * 1000));
-      withWrites = await load(`${read.name}, ${WRITES_PER_SECOND} edits/s`, { ...read.scenario, duration: WRITES_DURATION }, () => writer.stdin.write("measure\n"));
-    } finally {
-      writer.stdin.end("stop\n");
+      let withWrites: Row;
+      try {
+        await sending;
+        await new Promise((resolve) => setTimeout(resolve, WRITES_WARMUP * 1000));
+        withWrites = await load(`${read.name}, ${WRITES_PER_SECOND} edits/s (round ${round})`, { ...read.scenario, duration: WRITES_DURATION }, () => writer.stdin.write("measure\n"));
+      } finally {
+        writer.stdin.end("stop\n");
+      }
+      const code = await exited;
+      if (code !== 0 || resultLine === undefined) throw new Error(`the writer failed (exit ${String(code)})`);
+      const edits = JSON.parse(resultLine) as WriterResult;
+      if (edits.sent === 0) throw new Error("the writer's measured window holds no edit: the load generator never announced its start");
+      rounds.push({ idle, withWrites, edits });
     }
-    const code = await exited;
-    if (code !== 0 || resultLine === undefined) throw new Error(`the writer failed (exit ${String(code)})`);
-    const edits = JSON.parse(resultLine) as WriterResult;
-    if (edits.sent === 0) throw new Error("the writer's measured window holds no edit: the load generator never announced its start");
-    return { read: read.name, idle, withWrites, edits };
+    const readRatio = median(rounds.map((round) => round.withWrites.requests / Math.max(round.idle.requests, 1e-9)));
+    return { read: read.name, rounds, readRatio, edits: pooled(rounds.map((round) => round.edits)) };
   } finally {
     await output(process.execPath, [tokenCli, "revoke", "--name", tokenName], env).catch((error: unknown) => {
       process.stderr.write(`could not revoke the bench's token ${tokenName}: ${(error as Error).message}\n`);
@@ -332,9 +383,13 @@ async function main(): Promise<void> {
     RATE_LIMIT_CHAT_PER_MINUTE: "100000",
   };
   // The production build, as the Docker image runs it (tsx's on-the-fly transform adds a wrapper to every closure).
-  process.stdout.write("building dist/ (npm run build)...\n");
-  const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
-  if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
+  if (process.env.BENCH_NO_BUILD === "1") {
+    process.stdout.write("BENCH_NO_BUILD=1: running dist/ as it is\n");
+  } else {
+    process.stdout.write("building dist/ (npm run build)...\n");
+    const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
+    if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
+  }
   const profileFlags = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
   const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, ...profileFlags, image.script]);
   const server = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
@@ -443,21 +498,24 @@ async function main(): Promise<void> {
       process.stdout.write(`server resident memory: ${idleRss.toFixed(0)} MB idle after start, ${rss.toFixed(0)} MB after the run, ${peakRss.toFixed(0)} MB at the peak\n`);
     }
     const ms = (value: number | null): string => (value === null ? "n/a" : `${value.toFixed(1)} ms`);
-    const readRatio = writes === undefined ? 0 : writes.withWrites.requests / Math.max(writes.idle.requests, 1e-9);
+    const readRatio = writes === undefined ? 0 : writes.readRatio;
     const editsPerSecond = writes === undefined ? 0 : writes.edits.ok / Math.max(writes.edits.seconds, 1e-9);
     if (writes !== undefined) {
-      const { idle, withWrites, edits } = writes;
+      const { rounds, edits } = writes;
       process.stdout.write(
         [
           "",
-          `writes at load: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) creates recommendations over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before the window)`,
+          `writes at load, ${rounds.length} rounds: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) creates recommendations over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
           "",
-          "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx |",
-          "|---|---:|---:|---:|---:|---:|",
-          ...[idle, withWrites].map((row) => `| ${row.name} | ${row.requests.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} | ${row.non2xx} |`),
+          "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx | ratio | edit p50 | edit p99 |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+          ...rounds.flatMap(({ idle, withWrites, edits: roundEdits }) => [
+            `| ${idle.name} | ${idle.requests.toFixed(0)} | ${idle.p50.toFixed(2)} | ${idle.p99.toFixed(2)} | ${idle.errors} | ${idle.non2xx} | | | |`,
+            `| ${withWrites.name} | ${withWrites.requests.toFixed(0)} | ${withWrites.p50.toFixed(2)} | ${withWrites.p99.toFixed(2)} | ${withWrites.errors} | ${withWrites.non2xx} | ${(withWrites.requests / Math.max(idle.requests, 1e-9)).toFixed(3)} | ${ms(roundEdits.p50)} | ${ms(roundEdits.p99)} |`,
+          ]),
           "",
-          `reads with writes / reads without = ${readRatio.toFixed(3)}`,
-          `edits: ${edits.sent} sent in ${edits.seconds.toFixed(1)} s (${(edits.sent / Math.max(edits.seconds, 1e-9)).toFixed(1)}/s), ${edits.ok} answered 2xx = ${editsPerSecond.toFixed(1)} edits/s; latency p50 ${ms(edits.p50)}, p99 ${ms(edits.p99)}, max ${ms(edits.max)}; ${edits.errors} errors (${edits.timeouts} of them no answer within 10 s, counted in the latencies at 10 s), ${edits.non2xx} non-2xx; writer sent at most ${edits.maxSendLagMs.toFixed(1)} ms late; warm-up ${edits.warmUpSent} edits, ${edits.warmUpFailed} failed`,
+          `reads with writes / reads without = ${readRatio.toFixed(3)} (median of the rounds)`,
+          `edits of all rounds: ${edits.sent} sent in ${edits.seconds.toFixed(1)} s (${(edits.sent / Math.max(edits.seconds, 1e-9)).toFixed(1)}/s), ${edits.ok} answered 2xx = ${editsPerSecond.toFixed(1)} edits/s; latency p50 ${ms(edits.p50)}, p99 ${ms(edits.p99)}, max ${ms(edits.max)}; ${edits.errors} errors (${edits.timeouts} of them no answer within 10 s, counted in the latencies at 10 s), ${edits.non2xx} non-2xx; writer sent at most ${edits.maxSendLagMs.toFixed(1)} ms late; warm-up ${edits.warmUpSent} edits, ${edits.warmUpFailed} failed`,
           ...(edits.firstFailure === undefined ? [] : [`first failed edit: ${edits.firstFailure}`]),
           `server resident memory after the writes: ${writesRss.toFixed(0)} MB, ${writesPeakRss.toFixed(0)} MB at the peak`,
           "",
@@ -470,7 +528,7 @@ async function main(): Promise<void> {
     const errors =
       rows.reduce((sum, row) => sum + row.errors + row.non2xx, 0) +
       (single === undefined ? 0 : single.errors + single.non2xx) +
-      (writes === undefined ? 0 : writes.idle.errors + writes.idle.non2xx + writes.withWrites.errors + writes.withWrites.non2xx + writes.edits.errors + writes.edits.non2xx);
+      (writes === undefined ? 0 : writes.rounds.reduce((sum, round) => sum + round.idle.errors + round.idle.non2xx + round.withWrites.errors + round.withWrites.non2xx, 0) + writes.edits.errors + writes.edits.non2xx);
     const targets: Array<readonly [string, boolean | "skipped"]> = [];
     if (floor !== undefined && validateRow !== undefined && graphqlRow !== undefined) {
       targets.push(
@@ -487,7 +545,7 @@ async function main(): Promise<void> {
           `edits sustained at ${WRITES_PER_SECOND}/s with p99 < 100 ms (${editsPerSecond.toFixed(1)}/s answered 2xx, p99 ${ms(writes.edits.p99)})`,
           editsPerSecond >= 0.95 * WRITES_PER_SECOND && writes.edits.p99 !== null && writes.edits.p99 < 100,
         ],
-        [`reads with ${WRITES_PER_SECOND} edits/s >= 90% of reads with none (${(readRatio * 100).toFixed(1)}%)`, readRatio >= 0.9],
+        [`reads with ${WRITES_PER_SECOND} edits/s >= 90% of reads with none (${(readRatio * 100).toFixed(1)}%, median of ${writes.rounds.length} rounds)`, readRatio >= 0.9],
       );
     } else if (writesSkipped !== undefined) {
       targets.push(["edits at 50/s with p99 < 100 ms", "skipped"], ["reads with writes >= 90% of reads with none", "skipped"]);

@@ -48,6 +48,8 @@ export interface WriterResult {
   readonly p50: number | null;
   readonly p99: number | null;
   readonly max: number | null;
+  /** Every latency the percentiles are taken over, ms, in ascending order (to pool several windows). */
+  readonly latencies: readonly number[];
   /** How late the writer sent an edit at worst, ms (its own CPU's share of the measurement). */
   readonly maxSendLagMs: number;
   /** Edits of the warm-up (before "measure") and how many of them failed. */
@@ -186,6 +188,7 @@ const result: WriterResult = {
   p50: percentile(0.5),
   p99: percentile(0.99),
   max: timed.at(-1) ?? null,
+  latencies: timed.map((latency) => Math.round(latency * 10) / 10),
   maxSendLagMs,
   warmUpSent: warmUp.length,
   warmUpFailed: warmUp.filter((outcome) => !isOk(outcome)).length,

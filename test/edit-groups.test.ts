@@ -74,4 +74,20 @@ describe("edits committed in groups", () => {
     assert.equal(runtime.kb.current().recommendations.filter((candidate) => candidate.id.startsWith("group-")).length, 40 + 2);
     assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as unknown as { text: string }).text, "first update");
   });
+
+  it("refuses an edit that only a later edit of the same group would make valid", async () => {
+    const kubelet = runtime.kb.current().components.find((component) => component.name === "kubelet")!;
+    const { revision: _revision, ...fields } = kubelet as typeof kubelet & { revision?: number };
+    const component = { ...fields, name: "group-component", aliases: [], processName: "group-component" };
+    // The first edit goes alone (the group starts at once); the next ones queue and are committed together.
+    const [, early, late] = await Promise.allSettled([
+      curator.create(editor, "recommendations", record("group-filler")),
+      curator.create(editor, "recommendations", { ...record("group-early"), components: ["group-component"] }),
+      curator.create(editor, "components", component),
+    ]);
+    assert.ok(early?.status === "rejected" && early.reason instanceof InputError, `the recommendation names a component no edit before it created: ${early?.status === "fulfilled" ? "accepted" : String(early?.reason)}`);
+    assert.equal(late?.status, "fulfilled", late?.status === "rejected" ? String(late.reason) : "");
+    assert.equal(runtime.kb.current().recommendations.some((candidate) => candidate.id === "group-early"), false);
+    assert.equal(runtime.kb.current().components.some((candidate) => candidate.name === "group-component"), true);
+  });
 });

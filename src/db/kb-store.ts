@@ -10,7 +10,8 @@ import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableE
 import { asUnavailable } from "./unavailable.js";
 import { type EntityName, type KbBundle, type KbConflictRecord } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../knowledge/registry.js";
-import type { Database } from "./client.js";
+import { poolOf, type Database } from "./client.js";
+import { escapeLiteral } from "pg";
 import { Prisma } from "./generated/client.js";
 
 type Transaction = Parameters<Parameters<Database["$transaction"]>[0]>[0];
@@ -634,13 +635,19 @@ export async function applyEdit(
  * against the knowledge base as the edits before it left it: the revision
  * the caller read (a stale one is a CONFLICT naming the current revision, so
  * no update is lost), that the whole knowledge base still holds together
- * (`crossCheck`), and its Idempotency-Key (a retry answers the first result).
+ * (`crossCheck`, after each edit), and its Idempotency-Key (a retry answers
+ * the first result).
  * An edit refused by a check writes nothing and the others go on; each
  * accepted one writes its record, bumps its revision and the knowledge
  * base's, and records its audit entry (and its idempotent answer) in the
  * same transaction, so a record never exists without its audit entry.
  * Replicas are notified once, at commit. The caller's snapshot, when it is
  * current, spares reading the whole knowledge base.
+ *
+ * When the caller's snapshot is given, the group is first tried in two round
+ * trips (see commitInOneTrip); when the database turns out not to be at the
+ * snapshot's revision, or an Idempotency-Key of the group was used before,
+ * that try writes nothing and the group goes the general way below.
  *
  * A connection lost during COMMIT leaves the outcome unknown: that is an
  * UnavailableError saying so, for every edit of the batch.
@@ -651,6 +658,10 @@ export async function applyEdits(
   crossCheck: (bundle: KbBundle) => KbIssue[],
   known?: KnownKnowledgeBase,
 ): Promise<EditOutcome[]> {
+  if (known !== undefined) {
+    const fast = await commitInOneTrip(db, edits, crossCheck, known);
+    if (fast !== undefined) return fast;
+  }
   // Set once every statement of the transaction succeeded: a connection lost after it was lost during COMMIT.
   let committing = false;
   try {
@@ -669,15 +680,20 @@ export async function applyEdits(
       { isolationLevel: "ReadCommitted", timeout: 30_000, maxWait: 20_000 },
     );
   } catch (error) {
-    const unavailable = asUnavailable(error);
-    if (committing && unavailable !== undefined) {
-      const keyed = edits.every((edit) => edit.idempotencyKey !== undefined);
-      throw new UnavailableError(
-        `the connection to the database was lost while the edit was being committed, so it may or may not have been applied: read the record again before retrying${keyed ? ", or retry with the same Idempotency-Key" : " (or send an Idempotency-Key, so that a retry cannot apply it twice)"}`,
-      );
-    }
-    throw unavailable ?? error;
+    throw unknownOutcomeOr(error, committing, edits);
   }
+}
+
+/** The error to answer for a failed write: an outcome left unknown by a connection lost during COMMIT says so. */
+function unknownOutcomeOr(error: unknown, committing: boolean, edits: readonly EditRequest[]): unknown {
+  const unavailable = asUnavailable(error);
+  if (committing && unavailable !== undefined) {
+    const keyed = edits.every((edit) => edit.idempotencyKey !== undefined);
+    return new UnavailableError(
+      `the connection to the database was lost while the edit was being committed, so it may or may not have been applied: read the record again before retrying${keyed ? ", or retry with the same Idempotency-Key" : " (or send an Idempotency-Key, so that a retry cannot apply it twice)"}`,
+    );
+  }
+  return unavailable ?? error;
 }
 
 /** The end of the run of edits from `start` in which no record and no Idempotency-Key comes twice. */
@@ -692,6 +708,109 @@ function endOfRun(edits: readonly EditRequest[], start: number): number {
     if (answer !== undefined) seen.add(answer);
   }
   return edits.length;
+}
+
+/** An earlier answer of an edit with an Idempotency-Key, as stored. */
+interface EarlierAnswer {
+  readonly id: number;
+  readonly fingerprint: string;
+  readonly result: unknown;
+  readonly createdAt: Date;
+}
+
+/** An edit that passed its checks, with what its writes need. */
+interface Accepted {
+  readonly index: number;
+  readonly edit: EditRequest;
+  readonly key: string;
+  readonly existing: object | undefined;
+  readonly fingerprint: string | undefined;
+  readonly kbRevision: number;
+}
+
+interface Judgement {
+  /** Per edit: its refusal or replayed answer; undefined for an accepted edit (its result comes with its writes). */
+  readonly outcomes: Array<EditOutcome | undefined>;
+  readonly accepted: readonly Accepted[];
+  /** Earlier answers past their time: deleted, and their keys used again. */
+  readonly expiredAnswers: readonly number[];
+}
+
+/**
+ * Every edit checked in memory, in order, against the knowledge base the
+ * edits before it leave (starting from `start` at `revisionBefore`); no
+ * database is touched. Each edit is cross-checked on what it leaves, and
+ * refused alone: an edit is judged by itself and what came before it, never
+ * by what another client sent after it in the same group, so whether it is
+ * accepted does not depend on how requests happened to be grouped, and
+ * every revision the group writes holds together.
+ */
+function judgeEdits(
+  edits: readonly EditRequest[],
+  start: KbBundle,
+  revisionBefore: number,
+  earlierAnswers: ReadonlyMap<string, EarlierAnswer>,
+  crossCheck: (bundle: KbBundle) => KbIssue[],
+): Judgement & { readonly bundle: KbBundle } {
+  const outcomes: Array<EditOutcome | undefined> = edits.map(() => undefined);
+  const accepted: Accepted[] = [];
+  const expiredAnswers: number[] = [];
+  let bundle = start;
+  let revision = revisionBefore;
+  edits.forEach((edit, index) => {
+    const { entity } = edit;
+    try {
+      const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
+      const earlier = edit.idempotencyKey === undefined ? undefined : earlierAnswers.get(`${edit.actor.name}\u0000${edit.idempotencyKey}`);
+      if (earlier !== undefined && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
+        if (earlier.fingerprint !== fingerprint) {
+          throw new ConflictError(`the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`, [
+            { field: "idempotencyKey", message: "already used for another edit" },
+          ]);
+        }
+        outcomes[index] = { ok: true, result: { ...(earlier.result as EditResult), replayed: true } };
+        return;
+      }
+      if (earlier !== undefined) expiredAnswers.push(earlier.id);
+      const records = bundle[entity] as readonly object[];
+      const keyOf = (record: object): string => recordKey(entity, record as never);
+      const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
+      const existing = records.find((record) => keyOf(record) === key);
+      checkEdit(edit, entity, key, existing, keyOf);
+      // Where the database keeps it: an updated record in its place, a created one last.
+      const next = edit.action === "retire" ? records.filter((record) => record !== existing) : existing === undefined ? [...records, { ...edit.record!, revision: 1 }] : records.map((record) => (record === existing ? { ...edit.record!, revision: revisionOf(existing) + 1 } : record));
+      const issues = crossCheck({ ...bundle, [entity]: next });
+      if (issues.length > 0) {
+        throw new InputError(
+          `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
+          issues[0]?.field,
+          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+        );
+      }
+      bundle = { ...bundle, [entity]: next };
+      revision += 1;
+      accepted.push({ index, edit, key, existing, fingerprint, kbRevision: revision });
+    } catch (error) {
+      // A refusal of this edit: nothing of it will be written, and the others go on.
+      if (error instanceof KubecompatError) outcomes[index] = { ok: false, error };
+      else throw error;
+    }
+  });
+  return { outcomes, accepted, expiredAnswers, bundle };
+}
+
+/** The audit entry of an accepted edit, with the record as stored after it (`after`). */
+function auditRow(entry: Accepted, after: object | null) {
+  return {
+    actor: entry.edit.actor.name,
+    actorRole: entry.edit.actor.role,
+    action: `${entry.edit.entity}.${entry.edit.action}`,
+    entity: entry.edit.entity,
+    key: entry.key,
+    before: entry.existing,
+    after: after ?? undefined,
+    kbRevision: entry.kbRevision,
+  };
 }
 
 async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditOutcome[]> {
@@ -731,61 +850,12 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     ]),
   );
 
-  // Every edit is checked in memory, in order, against the knowledge base the edits before it leave; the writes follow, a few statements for the whole group.
-  interface Accepted {
-    readonly index: number;
-    readonly edit: EditRequest;
-    readonly key: string;
-    readonly existing: object | undefined;
-    readonly fingerprint: string | undefined;
-    readonly kbRevision: number;
-  }
-  const outcomes: Array<EditOutcome | undefined> = edits.map(() => undefined);
-  const accepted: Accepted[] = [];
-  const expiredAnswers: number[] = [];
-  let revision = revisionBefore;
-  edits.forEach((edit, index) => {
-    const { entity } = edit;
-    try {
-      const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
-      const earlier = edit.idempotencyKey === undefined ? undefined : earlierAnswers.get(`${edit.actor.name}\u0000${edit.idempotencyKey}`);
-      if (earlier !== undefined && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
-        if (earlier.fingerprint !== fingerprint) {
-          throw new ConflictError(`the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`, [
-            { field: "idempotencyKey", message: "already used for another edit" },
-          ]);
-        }
-        outcomes[index] = { ok: true, result: { ...(earlier.result as unknown as EditResult), replayed: true } };
-        return;
-      }
-      if (earlier !== undefined) expiredAnswers.push(earlier.id);
-      const records = bundle[entity] as readonly object[];
-      const keyOf = (record: object): string => recordKey(entity, record as never);
-      const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
-      const existing = records.find((record) => keyOf(record) === key);
-      checkEdit(edit, entity, key, existing, keyOf);
-      const others = records.filter((record) => keyOf(record) !== key);
-      const next = edit.action === "retire" ? others : [...others, { ...edit.record!, revision: existing === undefined ? 1 : revisionOf(existing) + 1 }];
-      const issues = crossCheck({ ...bundle, [entity]: next });
-      if (issues.length > 0) {
-        throw new InputError(
-          `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
-          issues[0]?.field,
-          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
-        );
-      }
-      bundle = { ...bundle, [entity]: next };
-      revision += 1;
-      accepted.push({ index, edit, key, existing, fingerprint, kbRevision: revision });
-    } catch (error) {
-      // A refusal of this edit: nothing of it will be written, and the others go on.
-      if (error instanceof KubecompatError) outcomes[index] = { ok: false, error };
-      else throw error;
-    }
-  });
+  // Every edit is checked in memory first; the writes follow, a few statements for the whole group.
+  const { outcomes, accepted, expiredAnswers } = judgeEdits(edits, bundle, revisionBefore, earlierAnswers, crossCheck);
+  const revision = accepted.at(-1)?.kbRevision ?? revisionBefore;
 
   // The writes. A failure from here on is the database's, and fails the whole group.
-  if (expiredAnswers.length > 0) await tx.idempotentEdit.deleteMany({ where: { id: { in: expiredAnswers } } });
+  if (expiredAnswers.length > 0) await tx.idempotentEdit.deleteMany({ where: { id: { in: [...expiredAnswers] } } });
   const stored = new Map<number, object | null>();
   for (const entity of ENTITY_NAMES) {
     const mine = accepted.filter((entry) => entry.edit.entity === entity);
@@ -801,7 +871,7 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     for (const entry of mine.filter((candidate) => candidate.edit.action !== "create")) {
       const id = ids.get(entityKey(entity, entry.key))!;
       if (entry.edit.action === "update") {
-        const row = (await delegate(tx, entity).update({ where: { id }, data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } } }));
+        const row = await delegate(tx, entity).update({ where: { id }, data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } } });
         stored.set(entry.index, fromColumns(entity, row));
       } else {
         await delegate(tx, entity).delete({ where: { id } });
@@ -813,19 +883,7 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     // An edit of a record in conflict decides it.
     const decided = accepted.filter((entry) => openConflicts.has(entityKey(entry.edit.entity, entry.key)));
     if (decided.length > 0) await tx.kbConflict.deleteMany({ where: { OR: decided.map((entry) => ({ entity: entry.edit.entity, key: entry.key })) } });
-    const auditRows = accepted.map((entry) => {
-        const after = stored.get(entry.index) ?? null;
-        return {
-          actor: entry.edit.actor.name,
-          actorRole: entry.edit.actor.role,
-          action: `${entry.edit.entity}.${entry.edit.action}`,
-          entity: entry.edit.entity,
-          key: entry.key,
-          before: entry.existing === undefined ? undefined : (entry.existing),
-          after: after === null ? undefined : (after),
-          kbRevision: entry.kbRevision,
-        };
-      });
+    const auditRows = accepted.map((entry) => auditRow(entry, stored.get(entry.index) ?? null));
     // Idempotent answers point at their audit entry, so only then are the new ids read back.
     const audits = accepted.some((entry) => entry.edit.idempotencyKey !== undefined)
       ? await tx.auditEntry.createManyAndReturn({ data: auditRows, select: { id: true, kbRevision: true } })
@@ -843,11 +901,244 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     // The new revision and the replicas' notification in one round trip.
     await tx.$executeRaw`WITH state AS (UPDATE "KbState" SET revision = ${revision}, "updatedAt" = now() WHERE id = 1 RETURNING revision) SELECT pg_notify(${KB_CHANGED_CHANNEL}, revision::text) FROM state`;
   }
-  if (keyed.length > 0 && Date.now() - lastIdempotencySweep > IDEMPOTENCY_SWEEP_MS) {
-    lastIdempotencySweep = Date.now();
+  if (keyed.length > 0 && sweepDue()) {
     await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
   }
   return outcomes.map((outcome) => outcome!);
+}
+
+/** Whether expired idempotent answers are due to be swept (at most once a minute per instance); true claims the sweep. */
+function sweepDue(): boolean {
+  if (Date.now() - lastIdempotencySweep <= IDEMPOTENCY_SWEEP_MS) return false;
+  lastIdempotencySweep = Date.now();
+  return true;
+}
+
+/**
+ * The group commit in two round trips, for the common case: this instance's
+ * snapshot is the database's current revision. The edits are judged in
+ * memory against the snapshot; then one message begins the transaction,
+ * takes the write lock and runs one statement that writes every accepted
+ * record, its audit entry and its idempotent answer, decides the conflicts
+ * those records were in, bumps the revision and notifies the replicas (all
+ * on condition that, under the lock, the revision is still the snapshot's
+ * and no Idempotency-Key of the group was used before); the second message
+ * is COMMIT. A failed condition, or a record not found as the snapshot has
+ * it, rolls back having written nothing, and undefined tells the caller to
+ * take the general way. So does a group in which a record or a key comes
+ * twice (its edits would depend on each other within one statement), or a
+ * kind this path cannot map.
+ */
+async function commitInOneTrip(
+  db: Database,
+  edits: readonly EditRequest[],
+  crossCheck: (bundle: KbBundle) => KbIssue[],
+  known: KnownKnowledgeBase,
+): Promise<EditOutcome[] | undefined> {
+  const pool = poolOf(db);
+  if (pool === undefined || edits.length === 0 || endOfRun(edits, 0) !== edits.length) return undefined;
+  if (edits.some((edit) => tableOf(edit.entity) === undefined)) return undefined;
+  // Earlier answers are not read: the statement writes only if there are none, else the general way replays them.
+  const { outcomes, accepted } = judgeEdits(edits, known.bundle, known.revision, new Map(), crossCheck);
+  // Nothing to write: the refusals are confirmed (under the lock, at the current revision) the general way.
+  if (accepted.length === 0) return undefined;
+
+  const newest = accepted.at(-1)!.kbRevision;
+  // Each record as it will be stored: its own revision is 1 when created, one more than the snapshot's when updated.
+  const stored = new Map<number, object | null>(
+    accepted.map((entry) => [entry.index, entry.edit.action === "retire" ? null : storedForm(entry.edit.entity, entry.edit.record!, entry.existing === undefined ? 1 : revisionOf(entry.existing) + 1)]),
+  );
+  const statement = new OneTripStatement();
+  const keys = edits.flatMap((edit) => (edit.idempotencyKey === undefined ? [] : [{ actor: edit.actor.name, key: edit.idempotencyKey }]));
+  const unusedKeys = keys.length === 0 ? "" : ` AND NOT EXISTS (SELECT 1 FROM "IdempotentEdit" AS e JOIN jsonb_to_recordset(${jsonLiteral(keys)}) AS k(actor text, key text) ON e.actor = k.actor AND e.key = k.key)`;
+  // The condition every other part waits on (EXISTS (SELECT 1 FROM state)).
+  statement.add(`UPDATE "KbState" SET revision = ${newest}, "updatedAt" = now() WHERE id = 1 AND revision = ${known.revision}${unusedKeys} RETURNING revision`, 1);
+
+  // Creates, one INSERT per kind (and set of columns); updates and retirements one statement each, finding the row as the snapshot has it.
+  const creates = new Map<string, { table: string; rows: Row[] }>();
+  for (const entry of accepted) {
+    const { entity, action } = entry.edit;
+    const table = tableOf(entity)!;
+    if (action === "create") {
+      const row = table === DOCUMENT_TABLE ? documentRow(entity, entry.key, entry.edit.record!) : jsonColumns(toColumns(entity, entry.edit.record!));
+      const signature = `${table}\u0000${Object.keys(row).join("\u0000")}`;
+      const batch = creates.get(signature) ?? { table, rows: [] };
+      batch.rows.push(row);
+      creates.set(signature, batch);
+      continue;
+    }
+    const where = table === DOCUMENT_TABLE
+      ? `t.entity = ${textLiteral(entity)} AND t.key = ${textLiteral(entry.key)} AND t.revision = ${revisionOf(entry.existing!)}`
+      : `to_jsonb(t) @> ${jsonLiteral({ ...jsonColumns(toColumns(entity, entry.existing!)), revision: revisionOf(entry.existing!) })}`;
+    if (action === "retire") {
+      statement.add(`DELETE FROM ${ident(table)} AS t WHERE ${where} AND EXISTS (SELECT 1 FROM state) RETURNING 1`, 1);
+      continue;
+    }
+    const row = table === DOCUMENT_TABLE ? documentRow(entity, entry.key, entry.edit.record!) : jsonColumns(toColumns(entity, entry.edit.record!));
+    const columns = Object.keys(row);
+    const source = `jsonb_populate_record(NULL::${ident(table)}, ${jsonLiteral(row)})`;
+    statement.add(
+      `UPDATE ${ident(table)} AS t SET ${columns.map((column) => `${ident(column)} = s.${ident(column)}`).join(", ")}, revision = t.revision + 1, "updatedAt" = now() FROM ${source} AS s WHERE ${where} AND EXISTS (SELECT 1 FROM state) RETURNING 1`,
+      1,
+    );
+  }
+  for (const { table, rows } of creates.values()) {
+    const columns = Object.keys(rows[0]!).map(ident);
+    statement.add(
+      `INSERT INTO ${ident(table)} (${columns.join(", ")}) SELECT ${columns.map((column) => `r.${column}`).join(", ")} FROM jsonb_populate_recordset(NULL::${ident(table)}, ${jsonLiteral(rows)}) AS r WHERE EXISTS (SELECT 1 FROM state) RETURNING 1`,
+      rows.length,
+    );
+  }
+  // An edit of a record in conflict decides it.
+  const decided = accepted.filter((entry) => known.conflicts.has(entityKey(entry.edit.entity, entry.key))).map((entry) => ({ entity: entry.edit.entity, key: entry.key }));
+  if (decided.length > 0) {
+    statement.add(`DELETE FROM "KbConflict" AS c USING jsonb_to_recordset(${jsonLiteral(decided)}) AS k(entity text, key text) WHERE c.entity = k.entity AND c.key = k.key AND EXISTS (SELECT 1 FROM state) RETURNING 1`, undefined);
+  }
+  const audits = accepted.map((entry) => auditRow(entry, stored.get(entry.index) ?? null));
+  const auditName = statement.add(
+    `INSERT INTO "AuditEntry" (actor, "actorRole", action, entity, key, before, after, "kbRevision") SELECT a.actor, a."actorRole", a.action, a.entity, a.key, a.before, a.after, a."kbRevision" FROM jsonb_to_recordset(${jsonLiteral(audits)}) AS a(actor text, "actorRole" text, action text, entity text, key text, before jsonb, after jsonb, "kbRevision" int) WHERE EXISTS (SELECT 1 FROM state) RETURNING id, "kbRevision"`,
+    accepted.length,
+  );
+  const results = accepted.map((entry) => ({ entry, result: { entity: entry.edit.entity, key: entry.key, record: stored.get(entry.index) ?? null, kbRevision: entry.kbRevision } satisfies EditResult }));
+  const answers = results.flatMap(({ entry, result }) =>
+    entry.edit.idempotencyKey === undefined ? [] : [{ actor: entry.edit.actor.name, key: entry.edit.idempotencyKey, fingerprint: entry.fingerprint!, result, kbRevision: entry.kbRevision }],
+  );
+  if (answers.length > 0) {
+    // Idempotent answers point at their audit entry: joined on the revision, which is the edit's own.
+    statement.add(
+      `INSERT INTO "IdempotentEdit" (actor, key, fingerprint, result, "auditEntryId") SELECT k.actor, k.key, k.fingerprint, k.result, a.id FROM jsonb_to_recordset(${jsonLiteral(answers)}) AS k(actor text, key text, fingerprint text, result jsonb, "kbRevision" int) JOIN ${auditName} AS a ON a."kbRevision" = k."kbRevision" RETURNING 1`,
+      answers.length,
+    );
+  }
+  if (keys.length > 0 && sweepDue()) {
+    statement.add(`DELETE FROM "IdempotentEdit" WHERE "createdAt" < now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds' RETURNING 1`, undefined);
+  }
+
+  const client = await pool.connect().catch((error: unknown) => {
+    throw asUnavailable(error) ?? error;
+  });
+  let broken: unknown;
+  let committing = false;
+  // A dropped connection is also emitted as an event (besides failing the query): unheard, it would crash the process.
+  const onLost = (error: unknown): void => {
+    broken ??= error;
+  };
+  client.on("error", onLost);
+  try {
+    let applied: boolean;
+    try {
+      const replies = (await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}); ${statement.sql(KB_CHANGED_CHANNEL)}`)) as unknown as Array<{ rows: Row[] }>;
+      applied = statement.applied(replies.at(-1)!.rows[0]!);
+    } catch (error) {
+      // The statement failed (the transaction is open and aborted) or the connection did.
+      if (asUnavailable(error) !== undefined) throw error;
+      await client.query("ROLLBACK");
+      return undefined;
+    }
+    if (!applied) {
+      await client.query("ROLLBACK");
+      return undefined;
+    }
+    committing = true;
+    await client.query("COMMIT");
+  } catch (error) {
+    broken = error;
+    throw unknownOutcomeOr(error, committing, edits);
+  } finally {
+    client.off("error", onLost);
+    // A connection that failed is not given back to the pool.
+    client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
+  }
+  for (const { entry, result } of results) outcomes[entry.index] = { ok: true, result };
+  return outcomes.map((outcome) => outcome!);
+}
+
+/** The data-modifying sub-statements of the one-trip commit, and how many rows each must touch for it to be applied. */
+class OneTripStatement {
+  private readonly parts: Array<{ name: string; body: string; expected: number | undefined }> = [];
+
+  /** Adds a part; the first is the condition, named "state". Returns its name. */
+  add(body: string, expected: number | undefined): string {
+    const name = this.parts.length === 0 ? "state" : `w${this.parts.length}`;
+    this.parts.push({ name, body, expected });
+    return name;
+  }
+
+  /** One statement: every part as a CTE, then the row counts, and the notification when the state was updated. */
+  sql(channel: string): string {
+    const counts = this.parts.map((part) => `(SELECT count(*) FROM ${part.name})::int AS ${part.name}`);
+    return `WITH ${this.parts.map((part) => `${part.name} AS (${part.body})`).join(",\n")}\nSELECT ${counts.join(", ")}, (SELECT count(pg_notify(${textLiteral(channel)}, revision::text)) FROM state)::int AS notified`;
+  }
+
+  /** Whether every part touched the rows it must: the revision was the snapshot's, and every record was found as the snapshot has it. */
+  applied(row: Row): boolean {
+    return this.parts.every((part) => part.expected === undefined || row[part.name] === part.expected);
+  }
+}
+
+/** The table a kind's records live in, for the one-trip commit; undefined when its model cannot be mapped. */
+function tableOf(entity: EntityName): string | undefined {
+  const model = mappingOf(entity).model;
+  if (model === null) return DOCUMENT_TABLE;
+  const name = `${model.charAt(0).toUpperCase()}${model.slice(1)}`;
+  return (Prisma.ModelName as Readonly<Record<string, string>>)[name] !== undefined && scalarFieldsOf(name) !== undefined ? name : undefined;
+}
+
+const DOCUMENT_TABLE = "KbDocument";
+
+/** A model's scalar fields in Prisma's order (the order its rows come back in). */
+function scalarFieldsOf(model: string): readonly string[] | undefined {
+  const fields = (Prisma as unknown as Record<string, Record<string, string> | undefined>)[`${model}ScalarFieldEnum`];
+  return fields === undefined ? undefined : Object.values(fields);
+}
+
+/** A KbDocument row for a record: the record (as JSON, without its revision) under its kind and key. */
+function documentRow(entity: EntityName, key: string, record: object): Row {
+  return { entity, key, record: toColumns(entity, record) };
+}
+
+/**
+ * The record as the database gives it back after it was written with
+ * `revision`, without reading it: what Prisma's row, read through
+ * fromColumns, would be (its fields in the model's order, JSON values in
+ * jsonb's order of keys). The snapshot, the answer and the audit entry get
+ * exactly what a reload would give.
+ */
+function storedForm(entity: EntityName, record: object, revision: number): object {
+  const columns = toColumns(entity, record);
+  const model = mappingOf(entity).model;
+  if (model === null) return fromColumns(entity, { ...(jsonbOrder(columns) as Row), id: 0, revision, updatedAt: null });
+  const row: Row = {};
+  for (const field of scalarFieldsOf(tableOf(entity)!)!) {
+    const value = field === "revision" ? revision : (columns[field] ?? null);
+    row[field] = value !== null && typeof value === "object" && !(value instanceof Date) ? jsonbOrder(value) : value;
+  }
+  return fromColumns(entity, row);
+}
+
+/** A JSON value with every object's keys in jsonb's order (shorter keys first, then by bytes), as jsonb gives it back. */
+function jsonbOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(jsonbOrder);
+  if (value === null || typeof value !== "object" || value instanceof Date) return value;
+  const keys = Object.keys(value).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return Object.fromEntries(keys.map((key) => [key, jsonbOrder((value as Row)[key])]));
+}
+
+/** Columns as JSON for jsonb_populate_record and to_jsonb: a date column as its day. */
+function jsonColumns(columns: Row): Row {
+  return Object.fromEntries(Object.entries(columns).map(([column, value]) => [column, value instanceof Date ? value.toISOString().slice(0, 10) : value]));
+}
+
+function jsonLiteral(value: unknown): string {
+  return `${escapeLiteral(JSON.stringify(value))}::jsonb`;
+}
+
+function textLiteral(value: string): string {
+  return escapeLiteral(value);
+}
+
+function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** The checks of one edit against the record it touches (none for a create). */

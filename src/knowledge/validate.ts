@@ -166,8 +166,29 @@ function coverageIssues(bundle: KbBundle): KbIssue[] {
   return issues;
 }
 
+// A snapshot's records never change (deep-frozen), and a snapshot after an edit reuses every record the edit did
+// not touch: their answers are remembered, so checking an edit does not walk every field of the knowledge base again.
+const newestMinorOfFrozen = new WeakMap<object, number>();
+
 /** The highest Kubernetes minor written in any field of these records ("1.40" → 40). */
 function newestMinorMentioned(records: readonly object[]): number {
+  let newest = -Infinity;
+  for (const record of records) {
+    if (!Object.isFrozen(record)) {
+      newest = Math.max(newest, newestMinorIn([record]));
+      continue;
+    }
+    let mentioned = newestMinorOfFrozen.get(record);
+    if (mentioned === undefined) {
+      mentioned = newestMinorIn([record]);
+      newestMinorOfFrozen.set(record, mentioned);
+    }
+    newest = Math.max(newest, mentioned);
+  }
+  return newest;
+}
+
+function newestMinorIn(records: readonly object[]): number {
   let newest = -Infinity;
   const visit = (value: unknown): void => {
     if (typeof value === "string") {

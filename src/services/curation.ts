@@ -63,19 +63,16 @@ export class Curator {
   }
 
   /**
-   * The edit has committed: its answer is a success whatever happens next.
-   * This instance's snapshot catches up with it before the answer (so the
-   * next read here sees it) unless the database fails right now; then the
-   * change listener or the poll brings it in as soon as the database answers.
-   */
-  /**
    * Edits of this instance are committed in groups: the edits that arrive
    * while a group is being written go together in the next transaction
    * (one lock, one notification, one new snapshot for all of them). They
    * would queue on the database's write lock anyway, and there each waiting
    * edit would hold a pooled connection that snapshot loads and token
    * lookups need. Each edit is answered once its group committed and this
-   * instance's snapshot holds it (see publishEdits).
+   * instance's snapshot holds it (see publishEdits). A committed edit is a
+   * success whatever happens next: the snapshot catches up before the answer
+   * unless the database fails right then, and the change listener or the
+   * poll brings it in as soon as the database answers.
    */
   private edit(request: EditRequest): Promise<EditResult> {
     return new Promise<EditResult>((resolve, reject) => {
@@ -94,13 +91,18 @@ export class Curator {
       while (this.pending.length > 0) {
         const group = this.pending.splice(0, MAX_EDITS_PER_COMMIT);
         let outcomes: Awaited<ReturnType<typeof applyEdits>>;
+        this.kb.beginWrite();
         try {
-          outcomes = await applyEdits(this.db, group.map((entry) => entry.request), crossCheckBundle, this.known());
-        } catch (error) {
-          for (const entry of group) entry.reject(error);
-          continue;
+          try {
+            outcomes = await applyEdits(this.db, group.map((entry) => entry.request), crossCheckBundle, this.known());
+          } catch (error) {
+            for (const entry of group) entry.reject(error);
+            continue;
+          }
+          await this.kb.publishEdits(outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])));
+        } finally {
+          this.kb.endWrite();
         }
-        await this.kb.publishEdits(outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])));
         outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
       }
     } finally {

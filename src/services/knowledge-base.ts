@@ -14,6 +14,17 @@ function bundleOf(snapshot: KbSnapshot): KbBundle {
   return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)])) as unknown as KbBundle;
 }
 
+/**
+ * The records of a kind with one record changed as the database orders them
+ * (by row): an updated record keeps its place, a created one comes last, a
+ * retired one (null) goes.
+ */
+function withRecord(records: readonly object[], entity: EntityName, key: string, record: object | null): readonly object[] {
+  const index = records.findIndex((candidate) => recordKey(entity, candidate as never) === key);
+  if (index < 0) return record === null ? records : [...records, record];
+  return record === null ? [...records.slice(0, index), ...records.slice(index + 1)] : [...records.slice(0, index), record, ...records.slice(index + 1)];
+}
+
 export class KnowledgeBase {
   private snapshot: KbSnapshot | undefined;
 
@@ -69,10 +80,7 @@ export class KnowledgeBase {
     const consecutive = applied.every((edit, index) => edit.kbRevision === first + index);
     if (current !== undefined && consecutive && current.revision === first - 1) {
       const bundle = bundleOf(current) as unknown as Record<EntityName, readonly object[]>;
-      for (const edit of applied) {
-        const others = bundle[edit.entity].filter((record) => recordKey(edit.entity, record as never) !== edit.key);
-        bundle[edit.entity] = edit.record === null ? others : [...others, edit.record];
-      }
+      for (const edit of applied) bundle[edit.entity] = withRecord(bundle[edit.entity], edit.entity, edit.key, edit.record);
       const touched = new Set(applied.map((edit) => `${edit.entity}\u0000${edit.key}`));
       this.snapshot = new KbSnapshot(bundle as unknown as KbBundle, {
         revision: newest,
@@ -97,6 +105,31 @@ export class KnowledgeBase {
       this.onPublishFailed(error);
     }
   }
+
+  /**
+   * This instance is committing edits (from before they are sent until they
+   * are published). The notification of its own commit may come before the
+   * commit's answer: `whenPublished` holds such a check until then, when the
+   * snapshot has the edits and the notification needs no load.
+   */
+  beginWrite(): void {
+    this.writing += 1;
+  }
+
+  endWrite(): void {
+    this.writing = Math.max(0, this.writing - 1);
+    if (this.writing > 0) return;
+    for (const check of this.afterWrites.splice(0)) check();
+  }
+
+  /** Runs `check` now, or once the edits this instance is committing are published. */
+  whenPublished(check: () => void): void {
+    if (this.writing === 0) check();
+    else this.afterWrites.push(check);
+  }
+
+  private writing = 0;
+  private readonly afterWrites: Array<() => void> = [];
 
   /** Told when a snapshot could not be brought up to a committed write (the sync retries it). */
   onPublishFailed: (error: unknown) => void = () => undefined;

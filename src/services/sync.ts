@@ -44,7 +44,7 @@ export class KbSync {
     this.listener = new ChangeListener(
       databaseUrl,
       KB_CHANGED_CHANNEL,
-      () => this.trigger(),
+      (payload) => this.notified(payload),
       logger,
       () => this.trigger(),
     );
@@ -93,6 +93,26 @@ export class KbSync {
       this.trigger();
     }, this.options.outagePollMs ?? 250);
     this.outageTimer.unref();
+  }
+
+  /**
+   * A NOTIFY names the revision committed. This instance's own edits are in
+   * its snapshot before they are answered, so their notifications (and any
+   * other for a revision already held) need no load; anything else, or a
+   * (re)connection (no payload), checks the database. A notification that
+   * comes while this instance commits may be that commit's own, ahead of its
+   * answer: it is judged once the commit is published.
+   */
+  private notified(payload: string | undefined): void {
+    const revision = payload === undefined ? Number.NaN : Number(payload);
+    if (!Number.isInteger(revision)) {
+      this.trigger();
+      return;
+    }
+    this.kb.whenPublished(() => {
+      if (this.kb.loaded && revision <= this.kb.current().revision) return;
+      this.trigger();
+    });
   }
 
   /** Refreshes now; overlapping triggers collapse into one more refresh after the running one. */
