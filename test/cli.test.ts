@@ -327,7 +327,8 @@ describe("the kubecompat CLI", () => {
     });
 
     it("the upstream profile accepts the same EKS cluster (kubelets up to three minors behind)", async () => {
-      const run = await kubecompat(["--server", serverUrl, "check", "--kubectl-version", kubectlFixture("version.json"), "--kubectl-nodes", kubectlFixture("nodes-eks.json")]);
+      // Judged by upstream's calendar: EKS's own (its node labels show it) has 1.29 past extended support today.
+      const run = await kubecompat(["--server", serverUrl, "check", "--kubectl-version", kubectlFixture("version.json"), "--kubectl-nodes", kubectlFixture("nodes-eks.json"), "--platform", "upstream"]);
       assert.equal(run.code, 0, run.stderr + run.stdout);
       // Accepted, but 1.27-1.29 and containerd 1.7 are past their end of life today: never a plain SUPPORTED.
       assert.match(run.stdout, /^END OF LIFE: /m);

@@ -56,7 +56,7 @@ describe("the OpenAPI document", () => {
   it("generates request bodies from the same zod schemas that validate them", () => {
     const schemas = openApiDocument().components?.schemas ?? {};
     const validate = schemas.ValidateRequest as { properties: Record<string, unknown>; required: string[]; additionalProperties?: boolean };
-    assert.deepEqual(Object.keys(validate.properties).sort(), ["asOf", "components", "profile"]);
+    assert.deepEqual(Object.keys(validate.properties).sort(), ["asOf", "components", "platform", "profile"]);
     assert.deepEqual(validate.required, ["components"]);
     assert.equal(validate.additionalProperties, false);
     const input = schemas.ComponentVersionInput as { required: string[] };

@@ -118,9 +118,15 @@ describe("REST operations", () => {
     );
     const planned = await request(runtime.app)
       .post("/api/v1/upgrade-plan/from-kubectl")
-      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-06-01" })
+      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-06-01", platform: "upstream" })
       .expect(200);
     assert.equal(planned.body.ok, true);
+    // Without "upstream", the nodes' eks.amazonaws.com/nodegroup label makes it EKS, whose 1.29 left extended support on 2026-03-23.
+    const onEks = await request(runtime.app)
+      .post("/api/v1/upgrade-plan/from-kubectl")
+      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-06-01" })
+      .expect(200);
+    assert.ok((onEks.body.findings as Array<{ code: string }>).some((finding) => finding.code === "PLATFORM_END_OF_SUPPORT"), JSON.stringify(onEks.body.findings));
     assert.deepEqual(planned.body.steps.map((step: { component: string; instance: string | null }) => `${step.component}@${step.instance}`), [
       "kube-apiserver@null",
       // containerd's own table lists 1.7.13+ for 1.30: the runtime moves before its kubelet.
@@ -132,7 +138,7 @@ describe("REST operations", () => {
     // After September 2026 the 1.7 line is past its own end of life: the plan of that day moves to the oldest live line listed.
     const later = await request(runtime.app)
       .post("/api/v1/upgrade-plan/from-kubectl")
-      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-12-01" })
+      .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-12-01", platform: "upstream" })
       .expect(200);
     assert.equal(later.body.steps.find((step: { component: string }) => step.component === "containerd")?.toVersion, "2.0.0");
     const badDay = await request(runtime.app).post("/api/v1/upgrade-plan").send({ current: { components: [{ component: "kube-apiserver", version: "1.30" }] }, targetVersion: "1.31", asOf: "2026-13-01" }).expect(400);

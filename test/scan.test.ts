@@ -647,22 +647,25 @@ describe("scans say what they did not judge", () => {
     snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
   });
 
-  it("gives one API_NOT_JUDGED per unknown group/version with its object count, and none for the API server's own", () => {
+  it("gives one API_NOT_JUDGED per unknown group/version with its object count, and none for the API server's own or an add-on's", () => {
     const manifests = [
-      "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata:\n  name: a\n",
-      "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshotClass\nmetadata:\n  name: b\n",
-      "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata:\n  name: c\n",
-      "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: d\n",
+      "apiVersion: widgets.example.com/v1beta1\nkind: Widget\nmetadata:\n  name: a\n",
+      "apiVersion: widgets.example.com/v1beta1\nkind: WidgetClass\nmetadata:\n  name: b\n",
+      "apiVersion: widgets.example.com/v1beta1\nkind: Widget\nmetadata:\n  name: c\n",
+      "apiVersion: gadgets.example.org/v1\nkind: Gadget\nmetadata:\n  name: d\n",
       "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: e\n",
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n",
       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: g\n",
+      // An add-on's API (kb/addon-apis.yaml) is judged, not passed over: served in every cert-manager release since 1.0.
+      "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: h\n",
     ].join("---\n");
     const report = scanManifests(snapshot, manifests, "1.30");
     const notes = report.notes.filter((note) => note.code === "API_NOT_JUDGED");
     assert.equal(notes.length, 2, JSON.stringify(report.notes));
-    assert.match(notes[0]?.message ?? "", /^3 objects of snapshot\.storage\.k8s\.io\/v1beta1 \(VolumeSnapshot, VolumeSnapshotClass\) were not judged/);
-    assert.match(notes[1]?.message ?? "", /^1 object of cert-manager\.io\/v1 \(Certificate\) was not judged/);
+    assert.match(notes[0]?.message ?? "", /^3 objects of widgets\.example\.com\/v1beta1 \(Widget, WidgetClass\) were not judged/);
+    assert.match(notes[1]?.message ?? "", /^1 object of gadgets\.example\.org\/v1 \(Gadget\) was not judged/);
     assert.ok(notes.every((note) => note.severity === "INFO"));
+    assert.deepEqual(report.changeFindings, []);
     assert.equal(report.status, "SUPPORTED", "what was not judged is said, not counted against the manifests");
   });
 });

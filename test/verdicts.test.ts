@@ -267,7 +267,8 @@ describe("plans that end supported", () => {
       [...new Set(result.findings.filter((finding) => finding.severity === "WARNING").map((finding) => finding.code))].sort();
 
     // In 2024 the 1.6 line was alive: the pool keeps its own line, at the highest floor its table lists on the way (1.6.34+ for 1.31).
-    const in2024 = planUpgrade(snapshot, current, "1.31", { asOf: "2024-10-01" });
+    // Judged by upstream's calendar (platform "upstream"): what is tested here is the runtime's line, not EKS's dates.
+    const in2024 = planUpgrade(snapshot, current, "1.31", { asOf: "2024-10-01", platform: "upstream" });
     const early = in2024.steps.find((step) => step.component === "containerd");
     assert.equal(early?.toVersion, "1.6.34", JSON.stringify(in2024.steps));
     assert.match(early?.note ?? "", /own table lists 1\.6\.34 or newer on the 1\.6 line/);
@@ -278,7 +279,7 @@ describe("plans that end supported", () => {
 
     // On 2026-12-01 containerd 1.6 (August 2025) and 1.7 (September 2026) are past their end of life: the kubelet jumps to
     // 1.30 on new nodes, and for 1.30 to 1.31 the table lists 2.0.0+, a live line.
-    const later = planUpgrade(snapshot, current, "1.31", { asOf: "2026-12-01" });
+    const later = planUpgrade(snapshot, current, "1.31", { asOf: "2026-12-01", platform: "upstream" });
     const runtime = later.steps.find((step) => step.component === "containerd");
     assert.equal(runtime?.toVersion, "2.0.0", JSON.stringify(later.steps));
     assert.match(runtime?.note ?? "", /on the 2\.0 line for Kubernetes 1\.30 to 1\.31 .*\(the 1\.6 line is past its own end of life on 2026-12-01\)$/);
@@ -286,6 +287,9 @@ describe("plans that end supported", () => {
     assert.ok(!later.findings.some((finding) => finding.severity === "ERROR"));
     // The only warnings left are ones the plan could not avoid: the target release is itself past its end of life.
     assert.deepEqual(finalWarnings(later), ["RELEASE_END_OF_LIFE", "TARGET_END_OF_LIFE"]);
+    // Recognised as EKS (its -eks- builds), the same plan meets EKS's calendar: the target 1.31's extended support ended on 2026-11-26.
+    const onEks = planUpgrade(snapshot, current, "1.31", { asOf: "2026-12-01" });
+    assert.ok(onEks.findings.some((finding) => finding.code === "PLATFORM_END_OF_SUPPORT" && finding.message.includes("Amazon EKS 1.31")), JSON.stringify(onEks.findings.map((finding) => finding.code)));
   });
 
 });

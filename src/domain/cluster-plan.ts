@@ -6,8 +6,9 @@
  * components, duplicates, absurd sizes) with an InputError naming the field.
  */
 import { InputError } from "../core/errors.js";
-import type { ComponentRecord } from "../knowledge/records.js";
+import type { AddonRecord, ComponentRecord, PlatformRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { findAddon, parseAddonVersion } from "./addons.js";
 import { resolveComponent } from "./catalog.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { parseFeatureGateList, type GateSetting } from "./feature-gates.js";
@@ -37,16 +38,18 @@ export interface NodeFacts {
 }
 
 export interface PlannedComponent {
-  /** Canonical component name. */
+  /** Canonical component name (an add-on's name for an add-on). */
   readonly component: string;
-  readonly category: ComponentRecord["category"];
+  readonly category: ComponentRecord["category"] | "add-on";
   readonly instance: string | null;
   /** The version as shown back to users. */
   readonly version: string;
   /** Set for components versioned with Kubernetes (apiserver, kubelet, kubectl, ...). */
   readonly kubernetes: KubernetesVersion | null;
-  /** Set for etcd and container runtimes. */
+  /** Set for etcd, container runtimes and add-ons. */
   readonly release: ComponentVersion | null;
+  /** For an add-on (ingress-nginx, cert-manager): its knowledge, judged against the control plane. */
+  readonly addon?: AddonRecord;
   /** For a kubelet, what the plan says about its nodes. */
   readonly node?: NodeFacts;
   /** The feature gates the component is started with (--feature-gates). */
@@ -55,6 +58,8 @@ export interface PlannedComponent {
 
 export interface ClusterPlan {
   readonly entries: readonly PlannedComponent[];
+  /** The managed platform the cluster runs on (named, or recognised from its versions); its calendar replaces upstream's. */
+  readonly platform?: PlatformRecord;
 }
 
 export const MAX_PLAN_COMPONENTS = 1000;
@@ -84,6 +89,16 @@ export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "
     if (raw === null || typeof raw !== "object") throw new InputError(`${at} must be an object {component, version, instance?}`, at);
     const { component: name, version, instance } = raw as Record<string, unknown>;
     if (typeof name !== "string") throw new InputError(`${at}.component must be a component name such as kubelet`, `${at}.component`);
+    const addon = snapshot.findComponent(name) === undefined ? findAddon(snapshot, name) : undefined;
+    if (addon !== undefined) {
+      const instanceName = parseInstance(instance, `${at}.instance`);
+      const key = `${addon.name}@${instanceName ?? ""}`;
+      const first = seen.get(key);
+      if (first !== undefined) throw new InputError(`${at} repeats ${addon.name} from ${field}[${first}]; name each installation with its own instance`, `${at}.instance`);
+      seen.set(key, index);
+      refuseNodeFields(raw as Record<string, unknown>, addon.name, at);
+      return plannedAddon(addon, instanceName, version, `${at}.version`);
+    }
     const component = resolveComponent(snapshot, name, `${at}.component`);
     const instanceName = parseInstance(instance, `${at}.instance`);
     const key = `${component.name}@${instanceName ?? ""}`;
@@ -103,6 +118,18 @@ export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "
     return { ...planned, ...(node === undefined ? {} : { node }), ...(gates === undefined ? {} : { featureGates: gates }) };
   });
   return { entries };
+}
+
+/** An add-on entry of a plan: its version read the way the add-on's releases are named (v1.9.4, 1.9.4). */
+export function plannedAddon(addon: AddonRecord, instance: string | null, version: unknown, field: string): PlannedComponent {
+  const release = parseAddonVersion(version, field);
+  return { component: addon.name, category: "add-on", instance, version: release.raw, kubernetes: null, release, addon };
+}
+
+function refuseNodeFields(raw: Record<string, unknown>, name: string, at: string): void {
+  for (const field of ["cgroupVersion", "failCgroupV1", "featureGates"]) {
+    if (raw[field] !== undefined && raw[field] !== null) throw new InputError(`${at}.${field}: ${name} is an add-on; ${field} belongs on a kubelet or a Kubernetes component`, `${at}.${field}`);
+  }
 }
 
 export function plannedComponent(

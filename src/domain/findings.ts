@@ -72,6 +72,10 @@ export const FINDING_CHECKS = {
   CONFIG_API: "The version of a configuration file (KubeletConfiguration, KubeSchedulerConfiguration ...) against what the component of the target reads.",
   FIELD: "Fields and annotations of objects that a behaviour change breaks or weakens (kb/field-rules.yaml).",
   FIREWALL: "Network flows between node roles against a list of what the firewall allows.",
+  ADDON: "An add-on's version against the control plane's minor, by the add-on's own compatibility table or rule (kb/addons.yaml).",
+  ADDON_API: "Objects of an add-on's CRD API version against the add-on release that deprecated or stopped serving it (kb/addon-apis.yaml).",
+  CRD: "Objects of a custom resource against the versions its CustomResourceDefinition serves, and a CRD update against the versions the cluster has stored.",
+  PLATFORM: "A managed platform's own calendar, rules and facts (kb/platforms.yaml), where they differ from upstream.",
 } as const;
 
 export type FindingCheck = keyof typeof FINDING_CHECKS;
@@ -151,6 +155,25 @@ export const FINDING_CODES = {
   FIELD_CHANGE_SCHEDULED: { check: "FIELD", description: "An object's field or annotation is touched by a behaviour change after the target." },
   FLOW_NOT_ALLOWED: { check: "FIREWALL", description: "A network flow the cluster needs (required, or conditional on what it runs) is missing from the allowed-flows list." },
   FLOW_OPTIONAL_NOT_ALLOWED: { check: "FIREWALL", description: "An optional network flow (a feature the cluster may use) is missing from the allowed-flows list." },
+  ADDON_UNSUPPORTED: { check: "ADDON", description: "The add-on's version does not support the control plane's minor by the project's own table, or (MATCH_MINOR) its minor differs from the control plane's." },
+  ADDON_UNTESTED: { check: "ADDON", description: "The control plane's minor is outside what the project tests or ships the add-on's version with." },
+  ADDON_VERSION_NOT_JUDGED: { check: "COVERAGE", description: "The add-on's version is in no line of its compatibility table; it was not judged." },
+  ADDON_BEYOND_KNOWLEDGE: { check: "COVERAGE", description: "The control plane's minor is newer than every minor the add-on's table gives: whether the add-on supports it is not known." },
+  ADDON_POLICY_ONLY: { check: "COVERAGE", description: "The add-on publishes only a policy, no table per version; the finding quotes it." },
+  ADDON_UNKNOWN: { check: "COVERAGE", description: "An add-on recognised in a cluster has no compatibility knowledge, or an image could not be placed: not judged." },
+  ADDON_END_OF_LIFE: { check: "ADDON", description: "The add-on's version line is past its end of life on the day judged." },
+  ADDON_RETIRED: { check: "ADDON", description: "The add-on's project is retired: no releases and no security fixes." },
+  ADDON_NO_SUPPORTED_VERSION: { check: "PLAN", description: "No known version of the add-on supports a minor the upgrade crosses; the plan cannot move it there." },
+  ADDON_API_REMOVED: { check: "ADDON_API", description: "An object uses an add-on API version that the named add-on version no longer serves." },
+  ADDON_API_DEPRECATED: { check: "ADDON_API", description: "An object uses an add-on API version that the named add-on version deprecates." },
+  ADDON_API_GONE_IN_RELEASE: { check: "ADDON_API", description: "An object uses an add-on API version that a release of the add-on stopped serving; no add-on version was given to judge it against." },
+  CRD_VERSION_NOT_SERVED: { check: "CRD", description: "An object uses a version its CustomResourceDefinition does not serve (served: false, or not listed)." },
+  CRD_VERSION_DEPRECATED: { check: "CRD", description: "An object uses a version its CustomResourceDefinition marks deprecated (with its deprecationWarning)." },
+  CRD_STORED_VERSION_DROPPED: { check: "CRD", description: "A CustomResourceDefinition update drops a version still in the cluster's status.storedVersions; run a storage version migration first." },
+  PLATFORM_EXTENDED_SUPPORT: { check: "PLATFORM", description: "The control plane's minor is past the platform's end of standard support and in extended (or long-term) support." },
+  PLATFORM_END_OF_SUPPORT: { check: "PLATFORM", description: "The control plane's minor is past every support the platform gives; the platform upgrades it on its own." },
+  PLATFORM_VERSION_UNKNOWN: { check: "COVERAGE", description: "The platform's calendar has no row for the control plane's minor; it was not judged against the platform." },
+  PLATFORM_CHANGE_IN_UPGRADE: { check: "PLATFORM", description: "A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches." },
   BEHAVIOUR_CHANGE_IN_UPGRADE: { check: "ADVICE", description: "A behaviour change lands on the way to the target; the finding names it and what to do before the upgrade." },
 } as const satisfies Readonly<Record<string, { readonly check: FindingCheck; readonly description: string }>>;
 

@@ -3,10 +3,14 @@
  * `kubectl version -o json` (server version → kube-apiserver, client version
  * → kubectl) and of `kubectl get nodes -o json` (each node's kubelet,
  * kube-proxy and container runtime, grouped into instances by its node-pool
- * label). Only reads the fields it needs and says precisely what is missing.
+ * label), and of `kubectl get deployments,daemonsets -A -o json` (add-ons,
+ * recognised by their images). Only reads the fields it needs and says
+ * precisely what is missing; images it cannot place are said, not dropped.
  */
 import { InputError } from "../core/errors.js";
+import type { AddonRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { finding, type Finding } from "./findings.js";
 import type { ComponentVersionInput } from "./cluster-plan.js";
 import { parseComponentVersion, parseKubernetesVersion } from "../core/versions.js";
 
@@ -27,7 +31,12 @@ export const MAX_NODES = 5000;
 export interface KubectlInputs {
   readonly kubectlVersion?: unknown;
   readonly nodes?: unknown;
+  /** The JSON of `kubectl get deployments,daemonsets -A -o json` (StatefulSets too). */
+  readonly workloads?: unknown;
 }
+
+/** At most this many workloads are read from one input. */
+export const MAX_WORKLOADS = 20_000;
 
 type Json = Record<string, unknown>;
 
@@ -39,13 +48,124 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }
 
-export function planFromKubectl(snapshot: KbSnapshot, inputs: KubectlInputs): ComponentVersionInput[] {
-  if (inputs.kubectlVersion === undefined && inputs.nodes === undefined) {
-    throw new InputError("give kubectlVersion (the output of `kubectl version -o json`), nodes (of `kubectl get nodes -o json`), or both", "kubectlVersion");
+/**
+ * The plan the inputs show. `notes` receives what could not be placed (images
+ * of no known add-on, an add-on whose version cannot be read from its workload).
+ */
+export function planFromKubectl(snapshot: KbSnapshot, inputs: KubectlInputs, notes: Finding[] = []): ComponentVersionInput[] {
+  if (inputs.kubectlVersion === undefined && inputs.nodes === undefined && inputs.workloads === undefined) {
+    throw new InputError(
+      "give kubectlVersion (the output of `kubectl version -o json`), nodes (of `kubectl get nodes -o json`), workloads (of `kubectl get deployments,daemonsets -A -o json`), or several",
+      "kubectlVersion",
+    );
   }
   const plan: ComponentVersionInput[] = [];
   if (inputs.kubectlVersion !== undefined) plan.push(...fromVersion(inputs.kubectlVersion));
   if (inputs.nodes !== undefined) plan.push(...fromNodes(snapshot, inputs.nodes));
+  if (inputs.workloads !== undefined) plan.push(...addonsFromWorkloads(snapshot, inputs.workloads, notes));
+  return plan;
+}
+
+/** An image reference split: repository (registry and path, docker.io made explicit) and tag. */
+export function splitImage(image: string): { readonly repository: string; readonly tag: string | null } {
+  const bare = image.trim().replace(/@sha256:[0-9a-f]+$/i, "");
+  const slash = bare.lastIndexOf("/");
+  const colon = bare.lastIndexOf(":");
+  const [name, tag] = colon > slash ? [bare.slice(0, colon), bare.slice(colon + 1)] : [bare, null];
+  const first = name.split("/")[0]!;
+  // A first segment without a dot, a colon or "localhost" is a Docker Hub path (calico/node → docker.io/calico/node).
+  const hosted = name.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
+  const repository = hosted ? name : `docker.io/${name.includes("/") ? name : `library/${name}`}`;
+  return { repository: repository.toLowerCase(), tag };
+}
+
+function imagePattern(repository: string): RegExp {
+  const escaped = repository.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/<[a-z]+>/g, "[^/.]+");
+  return new RegExp(`^${escaped}$`);
+}
+
+const imagePatterns = new WeakMap<KbSnapshot, ReadonlyArray<{ readonly addon: AddonRecord; readonly pattern: RegExp }>>();
+
+/** The add-on whose image repository this is, if any. */
+export function addonOfImage(snapshot: KbSnapshot, repository: string): AddonRecord | undefined {
+  let patterns = imagePatterns.get(snapshot);
+  if (patterns === undefined) {
+    patterns = snapshot.addons.flatMap((addon) => addon.images.map((image) => ({ addon, pattern: imagePattern(image.toLowerCase()) })));
+    imagePatterns.set(snapshot, patterns);
+  }
+  return patterns.find((candidate) => candidate.pattern.test(repository))?.addon;
+}
+
+/**
+ * Add-ons recognised by the images of Deployments, DaemonSets and
+ * StatefulSets. One entry per add-on and version (instance: the namespace
+ * when one add-on runs at several versions). Images of no known add-on are
+ * one INFO note listing them; so is an add-on whose version its image tag
+ * does not carry (then its `versionFromLabel` label is read).
+ */
+function addonsFromWorkloads(snapshot: KbSnapshot, input: unknown, notes: Finding[]): ComponentVersionInput[] {
+  const items = object(input)?.items;
+  if (!Array.isArray(items)) {
+    throw new InputError("workloads must be the JSON of `kubectl get deployments,daemonsets -A -o json` (a List with items)", "workloads.items");
+  }
+  if (items.length > MAX_WORKLOADS) throw new InputError(`workloads has ${items.length} items; at most ${MAX_WORKLOADS} are accepted`, "workloads.items");
+  const found = new Map<string, { addon: AddonRecord; version: string; namespaces: Set<string> }>();
+  const unplaced = new Set<string>();
+  const unversioned = new Set<string>();
+  items.forEach((item, index) => {
+    const workload = object(item);
+    const kind = text(workload?.kind);
+    if (kind !== "Deployment" && kind !== "DaemonSet" && kind !== "StatefulSet") return;
+    const metadata = object(workload?.metadata);
+    const namespace = text(metadata?.namespace) ?? "default";
+    const labels = object(metadata?.labels) ?? {};
+    const pod = object(object(object(workload?.spec)?.template)?.spec);
+    const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+    const containers = [...listOf(pod?.containers), ...listOf(pod?.initContainers)];
+    if (containers.length === 0) {
+      throw new InputError(`workloads.items[${index}].spec.template.spec.containers is missing (${kind} ${text(metadata?.name) ?? index}); pass the unmodified JSON of \`kubectl get deployments,daemonsets -A -o json\``, `workloads.items[${index}]`);
+    }
+    for (const container of containers) {
+      const image = text(object(container)?.image);
+      if (image === undefined) continue;
+      const { repository, tag } = splitImage(image);
+      const addon = addonOfImage(snapshot, repository);
+      if (addon === undefined) {
+        unplaced.add(repository);
+        continue;
+      }
+      const version = addon.versionFromLabel === null ? tag : text(labels[addon.versionFromLabel]) ?? null;
+      if (version === null || !/^v?\d+\.\d+/.test(version)) {
+        unversioned.add(`${addon.name} (${addon.versionFromLabel === null ? `image ${repository} has no version tag` : `label ${addon.versionFromLabel} missing on ${kind} ${namespace}/${text(metadata?.name) ?? index}`})`);
+        continue;
+      }
+      const key = `${addon.name}\u0000${version}`;
+      const seen = found.get(key) ?? { addon, version, namespaces: new Set<string>() };
+      seen.namespaces.add(namespace);
+      found.set(key, seen);
+    }
+  });
+  const versionsPerAddon = new Map<string, number>();
+  for (const { addon } of found.values()) versionsPerAddon.set(addon.name, (versionsPerAddon.get(addon.name) ?? 0) + 1);
+  const plan: ComponentVersionInput[] = [];
+  for (const { addon, version, namespaces } of found.values()) {
+    const several = (versionsPerAddon.get(addon.name) ?? 1) > 1;
+    if (!several) plan.push({ component: addon.name, version });
+    else for (const namespace of namespaces) plan.push({ component: addon.name, version, instance: sanitiseInstance(`${namespace}:${version}`) });
+  }
+  if (unversioned.size > 0) {
+    notes.push(finding({ code: "ADDON_UNKNOWN", severity: "INFO", message: `add-ons recognised but not judged, their version could not be read: ${[...unversioned].sort().join("; ")}` }));
+  }
+  if (unplaced.size > 0) {
+    const list = [...unplaced].sort();
+    notes.push(
+      finding({
+        code: "ADDON_UNKNOWN",
+        severity: "INFO",
+        message: `${list.length} image${list.length === 1 ? "" : "s"} of no add-on the knowledge base knows, not judged: ${list.slice(0, 40).join(", ")}${list.length > 40 ? `, and ${list.length - 40} more` : ""}`,
+      }),
+    );
+  }
   return plan;
 }
 
@@ -154,4 +274,22 @@ function readNode(snapshot: KbSnapshot, item: unknown, index: number): NodeVersi
 /** Pool labels are label values (≤ 63 characters of [A-Za-z0-9._-]), already valid instance names. */
 function sanitiseInstance(name: string): string {
   return name.replace(/[^A-Za-z0-9._:@/-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100) || "node";
+}
+
+/** The platform the nodes' labels show (eks.amazonaws.com/nodegroup, cloud.google.com/gke-nodepool ...), by name, if any. */
+export function platformOfNodes(snapshot: KbSnapshot, nodes: unknown): string | undefined {
+  const items = object(nodes)?.items;
+  if (!Array.isArray(items)) return undefined;
+  for (const item of items) {
+    const labels = object(object(object(item)?.metadata)?.labels);
+    if (labels === undefined) continue;
+    const platform = snapshot.platforms.find((candidate) => candidate.nodeLabels.some((label) => label in labels));
+    if (platform !== undefined) return platform.name;
+  }
+  return undefined;
+}
+
+/** A report with the notes of reading its inputs added (INFO: what could not be placed); its verdict is unchanged by them. */
+export function withNotes<T extends { readonly findings: readonly Finding[] }>(judged: T, notes: readonly Finding[]): T {
+  return notes.length === 0 ? judged : { ...judged, findings: [...judged.findings, ...notes] };
 }

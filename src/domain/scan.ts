@@ -31,6 +31,7 @@ import {
 } from "./manifest-reader.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { fieldRuleHits, severityAt, type FieldRuleHit } from "./field-rules.js";
+import { addonApiIndex, crdOfNode, crdsOfClusterJson, droppedStoredVersions, judgeAddonApi, judgeByCrd, parseScanAddons, type CrdFacts, type CustomResourceVerdict } from "./custom-resources.js";
 
 export { MAX_MANIFEST_BYTES } from "./manifest-reader.js";
 
@@ -71,7 +72,15 @@ export interface ManifestFinding {
  * component no longer reads (kb/configuration-apis.yaml).
  */
 export interface ChangeFinding {
-  readonly code: "FIELD_CHANGED" | "FIELD_CHANGE_SCHEDULED" | "CONFIG_API_REMOVED" | "CONFIG_API_DEPRECATED" | "CONFIG_API_REMOVAL_SCHEDULED" | "CONFIG_API_NOT_AVAILABLE";
+  readonly code:
+    | "FIELD_CHANGED"
+    | "FIELD_CHANGE_SCHEDULED"
+    | "CONFIG_API_REMOVED"
+    | "CONFIG_API_DEPRECATED"
+    | "CONFIG_API_REMOVAL_SCHEDULED"
+    | "CONFIG_API_NOT_AVAILABLE"
+    | CustomResourceVerdict["code"]
+    | "CRD_STORED_VERSION_DROPPED";
   readonly severity: "ERROR" | "WARNING" | "INFO";
   readonly apiVersion: string;
   readonly kind: string;
@@ -117,7 +126,15 @@ export interface ManifestScanReport {
 /** Built once per snapshot; a snapshot is immutable, so the index never goes stale. */
 const removalIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ApiRemovalRecord>>();
 
-export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: { readonly fromVersion?: string | null | undefined } = {}): ManifestScanReport {
+export interface ScanOptions {
+  readonly fromVersion?: string | null | undefined;
+  /** The add-ons the cluster runs, [{name, version}]: objects of their CRD APIs are judged against these versions. */
+  readonly addons?: unknown;
+  /** The JSON of `kubectl get crd -o json`: objects are judged by the cluster's CRDs, and CRDs in the input against what the cluster has stored. */
+  readonly crds?: unknown;
+}
+
+export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: ScanOptions = {}): ManifestScanReport {
   const day = new Date().toISOString().slice(0, 10);
   const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, day, "targetVersion"), "targetVersion"));
   const from =
@@ -135,6 +152,12 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
   refuseOversized(text);
   refuseUnprintable(text);
 
+  const addonVersions = parseScanAddons(snapshot, options.addons);
+  const clusterCrds = options.crds === undefined || options.crds === null ? [] : crdsOfClusterJson(options.crds);
+  const addonApis = addonApiIndex(snapshot);
+  // Objects the Kubernetes lifecycle cannot judge, kept until every CRD of the input has been read.
+  const custom: ManifestObject[] = [];
+  const inputCrds: Array<{ crd: CrdFacts; object: ManifestObject }> = [];
   const removals = removalIndex(snapshot);
   const lineCounter = new LineCounter();
   const findings: ManifestFinding[] = [];
@@ -184,18 +207,60 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
         }
         for (const hit of hits) changeFindings.push(fieldFinding(snapshot, hit, target, located));
       }
+      if (kind === "CustomResourceDefinition" && apiVersion.startsWith("apiextensions.k8s.io/")) {
+        const crd = crdOfNode(object, aliases);
+        if (crd !== null) inputCrds.push({ crd, object: locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source) });
+      }
       if (record === undefined) {
-        if (!known.has(apiVersion) && configuration === undefined) {
-          const seen = notJudged.get(apiVersion) ?? { objects: 0, kinds: new Set<string>() };
-          seen.objects += 1;
-          seen.kinds.add(kind);
-          notJudged.set(apiVersion, seen);
-        }
+        if (!known.has(apiVersion) && configuration === undefined) custom.push(locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source));
         continue;
       }
       const manifestObject = locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source);
       findings.push(findingFor(record, target, from, manifestObject, removals));
     }
+  }
+
+  // Custom resources: by the add-on's API lifecycle, else by their CRD (the input's own, else the cluster's), else not judged.
+  const crdOf = new Map<string, CrdFacts>();
+  for (const crd of clusterCrds) crdOf.set(`${crd.group} ${crd.kind}`, crd);
+  for (const { crd } of inputCrds) crdOf.set(`${crd.group} ${crd.kind}`, crd);
+  for (const object of custom) {
+    const what = describeObject(object);
+    const addonApi = addonApis.get(removalKey(object.apiVersion, object.kind));
+    const slash = object.apiVersion.lastIndexOf("/");
+    const crd = slash < 0 ? undefined : crdOf.get(`${object.apiVersion.slice(0, slash)} ${object.kind}`);
+    if (addonApi === undefined && crd === undefined) {
+      const seen = notJudged.get(object.apiVersion) ?? { objects: 0, kinds: new Set<string>() };
+      seen.objects += 1;
+      seen.kinds.add(object.kind);
+      notJudged.set(object.apiVersion, seen);
+      continue;
+    }
+    const verdicts = [
+      addonApi === undefined ? null : judgeAddonApi(snapshot, addonApi, addonVersions.get(addonApi.addon), what),
+      crd === undefined ? null : judgeByCrd(crd, object.apiVersion.slice(slash + 1), what),
+    ];
+    for (const verdict of verdicts) if (verdict !== null) changeFindings.push(customFinding(verdict, object, snapshot));
+  }
+  for (const { crd, object } of inputCrds) {
+    const cluster = clusterCrds.find((candidate) => candidate.name === crd.name);
+    const dropped = cluster === undefined ? [] : droppedStoredVersions(crd, cluster);
+    if (dropped.length === 0) continue;
+    changeFindings.push(
+      customFinding(
+        {
+          code: "CRD_STORED_VERSION_DROPPED",
+          severity: "ERROR",
+          ruleId: crd.name,
+          changesIn: null,
+          replacement: null,
+          message: `the CustomResourceDefinition ${crd.name} drops ${dropped.join(", ")}, which the cluster still lists in status.storedVersions: the API server refuses the update (or objects stored in it become unreadable). Run a storage version migration first (rewrite every object in a served version, then remove ${dropped.join(", ")} from status.storedVersions)`,
+          sourceUrl: snapshot.reference("crd-versioning"),
+        },
+        object,
+        snapshot,
+      ),
+    );
   }
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
@@ -290,6 +355,27 @@ function fieldFinding(snapshot: KbSnapshot, hit: FieldRuleHit, target: string, o
     replacement: null,
     message: `${describeObject(object)} ${what}, which ${change === undefined ? "a behaviour change" : `"${change.title}"`} touches ${when}: ${rule.advice}`,
     sourceUrl: rule.sourceUrl,
+  };
+}
+
+function customFinding(verdict: Omit<CustomResourceVerdict, "code"> & { readonly code: ChangeFinding["code"] }, object: ManifestObject, snapshot: KbSnapshot): ChangeFinding {
+  return {
+    code: verdict.code,
+    severity: verdict.severity,
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.name,
+    namespace: object.namespace,
+    documentIndex: object.documentIndex,
+    line: object.line,
+    source: object.source,
+    field: null,
+    behaviourChange: null,
+    ruleId: verdict.ruleId,
+    changesIn: verdict.changesIn,
+    replacement: verdict.replacement,
+    message: verdict.message,
+    sourceUrl: verdict.sourceUrl ?? snapshot.reference("crd-versioning") ?? "",
   };
 }
 

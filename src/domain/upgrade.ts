@@ -14,13 +14,15 @@ import { InputError } from "../core/errors.js";
 import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { label, parseClusterPlan, plannedAddon, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { addonFits, candidateVersions } from "./addons.js";
+import { platformChanges } from "./platforms.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { lastSupportedDay } from "./node-checks.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { changesBetween, type ImpactRelease } from "./impact.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
-import { judgePlan, parseAsOf } from "./validate.js";
+import { judgePlan, onPlatform, parseAsOf } from "./validate.js";
 import {
   compareComponentVersions,
   formatVersion,
@@ -90,10 +92,12 @@ export function planUpgrade(
     profile?: string | null | undefined;
     /** The day the plan is judged on (YYYY-MM-DD); today when absent. Release and runtime ends of life are read on it. */
     asOf?: string | null | undefined;
+    /** The managed platform (eks, gke, aks); recognised from the versions when not given. */
+    platform?: string | null | undefined;
   } = {},
 ): UpgradePlan {
   const asOf = parseAsOf(options.asOf);
-  const plan = parseClusterPlan(snapshot, current, "current.components", asOf);
+  const plan = onPlatform(snapshot, parseClusterPlan(snapshot, current, "current.components", asOf), options.platform);
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
   const target = parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, asOf, "targetVersion"), "targetVersion");
   const targetMinor = minorIndex(target);
@@ -148,7 +152,8 @@ export function planUpgrade(
       }),
     ]);
   }
-  const currentErrors = judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.severity === "ERROR");
+  // A platform's end of support is why a cluster needs the plan, not a reason to refuse one.
+  const currentErrors = judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.severity === "ERROR" && entry.check !== "PLATFORM");
   if (currentErrors.length > 0) {
     return result([], [
       finding({
@@ -162,6 +167,10 @@ export function planUpgrade(
 
   const planner = new Planner(snapshot, plan, profile, asOf, target);
   const findings: Finding[] = [];
+  // Said, as a WARNING: the cluster today is past its platform's support, which the plan is there to end.
+  for (const past of judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.code === "PLATFORM_END_OF_SUPPORT")) {
+    findings.push({ ...past, severity: "WARNING", message: `now: ${past.message}` });
+  }
   try {
     planner.run();
   } catch (error) {
@@ -188,6 +197,7 @@ export function planUpgrade(
     );
   }
   findings.push(...crossedRequirements(snapshot, plan, startMinor, targetMinor));
+  if (plan.platform !== undefined) findings.push(...platformChanges(plan.platform, startMinor % 1000, targetMinor % 1000));
   const targetRelease = snapshot.findRelease(targetText);
   if (targetRelease?.endOfLife != null && asOf > targetRelease.endOfLife) {
     const oldestSupported = snapshot.releases.find((release) => release.releaseDate <= asOf && release.endOfLife !== null && release.endOfLife >= asOf);
@@ -208,6 +218,13 @@ export function planUpgrade(
   // What still holds at the end (end of life, unknown versions) is worth knowing.
   findings.push(...judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO"));
   return result(planner.steps, findings, removals);
+}
+
+/** Of versions sorted oldest first: the newest patch of the oldest minor among them. */
+function newestPatchOfFirstMinor(versions: readonly ComponentVersion[]): ComponentVersion | undefined {
+  const first = versions[0];
+  if (first === undefined) return undefined;
+  return versions.filter((version) => version.major === first.major && version.minor === first.minor).at(-1);
 }
 
 function minorWords(index: number): string {
@@ -291,11 +308,81 @@ class Planner {
   private moveApiservers(next: number): void {
     this.prepareNodesFor(next);
     this.prepareKubectlFor(next);
+    const afterwards = this.prepareAddonsFor(next);
     for (const apiserver of this.kubernetes("kube-apiserver")) {
       if (minorIndex(apiserver.kubernetes!) < next) {
         this.step([{ entry: apiserver, to: this.versionFor(next) }], `kube-apiserver to ${minorWords(next)}: one minor at a time, one instance at a time`);
       }
     }
+    for (const { name, to, note } of afterwards) {
+      const entry = this.state.entries.find((candidate) => candidate.component === name.component && candidate.instance === name.instance)!;
+      this.moveAddon(entry, to, note);
+    }
+  }
+
+  /**
+   * The add-ons that the next control-plane minor would leave unsupported:
+   * moved now to the oldest version that supports both the current minor
+   * and the next (through every minor between, where the project says to),
+   * or, when no version supports both, returned to be moved right after the
+   * hop. An add-on no known version carries across is a finding.
+   */
+  private prepareAddonsFor(next: number): Array<{ name: { component: string; instance: string | null }; to: ComponentVersion; note: string }> {
+    const afterwards: Array<{ name: { component: string; instance: string | null }; to: ComponentVersion; note: string }> = [];
+    const newest = this.snapshot.newestRelease === undefined ? next % 1000 : minorIndex(this.snapshot.newestRelease.version) % 1000;
+    const nextMinor = next % 1000;
+    const currentMinor = nextMinor - 1;
+    for (const entry of this.state.entries) {
+      const addon = entry.addon;
+      const version = entry.release;
+      if (addon === undefined || version === null || addonFits(addon, version, nextMinor, newest)) continue;
+      const later = candidateVersions(addon).filter((candidate) => compareComponentVersions(candidate, version) > 0);
+      const fitsBoth = newestPatchOfFirstMinor(later.filter((candidate) => addonFits(addon, candidate, currentMinor, newest) && addonFits(addon, candidate, nextMinor, newest)));
+      const name = { component: entry.component, instance: entry.instance };
+      if (fitsBoth !== undefined && addon.rule !== "MATCH_MINOR") {
+        this.moveAddon(entry, fitsBoth, `${addon.displayName} before kube-apiserver reaches 1.${nextMinor}: ${version.raw} does not support it, ${fitsBoth.raw} supports 1.${currentMinor} and 1.${nextMinor}`);
+        continue;
+      }
+      const fitsNext = newestPatchOfFirstMinor(later.filter((candidate) => addonFits(addon, candidate, nextMinor, newest)));
+      if (fitsNext !== undefined) {
+        afterwards.push({
+          name,
+          to: fitsNext,
+          note:
+            addon.rule === "MATCH_MINOR"
+              ? `${addon.displayName} right after kube-apiserver reaches 1.${nextMinor}: its minor must equal the control plane's (the newest ${fitsNext.raw} patch)`
+              : `${addon.displayName} right after kube-apiserver reaches 1.${nextMinor}: no version supports both 1.${currentMinor} and 1.${nextMinor}, and ${fitsNext.raw} needs 1.${nextMinor}`,
+        });
+        continue;
+      }
+      this.notes.push(
+        finding({
+          code: "ADDON_NO_SUPPORTED_VERSION",
+          severity: "ERROR",
+          component: addon.name,
+          instance: entry.instance,
+          message: `no ${addon.displayName} version the knowledge base knows supports Kubernetes 1.${nextMinor}, so the plan cannot carry ${label(entry)} ${version.raw} there; check the project's own table before the control plane moves`,
+          sourceUrl: addon.sourceUrl,
+        }),
+      );
+    }
+    return afterwards;
+  }
+
+  /** One add-on to `to`, through each minor between where its project says to upgrade one minor at a time. */
+  private moveAddon(entry: PlannedComponent, to: ComponentVersion, note: string): void {
+    const addon = entry.addon!;
+    let current = entry;
+    if (addon.upgradeLimit === "ONE_MINOR_AT_A_TIME" && current.release !== null) {
+      const from = current.release;
+      const between = candidateVersions(addon).filter((candidate) => candidate.major === to.major && candidate.major === from.major && candidate.minor > from.minor && candidate.minor < to.minor);
+      for (const minor of [...new Set(between.map((candidate) => candidate.minor))]) {
+        const stop = newestPatchOfFirstMinor(between.filter((candidate) => candidate.minor === minor))!;
+        this.step([{ entry: current, to: stop.raw }], `${addon.displayName} through ${stop.raw} on the way to ${to.raw}: ${addon.upgradeLimitNote ?? "the project upgrades one minor at a time"}`);
+        current = this.state.entries.find((candidate) => candidate.component === entry.component && candidate.instance === entry.instance)!;
+      }
+    }
+    this.step([{ entry: current, to: to.raw }], note);
   }
 
   /** Control-plane components other than the apiserver and etcd: they follow kube-apiserver within each minor. */
@@ -331,15 +418,18 @@ class Planner {
         "current.components",
       );
     }
-    return judgePlan(this.snapshot, judged, this.profile, this.asOf).filter((entry) => entry.severity === "ERROR");
+    // Add-ons are moved by prepareAddonsFor, around the hop that needs it; their own findings do not block a step.
+    return judgePlan(this.snapshot, judged, this.profile, this.asOf).filter((entry) => entry.severity === "ERROR" && entry.check !== "ADDON" && entry.check !== "PLATFORM");
   }
 
   private withChanges(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>): ClusterPlan {
     const replaced = new Map(changes.map(({ entry, to }) => [entry, to]));
     return {
+      ...this.state,
       entries: this.state.entries.map((entry) => {
         const to = replaced.get(entry);
-        return to === undefined ? entry : plannedComponent(this.component(entry.component), entry.instance, to, entry.component);
+        if (to === undefined) return entry;
+        return entry.addon === undefined ? plannedComponent(this.component(entry.component), entry.instance, to, entry.component) : plannedAddon(entry.addon, entry.instance, to, entry.component);
       }),
     };
   }
@@ -479,7 +569,7 @@ class Planner {
 function relevantPart(state: ClusterPlan, changed: readonly PlannedComponent[]): ClusterPlan {
   if (changed.length === 0 || changed.some((entry) => entry.component === "kube-apiserver" || entry.instance === null)) return state;
   const instances = new Set(changed.map((entry) => entry.instance));
-  return { entries: state.entries.filter((entry) => entry.component === "kube-apiserver" || entry.instance === null || instances.has(entry.instance)) };
+  return { ...state, entries: state.entries.filter((entry) => entry.component === "kube-apiserver" || entry.instance === null || instances.has(entry.instance)) };
 }
 
 /** The runtime's own release lines and the day the plan is judged on, so that a plan does not move a runtime onto a dead line. */

@@ -20,6 +20,8 @@ import { checkReleases, parseAsOf } from "./release-checks.js";
 import { checkRuntimes } from "./runtime-checks.js";
 import { checkAgainstApiservers, checkApiserverSpread, checkKubeProxyAgainstKubelet, controlPlaneMinor, rulesInForce } from "./skew-checks.js";
 import { minorOf } from "../core/versions.js";
+import { judgeAddon } from "./addons.js";
+import { judgePlatform, recognisePlatform, resolvePlatform } from "./platforms.js";
 
 export { parseAsOf, today } from "./release-checks.js";
 export { controlPlaneMinor } from "./skew-checks.js";
@@ -30,13 +32,26 @@ export interface ValidateOptions {
   readonly asOf?: string | null | undefined;
   /** How the caller names the component list, for error messages (`components`, `plan.components`). */
   readonly field?: string;
+  /** The managed platform (eks, gke, aks); recognised from the versions when not given. */
+  readonly platform?: string | null | undefined;
 }
 
 export function validateCluster(snapshot: KbSnapshot, components: unknown, options: ValidateOptions = {}): ValidationReport {
   const asOf = parseAsOf(options.asOf);
-  const plan = parseClusterPlan(snapshot, components, options.field, asOf);
+  const plan = onPlatform(snapshot, parseClusterPlan(snapshot, components, options.field, asOf), options.platform);
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
   return report(snapshot.revision, judgePlan(snapshot, plan, profile, asOf));
+}
+
+const UPSTREAM = "upstream";
+
+/** The plan on its platform: the one named, else the one its versions show (v1.29.3-eks-…), else upstream. */
+export function onPlatform(snapshot: KbSnapshot, plan: ClusterPlan, platform: string | null | undefined): ClusterPlan {
+  // "upstream": a self-managed cluster, even with vendor builds (EKS Distro): upstream's calendar.
+  if (platform?.trim().toLowerCase() === UPSTREAM) return plan;
+  const named = platform === undefined || platform === null || platform.trim() === "" ? undefined : resolvePlatform(snapshot, platform);
+  const found = named ?? recognisePlatform(snapshot, plan.entries);
+  return found === undefined ? plan : { ...plan, platform: found };
 }
 
 /** All findings for an already parsed plan; the planner calls this after every step. */
@@ -46,12 +61,12 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   const policyMinor = controlPlaneMinor(plan);
   const rules = policyMinor === null ? [] : rulesInForce(snapshot, profile, policyMinor);
 
-  if (apiservers.length === 0 && plan.entries.some((entry) => entry.kubernetes !== null)) {
+  if (apiservers.length === 0 && plan.entries.some((entry) => entry.kubernetes !== null || entry.addon !== undefined)) {
     findings.push(
       finding({
         code: "NO_APISERVER_IN_PLAN",
         severity: "INFO",
-        message: "the plan names no kube-apiserver, so nothing was checked against the control plane; add kube-apiserver with its version",
+        message: "the plan names no kube-apiserver, so nothing (no component, no add-on) was checked against the control plane; add kube-apiserver with its version",
       }),
     );
   }
@@ -62,13 +77,33 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   if (policyMinor !== null) findings.push(...checkKubeProxyAgainstKubelet(plan, rules, policyMinor, profile));
   findings.push(...checkRuntimes(snapshot, plan));
   findings.push(...checkNodes(snapshot, plan, asOf));
-  findings.push(...checkReleases(snapshot, plan, asOf));
+  findings.push(...onCalendar(snapshot, plan, checkReleases(snapshot, plan, asOf), policyMinor, asOf));
+  if (apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
   for (const entry of plan.entries) {
     if (entry.featureGates === undefined || entry.kubernetes === null) continue;
     findings.push(...judgeFeatureGates(snapshot, entry.featureGates, `${entry.kubernetes.major}.${entry.kubernetes.minor}`, { component: entry.component, instance: entry.instance }));
   }
   findings.push(...knowledgeEdges(snapshot, plan));
   return dedupe(findings);
+}
+
+/**
+ * On a managed platform, the platform's calendar judges the control plane's
+ * minor instead of upstream's (which ends long before EKS's extended support).
+ */
+function onCalendar(snapshot: KbSnapshot, plan: ClusterPlan, upstream: Finding[], minor: string | null, asOf: string): Finding[] {
+  if (plan.platform === undefined || minor === null) return upstream;
+  const covered = new Set(plan.platform.releases.map((release) => release.minor));
+  const replaced = upstream.filter((entry) => !((entry.code === "RELEASE_END_OF_LIFE" || entry.code === "RELEASE_MAINTENANCE_MODE") && [...covered].some((known) => entry.message.startsWith(`Kubernetes ${known} `))));
+  return [...replaced, ...judgePlatform(plan.platform, minor, asOf)];
+}
+
+/** Every add-on of the plan against the control plane's minor. */
+function checkAddons(snapshot: KbSnapshot, plan: ClusterPlan, minor: string, asOf: string): Finding[] {
+  const newest = snapshot.newestRelease === undefined ? Number(minor.split(".")[1]) : Number(snapshot.newestRelease.version.split(".")[1]);
+  return plan.entries.flatMap((entry) =>
+    entry.addon === undefined || entry.release === null ? [] : judgeAddon({ addon: entry.addon, version: entry.release, instance: entry.instance }, Number(minor.split(".")[1]), asOf, newest),
+  );
 }
 
 /** cgroup v1 nodes (what the plan says of each kubelet, and of the runtimes on its instance) and runtimes past their own end of life. */

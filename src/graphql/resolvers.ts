@@ -10,6 +10,7 @@ import {
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
+import { findAddon } from "../domain/addons.js";
 import { checkFirewall, firewallRules, listFlows, parseRoleCidrs } from "../domain/firewall.js";
 import { upgradeImpact } from "../domain/impact.js";
 import { planUpgrade } from "../domain/upgrade.js";
@@ -77,6 +78,9 @@ export const resolvers: Resolvers = {
     configurationApis: (_parent, _args, { snapshot }) => [...snapshot.configurationApis],
     controllers: (_parent, _args, { snapshot }) => [...snapshot.controllers],
     fieldRules: (_parent, _args, { snapshot }) => [...snapshot.fieldRules],
+    addons: (_parent, { name }, { snapshot }) => (name === null || name === undefined ? [...snapshot.addons] : snapshot.addons.filter((addon) => addon === findAddon(snapshot, name))),
+    addonApis: (_parent, { addon }, { snapshot }) => snapshot.addonApis.filter((record) => addon === null || addon === undefined || record.addon === addon),
+    platforms: (_parent, _args, { snapshot }) => [...snapshot.platforms],
     upgradeImpact: (_parent, { fromVersion, toVersion, areas }, { snapshot }) => upgradeImpact(snapshot, fromVersion, toVersion, { areas }),
     flows: (_parent, query, { snapshot }) => listFlows(snapshot, query),
     firewallRules: (_parent, { format, cidrs, ...query }, { snapshot }) => {
@@ -85,13 +89,13 @@ export const resolvers: Resolvers = {
       return { format: chosen, rules: firewallRules(list, chosen, parseRoleCidrs(cidrs)), flows: list.flows.length, notes: [...list.notes], kbRevision: snapshot.revision };
     },
     checkFirewall: (_parent, { allowed, cni, version }, { snapshot }) => checkFirewall(snapshot, allowed, { cni, version }),
-    validateCluster: (_parent, { plan, profile, asOf }, { snapshot }) =>
-      validateCluster(snapshot, plan.components, { profile, asOf, field: "plan.components" }),
-    planUpgrade: (_parent, { current, targetVersion, profile, asOf }, { snapshot }) =>
-      planUpgrade(snapshot, current.components, targetVersion, { profile, asOf }),
+    validateCluster: (_parent, { plan, profile, asOf, platform }, { snapshot }) =>
+      validateCluster(snapshot, plan.components, { profile, asOf, platform, field: "plan.components" }),
+    planUpgrade: (_parent, { current, targetVersion, profile, asOf, platform }, { snapshot }) =>
+      planUpgrade(snapshot, current.components, targetVersion, { profile, asOf, platform }),
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
-    scanManifests: (_parent, { manifests, targetVersion, fromVersion }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion, { fromVersion }),
+    scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion, { fromVersion, addons, crds }),
     checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile }, { snapshot }) =>
       checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile }),
     checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile }, { snapshot }) =>

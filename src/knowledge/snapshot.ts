@@ -4,7 +4,7 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../core/versions.js";
-import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord } from "./records.js";
+import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord, type AddonRecord, type AddonApiRecord, type PlatformRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 
@@ -45,6 +45,9 @@ export class KbSnapshot implements KbBundle {
   readonly controllers: readonly ControllerRecord[];
   readonly networkFlows: readonly NetworkFlowRecord[];
   readonly fieldRules: readonly FieldRuleRecord[];
+  readonly addons: readonly AddonRecord[];
+  readonly addonApis: readonly AddonApiRecord[];
+  readonly platforms: readonly PlatformRecord[];
 
   /**
    * Every component in the order kb/upgrade-order.yaml puts them (a topological sort of its edges, ties in
@@ -98,6 +101,9 @@ export class KbSnapshot implements KbBundle {
     this.controllers = freezeAll(bundle.controllers);
     this.networkFlows = freezeAll(bundle.networkFlows);
     this.fieldRules = freezeAll(bundle.fieldRules);
+    this.addons = freezeAll(bundle.addons);
+    this.addonApis = freezeAll(bundle.addonApis);
+    this.platforms = freezeAll(bundle.platforms);
 
     const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
     // Kinds registered at run time (registerEntity) have no typed field: they become properties of the same

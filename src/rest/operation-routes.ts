@@ -7,7 +7,8 @@
  * under the same snapshot is answered from the AnswerCache.
  */
 import express, { Router, type Request } from "express";
-import { planFromKubectl } from "../domain/kubectl-inputs.js";
+import { planFromKubectl, platformOfNodes, withNotes } from "../domain/kubectl-inputs.js";
+import type { Finding } from "../domain/findings.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
@@ -49,22 +50,24 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/validate", (req, snapshot) => {
     const body = parseJsonBody(validateRequest, req);
-    return validateCluster(snapshot, body.components, { profile: body.profile, asOf: body.asOf });
+    return validateCluster(snapshot, body.components, { profile: body.profile, asOf: body.asOf, platform: body.platform });
   });
 
   check("/validate/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlValidateRequest, req);
-    return validateCluster(snapshot, planFromKubectl(snapshot, body), { profile: body.profile, asOf: body.asOf });
+    const notes: Finding[] = [];
+    return withNotes(validateCluster(snapshot, planFromKubectl(snapshot, body, notes), { profile: body.profile, asOf: body.asOf, platform: body.platform ?? platformOfNodes(snapshot, body.nodes) }), notes);
   });
 
   check("/upgrade-plan", (req, snapshot) => {
     const body = parseJsonBody(upgradePlanRequest, req);
-    return planUpgrade(snapshot, body.current.components, body.targetVersion, { profile: body.profile, asOf: body.asOf });
+    return planUpgrade(snapshot, body.current.components, body.targetVersion, { profile: body.profile, asOf: body.asOf, platform: body.platform });
   });
 
   check("/upgrade-plan/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlUpgradeRequest, req);
-    return planUpgrade(snapshot, planFromKubectl(snapshot, body), body.targetVersion, { profile: body.profile, asOf: body.asOf });
+    const notes: Finding[] = [];
+    return withNotes(planUpgrade(snapshot, planFromKubectl(snapshot, body, notes), body.targetVersion, { profile: body.profile, asOf: body.asOf, platform: body.platform ?? platformOfNodes(snapshot, body.nodes) }), notes);
   });
 
   check("/rollback-check", (req, snapshot) => {
@@ -113,7 +116,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
         );
       }
       const body = parseJsonBody(scanRequest, req);
-      return scanManifests(snapshot, body.manifests, body.targetVersion, { fromVersion: body.fromVersion });
+      return scanManifests(snapshot, body.manifests, body.targetVersion, { fromVersion: body.fromVersion, addons: body.addons, crds: body.crds });
     }),
   );
 

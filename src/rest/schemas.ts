@@ -64,11 +64,13 @@ const profile = shortText("Policy profile: upstream (default) or strict, or one 
 const asOf = shortText("The day to judge end of life on, YYYY-MM-DD (default today).", "2026-11-29").nullish();
 const targetVersion = shortText("The Kubernetes version to upgrade to; its minor is what counts.", "1.30");
 
-export const validateRequest = z.strictObject({ components, profile, asOf }).openapi("ValidateRequest");
+const platform = shortText("The managed platform: eks, gke or aks (its calendar judges the control plane's minor), or upstream for a self-managed cluster; recognised from versions such as v1.29.3-eks-1234567 and node labels when left out.", "eks").nullish();
+
+export const validateRequest = z.strictObject({ components, profile, asOf, platform }).openapi("ValidateRequest");
 
 export const clusterPlanInput = z.strictObject({ components }).openapi("ClusterPlanInput");
 
-export const upgradePlanRequest = z.strictObject({ current: clusterPlanInput, targetVersion, profile, asOf }).openapi("UpgradePlanRequest");
+export const upgradePlanRequest = z.strictObject({ current: clusterPlanInput, targetVersion, profile, asOf, platform }).openapi("UpgradePlanRequest");
 
 export const rollbackRequest = z
   .strictObject({
@@ -89,6 +91,12 @@ export const scanRequest = z
       .openapi({ description: "Multi-document YAML or JSON: kubectl get -o yaml, helm template, GitOps files." }),
     targetVersion,
     fromVersion: shortText("The version the cluster runs now: each finding then says whether it is already unservable there (ALREADY_REMOVED) or breaks within the upgrade (REMOVED_IN_UPGRADE).", "1.24").nullish(),
+    addons: z
+      .array(z.strictObject({ name: shortText("An add-on, e.g. cert-manager.", "cert-manager"), version: shortText("Its version.", "v1.12.0") }))
+      .max(200)
+      .nullish()
+      .openapi({ description: "The add-ons the cluster runs: objects of their CRD API versions are judged against these versions (else reported with the release that dropped them)." }),
+    crds: z.record(z.string(), z.unknown()).nullish().openapi({ description: "The JSON of `kubectl get crd -o json`: objects are judged by the cluster's CRDs, and CRDs in manifests against the versions the cluster has stored." }),
   })
   .openapi("ScanRequest");
 
@@ -97,17 +105,21 @@ export const fromKubectlValidateRequest = z
   .strictObject({
     kubectlVersion: kubectlJson.optional().openapi({ description: "The JSON of `kubectl version -o json`." }),
     nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
+    workloads: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images." }),
     profile,
     asOf,
+    platform,
   })
   .openapi("ValidateFromKubectlRequest");
 export const fromKubectlUpgradeRequest = z
   .strictObject({
     kubectlVersion: kubectlJson.optional().openapi({ description: "The JSON of `kubectl version -o json`." }),
     nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
+    workloads: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images." }),
     targetVersion,
     profile,
     asOf,
+    platform,
   })
   .openapi("UpgradePlanFromKubectlRequest");
 

@@ -50,14 +50,23 @@ const KUBECTL_NODES: FlagSpec = {
   description: "output of `kubectl get nodes -o json` (- reads stdin)",
 };
 
+const KUBECTL_WORKLOADS: FlagSpec = {
+  name: "kubectl-workloads",
+  value: "FILE",
+  description: "output of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images (- reads stdin)",
+};
+const PLATFORM: FlagSpec = { name: "platform", value: "NAME", description: "managed platform: eks, gke or aks (recognised from -eks-/-gke. versions and node labels when left out)" };
+
 const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
   check: [
     PROFILE,
     { name: "as-of", value: "YYYY-MM-DD", description: "judge end of life on this day instead of today" },
     KUBECTL_VERSION,
     KUBECTL_NODES,
+    KUBECTL_WORKLOADS,
+    PLATFORM,
   ],
-  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES],
+  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, PLATFORM],
   scan: [
     { name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" },
     { name: "from", value: "VERSION", description: "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade" },
@@ -219,7 +228,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
   check: {
     usage: [
       "kubecompat check PLAN_FILE [--profile NAME] [--as-of YYYY-MM-DD]",
-      "kubecompat check [--kubectl-version FILE] [--kubectl-nodes FILE] [--profile NAME] [--as-of YYYY-MM-DD]",
+      "kubecompat check [--kubectl-version FILE] [--kubectl-nodes FILE] [--kubectl-workloads FILE] [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD]",
     ],
     summary:
       "Is this combination of component versions supported? Sends a plan file (or what kubectl reports about a\n" +
@@ -233,7 +242,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
   plan: {
     usage: [
       "kubecompat plan PLAN_FILE --to VERSION [--profile NAME]",
-      "kubecompat plan [--kubectl-version FILE] [--kubectl-nodes FILE] --to VERSION [--profile NAME]",
+      "kubecompat plan [--kubectl-version FILE] [--kubectl-nodes FILE] [--kubectl-workloads FILE] [--platform NAME] --to VERSION [--profile NAME]",
     ],
     summary:
       "The ordered upgrade steps from the versions in a plan file (or a running cluster, via kubectl) to a\n" +

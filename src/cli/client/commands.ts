@@ -36,13 +36,14 @@ export interface CliContext {
 /** What a check or plan is asked about: a plan file, or kubectl's view of a running cluster. */
 type ClusterInput =
   | { readonly kind: "plan-file"; readonly plan: PlanFile }
-  | { readonly kind: "kubectl"; readonly kubectlVersion?: unknown; readonly nodes?: unknown };
+  | { readonly kind: "kubectl"; readonly kubectlVersion?: unknown; readonly nodes?: unknown; readonly workloads?: unknown };
 
 async function clusterInput(command: "check" | "plan", commandLine: CommandLine, context: CliContext): Promise<ClusterInput> {
   const [planPath, ...extra] = commandLine.positionals;
   const versionPath = flagValue(commandLine, "kubectl-version");
   const nodesPath = flagValue(commandLine, "kubectl-nodes");
-  const fromKubectl = versionPath !== undefined || nodesPath !== undefined;
+  const workloadsPath = flagValue(commandLine, "kubectl-workloads");
+  const fromKubectl = versionPath !== undefined || nodesPath !== undefined || workloadsPath !== undefined;
   if (extra.length > 0) {
     throw new UsageError(`kubecompat ${command} takes one plan file, but got ${[planPath, ...extra].map((word) => `"${word}"`).join(", ")}`, command);
   }
@@ -51,12 +52,12 @@ async function clusterInput(command: "check" | "plan", commandLine: CommandLine,
   }
   if (planPath === undefined && !fromKubectl) {
     throw new UsageError(
-      `kubecompat ${command} needs a plan file (kubecompat ${command} cluster.yaml) or kubectl's output (--kubectl-version FILE and/or --kubectl-nodes FILE)`,
+      `kubecompat ${command} needs a plan file (kubecompat ${command} cluster.yaml) or kubectl's output (--kubectl-version FILE, --kubectl-nodes FILE, --kubectl-workloads FILE)`,
       command,
     );
   }
-  if (versionPath === STDIN && nodesPath === STDIN) {
-    throw new UsageError("stdin (-) can be read once, but is given for both --kubectl-version and --kubectl-nodes; save one of them to a file", command);
+  if ([versionPath, nodesPath, workloadsPath].filter((path) => path === STDIN).length > 1) {
+    throw new UsageError("stdin (-) can be read once, but is given for more than one of --kubectl-version, --kubectl-nodes and --kubectl-workloads; save the others to files", command);
   }
   if (planPath !== undefined) {
     const text = await context.inputs.read(planPath, "plan file");
@@ -68,7 +69,9 @@ async function clusterInput(command: "check" | "plan", commandLine: CommandLine,
       : parseKubectlOutput(labelOf(versionPath), await context.inputs.read(versionPath, "--kubectl-version"), "version");
   const nodes =
     nodesPath === undefined ? undefined : parseKubectlOutput(labelOf(nodesPath), await context.inputs.read(nodesPath, "--kubectl-nodes"), "nodes");
-  return { kind: "kubectl", ...(kubectlVersion === undefined ? {} : { kubectlVersion }), ...(nodes === undefined ? {} : { nodes }) };
+  const workloads =
+    workloadsPath === undefined ? undefined : parseKubectlOutput(labelOf(workloadsPath), await context.inputs.read(workloadsPath, "--kubectl-workloads"), "workloads");
+  return { kind: "kubectl", ...(kubectlVersion === undefined ? {} : { kubectlVersion }), ...(nodes === undefined ? {} : { nodes }), ...(workloads === undefined ? {} : { workloads }) };
 }
 
 function requiredTarget(command: "plan" | "scan", commandLine: CommandLine): string {
@@ -130,8 +133,8 @@ export async function check(commandLine: CommandLine, context: CliContext): Prom
   const route = input.kind === "plan-file" ? "/api/v1/validate" : "/api/v1/validate/from-kubectl";
   const body =
     input.kind === "plan-file"
-      ? defined({ components: input.plan.components, profile, asOf })
-      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, profile, asOf });
+      ? defined({ components: input.plan.components, profile, asOf, platform: flagValue(commandLine, "platform") })
+      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, workloads: input.workloads, profile, asOf, platform: flagValue(commandLine, "platform") });
   const raw = await ask(context, route, body, plan === undefined ? {} : { plan });
   const answer = asValidationAnswer(raw, context.api.server, route);
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
@@ -149,8 +152,8 @@ export async function plan(commandLine: CommandLine, context: CliContext): Promi
   const route = input.kind === "plan-file" ? "/api/v1/upgrade-plan" : "/api/v1/upgrade-plan/from-kubectl";
   const body =
     input.kind === "plan-file"
-      ? defined({ current: { components: input.plan.components }, targetVersion, profile })
-      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, targetVersion, profile });
+      ? defined({ current: { components: input.plan.components }, targetVersion, profile, platform: flagValue(commandLine, "platform") })
+      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, workloads: input.workloads, targetVersion, profile, platform: flagValue(commandLine, "platform") });
   const raw = await ask(context, route, body, planFile === undefined ? {} : { plan: planFile });
   const answer = asUpgradePlanAnswer(raw, context.api.server, route);
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);

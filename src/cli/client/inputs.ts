@@ -101,8 +101,8 @@ async function isLinkToFile(full: string): Promise<boolean> {
  * otherwise untouched. A file that is plainly the other kubectl command's
  * output is refused here, since the server could only say "wrong shape".
  */
-export function parseKubectlOutput(name: string, text: string, expected: "version" | "nodes"): unknown {
-  const command = expected === "version" ? "kubectl version -o json" : "kubectl get nodes -o json";
+export function parseKubectlOutput(name: string, text: string, expected: "version" | "nodes" | "workloads"): unknown {
+  const command = expected === "version" ? "kubectl version -o json" : expected === "nodes" ? "kubectl get nodes -o json" : "kubectl get deployments,daemonsets -A -o json";
   if (text.trim() === "") throw new InputFileError(`${name} is empty; expected the output of \`${command}\``);
   let parsed: unknown;
   try {
@@ -123,7 +123,7 @@ export function parseKubectlOutput(name: string, text: string, expected: "versio
   if (expected === "version" && !("clientVersion" in record) && !("serverVersion" in record) && "items" in record) {
     throw new InputFileError(`${name} looks like \`kubectl get nodes -o json\` output; pass it with --kubectl-nodes`);
   }
-  if (expected === "nodes" && !("items" in record) && ("serverVersion" in record || "clientVersion" in record)) {
+  if (expected !== "version" && !("items" in record) && ("serverVersion" in record || "clientVersion" in record)) {
     throw new InputFileError(`${name} looks like \`kubectl version -o json\` output; pass it with --kubectl-version`);
   }
   return parsed;

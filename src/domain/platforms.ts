@@ -1,0 +1,99 @@
+/**
+ * Managed platforms (EKS, GKE, AKS): which one a cluster runs on (named, or
+ * recognised from its version strings), and the platform's own calendar
+ * for the control plane's minor, which replaces upstream's end-of-life dates
+ * in a judgement (EKS patches 1.29 in extended support long after upstream
+ * stopped). Pure: reads only the snapshot.
+ */
+import { InputError } from "../core/errors.js";
+import type { PlatformRecord } from "../knowledge/records.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import type { PlannedComponent } from "./cluster-plan.js";
+import { finding, type Finding } from "./findings.js";
+
+/** The platform named (eks, EKS, "Amazon EKS"); an InputError naming the known ones otherwise. */
+export function resolvePlatform(snapshot: KbSnapshot, name: unknown, field = "platform"): PlatformRecord {
+  if (typeof name !== "string" || name.trim() === "") throw new InputError(`${field} must be a platform name such as eks, gke or aks`, field);
+  const wanted = name.trim().toLowerCase();
+  const platform = snapshot.platforms.find((candidate) => candidate.name === wanted || candidate.displayName.toLowerCase() === wanted);
+  if (platform === undefined) {
+    throw new InputError(`unknown platform "${name.trim().slice(0, 40)}"; known platforms: ${snapshot.platforms.map((known) => known.name).join(", ")} (or upstream for a self-managed cluster)`, field);
+  }
+  return platform;
+}
+
+/** The platform whose version pattern a Kubernetes component's version matches (v1.29.3-eks-1234567), if any. */
+export function recognisePlatform(snapshot: KbSnapshot, entries: readonly PlannedComponent[]): PlatformRecord | undefined {
+  for (const entry of entries) {
+    if (entry.kubernetes === null) continue;
+    const platform = snapshot.platforms.find((candidate) => candidate.versionPattern !== null && new RegExp(candidate.versionPattern).test(entry.kubernetes!.raw));
+    if (platform !== undefined) return platform;
+  }
+  return undefined;
+}
+
+/** The platform a node's labels show (eks.amazonaws.com/nodegroup ...), if any. */
+export function platformOfLabels(snapshot: KbSnapshot, labels: Readonly<Record<string, unknown>>): PlatformRecord | undefined {
+  return snapshot.platforms.find((platform) => platform.nodeLabels.some((label) => label in labels));
+}
+
+/** The platform's calendar and rules for the control plane's minor ("1.29") on `asOf`. */
+export function judgePlatform(platform: PlatformRecord, minor: string, asOf: string): Finding[] {
+  const release = platform.releases.find((candidate) => candidate.minor === minor);
+  const at = { component: "kube-apiserver", sourceUrl: release?.sourceUrl ?? platform.sourceUrl };
+  if (release === undefined) {
+    const known = platform.releases.map((candidate) => candidate.minor);
+    return [
+      finding({
+        ...at,
+        code: "PLATFORM_VERSION_UNKNOWN",
+        severity: "WARNING",
+        message: `${platform.displayName}'s calendar in the knowledge base has no row for ${minor} (it knows ${known[0] ?? "none"} to ${known.at(-1) ?? "none"}); its support dates on ${platform.displayName} were not judged`,
+      }),
+    ];
+  }
+  const month = release.precision === "MONTH" ? " (the platform gives the month only; its first day is used)" : "";
+  const standard = release.endOfStandardSupport;
+  const extended = release.endOfExtendedSupport;
+  // Without a known end of extended support, past standard support is a WARNING with the end unknown, never a guessed ERROR.
+  const lastDay = extended;
+  if (lastDay !== null && asOf >= lastDay) {
+    return [
+      finding({
+        ...at,
+        code: "PLATFORM_END_OF_SUPPORT",
+        severity: "ERROR",
+        message: `${platform.displayName} ${minor} is past the end of extended support (${lastDay}${month}): the platform no longer supports it and upgrades the control plane on its own; upgrade before it does`,
+      }),
+    ];
+  }
+  if (standard !== null && asOf >= standard) {
+    return [
+      finding({
+        ...at,
+        code: "PLATFORM_EXTENDED_SUPPORT",
+        severity: "WARNING",
+        message: `${platform.displayName} ${minor} left standard support on ${standard}${month} and is in extended support (where the cluster is enrolled in it) until ${extended ?? "a date the knowledge base does not know"}${platform.name === "eks" ? " (charged per cluster hour)" : ""}; plan the upgrade before then`,
+      }),
+    ];
+  }
+  return [];
+}
+
+/** Platform facts that take effect at a minor after `fromMinor`, up to `toMinor` (both "1.NN"). */
+export function platformChanges(platform: PlatformRecord, fromMinor: number, toMinor: number): Finding[] {
+  return platform.facts
+    .filter((fact) => {
+      const minor = Number(fact.fromMinor.split(".")[1]);
+      return minor > fromMinor && minor <= toMinor;
+    })
+    .map((fact) =>
+      finding({
+        code: "PLATFORM_CHANGE_IN_UPGRADE",
+        severity: "WARNING",
+        message: `${platform.displayName} from ${fact.fromMinor}: ${fact.text}`,
+        sourceUrl: fact.sourceUrl,
+        ruleId: fact.id,
+      }),
+    );
+}
