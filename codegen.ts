@@ -51,6 +51,8 @@ const config: CodegenConfig = {
           UpgradePlan: "../../domain/upgrade.js#UpgradePlan as DomainUpgradePlan",
           UpgradeStep: "../../domain/upgrade.js#UpgradeStep as DomainUpgradeStep",
           ManifestScanReport: "../../domain/scan.js#ManifestScanReport as DomainManifestScanReport",
+          ClusterScanReport: "../../domain/cluster-evidence.js#ClusterScanReport as DomainClusterScanReport",
+          EvidenceFinding: "../../domain/cluster-evidence.js#EvidenceFinding as DomainEvidenceFinding",
           ManifestFinding: "../../domain/scan.js#ManifestFinding as DomainManifestFinding",
           NodePoolReport: "../../domain/node-pool.js#NodePoolReport as DomainNodePoolReport",
         },

@@ -7,6 +7,7 @@
 import { getRelease, listApiRemovals, listPorts, listSkewRules, resolveComponent, resolveProfile } from "../domain/catalog.js";
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import { checkOf, type Finding, type FindingCheck, type Severity } from "../domain/findings.js";
+import { planFromKubectl } from "../domain/kubectl-inputs.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { scanManifests } from "../domain/scan.js";
@@ -75,8 +76,11 @@ function verdictHeadline(result: { readonly status: string; readonly findings: r
   }
 }
 
-export function runCheck(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "check" }>, options: RunOptions): ChatReplyDoc {
+export function runCheck(snapshot: KbSnapshot, asked: Extract<ChatCommand, { kind: "check" }>, options: RunOptions): ChatReplyDoc {
+  let command = asked;
   const asOf = parseAsOf(command.asOf ?? options.asOf, "asof");
+  const fromKubectl = command.kubectl === undefined ? [] : planFromKubectl(snapshot, { kubectlVersion: command.kubectl.version, nodes: command.kubectl.nodes });
+  command = { ...command, components: [...command.components, ...fromKubectl] };
   const result = validateCluster(snapshot, command.components, { profile: command.profile, asOf });
   const profile = resolveProfile(snapshot, command.profile);
   const headline = verdictHeadline(result);

@@ -8,7 +8,8 @@ import type { NodePoolSpecInput } from "../domain/node-pool.js";
 
 export type ChatCommand =
   | { readonly kind: "help" }
-  | { readonly kind: "check"; readonly components: readonly ComponentVersionInput[]; readonly profile?: string; readonly asOf?: string }
+  /** `kubectl`: what was pasted after the first line, `kubectl version` and `kubectl get nodes` (-o wide) as they print. */
+  | { readonly kind: "check"; readonly components: readonly ComponentVersionInput[]; readonly profile?: string; readonly asOf?: string; readonly kubectl?: { readonly version?: string; readonly nodes?: string } }
   | { readonly kind: "upgrade"; readonly from: string; readonly to: string; readonly profile?: string }
   | { readonly kind: "plan"; readonly components: readonly ComponentVersionInput[]; readonly to: string; readonly profile?: string }
   /** Without `from`: the API versions removed in `to` itself. */

@@ -77,9 +77,13 @@ function takeComponents(args: readonly string[], kind: "check" | "plan"): Compon
   return components;
 }
 
-function parseCheck(args: string[]): ChatCommand {
+function parseCheck(args: string[], pasted?: { readonly version?: string; readonly nodes?: string }): ChatCommand {
   const { rest, options } = takeOptions(args, "check", new Set(["profile", "asOf"]));
   const components = takeComponents(rest, "check");
+  if (pasted !== undefined) {
+    const command = withProfile({ kind: "check" as const, components, kubectl: pasted }, options);
+    return options.asOf === undefined ? command : { ...command, asOf: options.asOf };
+  }
   if (components.length === 0) throw new Problem("name at least one component with its version", "check");
   const command = withProfile({ kind: "check" as const, components }, options);
   return options.asOf === undefined ? command : { ...command, asOf: options.asOf };
@@ -192,11 +196,38 @@ function parseScan(text: string): ParseResult | undefined {
   return { ok: true, command: { kind: "scan", to, ...(from === undefined ? {} : { from }), manifests } };
 }
 
+/**
+ * `check` with what kubectl printed pasted after the first line (or in a ``` block): the lines of
+ * `kubectl version` and the table of `kubectl get nodes` (-o wide), as the design notes' pre-upgrade
+ * check reads them. Components on the first line are judged with them.
+ */
+function parsePastedCheck(text: string): ParseResult | undefined {
+  const match = /^\s*(?:(?:@?kubecompat|<@\w+>|\/\S+)\s+)?check\b([^\n`]*)\n([\s\S]*)$/i.exec(text);
+  if (match === null) return undefined;
+  const body = match[2]!.replace(/```[a-z]*\n?/gi, "");
+  const lines = body.split("\n");
+  const header = lines.findIndex((line) => /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(line));
+  const versionLines = lines.filter((line) => /^\s*(Client|Server|Kustomize) Version:/.test(line)).map((line) => line.trim());
+  if (header < 0 && versionLines.length === 0) {
+    return { ok: false, problem: "paste the output of `kubectl version` and/or `kubectl get nodes` after the first line (or in a ``` block)", kind: "check" };
+  }
+  const nodes = header < 0 ? undefined : lines.slice(header).filter((line) => line.trim() !== "" && !/^\s*(Client|Server|Kustomize) Version:/.test(line)).join("\n");
+  const pasted = { ...(versionLines.length === 0 ? {} : { version: versionLines.join("\n") }), ...(nodes === undefined ? {} : { nodes }) };
+  try {
+    return { ok: true, command: parseCheck(tokenize(match[1]!), pasted) };
+  } catch (error) {
+    if (error instanceof Problem) return { ok: false, problem: error.message, kind: "check" };
+    throw error;
+  }
+}
+
 /** Reads one chat command. Never throws: anything unreadable is a UsageProblem. */
 export function parseCommand(text: string): ParseResult {
   if (text.length > MAX_COMMAND_TEXT) return { ok: false, problem: `the command is longer than ${MAX_COMMAND_TEXT} characters` };
   const scan = parseScan(text);
   if (scan !== undefined) return scan;
+  const pasted = parsePastedCheck(text);
+  if (pasted !== undefined) return pasted;
   let tokens = tokenize(text);
   // Bridges often pass the whole message, mention of the bot included.
   if (tokens[0] !== undefined && /^(?:@?kubecompat|<@\w+>|\/\S+)$/i.test(tokens[0])) tokens = tokens.slice(1);

@@ -174,6 +174,8 @@ export const FINDING_CODES = {
   PLATFORM_END_OF_SUPPORT: { check: "PLATFORM", description: "The control plane's minor is past every support the platform gives; the platform upgrades it on its own." },
   PLATFORM_VERSION_UNKNOWN: { check: "COVERAGE", description: "The platform's calendar has no row for the control plane's minor; it was not judged against the platform." },
   PLATFORM_CHANGE_IN_UPGRADE: { check: "PLATFORM", description: "A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches." },
+  DEPRECATED_API_REQUESTED: { check: "API", description: "The apiserver's apiserver_requested_deprecated_apis series shows clients requesting a deprecated API (an ERROR when it is removed at the target)." },
+  DEPRECATED_API_CALLED: { check: "API", description: "Audit events annotated k8s.io/deprecated show who requests a deprecated API, and how often (an ERROR when it is removed at the target)." },
   BEHAVIOUR_CHANGE_IN_UPGRADE: { check: "ADVICE", description: "A behaviour change lands on the way to the target; the finding names it and what to do before the upgrade." },
 } as const satisfies Readonly<Record<string, { readonly check: FindingCheck; readonly description: string }>>;
 

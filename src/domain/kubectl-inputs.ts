@@ -169,7 +169,26 @@ function addonsFromWorkloads(snapshot: KbSnapshot, input: unknown, notes: Findin
   return plan;
 }
 
-function fromVersion(input: unknown): ComponentVersionInput[] {
+/**
+ * The text `kubectl version` prints: `Client Version: v1.30.2` / `Server Version: v1.30.4-eks-…` (1.28 and
+ * later), or the older `Server Version: version.Info{Major:"1", …, GitVersion:"v1.27.3", …}`.
+ */
+export function versionFromText(text: string): { clientVersion?: { gitVersion: string }; serverVersion?: { gitVersion: string } } {
+  const read = (label: string): string | undefined => {
+    const line = new RegExp(`^${label} Version:\\s*(.+)$`, "m").exec(text)?.[1]?.trim();
+    if (line === undefined) return undefined;
+    return /GitVersion:"([^"]+)"/.exec(line)?.[1] ?? line.split(/\s+/)[0];
+  };
+  const client = read("Client");
+  const server = read("Server");
+  if (client === undefined && server === undefined) {
+    throw new InputError("kubectlVersion: expected the text `kubectl version` prints (Client Version: …, Server Version: …) or its JSON (`kubectl version -o json`)", "kubectlVersion");
+  }
+  return { ...(client === undefined ? {} : { clientVersion: { gitVersion: client } }), ...(server === undefined ? {} : { serverVersion: { gitVersion: server } }) };
+}
+
+function fromVersion(given: unknown): ComponentVersionInput[] {
+  const input = typeof given === "string" ? versionFromText(given) : given;
   const root = object(input);
   const server = text(object(root?.serverVersion)?.gitVersion);
   if (server === undefined) {
@@ -189,7 +208,7 @@ function fromVersion(input: unknown): ComponentVersionInput[] {
   return plan;
 }
 
-interface NodeVersions {
+export interface NodeVersions {
   readonly name: string;
   readonly pool: string;
   readonly kubelet: string;
@@ -198,13 +217,46 @@ interface NodeVersions {
 }
 
 function fromNodes(snapshot: KbSnapshot, input: unknown): ComponentVersionInput[] {
+  if (typeof input === "string") return groupNodes(nodesFromText(snapshot, input));
   const items = object(input)?.items;
   if (!Array.isArray(items)) {
-    throw new InputError("nodes must be the JSON of `kubectl get nodes -o json` (a List with items)", "nodes.items");
+    throw new InputError("nodes must be the JSON of `kubectl get nodes -o json` (a List with items), or the text of `kubectl get nodes` (-o wide)", "nodes.items");
   }
   if (items.length > MAX_NODES) throw new InputError(`nodes has ${items.length} items; at most ${MAX_NODES} are accepted`, "nodes.items");
-  const nodes = items.map((item, index) => readNode(snapshot, item, index));
+  return groupNodes(items.map((item, index) => readNode(snapshot, item, index)));
+}
 
+/**
+ * The table `kubectl get nodes` prints (NAME STATUS ROLES AGE VERSION, and with
+ * -o wide ... OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME). The text has no
+ * pool labels: nodes are grouped as control-plane and workers.
+ */
+export function nodesFromText(snapshot: KbSnapshot, text: string): NodeVersions[] {
+  const lines = text.replace(/\r\n/g, "\n").split("\n").filter((line) => line.trim() !== "");
+  const header = lines[0] ?? "";
+  if (!/^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(header)) {
+    throw new InputError("nodes: expected the table `kubectl get nodes` prints, starting with the header NAME STATUS ROLES AGE VERSION (or the JSON of `kubectl get nodes -o json`)", "nodes");
+  }
+  if (lines.length - 1 > MAX_NODES) throw new InputError(`nodes has ${lines.length - 1} rows; at most ${MAX_NODES} are accepted`, "nodes");
+  // Read by words, not offsets, so a table that lost its alignment (pasted into chat) still reads: the columns
+  // before OS-IMAGE hold no spaces, and with -o wide CONTAINER-RUNTIME is the last word.
+  const wide = /\bCONTAINER-RUNTIME\s*$/.test(header);
+  return lines.slice(1).map((line, index) => {
+    const at = `nodes (row ${index + 1})`;
+    const words = line.trim().split(/\s+/);
+    const name = words[0]!;
+    const kubelet = words[4];
+    if (kubelet === undefined) throw new InputError(`${at}: no VERSION in "${line.slice(0, 80)}"; paste the table as kubectl prints it`, "nodes");
+    parseKubernetesVersion(kubelet, `${at} VERSION`);
+    const roles = words[2] ?? "";
+    const runtimeText = wide && words.length > 7 ? words.at(-1) : undefined;
+    const runtime = runtimeText === undefined ? undefined : readRuntime(snapshot, runtimeText, at, name);
+    const controlPlane = /(^|,)(control-plane|master)(,|$)/.test(roles);
+    return { name, pool: controlPlane ? "control-plane" : "workers", kubelet, kubeProxy: undefined, runtime };
+  });
+}
+
+function groupNodes(nodes: readonly NodeVersions[]): ComponentVersionInput[] {
   // A pool whose nodes run different versions (mid-upgrade) becomes one instance per version.
   const groups = new Map<string, NodeVersions[]>();
   for (const node of nodes) {
@@ -250,25 +302,21 @@ function readNode(snapshot: KbSnapshot, item: unknown, index: number): NodeVersi
   const kubeProxy = text(info?.kubeProxyVersion);
   if (kubeProxy !== undefined) parseKubernetesVersion(kubeProxy, `${at}.status.nodeInfo.kubeProxyVersion`);
   const runtimeText = text(info?.containerRuntimeVersion);
-  let runtime: NodeVersions["runtime"];
-  if (runtimeText !== undefined) {
-    const match = /^([a-z0-9-]+):\/\/(.+)$/.exec(runtimeText);
-    // The scheme names the runtime (containerd://, cri-o://, docker://): a component name or alias in kb/components.yaml.
-    const named = match ? snapshot.findComponent(match[1]!) : undefined;
-    if (match && named?.category !== "container-runtime") {
-      const known = snapshot.components.filter((component) => component.category === "container-runtime").map((component) => component.name);
-      throw new InputError(
-        `${at}.status.nodeInfo.containerRuntimeVersion "${runtimeText.slice(0, 80)}" (node ${name}) names a runtime the knowledge base does not know; it knows ${known.join(", ")}`,
-        `${at}.status.nodeInfo.containerRuntimeVersion`,
-      );
-    }
-    const component = named?.name;
-    if (match && component) {
-      parseComponentVersion(match[2]!, `${at}.status.nodeInfo.containerRuntimeVersion`);
-      runtime = { component, version: match[2]! };
-    }
-  }
+  const runtime = runtimeText === undefined ? undefined : readRuntime(snapshot, runtimeText, `${at}.status.nodeInfo.containerRuntimeVersion`, name);
   return { name, pool: sanitiseInstance(pool ?? name), kubelet, kubeProxy, runtime };
+}
+
+/** `containerd://1.7.13`: the scheme names the runtime (containerd://, cri-o://, docker://), a component name or alias in kb/components.yaml. */
+function readRuntime(snapshot: KbSnapshot, runtimeText: string, field: string, node: string): NodeVersions["runtime"] {
+  const match = /^([a-z0-9-]+):\/\/(.+)$/.exec(runtimeText);
+  const named = match ? snapshot.findComponent(match[1]!) : undefined;
+  if (match && named?.category !== "container-runtime") {
+    const known = snapshot.components.filter((component) => component.category === "container-runtime").map((component) => component.name);
+    throw new InputError(`${field} "${runtimeText.slice(0, 80)}" (node ${node}) names a runtime the knowledge base does not know; it knows ${known.join(", ")}`, field);
+  }
+  if (!match || named === undefined) return undefined;
+  parseComponentVersion(match[2]!, field);
+  return { component: named.name, version: match[2]! };
 }
 
 /** Pool labels are label values (≤ 63 characters of [A-Za-z0-9._-]), already valid instance names. */

@@ -52,6 +52,7 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "planUpgrade",
   "checkRollback",
   "scanManifests",
+  "scanCluster",
   "checkNodePoolUpgrade",
   "checkNodePoolRollback",
 ]);

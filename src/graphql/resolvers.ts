@@ -11,6 +11,7 @@ import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
 import { findAddon } from "../domain/addons.js";
+import { scanCluster } from "../domain/cluster-evidence.js";
 import { checkFirewall, firewallRules, listFlows, parseRoleCidrs } from "../domain/firewall.js";
 import { upgradeImpact } from "../domain/impact.js";
 import { planUpgrade } from "../domain/upgrade.js";
@@ -95,6 +96,7 @@ export const resolvers: Resolvers = {
       planUpgrade(snapshot, current.components, targetVersion, { profile, asOf, platform }),
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
+    scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
     scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion, { fromVersion, addons, crds }),
     checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile }, { snapshot }) =>
       checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile }),

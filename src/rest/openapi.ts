@@ -11,6 +11,7 @@ import {
   errorResponse,
   finding,
   firewallCheckRequest,
+  clusterScanRequest,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
   kbRevision,
@@ -181,6 +182,14 @@ function buildRegistry(): OpenAPIRegistry {
     tags: ["firewall"],
     request: { query: z.object({ ...flowFilters, format: text("nftables, iptables or json (default)", "nftables"), cidrs: text("Address ranges per role: control-plane=10.0.0.0/24;workers=10.1.0.0/16", "control-plane=10.0.0.0/24;workers=10.1.0.0/16") }) },
     responses: { 200: { description: "{format, rules (the file's text), flows, notes, kbRevision}", ...json(z.object({ format: z.string(), rules: z.string(), flows: z.number().int(), notes: z.array(finding), kbRevision }).openapi("FirewallRules")) }, ...readErrors },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/scan/cluster",
+    summary: "Scan what runs in a cluster: Helm releases' stored manifests, objects' last-applied apiVersions, deprecated API requests (metrics, audit log)",
+    tags: ["checks"],
+    request: { body: { required: true, ...json(clusterScanRequest) } },
+    responses: { 200: { description: "Findings with the evidence each rests on (HELM_RELEASE, LAST_APPLIED, REQUEST_METRIC, AUDIT_EVENT), the releases read, notes", ...json(z.record(z.string(), z.unknown()).openapi("ClusterScanReport")) }, ...errors },
   });
   registry.registerPath({
     method: "post",

@@ -8,6 +8,7 @@
  */
 import express, { Router, type Request } from "express";
 import { planFromKubectl, platformOfNodes, withNotes } from "../domain/kubectl-inputs.js";
+import { scanCluster } from "../domain/cluster-evidence.js";
 import type { Finding } from "../domain/findings.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
@@ -24,6 +25,7 @@ import { parseJsonBody, queryParameters } from "./parse.js";
 import {
   MAX_MANIFEST_CHARS,
   firewallCheckRequest,
+  clusterScanRequest,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
   nodePoolRollbackRequest,
@@ -79,6 +81,11 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
       toVersion: body.toVersion,
       profile: body.profile,
     });
+  });
+
+  check("/scan/cluster", (req, snapshot) => {
+    const body = parseJsonBody(clusterScanRequest, req);
+    return scanCluster(snapshot, body, body.targetVersion);
   });
 
   check("/firewall/check", (req, snapshot) => {

@@ -103,8 +103,8 @@ export const scanRequest = z
 const kubectlJson = z.record(z.string(), z.unknown());
 export const fromKubectlValidateRequest = z
   .strictObject({
-    kubectlVersion: kubectlJson.optional().openapi({ description: "The JSON of `kubectl version -o json`." }),
-    nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
+    kubectlVersion: z.union([kubectlJson, z.string().max(100_000)]).optional().openapi({ description: "The JSON of `kubectl version -o json`, or the text `kubectl version` prints." }),
+    nodes: z.union([kubectlJson, z.string().max(5_000_000)]).optional().openapi({ description: "The JSON of `kubectl get nodes -o json`, or the table `kubectl get nodes` (-o wide) prints." }),
     workloads: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images." }),
     profile,
     asOf,
@@ -113,8 +113,8 @@ export const fromKubectlValidateRequest = z
   .openapi("ValidateFromKubectlRequest");
 export const fromKubectlUpgradeRequest = z
   .strictObject({
-    kubectlVersion: kubectlJson.optional().openapi({ description: "The JSON of `kubectl version -o json`." }),
-    nodes: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get nodes -o json`." }),
+    kubectlVersion: z.union([kubectlJson, z.string().max(100_000)]).optional().openapi({ description: "The JSON of `kubectl version -o json`, or the text `kubectl version` prints." }),
+    nodes: z.union([kubectlJson, z.string().max(5_000_000)]).optional().openapi({ description: "The JSON of `kubectl get nodes -o json`, or the table `kubectl get nodes` (-o wide) prints." }),
     workloads: kubectlJson.optional().openapi({ description: "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images." }),
     targetVersion,
     profile,
@@ -245,6 +245,16 @@ export const manifestScanReport = z
     ).openapi({ description: "Objects a behaviour change touches through a field or annotation (kb/field-rules.yaml), and configuration files (KubeletConfiguration, KubeSchedulerConfiguration ...) of a version the target's component no longer reads." }),
   })
   .openapi("ManifestScanReport");
+
+export const clusterScanRequest = z
+  .strictObject({
+    targetVersion,
+    helmReleases: z.record(z.string(), z.unknown()).nullish().openapi({ description: "The JSON of `kubectl get secrets -A -l owner=helm -o json` (or of the ConfigMaps of Helm's configmap driver): each release's newest revision is decoded and its stored manifest scanned." }),
+    objects: z.record(z.string(), z.unknown()).nullish().openapi({ description: "The JSON of `kubectl get <kinds> -A -o json`: each object is judged by the apiVersion in its last-applied annotation, not the served one." }),
+    metrics: z.string().max(MAX_MANIFEST_CHARS).nullish().openapi({ description: "The text of `kubectl get --raw /metrics`: its apiserver_requested_deprecated_apis series." }),
+    auditLog: z.string().max(MAX_MANIFEST_CHARS).nullish().openapi({ description: "The apiserver's audit log (JSON lines): events annotated k8s.io/deprecated, with who made them." }),
+  })
+  .openapi("ClusterScanRequest");
 
 export const firewallCheckRequest = z
   .strictObject({

@@ -104,6 +104,9 @@ async function isLinkToFile(full: string): Promise<boolean> {
 export function parseKubectlOutput(name: string, text: string, expected: "version" | "nodes" | "workloads"): unknown {
   const command = expected === "version" ? "kubectl version -o json" : expected === "nodes" ? "kubectl get nodes -o json" : "kubectl get deployments,daemonsets -A -o json";
   if (text.trim() === "") throw new InputFileError(`${name} is empty; expected the output of \`${command}\``);
+  // The plain text people paste: the server reads `kubectl get nodes` (-o wide) and `kubectl version` as they print.
+  if (expected === "nodes" && /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(text)) return text;
+  if (expected === "version" && /^(Client|Server) Version:/m.test(text)) return text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -8,6 +8,7 @@ import type { ChangeFinding as DomainChangeFinding, ManifestScanReport as Domain
 import type { KbSummary } from '../../domain/catalog.js';
 import type { Finding as DomainFinding, ValidationReport as DomainValidationReport } from '../../domain/findings.js';
 import type { UpgradePlan as DomainUpgradePlan, UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
+import type { ClusterScanReport as DomainClusterScanReport, EvidenceFinding as DomainEvidenceFinding } from '../../domain/cluster-evidence.js';
 import type { NodePoolReport as DomainNodePoolReport } from '../../domain/node-pool.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -236,6 +237,17 @@ export type BehaviourChange = {
   whatHappens: Scalars['String']['output'];
 };
 
+/** Who requested a deprecated API, from the audit log. */
+export type Caller = {
+  __typename?: 'Caller';
+  /** How many events. */
+  requests: Scalars['Int']['output'];
+  /** user.username of the events. */
+  user: Scalars['String']['output'];
+  /** userAgent of the events. */
+  userAgent: Scalars['String']['output'];
+};
+
 /** An object a behaviour change touches through a field or annotation, or a configuration file of a version the target no longer reads. */
 export type ChangeFinding = {
   __typename?: 'ChangeFinding';
@@ -277,6 +289,23 @@ export type ChangeFinding = {
 export type ClusterPlanInput = {
   /** Every component of the cluster with its version (at most 1000 entries); a component on several instances (HA members, node pools) is one entry per instance. */
   components: Array<ComponentVersionInput>;
+};
+
+/** What runs in a cluster, judged for an upgrade. */
+export type ClusterScanReport = {
+  __typename?: 'ClusterScanReport';
+  /** Findings, each with its evidence. */
+  findings: Array<EvidenceFinding>;
+  /** The knowledge-base revision that answered. */
+  kbRevision: Scalars['Int']['output'];
+  /** What could not be read or judged. */
+  notes: Array<Finding>;
+  /** The Helm releases read. */
+  releases: Array<HelmReleaseRead>;
+  /** The verdict. */
+  status: Verdict;
+  /** The target minor. */
+  targetVersion: Scalars['String']['output'];
 };
 
 /** One connection between two components: protocol, port, authentication and TLS. */
@@ -476,6 +505,50 @@ export type EntityCount = {
   entity: Scalars['String']['output'];
 };
 
+/** What a cluster finding rests on. */
+export type Evidence =
+  /** Audit events annotated k8s.io/deprecated. */
+  | 'AUDIT_EVENT'
+  /** The manifest a Helm release stored (what the next helm upgrade reads). */
+  | 'HELM_RELEASE'
+  /** An object's last-applied annotation (the apiVersion it was applied with). */
+  | 'LAST_APPLIED'
+  /** An object of given manifests. */
+  | 'MANIFEST'
+  /** The apiserver's apiserver_requested_deprecated_apis series. */
+  | 'REQUEST_METRIC';
+
+/** A finding about what runs in a cluster. */
+export type EvidenceFinding = {
+  __typename?: 'EvidenceFinding';
+  /** The apiVersion. */
+  apiVersion: Scalars['String']['output'];
+  /** Who made the requests (audit events). */
+  callers: Array<Caller>;
+  /** API_REMOVED, API_DEPRECATED, API_REMOVAL_SCHEDULED, DEPRECATED_API_REQUESTED or DEPRECATED_API_CALLED. */
+  code: Scalars['String']['output'];
+  /** What it rests on. */
+  evidence: Evidence;
+  /** The kind (objects) or the resource (requests). */
+  kind: Scalars['String']['output'];
+  /** What was found and what to do. */
+  message: Scalars['String']['output'];
+  /** The object's name. */
+  name?: Maybe<Scalars['String']['output']>;
+  /** The object's namespace. */
+  namespace?: Maybe<Scalars['String']['output']>;
+  /** The Helm release whose stored manifest holds it. */
+  release?: Maybe<HelmRelease>;
+  /** The minor that removes the API. */
+  removedIn?: Maybe<Scalars['String']['output']>;
+  /** The apiVersion to move to. */
+  replacement?: Maybe<Scalars['String']['output']>;
+  /** ERROR, WARNING or INFO. */
+  severity: Severity;
+  /** The source of the removal. */
+  sourceUrl?: Maybe<Scalars['String']['output']>;
+};
+
 /** A feature gate and its lifecycle. */
 export type FeatureGate = {
   __typename?: 'FeatureGate';
@@ -657,6 +730,8 @@ export type Finding = {
    * - `PLATFORM_END_OF_SUPPORT` (PLATFORM): The control plane's minor is past every support the platform gives; the platform upgrades it on its own.
    * - `PLATFORM_VERSION_UNKNOWN` (COVERAGE): The platform's calendar has no row for the control plane's minor; it was not judged against the platform.
    * - `PLATFORM_CHANGE_IN_UPGRADE` (PLATFORM): A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches.
+   * - `DEPRECATED_API_REQUESTED` (API): The apiserver's apiserver_requested_deprecated_apis series shows clients requesting a deprecated API (an ERROR when it is removed at the target).
+   * - `DEPRECATED_API_CALLED` (API): Audit events annotated k8s.io/deprecated show who requests a deprecated API, and how often (an ERROR when it is removed at the target).
    * - `BEHAVIOUR_CHANGE_IN_UPGRADE` (ADVICE): A behaviour change lands on the way to the target; the finding names it and what to do before the upgrade.
    */
   code: Scalars['String']['output'];
@@ -817,6 +892,38 @@ export type FlowList = {
   to?: Maybe<Scalars['String']['output']>;
   /** The minor asked for, or null. */
   version?: Maybe<Scalars['String']['output']>;
+};
+
+/** A Helm release, as its stored record names it. */
+export type HelmRelease = {
+  __typename?: 'HelmRelease';
+  /** The chart's name. */
+  chart: Scalars['String']['output'];
+  /** The chart's version. */
+  chartVersion: Scalars['String']['output'];
+  /** The release's name. */
+  name: Scalars['String']['output'];
+  /** Its namespace. */
+  namespace: Scalars['String']['output'];
+  /** The revision read (the newest). */
+  revision: Scalars['Int']['output'];
+};
+
+/** A Helm release read, with the older revisions that were skipped. */
+export type HelmReleaseRead = {
+  __typename?: 'HelmReleaseRead';
+  /** The chart's name. */
+  chart: Scalars['String']['output'];
+  /** The chart's version. */
+  chartVersion: Scalars['String']['output'];
+  /** The release's name. */
+  name: Scalars['String']['output'];
+  /** Its namespace. */
+  namespace: Scalars['String']['output'];
+  /** The revision read (the newest). */
+  revision: Scalars['Int']['output'];
+  /** Older revisions, not scanned. */
+  skippedRevisions: Array<Scalars['Int']['output']>;
 };
 
 /** A fact about the node a component runs on (for example cgroup v1), with the configuration that overrides it. */
@@ -1489,6 +1596,12 @@ export type Query = {
   /** Requirements on container runtimes and etcd by Kubernetes minor. */
   runtimeRequirements: Array<RuntimeRequirement>;
   /**
+   * What runs in a cluster, judged for the upgrade to `targetVersion`: the manifests Helm stored for each
+   * release (newest revision), objects by the apiVersion they were applied with (last-applied annotation),
+   * and the deprecated APIs clients request (the apiserver's metrics and audit log). Each finding names its evidence.
+   */
+  scanCluster: ClusterScanReport;
+  /**
    * Finds objects in multi-document YAML or JSON (`kubectl get -o yaml`, `helm template`,
    * GitOps repositories, `kind: List`) whose apiVersion is removed at or before
    * `targetVersion` (API_REMOVED, ERROR), deprecated but still served (API_DEPRECATED,
@@ -1802,6 +1915,25 @@ export type QueryPortsArgs = {
 export type QueryReleaseArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
   version: Scalars['String']['input'];
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryScanClusterArgs = {
+  auditLog?: InputMaybe<Scalars['String']['input']>;
+  helmReleases?: InputMaybe<Scalars['JSONObject']['input']>;
+  metrics?: InputMaybe<Scalars['String']['input']>;
+  objects?: InputMaybe<Scalars['JSONObject']['input']>;
+  targetVersion: Scalars['String']['input'];
 };
 
 
@@ -2280,8 +2412,10 @@ export type ResolversTypes = {
   AuditEntry: ResolverTypeWrapper<AuditEntry>;
   BehaviourChange: ResolverTypeWrapper<BehaviourChangeRecord>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Caller: ResolverTypeWrapper<Caller>;
   ChangeFinding: ResolverTypeWrapper<DomainChangeFinding>;
   ClusterPlanInput: ClusterPlanInput;
+  ClusterScanReport: ResolverTypeWrapper<DomainClusterScanReport>;
   CommunicationLink: ResolverTypeWrapper<LinkRecord>;
   Component: ResolverTypeWrapper<ComponentRecord>;
   ComponentVersionInput: ComponentVersionInput;
@@ -2292,6 +2426,8 @@ export type ResolversTypes = {
   Detection: ResolverTypeWrapper<Detection>;
   EditResult: ResolverTypeWrapper<EditResult>;
   EntityCount: ResolverTypeWrapper<EntityCount>;
+  Evidence: Evidence;
+  EvidenceFinding: ResolverTypeWrapper<DomainEvidenceFinding>;
   FeatureGate: ResolverTypeWrapper<FeatureGateRecord>;
   FeatureGateStage: ResolverTypeWrapper<FeatureGateStage>;
   FieldRule: ResolverTypeWrapper<FieldRuleRecord>;
@@ -2304,6 +2440,8 @@ export type ResolversTypes = {
   FlagChange: ResolverTypeWrapper<FlagChangeRecord>;
   FlowEnd: ResolverTypeWrapper<FlowEnd>;
   FlowList: ResolverTypeWrapper<DomainFlowList>;
+  HelmRelease: ResolverTypeWrapper<HelmRelease>;
+  HelmReleaseRead: ResolverTypeWrapper<HelmReleaseRead>;
   HostRequirement: ResolverTypeWrapper<HostRequirementRecord>;
   ImpactArea: ResolverTypeWrapper<DomainImpactArea>;
   ImpactItem: ResolverTypeWrapper<DomainImpactItem>;
@@ -2362,8 +2500,10 @@ export type ResolversParentTypes = {
   AuditEntry: AuditEntry;
   BehaviourChange: BehaviourChangeRecord;
   Boolean: Scalars['Boolean']['output'];
+  Caller: Caller;
   ChangeFinding: DomainChangeFinding;
   ClusterPlanInput: ClusterPlanInput;
+  ClusterScanReport: DomainClusterScanReport;
   CommunicationLink: LinkRecord;
   Component: ComponentRecord;
   ComponentVersionInput: ComponentVersionInput;
@@ -2374,6 +2514,7 @@ export type ResolversParentTypes = {
   Detection: Detection;
   EditResult: EditResult;
   EntityCount: EntityCount;
+  EvidenceFinding: DomainEvidenceFinding;
   FeatureGate: FeatureGateRecord;
   FeatureGateStage: FeatureGateStage;
   FieldRule: FieldRuleRecord;
@@ -2384,6 +2525,8 @@ export type ResolversParentTypes = {
   FlagChange: FlagChangeRecord;
   FlowEnd: FlowEnd;
   FlowList: DomainFlowList;
+  HelmRelease: HelmRelease;
+  HelmReleaseRead: HelmReleaseRead;
   HostRequirement: HostRequirementRecord;
   ImpactArea: DomainImpactArea;
   ImpactItem: DomainImpactItem;
@@ -2521,6 +2664,12 @@ export type BehaviourChangeResolvers<ContextType = GraphQLContext, ParentType ex
   whatHappens?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type CallerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Caller'] = ResolversParentTypes['Caller']> = {
+  requests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  userAgent?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type ChangeFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeFinding'] = ResolversParentTypes['ChangeFinding']> = {
   apiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   behaviourChange?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2538,6 +2687,15 @@ export type ChangeFindingResolvers<ContextType = GraphQLContext, ParentType exte
   severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
   source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ClusterScanReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ClusterScanReport'] = ResolversParentTypes['ClusterScanReport']> = {
+  findings?: Resolver<Array<ResolversTypes['EvidenceFinding']>, ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
+  releases?: Resolver<Array<ResolversTypes['HelmReleaseRead']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type CommunicationLinkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunicationLink'] = ResolversParentTypes['CommunicationLink']> = {
@@ -2635,6 +2793,22 @@ export type EntityCountResolvers<ContextType = GraphQLContext, ParentType extend
   entity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type EvidenceFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvidenceFinding'] = ResolversParentTypes['EvidenceFinding']> = {
+  apiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  callers?: Resolver<Array<ResolversTypes['Caller']>, ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  evidence?: Resolver<ResolversTypes['Evidence'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  namespace?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  release?: Resolver<Maybe<ResolversTypes['HelmRelease']>, ParentType, ContextType>;
+  removedIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replacement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
+  sourceUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type FeatureGateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeatureGate'] = ResolversParentTypes['FeatureGate']> = {
   components?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   disagreement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2729,6 +2903,23 @@ export type FlowListResolvers<ContextType = GraphQLContext, ParentType extends R
   notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   to?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   version?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type HelmReleaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HelmRelease'] = ResolversParentTypes['HelmRelease']> = {
+  chart?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  chartVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type HelmReleaseReadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HelmReleaseRead'] = ResolversParentTypes['HelmReleaseRead']> = {
+  chart?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  chartVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  skippedRevisions?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type HostRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HostRequirement'] = ResolversParentTypes['HostRequirement']> = {
@@ -2992,6 +3183,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   releases?: Resolver<Array<ResolversTypes['Release']>, ParentType, ContextType>;
   runtimeReleases?: Resolver<Array<ResolversTypes['RuntimeRelease']>, ParentType, ContextType>;
   runtimeRequirements?: Resolver<Array<ResolversTypes['RuntimeRequirement']>, ParentType, ContextType>;
+  scanCluster?: Resolver<ResolversTypes['ClusterScanReport'], ParentType, ContextType, RequireFields<QueryScanClusterArgs, 'targetVersion'>>;
   scanManifests?: Resolver<ResolversTypes['ManifestScanReport'], ParentType, ContextType, RequireFields<QueryScanManifestsArgs, 'manifests' | 'targetVersion'>>;
   skewRules?: Resolver<Array<ResolversTypes['SkewRule']>, ParentType, ContextType, Partial<QuerySkewRulesArgs>>;
   upgradeImpact?: Resolver<ResolversTypes['UpgradeImpact'], ParentType, ContextType, RequireFields<QueryUpgradeImpactArgs, 'fromVersion' | 'toVersion'>>;
@@ -3150,7 +3342,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApiRemoval?: ApiRemovalResolvers<ContextType>;
   AuditEntry?: AuditEntryResolvers<ContextType>;
   BehaviourChange?: BehaviourChangeResolvers<ContextType>;
+  Caller?: CallerResolvers<ContextType>;
   ChangeFinding?: ChangeFindingResolvers<ContextType>;
+  ClusterScanReport?: ClusterScanReportResolvers<ContextType>;
   CommunicationLink?: CommunicationLinkResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;
   ConfigurationApi?: ConfigurationApiResolvers<ContextType>;
@@ -3160,6 +3354,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Detection?: DetectionResolvers<ContextType>;
   EditResult?: EditResultResolvers<ContextType>;
   EntityCount?: EntityCountResolvers<ContextType>;
+  EvidenceFinding?: EvidenceFindingResolvers<ContextType>;
   FeatureGate?: FeatureGateResolvers<ContextType>;
   FeatureGateStage?: FeatureGateStageResolvers<ContextType>;
   FieldRule?: FieldRuleResolvers<ContextType>;
@@ -3170,6 +3365,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FlagChange?: FlagChangeResolvers<ContextType>;
   FlowEnd?: FlowEndResolvers<ContextType>;
   FlowList?: FlowListResolvers<ContextType>;
+  HelmRelease?: HelmReleaseResolvers<ContextType>;
+  HelmReleaseRead?: HelmReleaseReadResolvers<ContextType>;
   HostRequirement?: HostRequirementResolvers<ContextType>;
   ImpactArea?: ImpactAreaResolvers<ContextType>;
   ImpactItem?: ImpactItemResolvers<ContextType>;
