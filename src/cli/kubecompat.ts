@@ -15,6 +15,8 @@
  *   kubecompat impact --from V --to V [--area AREAS]                     GET /api/v1/upgrade-impact
  *   kubecompat flows [--from R] [--to R] [--cni N] [--rules FORMAT]      GET /api/v1/flows (or /firewall-rules)
  *   kubecompat firewall ALLOWED_FILE [--cni N] [--at V]                  POST /api/v1/firewall/check
+ *   kubecompat collect [--context NAME] [--output-file FILE]             runs the user's kubectl; no request
+ *   kubecompat scan-cluster --to V [--bundle F] [--helm F] [--metrics F] POST /api/v1/scan/cluster
  *
  * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000.
  * Output: --output text (default; colours only on a TTY without NO_COLOR) | json | markdown.
@@ -83,6 +85,7 @@
 import { readFileSync } from "node:fs";
 import { KubecompatApi } from "./client/api.js";
 import { check, firewall, flows, impact, nodepool, plan, scan, type CliContext } from "./client/commands.js";
+import { collect, scanCluster } from "./client/cluster-commands.js";
 import {
   COMMANDS,
   DEFAULT_SERVER,
@@ -98,7 +101,7 @@ import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from "./client/errors.js"
 import { InputReader } from "./client/inputs.js";
 
 // eslint-disable-next-line no-restricted-syntax -- the CLI's own environment, not the service's config
-const { KUBECOMPAT_URL: serverFromEnvironment, NO_COLOR: noColour } = process.env;
+const { KUBECOMPAT_URL: serverFromEnvironment, NO_COLOR: noColour, KUBECTL: kubectlFromEnvironment } = process.env;
 
 // Two levels up both from src/cli/ (run by bin/ through tsx) and from dist/cli/ (compiled).
 const CLI_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -111,6 +114,8 @@ const RUN: Readonly<Record<CommandName, (commandLine: CommandLine, context: CliC
   impact,
   flows,
   firewall,
+  collect: (commandLine, context) => collect(commandLine, context, { kubectl: kubectlFromEnvironment }),
+  "scan-cluster": scanCluster,
 };
 
 async function readStdin(): Promise<string> {

@@ -10,7 +10,7 @@ import { UsageError } from "./errors.js";
 
 export { editDistance };
 
-export const COMMANDS = ["check", "plan", "scan", "nodepool", "impact", "flows", "firewall"] as const;
+export const COMMANDS = ["check", "plan", "scan", "nodepool", "impact", "flows", "firewall", "collect", "scan-cluster"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export const OUTPUT_FORMATS = ["text", "json", "markdown"] as const;
@@ -55,6 +55,7 @@ const KUBECTL_WORKLOADS: FlagSpec = {
   value: "FILE",
   description: "output of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images (- reads stdin)",
 };
+const BUNDLE: FlagSpec = { name: "bundle", value: "FILE", description: "a bundle written by kubecompat collect: its kubectl version, nodes and workloads" };
 const PLATFORM: FlagSpec = { name: "platform", value: "NAME", description: "managed platform: eks, gke or aks (recognised from -eks-/-gke. versions and node labels when left out)" };
 
 const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
@@ -64,9 +65,10 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
     KUBECTL_VERSION,
     KUBECTL_NODES,
     KUBECTL_WORKLOADS,
+    BUNDLE,
     PLATFORM,
   ],
-  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, PLATFORM],
+  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, BUNDLE, PLATFORM],
   scan: [
     { name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" },
     { name: "from", value: "VERSION", description: "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade" },
@@ -87,6 +89,18 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
   firewall: [
     { name: "cni", value: "NAME", description: "the cluster's CNI (calico, cilium, flannel): its flows are checked too" },
     { name: "at", value: "VERSION", description: "the Kubernetes version the cluster runs or upgrades to" },
+  ],
+  collect: [
+    { name: "context", value: "NAME", description: "the kubeconfig context to collect from (kubectl --context); the current one when left out" },
+    { name: "output-file", value: "FILE", description: "write the bundle there (mode 0600: it holds Helm release records) instead of stdout" },
+  ],
+  "scan-cluster": [
+    { name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" },
+    { name: "bundle", value: "FILE", description: "a bundle written by kubecompat collect (its Helm releases and metrics are scanned)" },
+    { name: "helm", value: "FILE", description: "output of `kubectl get secrets -A -l owner=helm -o json`" },
+    { name: "objects", value: "FILE", description: "output of `kubectl get <kinds> -A -o json` (judged by their last-applied apiVersion)" },
+    { name: "metrics", value: "FILE", description: "output of `kubectl get --raw /metrics`" },
+    { name: "audit-log", value: "FILE", description: "the apiserver's audit log (JSON lines)" },
   ],
   nodepool: [
     { name: "control-plane", value: "VERSION", description: "the control plane's (kube-apiserver's) version, e.g. 1.30 (required)" },
@@ -256,6 +270,22 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
       "folder (searched recursively for *.yaml, *.yml and *.json, in sorted order; folders starting with a dot\n" +
       "are skipped) or - for stdin. Each file is sent on its own to POST /api/v1/scan, so findings name it.",
     examples: ["kubecompat scan --to 1.29 manifests/", "helm template shop ./chart | kubecompat scan --to 1.29 -"],
+  },
+  collect: {
+    usage: ["kubecompat collect [--context NAME] [--output-file FILE]"],
+    summary:
+      "Runs your kubectl (KUBECTL, else kubectl on PATH) with your credentials to gather what the checks need into\n" +
+      "one bundle: kubectl version, nodes, deployments/daemonsets/statefulsets, Helm release Secrets, CRDs and the\n" +
+      "apiserver's /metrics. A command you may not run is named and left out. Nothing is sent anywhere.",
+    examples: ["kubecompat collect --context prod --output-file prod.json", "kubecompat scan-cluster --bundle prod.json --to 1.30"],
+  },
+  "scan-cluster": {
+    usage: ["kubecompat scan-cluster --to VERSION [--bundle FILE] [--helm FILE] [--objects FILE] [--metrics FILE] [--audit-log FILE]"],
+    summary:
+      "What runs in the cluster, judged for the target: the manifests Helm stored for each release (the next helm\n" +
+      "upgrade reads them), objects by the apiVersion they were applied with, and the deprecated APIs clients request\n" +
+      "(metrics, audit log). Each finding names its evidence. POST /api/v1/scan/cluster.",
+    examples: ["kubecompat scan-cluster --bundle prod.json --to 1.30", "kubectl get --raw /metrics > m.txt && kubecompat scan-cluster --metrics m.txt --to 1.29"],
   },
   impact: {
     usage: ["kubecompat impact --from VERSION --to VERSION [--area AREAS]"],

@@ -9,6 +9,7 @@ import { ServerRefusedError, type KubecompatApi } from "./api.js";
 import { asManifestFinding, asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, fails, type ManifestFinding, type ScanAnswer } from "./answers.js";
 import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
+import { parseBundle } from "./inputs.js";
 import {
   nodePoolMarkdown,
   nodePoolText,
@@ -43,6 +44,14 @@ async function clusterInput(command: "check" | "plan", commandLine: CommandLine,
   const versionPath = flagValue(commandLine, "kubectl-version");
   const nodesPath = flagValue(commandLine, "kubectl-nodes");
   const workloadsPath = flagValue(commandLine, "kubectl-workloads");
+  const bundlePath = flagValue(commandLine, "bundle");
+  if (bundlePath !== undefined) {
+    if (planPath !== undefined || versionPath !== undefined || nodesPath !== undefined || workloadsPath !== undefined) {
+      throw new UsageError(`give either --bundle or a plan file / --kubectl-* files, not both`, command);
+    }
+    const bundle = parseBundle(bundlePath, await context.inputs.read(bundlePath, "--bundle"));
+    return { kind: "kubectl", kubectlVersion: bundle.kubectlVersion, nodes: bundle.nodes, workloads: bundle.workloads };
+  }
   const fromKubectl = versionPath !== undefined || nodesPath !== undefined || workloadsPath !== undefined;
   if (extra.length > 0) {
     throw new UsageError(`kubecompat ${command} takes one plan file, but got ${[planPath, ...extra].map((word) => `"${word}"`).join(", ")}`, command);
@@ -90,6 +99,11 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
  * a field such as `components[3].version` is pointed back at its line in the
  * plan file.
  */
+/** Asks the server (POST) and turns its errors into the CLI's; for the commands in other files. */
+export function askServer(context: CliContext, route: string, body: unknown): Promise<unknown> {
+  return ask(context, route, body);
+}
+
 async function ask(
   context: CliContext,
   route: string,

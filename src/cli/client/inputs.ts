@@ -139,3 +139,20 @@ function describeFsError(error: unknown): string {
   if (code === "EISDIR") return "it is a folder, not a file";
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The kind of the bundle file `kubecompat collect` writes. */
+export const BUNDLE_KIND = "KubecompatClusterBundle";
+
+/** A bundle written by collect; anything else is an InputFileError naming the file. */
+export function parseBundle(name: string, text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InputFileError(`${name} is not JSON; expected a bundle written by \`kubecompat collect\``);
+  }
+  if (parsed === null || typeof parsed !== "object" || (parsed as Record<string, unknown>).kind !== BUNDLE_KIND) {
+    throw new InputFileError(`${name} is not a bundle written by \`kubecompat collect\` (kind ${BUNDLE_KIND})`);
+  }
+  return parsed as Record<string, unknown>;
+}

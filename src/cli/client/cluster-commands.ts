@@ -1,0 +1,134 @@
+/**
+ * `kubecompat collect` and `kubecompat scan-cluster`: what runs in a cluster.
+ * collect runs the user's own kubectl (KUBECTL, else `kubectl` on PATH) with
+ * their credentials and context, and writes one bundle file that check and
+ * scan-cluster accept; nothing is sent anywhere by it. scan-cluster sends
+ * the bundle's (or the given files') Helm releases, objects, metrics and
+ * audit log to POST /api/v1/scan/cluster.
+ */
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { fails } from "./answers.js";
+import { failOn, flagValue, type CommandLine } from "./command-line.js";
+import { askServer, type CliContext } from "./commands.js";
+import { EXIT_FINDINGS, EXIT_OK, InputFileError, ServerAnswerError, UsageError } from "./errors.js";
+import { BUNDLE_KIND, parseBundle, parseKubectlOutput } from "./inputs.js";
+
+/** One kubectl command the bundle holds, and the field it fills. */
+const COLLECTED: ReadonlyArray<{ readonly field: string; readonly args: readonly string[]; readonly json: boolean }> = [
+  { field: "kubectlVersion", args: ["version", "-o", "json"], json: true },
+  { field: "nodes", args: ["get", "nodes", "-o", "json"], json: true },
+  { field: "workloads", args: ["get", "deployments,daemonsets,statefulsets", "-A", "-o", "json"], json: true },
+  { field: "helmReleases", args: ["get", "secrets", "-A", "-l", "owner=helm", "-o", "json"], json: true },
+  { field: "crds", args: ["get", "crd", "-o", "json"], json: true },
+  { field: "metrics", args: ["get", "--raw", "/metrics"], json: false },
+];
+
+const MAX_KUBECTL_OUTPUT = 512 * 1024 * 1024;
+
+function runKubectl(kubectl: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(kubectl, args, { maxBuffer: MAX_KUBECTL_OUTPUT, encoding: "utf8" }, (error, stdout, stderr) => {
+      if (error === null) resolve(stdout);
+      else reject(Object.assign(new Error(error.message), { code: error.code, stderr }));
+    });
+  });
+}
+
+export async function collect(commandLine: CommandLine, context: CliContext, environment: { readonly kubectl?: string | undefined } = {}): Promise<number> {
+  if (commandLine.positionals.length > 0) throw new UsageError(`kubecompat collect takes no file names; write the bundle with --output-file FILE (got "${commandLine.positionals[0]}")`, "collect");
+  const kubectl = environment.kubectl ?? "kubectl";
+  const contextName = flagValue(commandLine, "context");
+  const bundle: Record<string, unknown> = { kind: BUNDLE_KIND, apiVersion: "kubecompat.io/v1", collectedAt: new Date().toISOString(), context: contextName ?? null };
+  const errors: Array<{ command: string; message: string }> = [];
+  for (const { field, args, json } of COLLECTED) {
+    const full = [...(contextName === undefined ? [] : ["--context", contextName]), ...args];
+    try {
+      const output = await runKubectl(kubectl, full);
+      bundle[field] = json ? (JSON.parse(output) as unknown) : output;
+    } catch (error) {
+      const failure = error as NodeJS.ErrnoException & { stderr?: string };
+      if (failure.code === "ENOENT") throw new InputFileError(`kubectl was not found (${kubectl}); install it, or set KUBECTL to its path`);
+      // A command the user may not run (no access to Secrets, no /metrics) leaves a gap the bundle names.
+      errors.push({ command: `kubectl ${full.join(" ")}`, message: (failure.stderr ?? failure.message).trim().split("\n")[0]!.slice(0, 300) });
+    }
+  }
+  bundle.errors = errors;
+  const text = `${JSON.stringify(bundle, null, 2)}\n`;
+  const file = flagValue(commandLine, "output-file");
+  if (file === undefined) context.write(text);
+  else {
+    await writeFile(file, text, { mode: 0o600 }).catch((error: unknown) => {
+      throw new InputFileError(`cannot write ${file}: ${(error as Error).message}`);
+    });
+  }
+  for (const entry of errors) process.stderr.write(`kubecompat collect: ${entry.command} failed: ${entry.message}\n`);
+  return EXIT_OK;
+}
+
+interface ClusterFinding {
+  readonly code: string;
+  readonly severity: string;
+  readonly evidence: string;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string | null;
+  readonly namespace: string | null;
+  readonly release: { readonly name: string; readonly namespace: string; readonly revision: number } | null;
+  readonly message: string;
+}
+
+interface ClusterAnswer {
+  readonly targetVersion: string;
+  readonly status: string;
+  readonly findings: readonly ClusterFinding[];
+  readonly notes: ReadonlyArray<{ readonly code: string; readonly severity: string; readonly message: string }>;
+  readonly releases: readonly unknown[];
+}
+
+function isClusterAnswer(value: unknown): value is ClusterAnswer {
+  const answer = value as Partial<ClusterAnswer> | null;
+  return answer !== null && typeof answer === "object" && Array.isArray(answer.findings) && Array.isArray(answer.notes) && typeof answer.status === "string";
+}
+
+export async function scanCluster(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const targetVersion = flagValue(commandLine, "to");
+  if (targetVersion === undefined) throw new UsageError("kubecompat scan-cluster needs the target version: --to VERSION (e.g. --to 1.29)", "scan-cluster");
+  if (commandLine.positionals.length > 0) throw new UsageError(`kubecompat scan-cluster reads --bundle FILE or --helm/--objects/--metrics/--audit-log files, not "${commandLine.positionals[0]}"`, "scan-cluster");
+  const body: Record<string, unknown> = { targetVersion };
+  const bundlePath = flagValue(commandLine, "bundle");
+  if (bundlePath !== undefined) {
+    const bundle = parseBundle(bundlePath, await context.inputs.read(bundlePath, "--bundle"));
+    for (const field of ["helmReleases", "metrics"]) if (bundle[field] !== undefined) body[field] = bundle[field];
+  }
+  const files: ReadonlyArray<{ flag: string; field: string; json: boolean }> = [
+    { flag: "helm", field: "helmReleases", json: true },
+    { flag: "objects", field: "objects", json: true },
+    { flag: "metrics", field: "metrics", json: false },
+    { flag: "audit-log", field: "auditLog", json: false },
+  ];
+  for (const { flag, field, json } of files) {
+    const path = flagValue(commandLine, flag);
+    if (path === undefined) continue;
+    const text = await context.inputs.read(path, `--${flag}`);
+    body[field] = json ? parseKubectlOutput(path, text, "workloads") : text;
+  }
+  if (Object.keys(body).length === 1) {
+    throw new UsageError("kubecompat scan-cluster needs something to scan: --bundle FILE (from kubecompat collect), or --helm, --objects, --metrics, --audit-log FILE", "scan-cluster");
+  }
+  const route = "/api/v1/scan/cluster";
+  const raw = await askServer(context, route, body);
+  if (!isClusterAnswer(raw)) throw new ServerAnswerError(`${context.api.server} answered POST ${route} with something that is not a cluster scan; is it a kubecompat server of this version?`, []);
+  if (context.output === "json") {
+    context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  } else {
+    const lines = raw.findings.map((entry) => {
+      const what = entry.release === null ? `${entry.kind}${entry.name === null ? "" : ` ${entry.namespace === null ? "" : `${entry.namespace}/`}${entry.name}`}` : `release ${entry.release.namespace}/${entry.release.name} r${entry.release.revision}: ${entry.kind} ${entry.name ?? ""}`;
+      return context.output === "markdown" ? `- **${entry.severity}** \`${entry.code}\` (${entry.evidence}) ${what}: ${entry.message}` : `${entry.severity.padEnd(8)} ${entry.evidence.padEnd(13)} ${entry.code.padEnd(25)} ${what}\n${" ".repeat(9)}${entry.message}`;
+    });
+    for (const note of raw.notes) lines.push(`${note.severity} ${note.code}: ${note.message}`);
+    lines.push(`${raw.status} at ${raw.targetVersion}: ${raw.findings.length} finding${raw.findings.length === 1 ? "" : "s"}, ${raw.releases.length} Helm release${raw.releases.length === 1 ? "" : "s"} read`);
+    context.write(`${lines.join("\n")}\n`);
+  }
+  return fails({ findings: [...raw.findings, ...raw.notes] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
+}
