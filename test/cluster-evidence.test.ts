@@ -230,3 +230,17 @@ describe("on REST and GraphQL", () => {
     assert.ok(body.data!.scanCluster.findings.some((entry) => entry.evidence === "HELM_RELEASE" && entry.release?.name === "shop"));
   });
 });
+
+describe("in chat", () => {
+  it("judges metrics or audit lines pasted after `scan to`, instead of manifests", async () => {
+    const { answer } = await import("../src/chatops/commands.js");
+    const fromMetrics = answer(snapshot, `scan to 1.29\n\`\`\`\n${metrics}\`\`\``).text;
+    assert.match(fromMetrics, /What runs breaks at 1\.29/);
+    assert.match(fromMetrics, /\[REQUEST_METRIC\] clients requested cronjobs of batch\/v1beta1/);
+    const fromAudit = answer(snapshot, `scan to 1.25\n${auditLog.split("\n").slice(0, 3).join("\n")}`).text;
+    assert.match(fromAudit, /\[AUDIT_EVENT\] 3 requests for cronjobs of batch\/v1beta1/);
+    assert.match(fromAudit, /system:serviceaccount:jobs:cron-operator/);
+    // Manifests still go to the manifest scan.
+    assert.match(answer(snapshot, "scan to 1.25\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: x}\n").text, /Removed APIs at 1\.25/);
+  });
+});

@@ -8,6 +8,7 @@ import { getRelease, listApiRemovals, listPorts, listSkewRules, resolveComponent
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import { checkOf, type Finding, type FindingCheck, type Severity } from "../domain/findings.js";
 import { planFromKubectl } from "../domain/kubectl-inputs.js";
+import { scanCluster, type ClusterInputs } from "../domain/cluster-evidence.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
 import { scanManifests } from "../domain/scan.js";
@@ -286,7 +287,51 @@ export function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { ki
   };
 }
 
+/**
+ * What kubectl printed about the running cluster, pasted after `scan to 1.29` instead of manifests: the
+ * apiserver's /metrics, audit-log lines, or the JSON of `kubectl get secrets -A -l owner=helm -o json`.
+ */
+function clusterSnippet(text: string): ClusterInputs | undefined {
+  if (/^apiserver_requested_deprecated_apis\{/m.test(text)) return { metrics: text };
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  if (lines.length > 0 && lines.every((line) => line.trimStart().startsWith("{")) && lines.some((line) => line.includes('"k8s.io/deprecated"'))) return { auditLog: text };
+  if (/"owner":\s*"helm"/.test(text) && /"kind":\s*"List"/.test(text)) {
+    try {
+      return { helmReleases: JSON.parse(text) as unknown };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function runClusterScan(snapshot: KbSnapshot, inputs: ClusterInputs, to: string): ChatReplyDoc {
+  const report = scanCluster(snapshot, inputs, to);
+  const findings: Finding[] = report.findings.map((entry) => ({
+    code: entry.code,
+    check: checkOf(entry.code),
+    severity: entry.severity,
+    component: null,
+    instance: null,
+    message: `[${entry.evidence}] ${entry.message}`,
+    sourceUrl: entry.sourceUrl,
+    ruleId: null,
+  }));
+  const all = [...findings, ...report.notes];
+  const headline = report.status === "UNSUPPORTED" ? `❌ What runs breaks at ${report.targetVersion}` : report.status === "SUPPORTED" ? `✅ Nothing that runs breaks at ${report.targetVersion}` : `⚠️ Deprecated APIs in use at ${report.targetVersion}`;
+  return {
+    headline,
+    sections: [
+      { style: "plain", lines: [[`${report.releases.length > 0 ? `${report.releases.length} Helm releases read; ` : ""}${countWords(all)}`]] },
+      ...(all.length > 0 ? [findingsSection(all)] : []),
+    ],
+    context: [revision(snapshot)],
+  };
+}
+
 export function runScan(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "scan" }>): ChatReplyDoc {
+  const cluster = clusterSnippet(command.manifests);
+  if (cluster !== undefined) return runClusterScan(snapshot, cluster, command.to);
   const report = scanManifests(snapshot, command.manifests, command.to, { fromVersion: command.from });
   const findings: Finding[] = report.findings.map((entry) => ({
     code: entry.code,

@@ -159,6 +159,7 @@ async function main(argv: readonly string[]): Promise<number> {
     style: { colour: colourTerminal, width: process.stdout.isTTY ? (process.stdout.columns ?? null) : null },
     inputs: new InputReader(readStdin),
     write,
+    version: CLI_VERSION,
   };
   return RUN[command](commandLine, context);
 }

@@ -13,6 +13,7 @@ import { failOn, flagValue, type CommandLine } from "./command-line.js";
 import { askServer, type CliContext } from "./commands.js";
 import { EXIT_FINDINGS, EXIT_OK, InputFileError, ServerAnswerError, UsageError } from "./errors.js";
 import { BUNDLE_KIND, parseBundle, parseKubectlOutput } from "./inputs.js";
+import { sarifLog } from "./sarif.js";
 
 /** One kubectl command the bundle holds, and the field it fills. */
 const COLLECTED: ReadonlyArray<{ readonly field: string; readonly args: readonly string[]; readonly json: boolean }> = [
@@ -76,6 +77,7 @@ interface ClusterFinding {
   readonly namespace: string | null;
   readonly release: { readonly name: string; readonly namespace: string; readonly revision: number } | null;
   readonly message: string;
+  readonly sourceUrl: string | null;
 }
 
 interface ClusterAnswer {
@@ -119,7 +121,12 @@ export async function scanCluster(commandLine: CommandLine, context: CliContext)
   const route = "/api/v1/scan/cluster";
   const raw = await askServer(context, route, body);
   if (!isClusterAnswer(raw)) throw new ServerAnswerError(`${context.api.server} answered POST ${route} with something that is not a cluster scan; is it a kubecompat server of this version?`, []);
-  if (context.output === "json") {
+  if (context.output === "sarif") {
+    const where = (entry: ClusterFinding): string =>
+      entry.release === null ? `${entry.apiVersion}/${entry.kind}${entry.name === null ? "" : `/${entry.namespace ?? ""}/${entry.name}`}` : `helm/${entry.release.namespace}/${entry.release.name}/r${entry.release.revision}/${entry.kind}/${entry.name ?? ""}`;
+    const log = sarifLog([...raw.findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, logicalLocation: where(entry) })), ...raw.notes.map((note) => ({ code: note.code, severity: note.severity, message: note.message }))], { version: context.version ?? "unknown", server: context.api.server });
+    context.write(`${JSON.stringify(log, null, 2)}\n`);
+  } else if (context.output === "json") {
     context.write(`${JSON.stringify(raw, null, 2)}\n`);
   } else {
     const lines = raw.findings.map((entry) => {

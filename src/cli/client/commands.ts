@@ -10,6 +10,7 @@ import { asManifestFinding, asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer,
 import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import { parseBundle } from "./inputs.js";
+import { sarifLog } from "./sarif.js";
 import {
   nodePoolMarkdown,
   nodePoolText,
@@ -32,6 +33,8 @@ export interface CliContext {
   readonly style: TextStyle;
   readonly inputs: InputReader;
   readonly write: (text: string) => void;
+  /** The CLI's own version (SARIF names the tool's). */
+  readonly version?: string;
 }
 
 /** What a check or plan is asked about: a plan file, or kubectl's view of a running cluster. */
@@ -213,7 +216,12 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     .flatMap(({ file, answer }) => (answer.notes ?? []).map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })))
     .filter((note, index, all) => all.findIndex((other) => other.code === note.code && other.message === note.message) === index);
   const first = results[0]!.answer;
-  if (context.output === "json") {
+  if (context.output === "sarif") {
+    const located = findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, file: entry.file, line: entry.line }));
+    const log = sarifLog([...located, ...notes.map((note) => ({ code: note.code, severity: note.severity, message: note.message, sourceUrl: note.sourceUrl ?? null }))], { version: context.version ?? "unknown", server: context.api.server });
+    context.write(`${JSON.stringify(log, null, 2)}
+`);
+  } else if (context.output === "json") {
     const report = {
       targetVersion: first.targetVersion,
       notes,
