@@ -11,6 +11,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import draft04 from "ajv-draft-04";
 import formats from "ajv-formats";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { kubecompat } from "./support/cli-process.js";
 import { startListeningRuntime } from "./support/runtime.js";
 
@@ -82,4 +83,23 @@ describe("SARIF output", () => {
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /--output sarif is for scan and scan-cluster/);
   });
+
+  it("scan writes a JUnit report (ERRORs as failures) and GitHub annotations at file and line", async () => {
+    const env = { KUBECOMPAT_URL: listening!.url };
+    const target = path.join(dir, "chart");
+    const junit = await kubecompat(["scan", "--to", "1.25", target, "-o", "junit"], { env });
+    assert.equal(junit.code, 1, junit.stderr);
+    assert.equal(XMLValidator.validate(junit.stdout), true, junit.stdout);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(junit.stdout) as { testsuites: { failures: string; testsuite: { name: string; testcase: Array<{ line: string; failure?: { type: string; message: string } }> } } };
+    assert.equal(parsed.testsuites.failures, "2");
+    assert.ok(parsed.testsuites.testsuite.name.endsWith("chart/cron.yaml"));
+    assert.deepEqual(parsed.testsuites.testsuite.testcase.map((entry) => [entry.line, entry.failure?.type]), [["2", "API_REMOVED"], ["9", "API_REMOVED"]]);
+    assert.match(parsed.testsuites.testsuite.testcase[0]!.failure!.message, /batch\/v1beta1/);
+    const github = await kubecompat(["scan", "--to", "1.25", target, "-o", "github"], { env });
+    const lines = github.stdout.trim().split("\n");
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^::error file=[^,]*chart\/cron\.yaml,line=2,title=API_REMOVED::.*CronJob/);
+    assert.ok(lines.every((line) => !line.slice(2).includes("\n")), "one command per line");
+  });
 });
+

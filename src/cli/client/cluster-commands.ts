@@ -10,10 +10,9 @@ import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fails } from "./answers.js";
 import { failOn, flagValue, type CommandLine } from "./command-line.js";
-import { askServer, type CliContext } from "./commands.js";
+import { askServer, ciReport, type CliContext } from "./commands.js";
 import { EXIT_FINDINGS, EXIT_OK, InputFileError, ServerAnswerError, UsageError } from "./errors.js";
 import { BUNDLE_KIND, parseBundle, parseKubectlOutput } from "./inputs.js";
-import { sarifLog } from "./sarif.js";
 
 /** One kubectl command the bundle holds, and the field it fills. */
 const COLLECTED: ReadonlyArray<{ readonly field: string; readonly args: readonly string[]; readonly json: boolean }> = [
@@ -121,11 +120,11 @@ export async function scanCluster(commandLine: CommandLine, context: CliContext)
   const route = "/api/v1/scan/cluster";
   const raw = await askServer(context, route, body);
   if (!isClusterAnswer(raw)) throw new ServerAnswerError(`${context.api.server} answered POST ${route} with something that is not a cluster scan; is it a kubecompat server of this version?`, []);
-  if (context.output === "sarif") {
+  if (context.output === "sarif" || context.output === "junit" || context.output === "github") {
     const where = (entry: ClusterFinding): string =>
       entry.release === null ? `${entry.apiVersion}/${entry.kind}${entry.name === null ? "" : `/${entry.namespace ?? ""}/${entry.name}`}` : `helm/${entry.release.namespace}/${entry.release.name}/r${entry.release.revision}/${entry.kind}/${entry.name ?? ""}`;
-    const log = sarifLog([...raw.findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, logicalLocation: where(entry) })), ...raw.notes.map((note) => ({ code: note.code, severity: note.severity, message: note.message }))], { version: context.version ?? "unknown", server: context.api.server });
-    context.write(`${JSON.stringify(log, null, 2)}\n`);
+    const located = [...raw.findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, logicalLocation: where(entry) })), ...raw.notes.map((note) => ({ code: note.code, severity: note.severity, message: note.message }))];
+    context.write(ciReport(located, context, `kubecompat scan-cluster --to ${raw.targetVersion}`));
   } else if (context.output === "json") {
     context.write(`${JSON.stringify(raw, null, 2)}\n`);
   } else {

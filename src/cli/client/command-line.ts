@@ -13,7 +13,7 @@ export { editDistance };
 export const COMMANDS = ["check", "plan", "scan", "nodepool", "impact", "flows", "firewall", "collect", "scan-cluster"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-export const OUTPUT_FORMATS = ["text", "json", "markdown", "sarif"] as const;
+export const OUTPUT_FORMATS = ["text", "json", "markdown", "sarif", "junit", "github"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export const DEFAULT_SERVER = "http://localhost:4000";
@@ -28,7 +28,7 @@ interface FlagSpec {
 
 const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: "server", value: "URL", description: `kubecompat server (default: $KUBECOMPAT_URL, else ${DEFAULT_SERVER})` },
-  { name: "output", short: "o", value: "FORMAT", description: "text (default), json (the server's answer), markdown (a table for a PR comment) or sarif (SARIF 2.1.0 for code scanning; scan and scan-cluster)" },
+  { name: "output", short: "o", value: "FORMAT", description: "text (default), json (the server's answer), markdown (a table for a PR comment) sarif (SARIF 2.1.0 for code scanning), junit (a test report) or github (Actions annotations); the last three for scan and scan-cluster" },
   {
     name: "fail-on",
     value: "LEVEL",
@@ -230,8 +230,8 @@ export function failOn(commandLine: CommandLine): FailOn {
 
 export function outputFormat(commandLine: CommandLine): OutputFormat {
   const value = flagValue(commandLine, "output") ?? "text";
-  if (value === "sarif" && commandLine.command !== "scan" && commandLine.command !== "scan-cluster") {
-    throw new UsageError(`--output sarif is for scan and scan-cluster, whose findings have places in files or in the cluster; use json or markdown here`, commandOrNull(commandLine.command));
+  if ((value === "sarif" || value === "junit" || value === "github") && commandLine.command !== "scan" && commandLine.command !== "scan-cluster") {
+    throw new UsageError(`--output ${value} is for scan and scan-cluster, whose findings have places in files or in the cluster; use json or markdown here`, commandOrNull(commandLine.command));
   }
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
   if (value === "md") return "markdown";

@@ -10,7 +10,8 @@ import { asManifestFinding, asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer,
 import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import { parseBundle } from "./inputs.js";
-import { sarifLog } from "./sarif.js";
+import { githubAnnotations, junitReport } from "./ci-formats.js";
+import { sarifLog, type SarifFinding } from "./sarif.js";
 import {
   nodePoolMarkdown,
   nodePoolText,
@@ -102,6 +103,13 @@ function defined(fields: Record<string, unknown>): Record<string, unknown> {
  * a field such as `components[3].version` is pointed back at its line in the
  * plan file.
  */
+/** Findings as SARIF, JUnit XML or GitHub annotations (the outputs for CI systems). */
+export function ciReport(findings: readonly SarifFinding[], context: CliContext, name: string): string {
+  if (context.output === "junit") return junitReport(findings, name);
+  if (context.output === "github") return githubAnnotations(findings);
+  return `${JSON.stringify(sarifLog(findings, { version: context.version ?? "unknown", server: context.api.server }), null, 2)}\n`;
+}
+
 /** Asks the server (POST) and turns its errors into the CLI's; for the commands in other files. */
 export function askServer(context: CliContext, route: string, body: unknown): Promise<unknown> {
   return ask(context, route, body);
@@ -216,11 +224,12 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     .flatMap(({ file, answer }) => (answer.notes ?? []).map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })))
     .filter((note, index, all) => all.findIndex((other) => other.code === note.code && other.message === note.message) === index);
   const first = results[0]!.answer;
-  if (context.output === "sarif") {
-    const located = findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, file: entry.file, line: entry.line }));
-    const log = sarifLog([...located, ...notes.map((note) => ({ code: note.code, severity: note.severity, message: note.message, sourceUrl: note.sourceUrl ?? null }))], { version: context.version ?? "unknown", server: context.api.server });
-    context.write(`${JSON.stringify(log, null, 2)}
-`);
+  if (context.output === "sarif" || context.output === "junit" || context.output === "github") {
+    const located = [
+      ...findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, file: entry.file, line: entry.line })),
+      ...notes.map((note) => ({ code: note.code, severity: note.severity, message: note.message, sourceUrl: note.sourceUrl ?? null })),
+    ];
+    context.write(ciReport(located, context, `kubecompat scan --to ${first.targetVersion}`));
   } else if (context.output === "json") {
     const report = {
       targetVersion: first.targetVersion,
