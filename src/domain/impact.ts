@@ -117,14 +117,25 @@ export function upgradeImpact(snapshot: KbSnapshot, fromVersion: string, toVersi
 
 /** Every change landing in a minor after `from`, up to and including `to`, in minor order. */
 export function changesBetween(snapshot: KbSnapshot, from: string, to: string): ImpactItem[] {
-  const crossed = (minor: string | null): minor is string => minor !== null && compareMinors(from, minor) < 0 && compareMinors(minor, to) <= 0;
-  const items: ImpactItem[] = [
-    ...snapshot.behaviourChanges.filter((change) => crossed(change.kubernetesVersion)).map(behaviourItem),
-    ...snapshot.configurationApis.flatMap((record) => configurationItems(record).filter((item) => crossed(item.kubernetesVersion))),
-    ...snapshot.featureGates.flatMap((gate) => gateItems(gate).filter((item) => crossed(item.kubernetesVersion))),
-  ];
-  const order: Record<ImpactSubject, number> = { BEHAVIOUR_CHANGE: 0, CONFIGURATION_API: 1, FEATURE_GATE: 2 };
-  return items.sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || order[a.subject] - order[b.subject] || a.id.localeCompare(b.id));
+  return allChanges(snapshot).filter((item) => compareMinors(from, item.kubernetesVersion) < 0 && compareMinors(item.kubernetesVersion, to) <= 0);
+}
+
+// Every plan asks for its hops' changes: the items of a snapshot are built and ordered once (a snapshot never changes).
+const changesOfSnapshot = new WeakMap<KbSnapshot, readonly ImpactItem[]>();
+
+/** Every change the snapshot knows, by minor, then behaviour changes, configuration files and feature gates, then id. */
+function allChanges(snapshot: KbSnapshot): readonly ImpactItem[] {
+  let items = changesOfSnapshot.get(snapshot);
+  if (items === undefined) {
+    const order: Record<ImpactSubject, number> = { BEHAVIOUR_CHANGE: 0, CONFIGURATION_API: 1, FEATURE_GATE: 2 };
+    items = [
+      ...snapshot.behaviourChanges.map(behaviourItem),
+      ...snapshot.configurationApis.flatMap((record) => configurationItems(record)),
+      ...snapshot.featureGates.flatMap((gate) => gateItems(gate)),
+    ].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || order[a.subject] - order[b.subject] || a.id.localeCompare(b.id));
+    changesOfSnapshot.set(snapshot, items);
+  }
+  return items;
 }
 
 function behaviourItem(change: BehaviourChangeRecord): ImpactItem {

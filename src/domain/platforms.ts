@@ -24,12 +24,25 @@ export function resolvePlatform(snapshot: KbSnapshot, name: unknown, field = "pl
 
 /** The platform whose version pattern a Kubernetes component's version matches (v1.29.3-eks-1234567), if any. */
 export function recognisePlatform(snapshot: KbSnapshot, entries: readonly PlannedComponent[]): PlatformRecord | undefined {
+  const patterns = versionPatterns(snapshot);
   for (const entry of entries) {
     if (entry.kubernetes === null) continue;
-    const platform = snapshot.platforms.find((candidate) => candidate.versionPattern !== null && new RegExp(candidate.versionPattern).test(entry.kubernetes!.raw));
-    if (platform !== undefined) return platform;
+    const found = patterns.find(({ pattern }) => pattern.test(entry.kubernetes!.raw));
+    if (found !== undefined) return found.platform;
   }
   return undefined;
+}
+
+// Every validation asks: the patterns are compiled once per snapshot.
+const compiledPatterns = new WeakMap<KbSnapshot, ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }>>();
+
+function versionPatterns(snapshot: KbSnapshot): ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }> {
+  let patterns = compiledPatterns.get(snapshot);
+  if (patterns === undefined) {
+    patterns = snapshot.platforms.flatMap((platform) => (platform.versionPattern === null ? [] : [{ platform, pattern: new RegExp(platform.versionPattern) }]));
+    compiledPatterns.set(snapshot, patterns);
+  }
+  return patterns;
 }
 
 /** The platform a node's labels show (eks.amazonaws.com/nodegroup ...), if any. */

@@ -95,6 +95,8 @@ export function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: str
       }
       continue;
     }
+    // On a managed platform its own calendar judges the minors it has a row for (platforms.ts), not upstream's.
+    if (plan.platform?.releases.some((row) => row.minor === minor)) continue;
     if (release.endOfLife !== null && asOf > release.endOfLife) {
       append(pastEndOfLife, minor, entry);
     } else if (release.endOfStandardSupport !== null && asOf > release.endOfStandardSupport) {

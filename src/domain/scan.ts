@@ -341,13 +341,7 @@ function fieldFinding(snapshot: KbSnapshot, hit: FieldRuleHit, target: string, o
   return {
     code: scheduled ? "FIELD_CHANGE_SCHEDULED" : "FIELD_CHANGED",
     severity,
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    name: object.name,
-    namespace: object.namespace,
-    documentIndex: object.documentIndex,
-    line: object.line,
-    source: object.source,
+    ...placeOf(object),
     field: hit.at,
     behaviourChange: rule.behaviourChange,
     ruleId: rule.id,
@@ -362,13 +356,7 @@ function customFinding(verdict: Omit<CustomResourceVerdict, "code"> & { readonly
   return {
     code: verdict.code,
     severity: verdict.severity,
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    name: object.name,
-    namespace: object.namespace,
-    documentIndex: object.documentIndex,
-    line: object.line,
-    source: object.source,
+    ...placeOf(object),
     field: null,
     behaviourChange: null,
     ruleId: verdict.ruleId,
@@ -382,13 +370,7 @@ function customFinding(verdict: Omit<CustomResourceVerdict, "code"> & { readonly
 /** A configuration file (not an API object) of a version the target's component reads, deprecates or no longer reads. */
 function configurationFinding(record: ConfigurationApiRecord, target: string, object: ManifestObject): ChangeFinding | null {
   const base = {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    name: object.name,
-    namespace: object.namespace,
-    documentIndex: object.documentIndex,
-    line: object.line,
-    source: object.source,
+    ...placeOf(object),
     field: null,
     behaviourChange: null,
     ruleId: `${record.kind} ${record.apiVersion}`,
@@ -432,6 +414,12 @@ interface ManifestObject {
   readonly source: string | null;
 }
 
+/** Where a finding is: the object's apiVersion, kind, name, namespace, document, line and helm source (not nameIsGenerated). */
+function placeOf(object: ManifestObject): Pick<ManifestObject, "apiVersion" | "kind" | "name" | "namespace" | "documentIndex" | "line" | "source"> {
+  const { apiVersion, kind, name, namespace, documentIndex, line, source } = object;
+  return { apiVersion, kind, name, namespace, documentIndex, line, source };
+}
+
 function findingFor(
   record: ApiRemovalRecord,
   target: string,
@@ -461,13 +449,7 @@ function findingFor(
     code,
     phase,
     severity,
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    name: object.name,
-    namespace: object.namespace,
-    documentIndex: object.documentIndex,
-    line: object.line,
-    source: object.source,
+    ...placeOf(object),
     removedIn: record.removedIn,
     deprecatedIn: record.deprecatedIn,
     // The API to migrate to that the target serves: the end of the replacement chain, as the message says.

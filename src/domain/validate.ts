@@ -77,7 +77,7 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   if (policyMinor !== null) findings.push(...checkKubeProxyAgainstKubelet(plan, rules, policyMinor, profile));
   findings.push(...checkRuntimes(snapshot, plan));
   findings.push(...checkNodes(snapshot, plan, asOf));
-  findings.push(...onCalendar(snapshot, plan, checkReleases(snapshot, plan, asOf), policyMinor, asOf));
+  findings.push(...onCalendar(checkReleases(snapshot, plan, asOf), plan, policyMinor, asOf));
   if (apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
   for (const entry of plan.entries) {
     if (entry.featureGates === undefined || entry.kubernetes === null) continue;
@@ -89,13 +89,12 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
 
 /**
  * On a managed platform, the platform's calendar judges the control plane's
- * minor instead of upstream's (which ends long before EKS's extended support).
+ * minor instead of upstream's (which ends long before EKS's extended support):
+ * checkReleases leaves out the minors the platform has rows for.
  */
-function onCalendar(snapshot: KbSnapshot, plan: ClusterPlan, upstream: Finding[], minor: string | null, asOf: string): Finding[] {
+function onCalendar(upstream: Finding[], plan: ClusterPlan, minor: string | null, asOf: string): Finding[] {
   if (plan.platform === undefined || minor === null) return upstream;
-  const covered = new Set(plan.platform.releases.map((release) => release.minor));
-  const replaced = upstream.filter((entry) => !((entry.code === "RELEASE_END_OF_LIFE" || entry.code === "RELEASE_MAINTENANCE_MODE") && [...covered].some((known) => entry.message.startsWith(`Kubernetes ${known} `))));
-  return [...replaced, ...judgePlatform(plan.platform, minor, asOf)];
+  return [...upstream, ...judgePlatform(plan.platform, minor, asOf)];
 }
 
 /** Every add-on of the plan against the control plane's minor. */

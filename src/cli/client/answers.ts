@@ -55,7 +55,8 @@ export interface UpgradePlanAnswer extends ValidationAnswer {
   readonly apiRemovals: readonly ApiRemoval[];
 }
 
-export interface ManifestFinding {
+/** What every finding of a scan says about where it is, as the server sends it. */
+interface ObjectFinding {
   readonly code: string;
   readonly severity: Severity;
   readonly apiVersion: string;
@@ -65,6 +66,9 @@ export interface ManifestFinding {
   readonly documentIndex: number;
   readonly line: number;
   readonly source: string | null;
+}
+
+export interface ManifestFinding extends ObjectFinding {
   readonly removedIn: string;
   readonly deprecatedIn: string | null;
   readonly replacement: string | null;
@@ -84,16 +88,7 @@ export interface ScanAnswer {
   readonly changeFindings?: readonly ChangeFinding[];
 }
 
-export interface ChangeFinding {
-  readonly code: string;
-  readonly severity: Severity;
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string | null;
-  readonly namespace: string | null;
-  readonly documentIndex: number;
-  readonly line: number;
-  readonly source: string | null;
+export interface ChangeFinding extends ObjectFinding {
   readonly field: string | null;
   readonly changesIn: string | null;
   readonly replacement: string | null;

@@ -29,7 +29,7 @@ import { type FeatureGateRecord } from "../../knowledge/records.js";
 import { ENTITIES } from "../../knowledge/registry.js";
 import type { Finding, ProposedRecord, Section } from "./compare.js";
 import { DeriveInputError } from "./errors.js";
-import { yamlScalar } from "./render.js";
+import { renderSection, yamlScalar } from "./render.js";
 
 export const WEBSITE_REPOSITORY = "https://github.com/kubernetes/website";
 /** The folder of the pages inside a kubernetes/website checkout. */
@@ -437,23 +437,5 @@ function recordLines(proposal: ProposedRecord): string[] {
  * record's stages as a list of one-line mappings (renderYaml writes scalars and flat lists only).
  */
 export function renderFeatureGatesYaml(section: Section): string {
-  const out: string[] = [
-    `# ${section.file}: proposed by npm run kb:derive from ${section.from}.`,
-    `# Review every entry before pasting it into ${section.file}; kb:derive never edits kb/.`,
-  ];
-  for (const finding of section.findings) {
-    if (finding.status === "known" || finding.status === "info" || finding.status === "warning") out.push(`# ${finding.status}: ${finding.message.replace(/\s+/g, " ")}`);
-  }
-  const added = section.proposals.filter((proposal) => proposal.change === "new");
-  const changed = section.proposals.filter((proposal) => proposal.change === "changed");
-  if (added.length === 0 && changed.length === 0) {
-    out.push(`${section.entity}: []   # nothing to propose`);
-  } else {
-    out.push(`${section.entity}:`);
-    if (added.length > 0) out.push("  # ---- new records: append them to the list");
-    for (const proposal of added) out.push(...recordLines(proposal));
-    if (changed.length > 0) out.push("", "  # ---- changed records: each replaces the kb entry with the same key (the comments give the kb's value)");
-    for (const proposal of changed) out.push(...recordLines(proposal));
-  }
-  return `${out.join("\n")}\n`;
+  return renderSection(section, recordLines);
 }

@@ -66,29 +66,33 @@ function recordLines(proposal: ProposedRecord): string[] {
 }
 
 export function renderYaml(sections: readonly Section[]): string {
-  const documents: string[] = [];
-  for (const section of sections) {
-    const out: string[] = [
-      `# ${section.file}: proposed by npm run kb:derive from ${section.from}.`,
-      `# Review every entry before pasting it into ${section.file}; kb:derive never edits kb/.`,
-    ];
-    for (const finding of section.findings) {
-      if (finding.status === "known" || finding.status === "info" || finding.status === "warning") {
-        out.push(`# ${finding.status}: ${finding.message.replace(/\s+/g, " ")}`);
-      }
+  return sections.map((section) => renderSection(section)).join("---\n");
+}
+
+/**
+ * One section as a YAML document: its header, the findings worth a comment, then the new and the
+ * changed records, each written by `linesOf` (a kind whose records hold nested lists brings its own).
+ */
+export function renderSection(section: Section, linesOf: (proposal: Section["proposals"][number]) => string[] = recordLines): string {
+  const out: string[] = [
+    `# ${section.file}: proposed by npm run kb:derive from ${section.from}.`,
+    `# Review every entry before pasting it into ${section.file}; kb:derive never edits kb/.`,
+  ];
+  for (const finding of section.findings) {
+    if (finding.status === "known" || finding.status === "info" || finding.status === "warning") {
+      out.push(`# ${finding.status}: ${finding.message.replace(/\s+/g, " ")}`);
     }
-    const added = section.proposals.filter((proposal) => proposal.change === "new");
-    const changed = section.proposals.filter((proposal) => proposal.change === "changed");
-    if (added.length === 0 && changed.length === 0) {
-      out.push(`${section.entity}: []   # nothing to propose`);
-    } else {
-      out.push(`${section.entity}:`);
-      if (added.length > 0) out.push("  # ---- new records: append them to the list");
-      for (const proposal of added) out.push(...recordLines(proposal));
-      if (changed.length > 0) out.push("", "  # ---- changed records: each replaces the kb entry with the same key (the comments give the kb's value)");
-      for (const proposal of changed) out.push(...recordLines(proposal));
-    }
-    documents.push(`${out.join("\n")}\n`);
   }
-  return documents.join("---\n");
+  const added = section.proposals.filter((proposal) => proposal.change === "new");
+  const changed = section.proposals.filter((proposal) => proposal.change === "changed");
+  if (added.length === 0 && changed.length === 0) {
+    out.push(`${section.entity}: []   # nothing to propose`);
+  } else {
+    out.push(`${section.entity}:`);
+    if (added.length > 0) out.push("  # ---- new records: append them to the list");
+    for (const proposal of added) out.push(...linesOf(proposal));
+    if (changed.length > 0) out.push("", "  # ---- changed records: each replaces the kb entry with the same key (the comments give the kb's value)");
+    for (const proposal of changed) out.push(...linesOf(proposal));
+  }
+  return `${out.join("\n")}\n`;
 }
