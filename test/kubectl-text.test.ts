@@ -81,6 +81,26 @@ describe("kubectl's text", () => {
     assert.ok(!findings.some((entry) => entry.instance === "workers:v1.27.9" && entry.code.startsWith("SKEW_")), "n-3 is allowed upstream");
   });
 
+  it("is judged by GraphQL's validateFromKubectl and planUpgradeFromKubectl as by REST", async () => {
+    const rest = (await request(runtime.app).post("/api/v1/validate/from-kubectl").send({ kubectlVersion: VERSION, nodes: NODES_WIDE, asOf: "2025-01-10" }).expect(200)).body as { findings: unknown[]; status: string };
+    const query = `query($kubectl: KubectlOutputsInput!) {
+      validateFromKubectl(kubectl: $kubectl, asOf: "2025-01-10") { status findings { code severity component instance message } }
+      planUpgradeFromKubectl(kubectl: $kubectl, targetVersion: "1.31") { ok steps { component instance fromVersion toVersion } }
+    }`;
+    const answer = (await request(runtime.app).post("/graphql").send({ query, variables: { kubectl: { versionText: VERSION, nodesText: NODES_WIDE } } }).expect(200)).body as {
+      data: { validateFromKubectl: { status: string; findings: Array<Record<string, unknown>> }; planUpgradeFromKubectl: { steps: Array<{ component: string; instance: string | null; toVersion: string }> } };
+    };
+    const pick = (findings: ReadonlyArray<Record<string, unknown>>) => findings.map(({ code, severity, component, instance, message }) => ({ code, severity, component, instance, message }));
+    assert.equal(answer.data.validateFromKubectl.status, rest.status);
+    assert.deepEqual(pick(answer.data.validateFromKubectl.findings), pick(rest.findings as Array<Record<string, unknown>>));
+    assert.ok(answer.data.validateFromKubectl.findings.some((entry) => entry.component === "containerd" && entry.instance === "workers"), "the -o wide runtime column is read");
+    const steps = answer.data.planUpgradeFromKubectl.steps.map((step) => `${step.component}@${step.instance ?? ""}->${step.toVersion.split(".").slice(0, 2).join(".")}`);
+    assert.ok(steps.includes("kube-apiserver@->1.31"), steps.join(", "));
+    const both = (await request(runtime.app).post("/graphql").send({ query, variables: { kubectl: { versionText: VERSION, version: { serverVersion: { gitVersion: "v1.30.4" } } } } })).body as { errors: Array<{ message: string; extensions: { code: string } }> };
+    assert.equal(both.errors[0]?.extensions.code, "BAD_USER_INPUT");
+    assert.match(both.errors[0]!.message, /kubectl\.version and kubectl\.versionText are the same output; give one of them/);
+  });
+
   it("is read in chat when pasted after `check`", () => {
     const reply = chatAnswer(snapshot, `check asof=2025-01-10\n\`\`\`\n${VERSION}${NODES}\`\`\``).text;
     assert.match(reply, /kubelet@workers:v1\.26\.15/);

@@ -1,8 +1,11 @@
 /**
  * `kubecompat`, the command-line client of the REST API (bin/kubecompat.js
- * runs this file). A thin client: it reads files, calls HTTP, formats the
- * answer and picks the exit code; every rule lives in the server. This module
- * wires argv, the environment and stdio to the commands in src/cli/client/.
+ * runs it through src/cli.ts). A thin client: it reads files, calls HTTP,
+ * formats the answer and picks the exit code; every rule lives in the server.
+ * With --offline the server is one started in this process over the shipped
+ * kb/ (src/offline.ts, handed in as `startOffline`), so there is still one
+ * place where answers are made. This module wires argv, the environment and
+ * stdio to the commands in src/cli/client/.
  *
  *   kubecompat check PLAN_FILE [--profile NAME] [--as-of YYYY-MM-DD]     POST /api/v1/validate
  *   kubecompat check --kubectl-version FILE --kubectl-nodes FILE [...]   POST /api/v1/validate/from-kubectl
@@ -18,7 +21,8 @@
  *   kubecompat collect [--context NAME] [--output-file FILE]             runs the user's kubectl; no request
  *   kubecompat scan-cluster --to V [--bundle F] [--helm F] [--metrics F] POST /api/v1/scan/cluster
  *
- * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000.
+ * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000;
+ * --offline answers from the kb/ shipped with the package, without a server.
  * Output: --output text (default; colours only on a TTY without NO_COLOR) | json | markdown.
  * Exit codes: 0 no ERROR finding; 1 at least one ERROR finding; 2 the question
  * could not be asked (usage, missing or invalid file, server unreachable, 4xx/5xx).
@@ -97,7 +101,7 @@ import {
   type CommandLine,
   type CommandName,
 } from "./client/command-line.js";
-import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from "./client/errors.js";
+import { CliError, EXIT_FAILURE, EXIT_OK, OfflineError, UsageError } from "./client/errors.js";
 import { InputReader } from "./client/inputs.js";
 
 // eslint-disable-next-line no-restricted-syntax -- the CLI's own environment, not the service's config
@@ -129,7 +133,20 @@ function write(text: string): void {
   process.stdout.write(text);
 }
 
-async function main(argv: readonly string[]): Promise<number> {
+/** A server started in this process for --offline, closed when the command is done. */
+export interface OfflineServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface CliServices {
+  readonly startOffline: () => Promise<OfflineServer>;
+}
+
+/** Commands that ask no server: --offline starts none for them. */
+const ASKS_NO_SERVER: ReadonlySet<CommandName> = new Set(["collect"]);
+
+async function main(argv: readonly string[], services: CliServices): Promise<number> {
   const commandLine = parseCommandLine(argv);
   const { command } = commandLine;
   if (command === "help") {
@@ -150,7 +167,23 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === null) throw new UsageError(`name a command: ${COMMANDS.join(", ")}`, null);
 
   const output = outputFormat(commandLine);
-  const api = new KubecompatApi(flagValue(commandLine, "server") ?? (serverFromEnvironment || DEFAULT_SERVER), `kubecompat-cli/${CLI_VERSION}`);
+  const offline = commandLine.flags.has("offline");
+  if (offline && commandLine.flags.has("server")) throw new UsageError("--offline answers without a server; leave out --server (or --offline)", command);
+  let offlineServer: OfflineServer | undefined;
+  if (offline && !ASKS_NO_SERVER.has(command)) {
+    try {
+      offlineServer = await services.startOffline();
+    } catch (error) {
+      throw new OfflineError(`--offline could not load the knowledge base shipped with the CLI: ${error instanceof Error ? error.message : String(error)}`, [
+        "Reinstall the package (its kb/ directory is read), or ask a server with --server URL.",
+      ]);
+    }
+  }
+  const userAgent = `kubecompat-cli/${CLI_VERSION}`;
+  const api =
+    offlineServer === undefined
+      ? new KubecompatApi(flagValue(commandLine, "server") ?? (serverFromEnvironment || DEFAULT_SERVER), userAgent)
+      : new KubecompatApi(offlineServer.url, userAgent, `offline (the kb/ of kubecompat ${CLI_VERSION})`);
   // https://no-color.org: any non-empty NO_COLOR turns colour off.
   const colourTerminal = process.stdout.isTTY && (noColour === undefined || noColour === "");
   const context: CliContext = {
@@ -161,7 +194,11 @@ async function main(argv: readonly string[]): Promise<number> {
     write,
     version: CLI_VERSION,
   };
-  return RUN[command](commandLine, context);
+  try {
+    return await RUN[command](commandLine, context);
+  } finally {
+    await offlineServer?.close();
+  }
 }
 
 function report(error: unknown): number {
@@ -182,7 +219,10 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   stdoutClosed = true;
 });
 
-const exitCode = await main(process.argv.slice(2)).catch(report);
-// Exit explicitly once stdout has drained: fetch's keep-alive sockets would otherwise hold the process open for seconds.
-if (stdoutClosed || process.stdout.destroyed) process.exit(exitCode);
-else process.stdout.write("", () => process.exit(exitCode));
+/** Runs the command in process.argv and exits with its code. */
+export async function runCli(services: CliServices): Promise<void> {
+  const exitCode = await main(process.argv.slice(2), services).catch(report);
+  // Exit explicitly once stdout has drained: fetch's keep-alive sockets would otherwise hold the process open for seconds.
+  if (stdoutClosed || process.stdout.destroyed) process.exit(exitCode);
+  else process.stdout.write("", () => process.exit(exitCode));
+}

@@ -12,6 +12,8 @@ import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
 import { findAddon } from "../domain/addons.js";
 import { scanCluster } from "../domain/cluster-evidence.js";
+import { planUpgradeFromKubectl, validateFromKubectl } from "../domain/from-kubectl.js";
+import type { KubectlInputs } from "../domain/kubectl-inputs.js";
 import { checkFirewall, firewallRules, listFlows, parseRoleCidrs } from "../domain/firewall.js";
 import { upgradeImpact } from "../domain/impact.js";
 import { planUpgrade } from "../domain/upgrade.js";
@@ -20,11 +22,11 @@ import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js"
 import { parseMinor } from "../core/versions.js";
 import { filesFromBundle } from "../knowledge/export.js";
 import { requireImporter } from "../http/auth.js";
-import { UnavailableError } from "../core/errors.js";
+import { InputError, UnavailableError } from "../core/errors.js";
 import type { Curator } from "../services/curation.js";
 import type { EntityName } from "../knowledge/records.js";
 import { entityOfGraphqlValue } from "../knowledge/registry.js";
-import type { KbEntity, Resolvers } from "./generated/resolvers-types.js";
+import type { KbEntity, KubectlOutputsInput, Resolvers } from "./generated/resolvers-types.js";
 import { JSONObjectScalar } from "./json-scalar.js";
 
 const optional = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
@@ -35,6 +37,15 @@ function entityOf(value: KbEntity): EntityName {
   // The SDL's enum and the registry are kept equal by a test; a value outside it is a build mistake.
   if (entity === undefined) throw new Error(`KbEntity ${value} has no row in the entity registry`);
   return entity;
+}
+
+/** One output as JSON or as text, never both: which one kubectl printed must not be a guess. */
+function kubectlInputs(given: KubectlOutputsInput): KubectlInputs {
+  const either = (json: unknown, text: string | null | undefined, field: string): unknown => {
+    if (json != null && text != null) throw new InputError(`kubectl.${field} and kubectl.${field}Text are the same output; give one of them`, `kubectl.${field}`);
+    return json ?? optional(text);
+  };
+  return { kubectlVersion: either(given.version, given.versionText, "version"), nodes: either(given.nodes, given.nodesText, "nodes"), workloads: optional(given.workloads) };
 }
 
 function curatorOf(curator: Curator | undefined): Curator {
@@ -94,6 +105,9 @@ export const resolvers: Resolvers = {
       validateCluster(snapshot, plan.components, { profile, asOf, platform, field: "plan.components" }),
     planUpgrade: (_parent, { current, targetVersion, profile, asOf, platform }, { snapshot }) =>
       planUpgrade(snapshot, current.components, targetVersion, { profile, asOf, platform }),
+    validateFromKubectl: (_parent, { kubectl, profile, asOf, platform }, { snapshot }) => validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
+    planUpgradeFromKubectl: (_parent, { kubectl, targetVersion, profile, asOf, platform }, { snapshot }) =>
+      planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, { profile, asOf, platform }),
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
     scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),

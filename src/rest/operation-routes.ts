@@ -7,9 +7,8 @@
  * under the same snapshot is answered from the AnswerCache.
  */
 import express, { Router, type Request } from "express";
-import { planFromKubectl, platformOfNodes, withNotes } from "../domain/kubectl-inputs.js";
+import { planUpgradeFromKubectl, validateFromKubectl } from "../domain/from-kubectl.js";
 import { scanCluster } from "../domain/cluster-evidence.js";
-import type { Finding } from "../domain/findings.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanManifests } from "../domain/scan.js";
@@ -57,8 +56,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/validate/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlValidateRequest, req);
-    const notes: Finding[] = [];
-    return withNotes(validateCluster(snapshot, planFromKubectl(snapshot, body, notes), { profile: body.profile, asOf: body.asOf, platform: body.platform ?? platformOfNodes(snapshot, body.nodes) }), notes);
+    return validateFromKubectl(snapshot, body, body);
   });
 
   check("/upgrade-plan", (req, snapshot) => {
@@ -68,8 +66,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/upgrade-plan/from-kubectl", (req, snapshot) => {
     const body = parseJsonBody(fromKubectlUpgradeRequest, req);
-    const notes: Finding[] = [];
-    return withNotes(planUpgrade(snapshot, planFromKubectl(snapshot, body, notes), body.targetVersion, { profile: body.profile, asOf: body.asOf, platform: body.platform ?? platformOfNodes(snapshot, body.nodes) }), notes);
+    return planUpgradeFromKubectl(snapshot, body, body.targetVersion, body);
   });
 
   check("/rollback-check", (req, snapshot) => {

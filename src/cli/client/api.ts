@@ -38,6 +38,8 @@ export class KubecompatApi {
   constructor(
     server: string,
     private readonly userAgent: string,
+    /** How messages and reports name the server; the URL unless given (--offline names the shipped kb/). */
+    private readonly label?: string,
   ) {
     let url: URL;
     try {
@@ -56,7 +58,7 @@ export class KubecompatApi {
 
   /** The server as users wrote it, for messages. */
   get server(): string {
-    return this.base.href.replace(/\/$/, "");
+    return this.label ?? this.base.href.replace(/\/$/, "");
   }
 
   async post(route: string, body: unknown): Promise<unknown> {

@@ -28,6 +28,7 @@ interface FlagSpec {
 
 const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: "server", value: "URL", description: `kubecompat server (default: $KUBECOMPAT_URL, else ${DEFAULT_SERVER})` },
+  { name: "offline", value: null, description: "answer from the knowledge base shipped with this package (its kb/), without a server; the answers are the server's for the same kb/" },
   { name: "output", short: "o", value: "FORMAT", description: "text (default), json (the server's answer), markdown (a table for a PR comment) sarif (SARIF 2.1.0 for code scanning), junit (a test report) or github (Actions annotations); the last three for scan and scan-cluster" },
   {
     name: "fail-on",

@@ -39,3 +39,6 @@ export class ServerUnreachableError extends CliError {}
 
 /** The server answered, but with an error (4xx/5xx) or with something that is not kubecompat's JSON. */
 export class ServerAnswerError extends CliError {}
+
+/** --offline could not start its in-process server (the shipped kb/ is missing or invalid). */
+export class OfflineError extends CliError {}

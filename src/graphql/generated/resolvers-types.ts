@@ -1092,6 +1092,23 @@ export type KnowledgeBase = {
   revision: Scalars['Int']['output'];
 };
 
+/**
+ * What kubectl printed about a cluster. Each output is given as JSON (`-o json`) or as the text kubectl prints
+ * by default, not both.
+ */
+export type KubectlOutputsInput = {
+  /** The JSON of `kubectl get nodes -o json`. */
+  nodes?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** The table `kubectl get nodes` prints, by default or with `-o wide` (which adds each node's runtime). */
+  nodesText?: InputMaybe<Scalars['String']['input']>;
+  /** The JSON of `kubectl version -o json`. */
+  version?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** The text `kubectl version` prints (Client Version: …, Server Version: …). */
+  versionText?: InputMaybe<Scalars['String']['input']>;
+  /** The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images. */
+  workloads?: InputMaybe<Scalars['JSONObject']['input']>;
+};
+
 /** One scanned object whose apiVersion is removed, deprecated or scheduled for removal. */
 export type ManifestFinding = {
   __typename?: 'ManifestFinding';
@@ -1577,6 +1594,8 @@ export type Query = {
    * A target older than the control plane is an ERROR finding (DOWNGRADE_NOT_SUPPORTED).
    */
   planUpgrade: UpgradePlan;
+  /** planUpgrade from the cluster as kubectl shows it (see validateFromKubectl). */
+  planUpgradeFromKubectl: UpgradePlan;
   /** Managed platforms (EKS, GKE, AKS): calendars, rules where they differ from upstream, and facts that break upgrades (kb/platforms.yaml). */
   platforms: Array<Platform>;
   /** Ports and port ranges, optionally of one component (name or alias). */
@@ -1630,6 +1649,12 @@ export type Query = {
    * (`YYYY-MM-DD`, default today). `profile` defaults to `upstream`.
    */
   validateCluster: ValidationReport;
+  /**
+   * validateCluster on the cluster as kubectl shows it: the control plane from `kubectl version`, the node pools
+   * from `kubectl get nodes` (kubelet, kube-proxy and runtime per pool), the add-ons from the workloads' images.
+   * What could not be placed is an INFO finding; the platform is recognised from the nodes' labels when omitted.
+   */
+  validateFromKubectl: ValidationReport;
 };
 
 
@@ -1897,6 +1922,25 @@ export type QueryPlanUpgradeArgs = {
  * naming what to fix. A plan that is merely unsupported is not an error: it is
  * answered with `ok: false` and ERROR findings.
  */
+export type QueryPlanUpgradeFromKubectlArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
+  kubectl: KubectlOutputsInput;
+  platform?: InputMaybe<Scalars['String']['input']>;
+  profile?: InputMaybe<Scalars['String']['input']>;
+  targetVersion: Scalars['String']['input'];
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
 export type QueryPortsArgs = {
   component?: InputMaybe<Scalars['String']['input']>;
 };
@@ -2002,6 +2046,24 @@ export type QueryUpgradeImpactArgs = {
 export type QueryValidateClusterArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
   plan: ClusterPlanInput;
+  platform?: InputMaybe<Scalars['String']['input']>;
+  profile?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryValidateFromKubectlArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
+  kubectl: KubectlOutputsInput;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
 };
@@ -2452,6 +2514,7 @@ export type ResolversTypes = {
   KbConflict: ResolverTypeWrapper<KbConflict>;
   KbEntity: KbEntity;
   KnowledgeBase: ResolverTypeWrapper<KbSummary>;
+  KubectlOutputsInput: KubectlOutputsInput;
   ManifestFinding: ResolverTypeWrapper<DomainManifestFinding>;
   ManifestScanReport: ResolverTypeWrapper<DomainManifestScanReport>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -2536,6 +2599,7 @@ export type ResolversParentTypes = {
   JSONObject: Scalars['JSONObject']['output'];
   KbConflict: KbConflict;
   KnowledgeBase: KbSummary;
+  KubectlOutputsInput: KubectlOutputsInput;
   ManifestFinding: DomainManifestFinding;
   ManifestScanReport: DomainManifestScanReport;
   Mutation: Record<PropertyKey, never>;
@@ -3174,6 +3238,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   knowledgeBase?: Resolver<ResolversTypes['KnowledgeBase'], ParentType, ContextType>;
   links?: Resolver<Array<ResolversTypes['CommunicationLink']>, ParentType, ContextType>;
   planUpgrade?: Resolver<ResolversTypes['UpgradePlan'], ParentType, ContextType, RequireFields<QueryPlanUpgradeArgs, 'current' | 'targetVersion'>>;
+  planUpgradeFromKubectl?: Resolver<ResolversTypes['UpgradePlan'], ParentType, ContextType, RequireFields<QueryPlanUpgradeFromKubectlArgs, 'kubectl' | 'targetVersion'>>;
   platforms?: Resolver<Array<ResolversTypes['Platform']>, ParentType, ContextType>;
   ports?: Resolver<Array<ResolversTypes['Port']>, ParentType, ContextType, Partial<QueryPortsArgs>>;
   profiles?: Resolver<Array<ResolversTypes['PolicyProfile']>, ParentType, ContextType>;
@@ -3189,6 +3254,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   upgradeImpact?: Resolver<ResolversTypes['UpgradeImpact'], ParentType, ContextType, RequireFields<QueryUpgradeImpactArgs, 'fromVersion' | 'toVersion'>>;
   upgradeOrder?: Resolver<Array<ResolversTypes['UpgradeDependency']>, ParentType, ContextType>;
   validateCluster?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryValidateClusterArgs, 'plan'>>;
+  validateFromKubectl?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryValidateFromKubectlArgs, 'kubectl'>>;
 };
 
 export type RecommendationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = {
