@@ -98,7 +98,7 @@ describe("kubectl's text", () => {
     assert.ok(steps.includes("kube-apiserver@->1.31"), steps.join(", "));
     const both = (await request(runtime.app).post("/graphql").send({ query, variables: { kubectl: { versionText: VERSION, version: { serverVersion: { gitVersion: "v1.30.4" } } } } })).body as { errors: Array<{ message: string; extensions: { code: string } }> };
     assert.equal(both.errors[0]?.extensions.code, "BAD_USER_INPUT");
-    assert.match(both.errors[0]!.message, /kubectl\.version and kubectl\.versionText are the same output; give one of them/);
+    assert.match(both.errors[0].message, /kubectl\.version and kubectl\.versionText are the same output; give one of them/);
   });
 
   it("is read in chat when pasted after `check`", () => {
