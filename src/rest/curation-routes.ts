@@ -9,7 +9,8 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { z } from "zod";
 import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
 import type { Curator } from "../services/curation.js";
-import { entityForFile, exportBundle, exportFile, exportPlutoVersions, filesFromBundle } from "../knowledge/export.js";
+import { entityForFile, exportBundle, exportFile, filesFromBundle } from "../knowledge/export.js";
+import { exportPlutoVersions, parsePlutoVersionList } from "../knowledge/pluto-export.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import { principalOf, requireImporter } from "../http/auth.js";
@@ -100,7 +101,21 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
 
   router.get("/kb/export/pluto", (req, res) => {
     queryParameters(req);
-    res.type("application/yaml").send(exportPlutoVersions(kb.current()));
+    res.type("application/yaml").send(exportPlutoVersions(kb.current()).text);
+  });
+
+  // Given the list the user's Pluto has built in (`pluto list-versions -o json`), only what it lacks: Pluto refuses duplicates.
+  router.post("/kb/export/pluto", express.text({ type: YAML_TYPES, limit: "2mb" }), (req, res) => {
+    queryParameters(req);
+    // JSON arrives parsed (the app's JSON body parser), YAML as text.
+    const parsedJson = req.is("application/json") && req.body !== null && typeof req.body === "object";
+    if (!parsedJson && (typeof req.body !== "string" || req.body.trim() === "")) {
+      throw new UnsupportedMediaTypeError(
+        `send the output of \`pluto list-versions -o json\` as the body (Content-Type: application/json or application/yaml); got ${req.headers["content-type"] ?? "no Content-Type"}`,
+      );
+    }
+    const answer = exportPlutoVersions(kb.current(), parsePlutoVersionList(req.body));
+    res.type("application/yaml").setHeader("X-Kubecompat-Pluto-Left-Out", String(answer.leftOut)).send(answer.text);
   });
 
   // The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.

@@ -336,9 +336,31 @@ function buildRegistry(): OpenAPIRegistry {
   registry.registerPath({
     method: "get",
     path: "/api/v1/kb/export/pluto",
-    summary: "The API removals in Pluto's versions.yaml format (use with pluto --additional-versions)",
+    summary: "Every API removal in Pluto's versions.yaml format; Pluto refuses entries it has built in, so POST its list to leave those out",
     tags: ["curation"],
     responses: { 200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } } },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/kb/export/pluto",
+    summary: "The API removals your Pluto lacks, for pluto --additional-versions",
+    description:
+      "The body is what `pluto list-versions -o json` (or `-o yaml`) prints: the entries Pluto has built in. They are left out (Pluto refuses a file that repeats one), and where they disagree with kubecompat on a release the file's comments say so. No target-versions are written: Pluto keeps its own for k8s; choose the target with `-t k8s=v1.NN.0`. The header X-Kubecompat-Pluto-Left-Out counts the entries left out.",
+    tags: ["curation"],
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/json": { schema: z.object({ "deprecated-versions": z.array(z.object({ version: z.string(), kind: z.string() }).passthrough()), "target-versions": z.record(z.string(), z.string()).optional() }) },
+          "application/yaml": { schema: z.string() },
+        },
+      },
+    },
+    responses: {
+      200: { description: "YAML for pluto -f", content: { "application/yaml": { schema: z.string() } } },
+      400: { description: "Not Pluto's list: the field to fix is named", ...json(errorResponse) },
+      415: { description: "No body, or not JSON or YAML", ...json(errorResponse) },
+    },
   });
   registry.registerPath({
     method: "post",
