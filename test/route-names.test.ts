@@ -145,8 +145,10 @@ describe("route names in logs and metrics, and 405", () => {
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "DELETE, GET, HEAD, PUT, OPTIONS");
 
-    const home = await send("/", { method: "POST" });
+    // The front page takes its plan form by POST; other methods are 405.
+    const home = await send("/", { method: "DELETE" });
     assert.equal(home.status, 405);
+    assert.equal(home.headers.get("allow"), "GET, HEAD, POST, OPTIONS");
 
     const unknown = await send("/api/v1/no-such-route", { method: "DELETE" });
     assert.equal(unknown.status, 404);
