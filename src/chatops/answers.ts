@@ -11,6 +11,7 @@ import { planFromKubectl } from "../domain/kubectl-inputs.js";
 import { scanCluster, type ClusterInputs } from "../domain/cluster-evidence.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
+import { planMermaid } from "../domain/plan-timeline.js";
 import { scanManifests } from "../domain/scan.js";
 import { listFlows } from "../domain/firewall.js";
 import { upgradeImpact, type ImpactItem } from "../domain/impact.js";
@@ -125,7 +126,10 @@ export function runPlan(
   const sections: ReplySection[] = [
     { style: "plain", lines: [[`From ${describeFrom} to ${plan.targetVersion}: ${stepCount} step${stepCount === 1 ? "" : "s"}, ${countWords(plan.findings)}`]] },
   ];
-  if (stepCount > 0) sections.push({ title: "Steps", style: "numbered", lines: steps.shown, omitted: steps.omitted });
+  if (stepCount > 0) {
+    sections.push({ title: "Steps", style: "numbered", lines: steps.shown, omitted: steps.omitted });
+    sections.push({ title: "The plan as a diagram", style: "plain", lines: [], mermaid: planMermaid(plan) });
+  }
   if (plan.apiRemovals.length > 0) {
     sections.push({ title: "Removed APIs on the way", style: "bullets", lines: removals.shown.map(removalLine), omitted: removals.omitted });
   }

@@ -18,6 +18,11 @@ export interface ReplySection {
   readonly lines: readonly Line[];
   /** Lines that were left out to keep the answer short ("…and N more"). */
   readonly omitted?: number;
+  /**
+   * A Mermaid diagram after the lines, fenced as ```mermaid in Markdown, where bots' chat tools draw it.
+   * Slack draws no Mermaid, so its blocks leave the diagram out (the lines say the same in words).
+   */
+  readonly mermaid?: string;
 }
 
 export interface ChatReplyDoc {
@@ -98,7 +103,8 @@ function markdownSection(section: ReplySection): string {
   if (section.omitted) body.push(moreLine(section.omitted));
   // Numbered and plain lines are separate paragraphs in Markdown unless they end with two spaces.
   const joiner = section.style === "plain" ? "  \n" : "\n";
-  return [section.title === undefined ? undefined : `**${section.title}**`, body.join(joiner)].filter((part) => part !== undefined && part !== "").join("\n");
+  const diagram = section.mermaid === undefined ? undefined : `\`\`\`mermaid\n${section.mermaid}\n\`\`\``;
+  return [section.title === undefined ? undefined : `**${section.title}**`, body.join(joiner), diagram].filter((part) => part !== undefined && part !== "").join("\n");
 }
 
 export function toMarkdown(doc: ChatReplyDoc): string {
@@ -140,6 +146,7 @@ function section(text: string): SlackBlock {
 
 /** One reply section as as few section blocks as the 3000-character limit allows, splitting between lines. */
 function slackSections(replySection: ReplySection): SlackBlock[] {
+  if (replySection.mermaid !== undefined && replySection.lines.length === 0) return [];
   const lines = replySection.lines.map((line) => slackLine(replySection, line));
   if (replySection.omitted) lines.push(`_${moreLine(replySection.omitted)}_`);
   const blocks: SlackBlock[] = [];

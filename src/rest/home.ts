@@ -17,7 +17,8 @@ import { today } from "../domain/validate.js";
 import { InputError } from "../core/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
-import { calendarSvg, escape, findingsList, legend, matrixSvg, planHops, planSvg } from "./pictures.js";
+import { planHops, startingMinor } from "../domain/plan-timeline.js";
+import { calendarSvg, escape, findingsList, legend, matrixSvg, planSvg } from "./pictures.js";
 
 /** Where the page sends people; each is a route of this service. */
 export const HOME_LINKS: ReadonlyArray<{ readonly href: string; readonly title: string; readonly what: string }> = [
@@ -82,7 +83,7 @@ function planSection(form: PlanForm, outcome: PlanOutcome | undefined): string {
       : "error" in outcome
         ? `<p id="plan-error" class="warning" role="alert">${escape(outcome.error)}</p>`
         : (() => {
-            const hops = planHops(outcome.plan, outcome.currentMinor);
+            const hops = planHops(outcome.plan);
             return `<section id="plan" aria-live="polite">
   <h3>Plan to ${escape(outcome.plan.targetVersion)}: <span id="plan-status">${escape(outcome.plan.status.replace(/_/g, " "))}</span></h3>
   <div class="figure">${planSvg(hops, outcome.currentMinor)}</div>
@@ -175,9 +176,7 @@ export function drawPlan(snapshot: KbSnapshot, form: PlanForm): PlanOutcome {
     if (kubectlVersion === undefined) throw new InputError("paste the output of `kubectl version` (or type the control plane's version, such as 1.30.4): `kubectl get nodes` does not show the apiserver's version", "version");
     const nodes = form.nodes.trim() === "" ? undefined : form.nodes;
     const plan = planUpgradeFromKubectl(snapshot, { kubectlVersion, nodes }, form.target.trim() === "" ? "latest" : form.target.trim(), { profile: form.profile });
-    const first = plan.steps.find((step) => step.component === "kube-apiserver");
-    const currentMinor = (first?.fromVersion ?? plan.targetVersion).split(".").slice(0, 2).join(".");
-    return { plan, currentMinor };
+    return { plan, currentMinor: startingMinor(plan) };
   } catch (error) {
     if (error instanceof InputError) return { error: error.message };
     throw error;

@@ -8,7 +8,7 @@
  */
 import type { CompatibilityMatrix, MatrixCell, MatrixColumn } from "../domain/matrix.js";
 import type { ReleaseStatus } from "../domain/release-status.js";
-import type { UpgradePlan, UpgradeStep } from "../domain/upgrade.js";
+import type { PlanHop } from "../domain/plan-timeline.js";
 import type { Finding } from "../domain/findings.js";
 
 const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -115,34 +115,6 @@ export function matrixSvg(matrix: CompatibilityMatrix): string {
 </svg>`;
 }
 
-/** One hop of a plan: the control-plane minor it reaches and what is done and changed on the way. */
-export interface PlanHop {
-  readonly minor: string;
-  readonly steps: readonly UpgradeStep[];
-  readonly changes: readonly string[];
-  readonly removals: readonly string[];
-}
-
-/**
- * The plan's steps grouped by the control-plane minor they happen at: steps before the first kube-apiserver
- * step prepare the cluster at its current minor, and each kube-apiserver minor starts a hop.
- */
-export function planHops(plan: UpgradePlan, currentMinor: string): PlanHop[] {
-  const groups: Array<{ minor: string; steps: UpgradeStep[] }> = [{ minor: currentMinor, steps: [] }];
-  for (const step of plan.steps) {
-    const minor = step.toVersion.split(".").slice(0, 2).join(".");
-    if (step.component === "kube-apiserver" && minor !== groups[groups.length - 1]!.minor) groups.push({ minor, steps: [] });
-    groups[groups.length - 1]!.steps.push(step);
-  }
-  return groups
-    .filter((group, index) => index > 0 || group.steps.length > 0)
-    .map((group) => ({
-      ...group,
-      changes: plan.hops.find((hop) => hop.kubernetesVersion === group.minor)?.changes.map((change) => change.title) ?? [],
-      removals: plan.apiRemovals.filter((removal) => removal.removedIn === group.minor).map((removal) => `${removal.apiVersion} ${removal.kind}`),
-    }));
-}
-
 const SEVERITY_FILL: Readonly<Record<Finding["severity"], string>> = { ERROR: "#cf222e", WARNING: "#9a6700", INFO: "#57606a" };
 
 /** The hops left to right, joined by arrows; each box lists its steps, then what the minor removes and changes. */
@@ -163,7 +135,7 @@ export function planSvg(hops: readonly PlanHop[], currentMinor: string): string 
   const width = hops.length * (box + gap) - gap + 2;
   const drawn = hops.map((hop, index) => {
     const x = index * (box + gap) + 1;
-    const title = index === 0 && hop.minor === currentMinor ? `at ${hop.minor}: prepare` : `to ${hop.minor}`;
+    const title = hop.preparing ? `at ${hop.minor}: prepare` : `to ${hop.minor}`;
     const lines = linesOf(hop);
     const text = lines
       .map((entry, lineIndex) => `<text x="${x + 8}" y="${44 + lineIndex * line}" class="${entry.kind}">${escape(clip(entry.text, 36))}<title>${escape(entry.text)}</title></text>`)

@@ -53,6 +53,8 @@ export interface UpgradePlanAnswer extends ValidationAnswer {
   readonly targetVersion: string;
   readonly steps: readonly UpgradeStep[];
   readonly apiRemovals: readonly ApiRemoval[];
+  /** What each control-plane minor crossed changes (absent from servers older than it). */
+  readonly hops?: ReadonlyArray<{ readonly kubernetesVersion: string; readonly changes: ReadonlyArray<{ readonly title: string }> }>;
 }
 
 /** What every finding of a scan says about where it is, as the server sends it. */

@@ -4,6 +4,7 @@
  * Markdown tables for a pull-request comment. Rendering never changes what an
  * answer says, only how it is laid out; `--output json` bypasses this module.
  */
+import { planMermaid } from "../../domain/plan-timeline.js";
 import type { ApiRemoval, Finding, ManifestFinding, NodePoolAnswer, UpgradePlanAnswer, ValidationAnswer } from "./answers.js";
 
 export interface TextStyle {
@@ -380,7 +381,8 @@ export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string |
           ]),
         )}`;
   const findings = answer.findings.length === 0 ? "" : `#### Findings\n\n${findingsMarkdown(answer.findings)}`;
-  return blocks(heading, steps, removals, findings, footer(answer.kbRevision, profile));
+  const diagram = answer.steps.length === 0 ? "" : `#### The plan as a diagram\n\n\`\`\`mermaid\n${planMermaid(answer)}\n\`\`\``;
+  return blocks(heading, steps, diagram, removals, findings, footer(answer.kbRevision, profile));
 }
 
 export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuestion): string {
