@@ -7,13 +7,12 @@
  * does not serve, one it marks deprecated, and a CRD update that drops a
  * version the cluster still has objects stored in.
  */
-import { isMap, isScalar, isSeq, type Alias, type Node, type YAMLMap } from "yaml";
 import { InputError } from "../core/errors.js";
 import type { AddonApiRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareComponentVersions, parseComponentVersion, type ComponentVersion } from "../core/versions.js";
 import { findAddon } from "./addons.js";
-import { field, stringField } from "./manifest-reader.js";
+import { isPlainMap, type PlainMap } from "./manifest-reader.js";
 
 /** A CRD as far as judging its objects needs it. */
 export interface CrdFacts {
@@ -26,25 +25,21 @@ export interface CrdFacts {
 }
 
 /** A CRD from a scanned document (null when the object is not one it can read). */
-export function crdOfNode(object: YAMLMap, aliases: ReadonlyMap<Alias, Node>): CrdFacts | null {
-  const spec = field(object, "spec", aliases);
-  const metadata = field(object, "metadata", aliases);
-  if (!isMap(spec) || !isMap(metadata)) return null;
-  const names = field(spec, "names", aliases);
-  const group = stringField(spec, "group", aliases);
-  const kind = isMap(names) ? stringField(names, "kind", aliases) : null;
-  const name = stringField(metadata, "name", aliases);
-  const versions = field(spec, "versions", aliases);
-  if (group === null || kind === null || name === null || !isSeq(versions)) return null;
-  const read = versions.items.flatMap((item) => {
-    const version = isMap(item) ? item : null;
-    const versionName = version === null ? null : stringField(version, "name", aliases);
+export function crdOfObject(crd: PlainMap): CrdFacts | null {
+  const spec = crd.spec;
+  const metadata = crd.metadata;
+  if (!isPlainMap(spec) || !isPlainMap(metadata)) return null;
+  const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
+  const group = text(spec.group);
+  const kind = isPlainMap(spec.names) ? text(spec.names.kind) : null;
+  const name = text(metadata.name);
+  const versions = spec.versions;
+  if (group === null || kind === null || name === null || !Array.isArray(versions)) return null;
+  const read = versions.flatMap((item: unknown) => {
+    const version = isPlainMap(item) ? item : null;
+    const versionName = version === null ? null : text(version.name);
     if (version === null || versionName === null) return [];
-    const flag = (key: string): boolean => {
-      const value = field(version, key, aliases);
-      return isScalar(value) && value.value === true;
-    };
-    return [{ name: versionName, served: flag("served"), deprecated: flag("deprecated"), deprecationWarning: stringField(version, "deprecationWarning", aliases) }];
+    return [{ name: versionName, served: version.served === true, deprecated: version.deprecated === true, deprecationWarning: text(version.deprecationWarning) }];
   });
   return { name, group, kind, versions: read, storedVersions: [] };
 }

@@ -1,14 +1,14 @@
 /**
  * Field-level scan rules (kb/field-rules.yaml): a behaviour change that breaks an object through one of its
  * fields or annotations (Service.spec.externalIPs, a gitRepo volume, a toleration of the old master taint)
- * rather than through its apiVersion. The rules are data; this file only walks a path through the YAML
- * node tree of an object (or of the pods its workload templates) and says where a rule matches. Pure.
+ * rather than through its apiVersion. The rules are data; this file only walks a path through an object
+ * as the manifest reader gives it (plain values, aliases and merge keys already resolved), or through the
+ * pods its workload templates, and says where a rule matches. Pure.
  */
-import { isMap, isScalar, isSeq, type Alias, type Node, type YAMLMap } from "yaml";
 import type { FieldRuleRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareMinors } from "../core/versions.js";
-import { field, resolved } from "./manifest-reader.js";
+import { isPlainMap, type PlainMap } from "./manifest-reader.js";
 
 /** Where a kind keeps the pod it creates: its own root (Pod), or the template under these fields. */
 const POD_TEMPLATE_PATHS: Readonly<Record<string, readonly string[]>> = {
@@ -51,74 +51,92 @@ function rulesFor(snapshot: KbSnapshot, kind: string): readonly FieldRuleRecord[
 }
 
 /** Every rule that matches the object, with where. */
-export function fieldRuleHits(snapshot: KbSnapshot, kind: string, object: YAMLMap, aliases: ReadonlyMap<Alias, Node>): FieldRuleHit[] {
+export function fieldRuleHits(snapshot: KbSnapshot, kind: string, object: PlainMap): FieldRuleHit[] {
+  const rules = rulesFor(snapshot, kind);
+  if (rules.length === 0) return [];
   const hits: FieldRuleHit[] = [];
-  for (const rule of rulesFor(snapshot, kind)) {
-    let root: unknown = object;
-    let prefix = "";
-    if (rule.scope === "POD") {
-      for (const name of POD_TEMPLATE_PATHS[kind] ?? []) {
-        root = isMap(root) ? field(root, name, aliases) : undefined;
-        prefix += `${name}.`;
-      }
-      if (!isMap(root)) continue;
-    }
-    for (const found of walk(root, rule.path.split("."), prefix, aliases)) {
-      const hit = judge(rule, found.node, found.at, aliases);
+  const pod = podOf(kind, object);
+  for (const rule of rules) {
+    const root = rule.scope === "POD" ? pod : { node: object, prefix: "" };
+    if (root === null) continue;
+    walk(root.node, segmentsOf(rule), 0, root.prefix, (node, at) => {
+      const hit = judge(rule, node, at);
       if (hit !== null) hits.push(hit);
-    }
+    });
   }
   return hits;
 }
 
-function* walk(node: unknown, segments: readonly string[], at: string, aliases: ReadonlyMap<Alias, Node>): Generator<{ node: unknown; at: string }> {
-  if (segments.length === 0) {
-    yield { node, at: at.replace(/\.$/, "") };
-    return;
+/** The pod a workload templates (the object itself for a Pod), and the path to it; null when it has none. */
+function podOf(kind: string, object: PlainMap): { node: PlainMap; prefix: string } | null {
+  let node: unknown = object;
+  let prefix = "";
+  for (const name of POD_TEMPLATE_PATHS[kind] ?? []) {
+    node = isPlainMap(node) ? node[name] : undefined;
+    prefix += `${name}.`;
   }
-  if (!isMap(node)) return;
-  const [segment, ...rest] = segments as [string, ...string[]];
-  const list = segment.endsWith("[]");
-  const name = list ? segment.slice(0, -2) : segment;
-  const value = field(node, name, aliases);
-  if (value === undefined) return;
-  if (!list) {
-    yield* walk(value, rest, `${at}${name}.`, aliases);
-    return;
-  }
-  if (!isSeq(value)) return;
-  let position = 0;
-  for (const item of value.items) {
-    yield* walk(resolved(item, aliases), rest, `${at}${name}[${position}].`, aliases);
-    position += 1;
-  }
+  return isPlainMap(node) ? { node, prefix } : null;
 }
 
-function judge(rule: FieldRuleRecord, node: unknown, at: string, aliases: ReadonlyMap<Alias, Node>): FieldRuleHit | null {
+interface Segment {
+  readonly name: string;
+  readonly list: boolean;
+}
+
+const ruleSegments = new WeakMap<FieldRuleRecord, readonly Segment[]>();
+
+/** A rule's path split once (records are immutable): `spec.volumes[].gitRepo`. */
+function segmentsOf(rule: FieldRuleRecord): readonly Segment[] {
+  let segments = ruleSegments.get(rule);
+  if (segments === undefined) {
+    segments = rule.path.split(".").map((segment) => (segment.endsWith("[]") ? { name: segment.slice(0, -2), list: true } : { name: segment, list: false }));
+    ruleSegments.set(rule, segments);
+  }
+  return segments;
+}
+
+/** Calls `found` with every value at the path (each item of a list segment), and where it is. */
+function walk(node: unknown, segments: readonly Segment[], position: number, at: string, found: (node: unknown, at: string) => void): void {
+  if (position === segments.length) {
+    found(node, at.endsWith(".") ? at.slice(0, -1) : at);
+    return;
+  }
+  if (!isPlainMap(node)) return;
+  const { name, list } = segments[position]!;
+  if (!Object.hasOwn(node, name)) return;
+  const value = node[name];
+  if (value === undefined) return;
+  if (!list) {
+    walk(value, segments, position + 1, `${at}${name}.`, found);
+    return;
+  }
+  if (!Array.isArray(value)) return;
+  for (let index = 0; index < value.length; index += 1) walk(value[index], segments, position + 1, `${at}${name}[${index}].`, found);
+}
+
+function judge(rule: FieldRuleRecord, node: unknown, at: string): FieldRuleHit | null {
   if (rule.keys.length > 0) {
-    if (!isMap(node)) return null;
-    for (const pair of node.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : null;
-      if (key === null) continue;
+    if (!isPlainMap(node)) return null;
+    for (const key of Object.keys(node)) {
       const matches = rule.keys.some((wanted) => (wanted.endsWith("*") ? key.startsWith(wanted.slice(0, -1)) : key === wanted));
       if (matches) return { rule, at: `${at}["${key}"]`, matched: key };
     }
     return null;
   }
-  const value = resolved(node, aliases);
   if (rule.equals.length > 0) {
-    if (!isScalar(value) || !["string", "number", "boolean"].includes(typeof value.value)) return null;
-    const text = String(value.value);
+    if (!["string", "number", "boolean"].includes(typeof node)) return null;
+    const text = String(node);
     return rule.equals.includes(text) ? { rule, at, matched: text } : null;
   }
-  return isSet(value) ? { rule, at, matched: null } : null;
+  return isSet(node) ? { rule, at, matched: null } : null;
 }
 
 /** Set: present and not null, and not an empty list, map or string. */
 function isSet(node: unknown): boolean {
   if (node === undefined || node === null) return false;
-  if (isScalar(node)) return node.value !== null && node.value !== "";
-  if (isSeq(node) || isMap(node)) return node.items.length > 0;
+  if (typeof node === "string") return node !== "";
+  if (Array.isArray(node)) return node.length > 0;
+  if (isPlainMap(node)) return Object.keys(node).length > 0;
   return true;
 }
 

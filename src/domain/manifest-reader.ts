@@ -1,20 +1,23 @@
 /**
- * Reads the manifests a scan is given: the YAML documents one at a time with
- * their line numbers, each document's helm `# Source:` comment and aliases,
- * the objects it holds (the items of a List included) and the string fields
- * of an object, refusing up front what would cost too much to read.
+ * Reads the manifests a scan is given: the YAML documents one at a time, each
+ * with its helm `# Source:` comment and the objects it holds (the document's
+ * mapping, or the items of a List) as plain values with their first lines,
+ * refusing up front what would cost too much to read.
  *
- * Manifests can be large and hostile, so documents are never converted to
- * plain objects: only apiVersion, kind, metadata.name/generateName,
- * metadata.namespace and List items are read from the YAML node tree, and
+ * Two paths give the same documents (test/manifest-reader.test.ts holds them
+ * to it). The careful path reads the yaml library's node tree and refuses
  * input that would cost far more to parse or expand than its size suggests
  * (oversized text, extreme nesting, alias bombs, millions of tokens, lines or
- * documents, binary data) is refused up front. Merge keys (`<<: *base`) are
- * honoured when reading those fields, as kubectl's YAML decoder does.
+ * documents, binary data); it honours merge keys (`<<: *base`) as kubectl's
+ * YAML decoder does. The fast path, js-yaml over documents split at their
+ * markers, reads what kubectl, helm and GitOps tools actually emit about ten
+ * times faster, and leaves every input it could read differently to the
+ * careful path (see readManifestDocuments).
  */
 import {
   Composer,
   Lexer,
+  LineCounter,
   Parser,
   isAlias,
   isMap,
@@ -24,12 +27,12 @@ import {
   type Alias,
   type CST,
   type Document,
-  type LineCounter,
   type Node,
   type YAMLMap,
 } from "yaml";
+import { CORE_SCHEMA, load as loadYaml } from "js-yaml";
 import { InputError } from "../core/errors.js";
-import { YamlCostMeter } from "../core/yaml-limits.js";
+import { MAX_YAML_LINES, YamlCostMeter, firstDuplicateKey } from "../core/yaml-limits.js";
 
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
 
@@ -98,7 +101,7 @@ function formatMiB(bytes: number): string {
  * MAX_NESTING_DEPTH. Documents are yielded one at a time, so a large input is
  * never held as nodes all at once.
  */
-export function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Document.Parsed> {
+function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Document.Parsed> {
   const parser = new Parser(lineCounter.addNewLine);
   // Parser.parse() registers the first line itself; driving the lexer by hand means doing it here.
   lineCounter.addNewLine(0);
@@ -151,7 +154,7 @@ export function* parseDocuments(text: string, lineCounter: LineCounter): Generat
   }
 }
 
-export function invalidYaml(document: Document.Parsed, documentIndex: number, lineCounter: LineCounter): InputError {
+function invalidYaml(document: Document.Parsed, documentIndex: number, lineCounter: LineCounter): InputError {
   const error = document.errors[0]!;
   const offset = unclosedQuoteStart(document, error.code, error.pos[0]) ?? error.pos[0];
   return new InputError(
@@ -183,13 +186,13 @@ function firstLine(message: string): string {
 }
 
 /** Empty documents and comment-only ones (helm emits one per template that renders nothing). */
-export function isEmptyDocument(document: Document.Parsed): boolean {
+function isEmptyDocument(document: Document.Parsed): boolean {
   const contents = document.contents;
   return contents === null || (isScalar(contents) && contents.value === null);
 }
 
 /** helm template writes `# Source: <chart>/templates/<file>` right after each `---`. */
-export function helmSource(document: Document.Parsed): string | null {
+function helmSource(document: Document.Parsed): string | null {
   // Without a leading `---` the parser hangs the first comment on the first key instead.
   const firstKey = isMap(document.contents) ? (document.contents.items[0]?.key as { commentBefore?: string | null } | null | undefined) : undefined;
   const comments = [document.commentBefore, document.contents?.commentBefore, firstKey?.commentBefore].filter(
@@ -209,7 +212,7 @@ export function helmSource(document: Document.Parsed): string | null {
  * (an alias inside its own anchor). Only the alias graph is examined, never
  * the expansion, so a refused bomb costs one walk over its nodes.
  */
-export function resolveAliases(document: Document.Parsed, documentIndex: number, text: string, lineCounter: LineCounter): ReadonlyMap<Alias, Node> {
+function resolveAliases(document: Document.Parsed, documentIndex: number, text: string, lineCounter: LineCounter): ReadonlyMap<Alias, Node> {
   const targets = new Map<Alias, Node>();
   const [start, , end] = document.range;
   // Cheap pre-check: without a `*` in its own text a document has no alias.
@@ -277,7 +280,7 @@ export function resolveAliases(document: Document.Parsed, documentIndex: number,
   return targets;
 }
 
-export function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
+function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
   return isAlias(node) ? aliases.get(node) : node;
 }
 
@@ -287,7 +290,7 @@ export function resolved(node: unknown, aliases: ReadonlyMap<Alias, Node>): unkn
  * maps in order. Without this an apiVersion that comes from an anchor would
  * scan clean. Alias expansion is already bounded by resolveAliases.
  */
-export function field(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): unknown {
+function field(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): unknown {
   const own: unknown = map.get(key, true);
   if (own !== undefined) return resolved(own, aliases);
   for (const pair of map.items) {
@@ -302,7 +305,7 @@ export function field(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Nod
   return undefined;
 }
 
-export function stringField(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): string | null {
+function stringField(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): string | null {
   const node = field(map, key, aliases);
   return isScalar(node) && typeof node.value === "string" ? node.value : null;
 }
@@ -312,7 +315,7 @@ export function stringField(map: YAMLMap, key: string, aliases: ReadonlyMap<Alia
  * of a List (`kind: List`, `DeploymentList`, ...), recursively, each with
  * the offset where it appears in the input.
  */
-export function* manifestObjects(
+function* manifestObjects(
   node: YAMLMap,
   aliases: ReadonlyMap<Alias, Node>,
   offset = node.range?.[0] ?? 0,
@@ -328,4 +331,374 @@ export function* manifestObjects(
     // An item given as an alias appears where the alias is written.
     if (isMap(object)) yield* manifestObjects(object, aliases, (isAlias(item) ? item.range?.[0] : object.range?.[0]) ?? offset);
   }
+}
+
+// ---------------------------------------------------------------- documents as plain values
+
+/** A mapping of a manifest as plain values: aliases and merge keys resolved, no prototype. */
+export type PlainMap = Record<string, unknown>;
+
+export function isPlainMap(value: unknown): value is PlainMap {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** One object of a document (the document's mapping, or an item of a List) and its first line. */
+export interface ManifestObjectAt {
+  readonly object: PlainMap;
+  readonly line: number;
+}
+
+/**
+ * One YAML document of the input: unreadable (the message says where and why), empty (nothing but comments),
+ * or content with the objects it holds (none for a scalar or a sequence) and helm's `# Source:` comment.
+ */
+export type ManifestDocument =
+  | { readonly index: number; readonly state: "unreadable"; readonly message: string }
+  | { readonly index: number; readonly state: "empty" }
+  | { readonly index: number; readonly state: "content"; readonly source: string | null; readonly objects: readonly ManifestObjectAt[] };
+
+/** Said by manifestDocuments when the fast path gave up after some documents: forget them, the careful path starts over. */
+export interface ReadRestart {
+  readonly state: "restart";
+}
+
+/**
+ * Every document of the input, one at a time. Most manifests (kubectl, helm and GitOps output: no anchors,
+ * tags, directives or extreme nesting) are read by a fast path, js-yaml over documents split at their
+ * markers, an order of magnitude faster than the yaml library's node tree. Anything the fast path is not
+ * sure to read exactly as the careful path does (an anchor, alias, merge key, tag or directive, tab
+ * indentation, deep nesting, more lines or documents than allowed, any YAML error) sends the whole input
+ * to the careful path, which refuses hostile input with its precise messages: the fast path only ever
+ * answers what the careful one would. Since the fast path may give up after some documents, a `restart`
+ * then tells the reader to forget what it was given; documents are never all held at once.
+ */
+export function* manifestDocuments(text: string): Generator<ManifestDocument | ReadRestart> {
+  let given = 0;
+  try {
+    for (const document of quickDocuments(text)) {
+      given += 1;
+      yield document;
+    }
+  } catch (error) {
+    if (!(error instanceof QuickPathDeclined)) throw error;
+    if (given > 0) yield { state: "restart" };
+    yield* carefulDocuments(text);
+  }
+}
+
+/** The careful path: the yaml library's node tree, with every limit of this module. */
+export function* carefulDocuments(text: string): Generator<ManifestDocument> {
+  const lineCounter = new LineCounter();
+  let index = -1;
+  for (const document of parseDocuments(text, lineCounter)) {
+    index += 1;
+    if (document.errors.length > 0) {
+      yield { index, state: "unreadable", message: invalidYaml(document, index, lineCounter).message };
+      continue;
+    }
+    const duplicate = firstDuplicateKey(document);
+    if (duplicate !== null) {
+      const line = lineCounter.linePos(duplicate.range?.[0] ?? document.range[0]).line;
+      yield { index, state: "unreadable", message: `${MANIFESTS_FIELD}: document ${index + 1} (line ${line}) is not valid YAML: Map keys must be unique` };
+      continue;
+    }
+    if (isEmptyDocument(document)) {
+      yield { index, state: "empty" };
+      continue;
+    }
+    if (!isMap(document.contents)) {
+      yield { index, state: "content", source: null, objects: [] };
+      continue;
+    }
+    const aliases = resolveAliases(document, index, text, lineCounter);
+    const objects = [...manifestObjects(document.contents, aliases)].map(({ object, offset }) => ({ object: plainOf(object, aliases) as PlainMap, line: lineCounter.linePos(offset).line }));
+    yield { index, state: "content", source: helmSource(document), objects };
+  }
+}
+
+/** Sets a key on a prototype-less map; `__proto__` is an ordinary key there. */
+function put(map: PlainMap, key: string, value: unknown): void {
+  map[key] = value;
+}
+
+/**
+ * A node as plain values, aliases resolved and merge keys (`<<: *base`) honoured as kubectl's decoder does:
+ * a key written in the map wins, then the merged maps in order. Expansion is already bounded by resolveAliases.
+ */
+function plainOf(given: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
+  const node = resolved(given, aliases);
+  if (isScalar(node)) return node.value;
+  if (isSeq(node)) return node.items.map((item) => plainOf(item, aliases));
+  if (!isMap(node)) return undefined;
+  const map = Object.create(null) as PlainMap;
+  const merged: unknown[] = [];
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? pair.key.value : pair.key;
+    if (key === "<<") {
+      const source = resolved(pair.value, aliases);
+      merged.push(...(isSeq(source) ? source.items : [source]));
+      continue;
+    }
+    put(map, String(key), plainOf(pair.value, aliases));
+  }
+  for (const source of merged) {
+    const values = plainOf(source, aliases);
+    if (!isPlainMap(values)) continue;
+    for (const [key, value] of Object.entries(values)) if (!Object.hasOwn(map, key)) put(map, key, value);
+  }
+  return map;
+}
+
+// ---------------------------------------------------------------- the fast path
+
+/** What the fast path leaves to the careful one: constructs js-yaml reads differently or that need the careful limits. */
+const CAREFUL_ONLY = [
+  /::/, // runs of colons, which the two libraries read differently
+  /<<\s*:/, // merge keys
+  /(?:-[ ]+){40}/, // very deep compact sequences (`- - - -`)
+];
+/**
+ * Line starts the fast path leaves to the careful one too, checked line by line as the documents are split
+ * (one pass, no regular expression per rule): directives (`%`), document end markers (`...`), tab
+ * indentation (an error the careful path words precisely), explicit keys and values (`? key`, `: value`),
+ * and indentation of 150 spaces or more (very deep block nesting).
+ */
+const MAX_QUICK_INDENT = 150;
+/** Flow nesting ([ and {, quotes not excluded, so overcounted: that only sends more input the careful way). */
+const MAX_QUICK_FLOW_DEPTH = 60;
+
+const LONG_KEY = /^[^:#]{1025,}:/;
+
+/** The fast path leaves this input to the careful one. */
+export class QuickPathDeclined extends Error {}
+
+const BRACKETS = /[[\]{}]/g;
+
+function flowDepthWithin(text: string, limit: number): boolean {
+  let depth = 0;
+  BRACKETS.lastIndex = 0;
+  for (let match = BRACKETS.exec(text); match !== null; match = BRACKETS.exec(text)) {
+    const bracket = match[0];
+    if (bracket === "[" || bracket === "{") {
+      depth += 1;
+      if (depth > limit) return false;
+    } else if (depth > 0) depth -= 1;
+  }
+  return true;
+}
+
+/**
+ * Whether the text has an anchor (`&a`), alias (`*a`) or tag (`!t`): the indicator after a blank, a flow
+ * indicator or the line start, and before a character that is not blank or a quote (a cron line's `* *"`).
+ * Found with indexOf, far faster than a regular expression with a leading class over megabytes.
+ */
+function hasAnchorAliasOrTag(text: string): boolean {
+  for (const indicator of ["&", "*", "!"]) {
+    for (let at = text.indexOf(indicator); at >= 0; at = text.indexOf(indicator, at + 1)) {
+      const before = at === 0 ? "\n" : text[at - 1]!;
+      const after = text[at + 1];
+      if (" \t\n\r[{,".includes(before) && after !== undefined && !" \t\n\r\"'".includes(after)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a line starts in a way the fast path reads exactly as the careful one (see MAX_QUICK_INDENT). */
+function plainLineStart(text: string, offset: number, lineEnd: number): boolean {
+  let index = offset;
+  while (index < lineEnd && text.charCodeAt(index) === 32) index += 1;
+  if (index === lineEnd) return true;
+  if (index - offset >= MAX_QUICK_INDENT) return false;
+  const code = text.charCodeAt(index);
+  if (code === 9) return false; // tab indentation
+  if (code === 63 || code === 58) {
+    // `?` or `:` followed by a blank: an explicit key or value
+    const next = text.charCodeAt(index + 1);
+    if (index + 1 === lineEnd || next === 32 || next === 9 || next === 13) return false;
+  }
+  if (index === offset) {
+    if (code === 37) return false; // % directive
+    if (text.startsWith("...", offset) && /^\.\.\.[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))) return false;
+  }
+  return true;
+}
+
+interface Segment {
+  /** Offset of the segment's first character (after its marker line). */
+  readonly start: number;
+  readonly end: number;
+  /** 1-based line of the segment's first line. */
+  readonly line: number;
+  /** Whether a `---` marker opened it (the text before the first marker is a document only with content). */
+  readonly marked: boolean;
+}
+
+/** The input's documents as ranges between `---` lines, or null when there are too many lines or documents, or a key too long. */
+function segmentsOf(text: string): Segment[] | null {
+  const segments: Segment[] = [];
+  let start = 0;
+  let startLine = 1;
+  let marked = false;
+  let line = 1;
+  let offset = 0;
+  while (offset <= text.length) {
+    const newline = text.indexOf("\n", offset);
+    const lineEnd = newline < 0 ? text.length : newline;
+    // An implicit key over YAML's 1024 characters, which js-yaml would allow and the careful path refuses.
+    if (lineEnd - offset > 1024 && LONG_KEY.test(text.slice(offset, lineEnd))) return null;
+    if (!plainLineStart(text, offset, lineEnd)) return null;
+    if (text.startsWith("---", offset) && (lineEnd === offset + 3 || /^[ \t\r]/.test(text.charAt(offset + 3)))) {
+      // Content on the marker line (`--- text`, `--- |`) belongs to the document: the careful path reads it.
+      if (!/^---[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))) return null;
+      segments.push({ start, end: offset, line: startLine, marked });
+      if (segments.length > MAX_DOCUMENTS + 1) return null;
+      start = newline < 0 ? text.length : newline + 1;
+      startLine = line + 1;
+      marked = true;
+    }
+    if (newline < 0) break;
+    offset = newline + 1;
+    line += 1;
+    if (line > MAX_YAML_LINES) return null;
+  }
+  segments.push({ start, end: text.length, line: startLine, marked });
+  return segments;
+}
+
+/** The first line with content, and the helm `# Source:` comment before it (the last one, as the careful path takes). */
+function headOf(text: string, segment: Segment): { contentLine: number | null; source: string | null } {
+  let source: string | null = null;
+  let offset = segment.start;
+  let line = segment.line;
+  while (offset < segment.end) {
+    const newline = text.indexOf("\n", offset);
+    const lineEnd = newline < 0 || newline > segment.end ? segment.end : newline;
+    const content = text.slice(offset, lineEnd).trim();
+    if (content !== "" && !content.startsWith("#")) return { contentLine: line, source };
+    const match = /^#\s*Source:\s*(\S.*?)\s*$/.exec(content);
+    if (match !== null) source = match[1]!;
+    offset = lineEnd + 1;
+    line += 1;
+  }
+  return { contentLine: null, source };
+}
+
+/** js-yaml's reading of one document; its `__proto__` keys become own properties (js-yaml defines them so). */
+function loadQuick(text: string): unknown {
+  try {
+    return loadYaml(text, { schema: CORE_SCHEMA });
+  } catch {
+    throw new QuickPathDeclined();
+  }
+}
+
+/** Lines where each item of the List's top-level `items` begins, found in the text; null when they cannot be. */
+function itemLines(text: string, segment: Segment, json: boolean): number[] | null {
+  const body = text.slice(segment.start, segment.end);
+  return json ? jsonItemLines(body, segment.line) : yamlItemLines(body, segment.line);
+}
+
+/** Block YAML: `items:` at the left margin, then each `- ` at the items' indentation. */
+function yamlItemLines(body: string, firstLine: number): number[] | null {
+  const lines = body.split("\n");
+  const at = lines.findIndex((line) => /^items:\s*(#.*)?$/.test(line));
+  if (at < 0) return null;
+  let indent: string | null = null;
+  const found: number[] = [];
+  for (let index = at + 1; index < lines.length; index += 1) {
+    const line = lines[index]!;
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
+    if (!/^\s/.test(line) && !line.startsWith("-")) break; // the next top-level key
+    if (indent === null) {
+      const match = /^( *)- /.exec(line) ?? /^( *)-$/.exec(line);
+      if (match === null) return null;
+      indent = match[1]!;
+    }
+    if (line.startsWith(`${indent}- `) || line === `${indent}-`) found.push(firstLine + index);
+    else if (!line.startsWith(`${indent} `)) return null;
+  }
+  return found;
+}
+
+/** JSON: the `{` of each element of the root object's "items" array. */
+function jsonItemLines(body: string, firstLine: number): number[] | null {
+  let depth = 0;
+  let line = firstLine;
+  let inString = false;
+  let lastKey: string | null = null;
+  let keyStart = -1;
+  let itemsDepth = -1;
+  const found: number[] = [];
+  for (let index = 0; index < body.length; index += 1) {
+    const character = body[index]!;
+    if (character === "\n") line += 1;
+    if (inString) {
+      if (character === "\\") index += 1;
+      else if (character === '"') {
+        inString = false;
+        if (depth === 1) lastKey = body.slice(keyStart + 1, index);
+      }
+      continue;
+    }
+    switch (character) {
+      case '"':
+        inString = true;
+        keyStart = index;
+        break;
+      case "{":
+      case "[":
+        if (character === "[" && depth === 1 && lastKey === "items" && itemsDepth < 0) itemsDepth = depth + 1;
+        else if (character === "{" && itemsDepth > 0 && depth === itemsDepth) found.push(line);
+        depth += 1;
+        break;
+      case "}":
+      case "]":
+        depth -= 1;
+        break;
+      case ",":
+        if (depth === 1) lastKey = null;
+        break;
+    }
+  }
+  return itemsDepth < 0 ? null : found;
+}
+
+/** The fast path's documents; throws QuickPathDeclined, before the first or after any, for the careful path. */
+export function* quickDocuments(text: string): Generator<ManifestDocument> {
+  if (hasAnchorAliasOrTag(text) || CAREFUL_ONLY.some((pattern) => pattern.test(text)) || !flowDepthWithin(text, MAX_QUICK_FLOW_DEPTH)) throw new QuickPathDeclined();
+  const segments = segmentsOf(text);
+  if (segments === null) throw new QuickPathDeclined();
+  let index = -1;
+  for (let position = 0; position < segments.length; position += 1) {
+    const segment = segments[position]!;
+    const head = headOf(text, segment);
+    // Before the first marker, comments and blank lines are no document.
+    if (!segment.marked && head.contentLine === null) continue;
+    index += 1;
+    if (index >= MAX_DOCUMENTS) throw new QuickPathDeclined();
+    if (head.contentLine === null) {
+      yield { index, state: "empty" };
+      continue;
+    }
+    const body = text.slice(segment.start, segment.end);
+    const value = loadQuick(body);
+    if (value === null || value === undefined) yield { index, state: "empty" };
+    else if (!isPlainMap(value)) yield { index, state: "content", source: head.source, objects: [] };
+    else yield { index, state: "content", source: head.source, objects: objectsOf(value, text, segment, head.contentLine, body.trimStart().startsWith("{")) };
+  }
+}
+
+/** The document's object, or its List's items with the lines they begin on; a List within a List goes the careful way. */
+function objectsOf(value: PlainMap, text: string, segment: Segment, contentLine: number, json: boolean): ManifestObjectAt[] {
+  const kind = value.kind;
+  const items = value.items;
+  if (typeof kind !== "string" || !kind.endsWith("List") || !Array.isArray(items)) return [{ object: value, line: contentLine }];
+  if (items.length === 0) return [];
+  const lines = itemLines(text, segment, json);
+  if (lines === null || lines.length !== items.length) throw new QuickPathDeclined();
+  return items.flatMap((item: unknown, position) => {
+    if (!isPlainMap(item)) return [];
+    if (typeof item.kind === "string" && item.kind.endsWith("List") && Array.isArray(item.items)) throw new QuickPathDeclined();
+    return [{ object: item, line: lines[position]! }];
+  });
 }

@@ -6,32 +6,18 @@
  * files of a GitOps repository concatenated. Pure: no I/O, only the snapshot.
  *
  * The YAML is read by manifest-reader.ts, which refuses hostile input up
- * front and reads only the fields a scan needs from the node tree.
+ * front and gives each document's objects as plain values with their lines.
  */
-import { LineCounter, isMap, type Alias, type Node, type YAMLMap } from "yaml";
 import { InputError } from "../core/errors.js";
 import type { ApiRemovalRecord, ConfigurationApiRecord } from "../knowledge/records.js";
-import { firstDuplicateKey } from "../core/yaml-limits.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import {
-  MANIFESTS_FIELD,
-  field,
-  helmSource,
-  invalidYaml,
-  isEmptyDocument,
-  manifestObjects,
-  parseDocuments,
-  refuseOversized,
-  refuseUnprintable,
-  resolveAliases,
-  stringField,
-} from "./manifest-reader.js";
+import { MANIFESTS_FIELD, isPlainMap, manifestDocuments, refuseOversized, refuseUnprintable, type PlainMap } from "./manifest-reader.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { fieldRuleHits, severityAt, type FieldRuleHit } from "./field-rules.js";
-import { addonApiIndex, crdOfNode, crdsOfClusterJson, droppedStoredVersions, judgeAddonApi, judgeByCrd, parseScanAddons, type CrdFacts, type CustomResourceVerdict } from "./custom-resources.js";
+import { addonApiIndex, crdOfObject, crdsOfClusterJson, droppedStoredVersions, judgeAddonApi, judgeByCrd, parseScanAddons, type CrdFacts, type CustomResourceVerdict } from "./custom-resources.js";
 
 export { MAX_MANIFEST_BYTES } from "./manifest-reader.js";
 
@@ -135,6 +121,18 @@ export interface ScanOptions {
 }
 
 export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: ScanOptions = {}): ManifestScanReport {
+  const steps = scanSteps(snapshot, manifests, targetVersion, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * The scan, one document per step: a face that must keep answering other requests while it scans megabytes
+ * runs the steps a slice at a time (src/core/slices.ts); scanManifests runs them all at once.
+ */
+export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: ScanOptions = {}): Generator<void, ManifestScanReport, void> {
   const day = new Date().toISOString().slice(0, 10);
   const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, day, "targetVersion"), "targetVersion"));
   const from =
@@ -155,52 +153,48 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
   const addonVersions = parseScanAddons(snapshot, options.addons);
   const clusterCrds = options.crds === undefined || options.crds === null ? [] : crdsOfClusterJson(options.crds);
   const addonApis = addonApiIndex(snapshot);
-  // Objects the Kubernetes lifecycle cannot judge, kept until every CRD of the input has been read.
-  const custom: ManifestObject[] = [];
-  const inputCrds: Array<{ crd: CrdFacts; object: ManifestObject }> = [];
   const removals = removalIndex(snapshot);
-  const lineCounter = new LineCounter();
-  const findings: ManifestFinding[] = [];
-  const changeFindings: ChangeFinding[] = [];
   const configurationApis = configurationIndex(snapshot);
-  let documentsScanned = 0;
-  let objectsScanned = 0;
-  let documentIndex = -1;
-
-  // A malformed document is reported and skipped, not the whole scan: one bad template must not hide 499 good ones.
-  const unreadable: Finding[] = [];
   // Objects of group/versions the knowledge base knows nothing of (a custom resource's): said, never passed in silence.
   const known = knownApiVersions(snapshot);
-  const notJudged = new Map<string, { objects: number; kinds: Set<string> }>();
-  for (const document of parseDocuments(text, lineCounter)) {
-    documentIndex += 1;
-    if (document.errors.length > 0) {
-      unreadable.push(unreadableDocument(invalidYaml(document, documentIndex, lineCounter).message));
+  // What the documents show, gathered afresh when the reader restarts (its fast path handing over to the careful one).
+  let custom: ManifestObject[] = [];
+  let inputCrds: Array<{ crd: CrdFacts; object: ManifestObject }> = [];
+  let findings: ManifestFinding[] = [];
+  let changeFindings: ChangeFinding[] = [];
+  // A malformed document is reported and skipped, not the whole scan: one bad template must not hide 499 good ones.
+  let unreadable: Finding[] = [];
+  let documentsScanned = 0;
+  let objectsScanned = 0;
+  for (const document of manifestDocuments(text)) {
+    yield;
+    if (document.state === "restart") {
+      custom = [];
+      inputCrds = [];
+      findings = [];
+      changeFindings = [];
+      unreadable = [];
+      documentsScanned = 0;
+      objectsScanned = 0;
       continue;
     }
-    const duplicate = firstDuplicateKey(document);
-    if (duplicate !== null) {
-      unreadable.push(
-        unreadableDocument(`${MANIFESTS_FIELD}: document ${documentIndex + 1} (line ${lineCounter.linePos(duplicate.range?.[0] ?? document.range[0]).line}) is not valid YAML: Map keys must be unique`),
-      );
+    if (document.state === "unreadable") {
+      unreadable.push(unreadableDocument(document.message));
       continue;
     }
-    if (isEmptyDocument(document)) continue;
+    if (document.state === "empty") continue;
     documentsScanned += 1;
-    if (!isMap(document.contents)) continue;
-
-    const aliases = resolveAliases(document, documentIndex, text, lineCounter);
-    const source = helmSource(document);
-    for (const { object, offset } of manifestObjects(document.contents, aliases)) {
-      const apiVersion = stringField(object, "apiVersion", aliases);
-      const kind = stringField(object, "kind", aliases);
+    const { index: documentIndex, source } = document;
+    for (const { object, line } of document.objects) {
+      const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : null;
+      const kind = typeof object.kind === "string" ? object.kind : null;
       if (apiVersion === null || kind === null) continue;
       objectsScanned += 1;
       const record = removals.get(removalKey(apiVersion, kind));
       const configuration = configurationApis.get(removalKey(apiVersion, kind));
-      const hits = fieldRuleHits(snapshot, kind, object, aliases);
+      const hits = fieldRuleHits(snapshot, kind, object);
       if (configuration !== undefined || hits.length > 0) {
-        const located = locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source);
+        const located = locate(object, apiVersion, kind, documentIndex, line, source);
         if (configuration !== undefined) {
           const judged = configurationFinding(configuration, target, located);
           if (judged !== null) changeFindings.push(judged);
@@ -208,17 +202,17 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
         for (const hit of hits) changeFindings.push(fieldFinding(snapshot, hit, target, located));
       }
       if (kind === "CustomResourceDefinition" && apiVersion.startsWith("apiextensions.k8s.io/")) {
-        const crd = crdOfNode(object, aliases);
-        if (crd !== null) inputCrds.push({ crd, object: locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source) });
+        const crd = crdOfObject(object);
+        if (crd !== null) inputCrds.push({ crd, object: locate(object, apiVersion, kind, documentIndex, line, source) });
       }
       if (record === undefined) {
-        if (!known.has(apiVersion) && configuration === undefined) custom.push(locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source));
+        if (!known.has(apiVersion) && configuration === undefined) custom.push(locate(object, apiVersion, kind, documentIndex, line, source));
         continue;
       }
-      const manifestObject = locate(object, aliases, apiVersion, kind, documentIndex, lineCounter.linePos(offset).line, source);
-      findings.push(findingFor(record, target, from, manifestObject, removals));
+      findings.push(findingFor(record, target, from, locate(object, apiVersion, kind, documentIndex, line, source), removals));
     }
   }
+  const notJudged = new Map<string, { objects: number; kinds: Set<string> }>();
 
   // Custom resources: by the add-on's API lifecycle, else by their CRD (the input's own, else the cluster's), else not judged.
   const crdOf = new Map<string, CrdFacts>();
@@ -324,11 +318,12 @@ function configurationIndex(snapshot: KbSnapshot): ReadonlyMap<string, Configura
   return index;
 }
 
-function locate(object: YAMLMap, aliases: ReadonlyMap<Alias, Node>, apiVersion: string, kind: string, documentIndex: number, line: number, source: string | null): ManifestObject {
-  const metadata = field(object, "metadata", aliases);
-  const name = isMap(metadata) ? stringField(metadata, "name", aliases) : null;
-  const generateName = isMap(metadata) && name === null ? stringField(metadata, "generateName", aliases) : null;
-  const namespace = isMap(metadata) ? stringField(metadata, "namespace", aliases) : null;
+function locate(object: PlainMap, apiVersion: string, kind: string, documentIndex: number, line: number, source: string | null): ManifestObject {
+  const metadata = isPlainMap(object.metadata) ? object.metadata : null;
+  const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
+  const name = metadata === null ? null : text(metadata.name);
+  const generateName = metadata !== null && name === null ? text(metadata.generateName) : null;
+  const namespace = metadata === null ? null : text(metadata.namespace);
   return { apiVersion, kind, name: name ?? generateName, nameIsGenerated: generateName !== null, namespace, documentIndex, line, source };
 }
 

@@ -9,7 +9,8 @@ import {
 } from "../domain/catalog.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
-import { scanManifests } from "../domain/scan.js";
+import { scanSteps } from "../domain/scan.js";
+import { inSlices } from "../core/slices.js";
 import { findAddon } from "../domain/addons.js";
 import { scanCluster } from "../domain/cluster-evidence.js";
 import { planUpgradeFromKubectl, validateFromKubectl } from "../domain/from-kubectl.js";
@@ -111,7 +112,8 @@ export const resolvers: Resolvers = {
     checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
       checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
     scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
-    scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => scanManifests(snapshot, manifests, targetVersion, { fromVersion, addons, crds }),
+    // In slices, so a large scan does not hold other requests (src/core/slices.ts).
+    scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),
     checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile }, { snapshot }) =>
       checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile }),
     checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile }, { snapshot }) =>

@@ -56,13 +56,14 @@ export function checkRoute(
   onFindings: FindingsSink | undefined,
   judge: (req: Request, snapshot: KbSnapshot) => unknown,
 ): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const snapshot = kb.current();
     const raw = rawBodies.get(req);
     const key = raw === undefined ? undefined : `${req.method} ${req.originalUrl}\n${req.headers["content-type"] ?? ""}\n${today()}\n${raw.toString("latin1")}`;
     let answer = key === undefined ? undefined : answers.get(snapshot, key);
     if (answer === undefined) {
-      answer = serialise(judge(req, snapshot));
+      // A judge may answer later (a large scan runs in slices, src/core/slices.ts); the snapshot stays the one it began with.
+      answer = serialise(await judge(req, snapshot));
       if (key !== undefined) answers.set(snapshot, key, answer, answer.json.length * 2);
     }
     send(res, answer, onFindings);

@@ -11,7 +11,8 @@ import { planUpgradeFromKubectl, validateFromKubectl } from "../domain/from-kube
 import { scanCluster } from "../domain/cluster-evidence.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
-import { scanManifests } from "../domain/scan.js";
+import { scanSteps } from "../domain/scan.js";
+import { inSlices } from "../core/slices.js";
 import { checkFirewall } from "../domain/firewall.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { validateCluster } from "../domain/validate.js";
@@ -104,7 +105,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
         if (targetVersion === undefined || targetVersion.trim() === "") {
           throw new InputError("targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29", "targetVersion");
         }
-        return scanManifests(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, { fromVersion });
+        return inSlices(scanSteps(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, { fromVersion }));
       }
       if (!req.is("application/json")) {
         throw new UnsupportedMediaTypeError(
@@ -120,7 +121,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
         );
       }
       const body = parseJsonBody(scanRequest, req);
-      return scanManifests(snapshot, body.manifests, body.targetVersion, { fromVersion: body.fromVersion, addons: body.addons, crds: body.crds });
+      return inSlices(scanSteps(snapshot, body.manifests, body.targetVersion, { fromVersion: body.fromVersion, addons: body.addons, crds: body.crds }));
     }),
   );
 
