@@ -168,7 +168,21 @@ const COMPONENT_VERSION_PATTERN =
  * Parses `1.7.2`, `v2.0.0`, `3.5.12-0` (kubeadm's etcd image tags) and the
  * `containerd://1.7.2` form that `kubectl get nodes` reports.
  */
+const parsedComponentVersions = new Map<string, ComponentVersion>();
+
+/** Parses a component's own version (a runtime's, an add-on's); `field` names the input in the error message. */
 export function parseComponentVersion(input: unknown, field = "version"): ComponentVersion {
+  if (typeof input === "string") {
+    const cached = parsedComponentVersions.get(input);
+    if (cached !== undefined) return cached;
+  }
+  const version = Object.freeze(parseComponentUncached(input, field));
+  if (parsedComponentVersions.size >= MAX_CACHED_VERSIONS) parsedComponentVersions.clear();
+  parsedComponentVersions.set(input as string, version);
+  return version;
+}
+
+function parseComponentUncached(input: unknown, field: string): ComponentVersion {
   if (typeof input !== "string") throw new InputError(`${field} must be a string such as "1.7.2"`, field);
   const raw = input.trim().replace(/^[a-z][a-z0-9-]{0,30}:\/\//, "");
   if (raw.length === 0) throw new InputError(`${field} is empty; give a version such as "1.7.2"`, field);

@@ -11,10 +11,21 @@ import { compareMinors } from "../core/versions.js";
 
 /** The newest minor a kind of knowledge covers (the best of its sources), with that source; undefined when nothing says. */
 export function coverageOf(snapshot: KbSnapshot, knowledge: EntityName): KbSnapshot["coverage"][number] | undefined {
-  return snapshot.coverage
+  // Once per snapshot and kind of knowledge: the planner asks at every step.
+  let known = coverages.get(snapshot);
+  if (known === undefined) {
+    known = new Map();
+    coverages.set(snapshot, known);
+  }
+  if (known.has(knowledge)) return known.get(knowledge);
+  const best = snapshot.coverage
     .filter((claim) => claim.knowledge === knowledge)
-    .reduce<KbSnapshot["coverage"][number] | undefined>((best, claim) => (best === undefined || compareMinors(claim.throughMinor, best.throughMinor) > 0 ? claim : best), undefined);
+    .reduce<KbSnapshot["coverage"][number] | undefined>((found, claim) => (found === undefined || compareMinors(claim.throughMinor, found.throughMinor) > 0 ? claim : found), undefined);
+  known.set(knowledge, best);
+  return best;
 }
+
+const coverages = new WeakMap<KbSnapshot, Map<EntityName, KbSnapshot["coverage"][number] | undefined>>();
 
 const WHAT: Partial<Record<EntityName, string>> = {
   apiRemovals: "which API versions are removed or deprecated",

@@ -533,25 +533,27 @@ interface Segment {
   readonly marked: boolean;
 }
 
-/** The input's documents as ranges between `---` lines, or null when there are too many lines or documents, or a key too long. */
-function segmentsOf(text: string): Segment[] | null {
-  const segments: Segment[] = [];
+/**
+ * The input's documents as ranges between `---` lines, one at a time (a 10 MiB input is split as it is read,
+ * so no step of the scan holds the event loop for the whole of it). Throws QuickPathDeclined at a line the
+ * careful path must read (see plainLineStart, LONG_KEY, marker lines with content) or past the line limit.
+ */
+function* segmentsOf(text: string): Generator<Segment> {
   let start = 0;
   let startLine = 1;
   let marked = false;
   let line = 1;
   let offset = 0;
-  while (offset <= text.length) {
+  for (;;) {
     const newline = text.indexOf("\n", offset);
     const lineEnd = newline < 0 ? text.length : newline;
     // An implicit key over YAML's 1024 characters, which js-yaml would allow and the careful path refuses.
-    if (lineEnd - offset > 1024 && LONG_KEY.test(text.slice(offset, lineEnd))) return null;
-    if (!plainLineStart(text, offset, lineEnd)) return null;
+    if (lineEnd - offset > 1024 && LONG_KEY.test(text.slice(offset, lineEnd))) throw new QuickPathDeclined();
+    if (!plainLineStart(text, offset, lineEnd)) throw new QuickPathDeclined();
     if (text.startsWith("---", offset) && (lineEnd === offset + 3 || /^[ \t\r]/.test(text.charAt(offset + 3)))) {
       // Content on the marker line (`--- text`, `--- |`) belongs to the document: the careful path reads it.
-      if (!/^---[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))) return null;
-      segments.push({ start, end: offset, line: startLine, marked });
-      if (segments.length > MAX_DOCUMENTS + 1) return null;
+      if (!/^---[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))) throw new QuickPathDeclined();
+      yield { start, end: offset, line: startLine, marked };
       start = newline < 0 ? text.length : newline + 1;
       startLine = line + 1;
       marked = true;
@@ -559,10 +561,9 @@ function segmentsOf(text: string): Segment[] | null {
     if (newline < 0) break;
     offset = newline + 1;
     line += 1;
-    if (line > MAX_YAML_LINES) return null;
+    if (line > MAX_YAML_LINES) throw new QuickPathDeclined();
   }
-  segments.push({ start, end: text.length, line: startLine, marked });
-  return segments;
+  yield { start, end: text.length, line: startLine, marked };
 }
 
 /** The first line with content, and the helm `# Source:` comment before it (the last one, as the careful path takes). */
@@ -663,14 +664,13 @@ function jsonItemLines(body: string, firstLine: number): number[] | null {
   return itemsDepth < 0 ? null : found;
 }
 
-/** The fast path's documents; throws QuickPathDeclined, before the first or after any, for the careful path. */
+/**
+ * The fast path's documents; throws QuickPathDeclined, before the first or after any, for the careful path.
+ * Each document is checked for what the careful path must read (see CAREFUL_ONLY) just before it is loaded.
+ */
 export function* quickDocuments(text: string): Generator<ManifestDocument> {
-  if (hasAnchorAliasOrTag(text) || CAREFUL_ONLY.some((pattern) => pattern.test(text)) || !flowDepthWithin(text, MAX_QUICK_FLOW_DEPTH)) throw new QuickPathDeclined();
-  const segments = segmentsOf(text);
-  if (segments === null) throw new QuickPathDeclined();
   let index = -1;
-  for (let position = 0; position < segments.length; position += 1) {
-    const segment = segments[position]!;
+  for (const segment of segmentsOf(text)) {
     const head = headOf(text, segment);
     // Before the first marker, comments and blank lines are no document.
     if (!segment.marked && head.contentLine === null) continue;
@@ -681,6 +681,7 @@ export function* quickDocuments(text: string): Generator<ManifestDocument> {
       continue;
     }
     const body = text.slice(segment.start, segment.end);
+    if (hasAnchorAliasOrTag(body) || CAREFUL_ONLY.some((pattern) => pattern.test(body)) || !flowDepthWithin(body, MAX_QUICK_FLOW_DEPTH)) throw new QuickPathDeclined();
     const value = loadQuick(body);
     if (value === null || value === undefined) yield { index, state: "empty" };
     else if (!isPlainMap(value)) yield { index, state: "content", source: head.source, objects: [] };

@@ -90,20 +90,42 @@ function lineBefore(release: ComponentVersion, line: string): boolean {
 export function lastSupportedDay(release: RuntimeReleaseRecord): string | null {
   if (release.endOfLife !== null) return release.endOfLife;
   if (release.endOfLifeMonth === null) return null;
-  const [year, month] = release.endOfLifeMonth.split("-").map(Number) as [number, number];
-  return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+  // Records are immutable: the month's last day is worked out once per record (the planner asks at every step).
+  let day = lastDays.get(release);
+  if (day === undefined) {
+    const [year, month] = release.endOfLifeMonth.split("-").map(Number) as [number, number];
+    day = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+    lastDays.set(release, day);
+  }
+  return day;
+}
+
+const lastDays = new WeakMap<RuntimeReleaseRecord, string>();
+const releaseLines = new WeakMap<KbSnapshot, ReadonlyMap<string, readonly RuntimeReleaseRecord[]>>();
+
+/** Each runtime's release lines, built once per snapshot. */
+function linesOf(snapshot: KbSnapshot, component: string): readonly RuntimeReleaseRecord[] {
+  let index = releaseLines.get(snapshot);
+  if (index === undefined) {
+    const built = new Map<string, RuntimeReleaseRecord[]>();
+    for (const release of snapshot.runtimeReleases) built.set(release.component, [...(built.get(release.component) ?? []), release]);
+    index = built;
+    releaseLines.set(snapshot, index);
+  }
+  return index.get(component) ?? [];
 }
 
 /** A runtime whose own release line is past its end of life on `asOf`. */
 export function checkRuntimeEndOfLife(snapshot: KbSnapshot, runtime: PlannedComponent, asOf: string): Finding[] {
   if (runtime.release === null) return [];
   const line = `${runtime.release.major}.${runtime.release.minor}`;
-  const release = snapshot.runtimeReleases.find((candidate) => candidate.component === runtime.component && candidate.line === line);
+  const lines = linesOf(snapshot, runtime.component);
+  const release = lines.find((candidate) => candidate.line === line);
   if (release === undefined) return [];
   const lastDay = lastSupportedDay(release);
   if (lastDay === null || asOf <= lastDay) return [];
-  const newer = snapshot.runtimeReleases
-    .filter((candidate) => candidate.component === runtime.component && (lastSupportedDay(candidate) ?? "9999-12-31") >= asOf && !candidate.tentative)
+  const newer = lines
+    .filter((candidate) => (lastSupportedDay(candidate) ?? "9999-12-31") >= asOf && !candidate.tentative)
     .map((candidate) => candidate.line);
   return [
     finding({

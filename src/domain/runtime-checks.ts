@@ -55,13 +55,27 @@ function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): reado
   return index.kubelets.filter((kubelet) => kubelet.instance === null || withOwnRuntime === undefined || !withOwnRuntime.has(kubelet.instance));
 }
 
+const requirementIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, readonly RuntimeRequirementRecord[]>>();
+
+/** A runtime's requirements, indexed once per snapshot (the planner judges every step). */
+function requirementsOf(snapshot: KbSnapshot, component: string): readonly RuntimeRequirementRecord[] {
+  let index = requirementIndexes.get(snapshot);
+  if (index === undefined) {
+    const built = new Map<string, RuntimeRequirementRecord[]>();
+    for (const requirement of snapshot.runtimeRequirements) built.set(requirement.component, [...(built.get(requirement.component) ?? []), requirement]);
+    index = built;
+    requirementIndexes.set(snapshot, index);
+  }
+  return index.get(component) ?? [];
+}
+
 export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
   const findings: Finding[] = [];
   const apiservers = kubernetesEntries(plan, "kube-apiserver");
   const index = runtimeIndex(plan);
   for (const runtime of plan.entries) {
     if (runtime.release === null) continue;
-    const requirements = snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component);
+    const requirements = requirementsOf(snapshot, runtime.component);
     if (requirements.length === 0) continue;
     // etcd serves the apiservers; container runtimes serve kubelets.
     const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
@@ -112,7 +126,7 @@ function checkRuntimeFor(
   index: RuntimeIndex,
   runtime: PlannedComponent,
   consumer: VersionedEntry,
-  requirements: RuntimeRequirementRecord[],
+  requirements: readonly RuntimeRequirementRecord[],
 ): Finding[] {
   const release = runtime.release!;
   const atMinor = minorIndex(consumer.kubernetes);

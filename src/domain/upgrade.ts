@@ -419,7 +419,7 @@ class Planner {
       );
     }
     // Add-ons are moved by prepareAddonsFor, around the hop that needs it; their own findings do not block a step.
-    return judgePlan(this.snapshot, judged, this.profile, this.asOf).filter((entry) => entry.severity === "ERROR" && entry.check !== "ADDON" && entry.check !== "PLATFORM");
+    return judgePlan(this.snapshot, judged, this.profile, this.asOf, { errorsOnly: true }).filter((entry) => entry.check !== "ADDON" && entry.check !== "PLATFORM");
   }
 
   private withChanges(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>): ClusterPlan {

@@ -54,8 +54,13 @@ export function onPlatform(snapshot: KbSnapshot, plan: ClusterPlan, platform: st
   return found === undefined ? plan : { ...plan, platform: found };
 }
 
-/** All findings for an already parsed plan; the planner calls this after every step. */
-export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: string, asOf: string): Finding[] {
+/**
+ * All findings for an already parsed plan; the planner calls this after every step. With `errorsOnly` (the
+ * planner asking whether a step is allowed) the checks that never give an ERROR, or whose ERRORs do not block
+ * a step, are left out: the release calendar, the knowledge's edges, runtimes' end of life, add-ons, platforms.
+ */
+export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: string, asOf: string, options: { readonly errorsOnly?: boolean } = {}): Finding[] {
+  const all = options.errorsOnly !== true;
   const findings: Finding[] = [];
   const apiservers = kubernetesEntries(plan, "kube-apiserver");
   const policyMinor = controlPlaneMinor(plan);
@@ -76,15 +81,15 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   }
   if (policyMinor !== null) findings.push(...checkKubeProxyAgainstKubelet(plan, rules, policyMinor, profile));
   findings.push(...checkRuntimes(snapshot, plan));
-  findings.push(...checkNodes(snapshot, plan, asOf));
-  findings.push(...onCalendar(checkReleases(snapshot, plan, asOf), plan, policyMinor, asOf));
-  if (apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
+  findings.push(...checkNodes(snapshot, plan, asOf, all));
+  if (all) findings.push(...onCalendar(checkReleases(snapshot, plan, asOf), plan, policyMinor, asOf));
+  if (all && apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
   for (const entry of plan.entries) {
     if (entry.featureGates === undefined || entry.kubernetes === null) continue;
     findings.push(...judgeFeatureGates(snapshot, entry.featureGates, `${entry.kubernetes.major}.${entry.kubernetes.minor}`, { component: entry.component, instance: entry.instance }));
   }
-  findings.push(...knowledgeEdges(snapshot, plan));
-  return dedupe(findings);
+  if (all) findings.push(...knowledgeEdges(snapshot, plan));
+  return dedupe(all ? findings : findings.filter((entry) => entry.severity === "ERROR"));
 }
 
 /**
@@ -105,8 +110,8 @@ function checkAddons(snapshot: KbSnapshot, plan: ClusterPlan, minor: string, asO
   );
 }
 
-/** cgroup v1 nodes (what the plan says of each kubelet, and of the runtimes on its instance) and runtimes past their own end of life. */
-function checkNodes(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): Finding[] {
+/** cgroup v1 nodes (what the plan says of each kubelet, and of the runtimes on its instance) and, with `endOfLife`, runtimes past their own end of life. */
+function checkNodes(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string, endOfLife: boolean): Finding[] {
   const findings: Finding[] = [];
   const kubelets = kubernetesEntries(plan, "kubelet");
   for (const kubelet of kubelets) {
@@ -116,6 +121,7 @@ function checkNodes(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): Find
       if (runtime.category === "container-runtime" && runtime.instance === kubelet.instance) findings.push(...checkRuntimeCgroup(snapshot, runtime, kubelet.node));
     }
   }
+  if (!endOfLife) return findings;
   for (const runtime of plan.entries) {
     if (runtime.category === "container-runtime") findings.push(...checkRuntimeEndOfLife(snapshot, runtime, asOf));
   }
