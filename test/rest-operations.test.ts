@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
+import { scanManifests } from "../src/domain/scan.js";
 import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 const PLANS_DIR = path.join(REPO_ROOT, "test/fixtures/plans");
@@ -86,6 +87,15 @@ describe("REST operations", () => {
     assert.equal(json.body.findings[0].source, "app/templates/cron.yaml");
     const missingTarget = await request(runtime.app).post("/api/v1/scan").set("Content-Type", "application/yaml").send(manifests).expect(400);
     assert.equal(missingTarget.body.error.details[0].field, "targetVersion");
+  });
+
+  it("writes a large scan's answer a chunk at a time, as the very text JSON.stringify gives", async () => {
+    const document = (index: number) => `---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: job-${index}\n  namespace: "ns-${index % 7}"\n`;
+    const manifests = Array.from({ length: 2600 }, (_, index) => document(index)).join("");
+    const response = await request(runtime.app).post("/api/v1/scan?targetVersion=1.25").set("Content-Type", "application/yaml").send(manifests).expect(200);
+    const expected = scanManifests(runtime.kb.current(), manifests, "1.25");
+    assert.equal(expected.findings.length, 2600, "more findings than one chunk holds");
+    assert.equal(response.text, JSON.stringify(expected));
   });
 
   it("POST /api/v1/validate/from-kubectl and /upgrade-plan/from-kubectl read kubectl's JSON", async () => {

@@ -50,6 +50,8 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "checkFirewall",
   "validateCluster",
   "planUpgrade",
+  "validateFromKubectl",
+  "planUpgradeFromKubectl",
   "checkRollback",
   "scanManifests",
   "scanCluster",

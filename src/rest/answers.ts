@@ -8,6 +8,7 @@ import type { Request, RequestHandler, Response } from "express";
 import type { AnswerCache } from "../services/answer-cache.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { today } from "../domain/validate.js";
 
 /** A serialised answer and the findings in it, so a repeated answer still counts in the metrics. */
@@ -36,12 +37,37 @@ function send(res: Response, answer: SentAnswer, onFindings: FindingsSink | unde
   res.send(answer.json);
 }
 
-function serialise(result: unknown): SentAnswer {
+/** Lists longer than this are serialised a chunk at a time, giving the event loop back between chunks. */
+const SERIALISE_CHUNK = 1000;
+
+/**
+ * The answer as JSON, the same text JSON.stringify gives. A large answer (a 10 MiB scan has tens of
+ * thousands of findings, megabytes of JSON) is written a chunk of each long top-level list at a time, with
+ * a pause between chunks, so that serialising it never holds other requests for long.
+ */
+async function serialise(result: unknown): Promise<SentAnswer> {
   const findings = (result as { findings?: unknown } | null)?.findings;
-  return {
-    json: JSON.stringify(result),
-    findings: Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [],
-  };
+  const counted = Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [];
+  const fields = result !== null && typeof result === "object" && !Array.isArray(result) ? Object.entries(result) : [];
+  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { json: JSON.stringify(result), findings: counted };
+  const parts: string[] = [];
+  for (const [key, value] of fields) {
+    // JSON.stringify leaves out undefined and function values.
+    if (value === undefined || typeof value === "function") continue;
+    parts.push(`${parts.length === 0 ? "{" : ","}${JSON.stringify(key)}:`);
+    if (!Array.isArray(value) || value.length <= SERIALISE_CHUNK) {
+      parts.push(JSON.stringify(value));
+      continue;
+    }
+    parts.push("[");
+    for (let start = 0; start < value.length; start += SERIALISE_CHUNK) {
+      const chunk = JSON.stringify(value.slice(start, start + SERIALISE_CHUNK));
+      parts.push(`${start === 0 ? "" : ","}${chunk.slice(1, -1)}`);
+      await yieldToEventLoop();
+    }
+    parts.push("]");
+  }
+  return { json: parts.length === 0 ? "{}" : `${parts.join("")}}`, findings: counted };
 }
 
 /**
@@ -63,7 +89,7 @@ export function checkRoute(
     let answer = key === undefined ? undefined : answers.get(snapshot, key);
     if (answer === undefined) {
       // A judge may answer later (a large scan runs in slices, src/core/slices.ts); the snapshot stays the one it began with.
-      answer = serialise(await judge(req, snapshot));
+      answer = await serialise(await judge(req, snapshot));
       if (key !== undefined) answers.set(snapshot, key, answer, answer.json.length * 2);
     }
     send(res, answer, onFindings);

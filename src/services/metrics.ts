@@ -125,7 +125,15 @@ export class Metrics {
   }
 
   recordFindings(findings: ReadonlyArray<{ code: string; severity: string }>): void {
-    for (const finding of findings) this.findings.inc({ code: finding.code, severity: finding.severity });
+    // Counted per code and severity first: a large scan has thousands of findings of a handful of kinds.
+    const counts = new Map<string, { code: string; severity: string; count: number }>();
+    for (const { code, severity } of findings) {
+      const key = `${code} ${severity}`;
+      const seen = counts.get(key);
+      if (seen === undefined) counts.set(key, { code, severity, count: 1 });
+      else seen.count += 1;
+    }
+    for (const { code, severity, count } of counts.values()) this.findings.inc({ code, severity }, count);
   }
 
   apolloPlugin<T extends object>(): ApolloServerPlugin<T> {
