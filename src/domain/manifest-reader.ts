@@ -69,11 +69,22 @@ export const MANIFESTS_FIELD = "manifests";
  */
 const UNPRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
-export function refuseUnprintable(text: string): void {
-  const match = UNPRINTABLE.exec(text);
-  if (match === null) return;
+/** How much of the text refuseUnprintableIn checks at a time: a few milliseconds' work. */
+export const PRINTABLE_CHECK_CHARS = 1024 * 1024;
+
+/**
+ * Checks one stretch of the text from `start` (about PRINTABLE_CHECK_CHARS, never splitting a surrogate
+ * pair) and returns where the next begins, so a scan can check ten megabytes between other requests.
+ */
+export function refuseUnprintableIn(text: string, start: number): number {
+  let end = Math.min(text.length, start + PRINTABLE_CHECK_CHARS);
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += 1;
+  const match = UNPRINTABLE.exec(start === 0 && end === text.length ? text : text.slice(start, end));
+  if (match === null) return end;
+  const index = start + match.index;
   const codePoint = match[0].codePointAt(0) ?? 0;
-  const line = text.slice(0, match.index).split("\n").length;
+  const line = text.slice(0, index).split("\n").length;
   throw new InputError(
     `${MANIFESTS_FIELD}: line ${line} holds the character U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}, which YAML does not allow; send the manifests as text (UTF-8, or with a charset), not a binary file`,
     MANIFESTS_FIELD,

@@ -14,7 +14,7 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import { MANIFESTS_FIELD, isPlainMap, manifestDocuments, refuseOversized, refuseUnprintable, type PlainMap } from "./manifest-reader.js";
+import { MANIFESTS_FIELD, isPlainMap, manifestDocuments, refuseOversized, refuseUnprintableIn, type PlainMap } from "./manifest-reader.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { fieldRuleHits, severityAt, type FieldRuleHit } from "./field-rules.js";
 import { addonApiIndex, crdOfObject, crdsOfClusterJson, droppedStoredVersions, judgeAddonApi, judgeByCrd, parseScanAddons, type CrdFacts, type CustomResourceVerdict } from "./custom-resources.js";
@@ -148,7 +148,11 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
     throw new InputError("manifests must be a string of YAML or JSON manifests (e.g. `kubectl get -o yaml` or `helm template` output)", MANIFESTS_FIELD);
   }
   refuseOversized(text);
-  refuseUnprintable(text);
+  // In stretches, a step each: ten megabytes take tens of milliseconds.
+  for (let start = 0; start < text.length; ) {
+    start = refuseUnprintableIn(text, start);
+    yield;
+  }
 
   const addonVersions = parseScanAddons(snapshot, options.addons);
   const clusterCrds = options.crds === undefined || options.crds === null ? [] : crdsOfClusterJson(options.crds);

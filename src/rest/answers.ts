@@ -13,8 +13,14 @@ import { today } from "../domain/validate.js";
 
 /** A serialised answer and the findings in it, so a repeated answer still counts in the metrics. */
 export interface SentAnswer {
-  readonly json: string;
+  /** The JSON text, in the pieces it is sent in (one for most answers; a large one in chunks). */
+  readonly json: readonly string[];
   readonly findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>;
+}
+
+/** What an answer costs to remember: two bytes a character. */
+function sizeOf(answer: SentAnswer): number {
+  return answer.json.reduce((sum, part) => sum + part.length * 2, 0);
 }
 
 export type FindingsSink = (findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>) => void;
@@ -31,14 +37,57 @@ export function rememberRawBody(req: Request, buffer: Buffer): void {
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-function send(res: Response, answer: SentAnswer, onFindings: FindingsSink | undefined): void {
+async function send(res: Response, answer: SentAnswer, onFindings: FindingsSink | undefined): Promise<void> {
   if (onFindings && answer.findings.length > 0) onFindings(answer.findings);
   res.setHeader("Content-Type", JSON_TYPE);
-  res.send(answer.json);
+  if (answer.json.length === 1) {
+    res.send(answer.json[0]);
+    return;
+  }
+  // A large answer goes out a piece at a time, with the event loop given back between pieces (and the
+  // socket's buffer drained), instead of one multi-megabyte string turned into one buffer at once.
+  res.setHeader("Content-Length", String(answer.json.reduce((sum, part) => sum + Buffer.byteLength(part), 0)));
+  for (const part of answer.json) {
+    if (res.destroyed) return;
+    if (res.write(part)) await yieldToEventLoop();
+    else await drained(res);
+  }
+  res.end();
+}
+
+/** Until the socket takes more (or the client has gone). */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 /** Lists longer than this are serialised a chunk at a time, giving the event loop back between chunks. */
 const SERIALISE_CHUNK = 1000;
+
+/** Pieces joined into runs of about 64 KiB: few enough writes, none of them large. */
+function joinSmall(parts: readonly string[]): string[] {
+  const joined: string[] = [];
+  let run: string[] = [];
+  let length = 0;
+  for (const part of parts) {
+    run.push(part);
+    length += part.length;
+    if (length >= 64 * 1024) {
+      joined.push(run.join(""));
+      run = [];
+      length = 0;
+    }
+  }
+  if (run.length > 0) joined.push(run.join(""));
+  return joined;
+}
 
 /**
  * The answer as JSON, the same text JSON.stringify gives. A large answer (a 10 MiB scan has tens of
@@ -49,7 +98,7 @@ async function serialise(result: unknown): Promise<SentAnswer> {
   const findings = (result as { findings?: unknown } | null)?.findings;
   const counted = Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [];
   const fields = result !== null && typeof result === "object" && !Array.isArray(result) ? Object.entries(result) : [];
-  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { json: JSON.stringify(result), findings: counted };
+  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { json: [JSON.stringify(result)], findings: counted };
   const parts: string[] = [];
   for (const [key, value] of fields) {
     // JSON.stringify leaves out undefined and function values.
@@ -67,7 +116,8 @@ async function serialise(result: unknown): Promise<SentAnswer> {
     }
     parts.push("]");
   }
-  return { json: parts.length === 0 ? "{}" : `${parts.join("")}}`, findings: counted };
+  parts.push("}");
+  return { json: joinSmall(parts), findings: counted };
 }
 
 /**
@@ -90,9 +140,9 @@ export function checkRoute(
     if (answer === undefined) {
       // A judge may answer later (a large scan runs in slices, src/core/slices.ts); the snapshot stays the one it began with.
       answer = await serialise(await judge(req, snapshot));
-      if (key !== undefined) answers.set(snapshot, key, answer, answer.json.length * 2);
+      if (key !== undefined) answers.set(snapshot, key, answer, sizeOf(answer));
     }
-    send(res, answer, onFindings);
+    await send(res, answer, onFindings);
   };
 }
 
@@ -106,13 +156,13 @@ export function readRoute(
   answers: AnswerCache<SentAnswer>,
   read: (req: Request, snapshot: KbSnapshot) => unknown,
 ): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const snapshot = kb.current();
     const key = `GET ${req.originalUrl}`;
     let answer = answers.get(snapshot, key);
     if (answer === undefined) {
-      answer = { json: JSON.stringify(read(req, snapshot)), findings: [] };
-      answers.set(snapshot, key, answer, answer.json.length * 2);
+      answer = { json: [JSON.stringify(read(req, snapshot))], findings: [] };
+      answers.set(snapshot, key, answer, sizeOf(answer));
     }
     const etag = `W/"kb-${snapshot.revision}"`;
     res.setHeader("ETag", etag);
@@ -122,6 +172,6 @@ export function readRoute(
       res.status(304).end();
       return;
     }
-    send(res, answer, undefined);
+    await send(res, answer, undefined);
   };
 }
