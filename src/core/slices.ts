@@ -7,7 +7,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 
 /** Long enough that the pauses cost little, short enough that other requests wait at most this long. */
-export const SLICE_MS = 10;
+export const SLICE_MS = 5;
 
 export async function inSlices<T>(steps: Generator<void, T, void>, sliceMs = SLICE_MS): Promise<T> {
   let sliceStart = performance.now();
