@@ -240,6 +240,10 @@ describe("in chat", () => {
     const fromAudit = answer(snapshot, `scan to 1.25\n${auditLog.split("\n").slice(0, 3).join("\n")}`).text;
     assert.match(fromAudit, /\[AUDIT_EVENT\] 3 requests for cronjobs of batch\/v1beta1/);
     assert.match(fromAudit, /system:serviceaccount:jobs:cron-operator/);
+    // Objects from the cluster are judged by the apiVersion they were applied with, and say so.
+    const fromObjects = answer(snapshot, `scan to 1.25\n\`\`\`\n${JSON.stringify(objects, null, 4)}\n\`\`\``).text;
+    assert.match(fromObjects, /\[LAST_APPLIED\]/);
+    assert.match(fromObjects, /as last applied; the cluster serves it as policy\/v1/);
     // Manifests still go to the manifest scan.
     assert.match(answer(snapshot, "scan to 1.25\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: x}\n").text, /Removed APIs at 1\.25/);
   });

@@ -291,20 +291,28 @@ export function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { ki
   };
 }
 
+/** The annotations that keep the apiVersion an object was applied with (see src/domain/cluster-evidence.ts). */
+const APPLIED_ANNOTATIONS = /"(kubectl\.kubernetes\.io\/last-applied-configuration|kapp\.k14s\.io\/original)"\s*:/;
+
 /**
  * What kubectl printed about the running cluster, pasted after `scan to 1.29` instead of manifests: the
- * apiserver's /metrics, audit-log lines, or the JSON of `kubectl get secrets -A -l owner=helm -o json`.
+ * apiserver's /metrics, audit-log lines, the JSON of `kubectl get secrets -A -l owner=helm -o json`, or
+ * that of `kubectl get <kinds> -A -o json` whose objects carry their last-applied apiVersion (judged by it,
+ * not by the version the cluster serves them as).
  */
 function clusterSnippet(text: string): ClusterInputs | undefined {
   if (/^apiserver_requested_deprecated_apis\{/m.test(text)) return { metrics: text };
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   if (lines.length > 0 && lines.every((line) => line.trimStart().startsWith("{")) && lines.some((line) => line.includes('"k8s.io/deprecated"'))) return { auditLog: text };
-  if (/"owner":\s*"helm"/.test(text) && /"kind":\s*"List"/.test(text)) {
+  const list = /"kind":\s*"List"/.test(text);
+  if (list && (/"owner":\s*"helm"/.test(text) || APPLIED_ANNOTATIONS.test(text))) {
+    let parsed: unknown;
     try {
-      return { helmReleases: JSON.parse(text) as unknown };
+      parsed = JSON.parse(text);
     } catch {
       return undefined;
     }
+    return /"owner":\s*"helm"/.test(text) ? { helmReleases: parsed } : { objects: parsed };
   }
   return undefined;
 }
