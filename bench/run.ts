@@ -519,8 +519,7 @@ async function main(): Promise<void> {
           run();
           times.push(Number(process.hrtime.bigint() - started) / 1e6);
         }
-        times.sort((a, b) => a - b);
-        return times[Math.floor(times.length / 2)]!;
+        return median(times);
       };
       bareParseMs = medianTime(() => {
         for (const document of parseAllDocuments(scanInput)) void document.contents;

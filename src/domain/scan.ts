@@ -161,61 +161,49 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
   const configurationApis = configurationIndex(snapshot);
   // Objects of group/versions the knowledge base knows nothing of (a custom resource's): said, never passed in silence.
   const known = knownApiVersions(snapshot);
-  // What the documents show, gathered afresh when the reader restarts (its fast path handing over to the careful one).
-  let custom: ManifestObject[] = [];
-  let inputCrds: Array<{ crd: CrdFacts; object: ManifestObject }> = [];
-  let findings: ManifestFinding[] = [];
-  let changeFindings: ChangeFinding[] = [];
-  // A malformed document is reported and skipped, not the whole scan: one bad template must not hide 499 good ones.
-  let unreadable: Finding[] = [];
-  let documentsScanned = 0;
-  let objectsScanned = 0;
+  // What the documents show; gathered afresh when the reader restarts (its fast path handing over to the careful one).
+  let seen = gathering();
   for (const document of manifestDocuments(text)) {
     yield;
     if (document.state === "restart") {
-      custom = [];
-      inputCrds = [];
-      findings = [];
-      changeFindings = [];
-      unreadable = [];
-      documentsScanned = 0;
-      objectsScanned = 0;
+      seen = gathering();
       continue;
     }
+    // A malformed document is reported and skipped, not the whole scan: one bad template must not hide 499 good ones.
     if (document.state === "unreadable") {
-      unreadable.push(unreadableDocument(document.message));
+      seen.unreadable.push(unreadableDocument(document.message));
       continue;
     }
     if (document.state === "empty") continue;
-    documentsScanned += 1;
+    seen.documentsScanned += 1;
     const { index: documentIndex, source } = document;
     for (const { object, line } of document.objects) {
       const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : null;
       const kind = typeof object.kind === "string" ? object.kind : null;
       if (apiVersion === null || kind === null) continue;
-      objectsScanned += 1;
+      seen.objectsScanned += 1;
+      // Where the object is, worked out once and only for an object something is said of.
+      let located: ManifestObject | undefined;
+      const here = (): ManifestObject => (located ??= locate(object, apiVersion, kind, documentIndex, line, source));
       const record = removals.get(removalKey(apiVersion, kind));
       const configuration = configurationApis.get(removalKey(apiVersion, kind));
-      const hits = fieldRuleHits(snapshot, kind, object);
-      if (configuration !== undefined || hits.length > 0) {
-        const located = locate(object, apiVersion, kind, documentIndex, line, source);
-        if (configuration !== undefined) {
-          const judged = configurationFinding(configuration, target, located);
-          if (judged !== null) changeFindings.push(judged);
-        }
-        for (const hit of hits) changeFindings.push(fieldFinding(snapshot, hit, target, located));
+      if (configuration !== undefined) {
+        const judged = configurationFinding(configuration, target, here());
+        if (judged !== null) seen.changeFindings.push(judged);
       }
+      for (const hit of fieldRuleHits(snapshot, kind, object)) seen.changeFindings.push(fieldFinding(snapshot, hit, target, here()));
       if (kind === "CustomResourceDefinition" && apiVersion.startsWith("apiextensions.k8s.io/")) {
         const crd = crdOfObject(object);
-        if (crd !== null) inputCrds.push({ crd, object: locate(object, apiVersion, kind, documentIndex, line, source) });
+        if (crd !== null) seen.inputCrds.push({ crd, object: here() });
       }
       if (record === undefined) {
-        if (!known.has(apiVersion) && configuration === undefined) custom.push(locate(object, apiVersion, kind, documentIndex, line, source));
+        if (!known.has(apiVersion) && configuration === undefined) seen.custom.push(here());
         continue;
       }
-      findings.push(findingFor(record, target, from, locate(object, apiVersion, kind, documentIndex, line, source), removals));
+      seen.findings.push(findingFor(record, target, from, here(), removals));
     }
   }
+  const { custom, inputCrds, findings, changeFindings, unreadable, documentsScanned, objectsScanned } = seen;
   const notJudged = new Map<string, { objects: number; kinds: Set<string> }>();
 
   // Custom resources: by the add-on's API lifecycle, else by their CRD (the input's own, else the cluster's), else not judged.
@@ -283,6 +271,19 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
     notes,
     status: verdictOf([...findings, ...changeFindings, ...notes]),
   };
+}
+
+/** What a pass over the documents gathers, before custom resources are judged. */
+function gathering(): {
+  custom: ManifestObject[];
+  inputCrds: Array<{ crd: CrdFacts; object: ManifestObject }>;
+  findings: ManifestFinding[];
+  changeFindings: ChangeFinding[];
+  unreadable: Finding[];
+  documentsScanned: number;
+  objectsScanned: number;
+} {
+  return { custom: [], inputCrds: [], findings: [], changeFindings: [], unreadable: [], documentsScanned: 0, objectsScanned: 0 };
 }
 
 const knownApiVersionSets = new WeakMap<KbSnapshot, ReadonlySet<string>>();
