@@ -90,4 +90,21 @@ describe("edits committed in groups", () => {
     assert.equal(runtime.kb.current().recommendations.some((candidate) => candidate.id === "group-early"), false);
     assert.equal(runtime.kb.current().components.some((candidate) => candidate.name === "group-component"), true);
   });
+
+  it("writes a group whole or not at all when a record is not as the snapshot has it", async () => {
+    // The group commit takes the snapshot's word for every record it touches; one changed behind its back (no new
+    // revision, as only a hand-made fix could) must not get a revision and an audit entry without its own update.
+    const created = await curator.create(editor, "recommendations", record("group-behind"));
+    await query(runtime.database.url, `UPDATE "Recommendation" SET text = 'changed by hand' WHERE "recommendationId" = 'group-behind'`);
+    const revisionBefore = runtime.kb.current().revision;
+    const updated = await curator.update(editor, "recommendations", "group-behind", (created.record as { revision: number }).revision, record("group-behind", "updated through the API"));
+    assert.equal(updated.kbRevision, revisionBefore + 1);
+    const rows = await query<{ text: string; revision: number }>(runtime.database.url, `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = 'group-behind'`);
+    assert.deepEqual(rows, [{ text: "updated through the API", revision: 2 }]);
+    const state = await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`);
+    assert.equal(state[0]?.revision, revisionBefore + 1, "one revision for one edit");
+    const audits = await query<{ action: string }>(runtime.database.url, `SELECT action FROM "AuditEntry" WHERE key = 'group-behind' ORDER BY id`);
+    assert.deepEqual(audits.map((audit) => audit.action), ["recommendations.create", "recommendations.update"]);
+    assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-behind") as unknown as { text: string }).text, "updated through the API");
+  });
 });

@@ -10,6 +10,7 @@ import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableE
 import { asUnavailable } from "./unavailable.js";
 import { type EntityName, type KbBundle, type KbConflictRecord } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../knowledge/registry.js";
+import { keyIndexOf, withAppended, withRemoved, withReplaced } from "../knowledge/lists.js";
 import { poolOf, type Database } from "./client.js";
 import { escapeLiteral } from "pg";
 import { Prisma } from "./generated/client.js";
@@ -644,8 +645,8 @@ export async function applyEdit(
  * Replicas are notified once, at commit. The caller's snapshot, when it is
  * current, spares reading the whole knowledge base.
  *
- * When the caller's snapshot is given, the group is first tried in two round
- * trips (see commitInOneTrip); when the database turns out not to be at the
+ * When the caller's snapshot is given, the group is first tried in one round
+ * trip (see commitInOneTrip); when the database turns out not to be at the
  * snapshot's revision, or an Idempotency-Key of the group was used before,
  * that try writes nothing and the group goes the general way below.
  *
@@ -775,10 +776,13 @@ function judgeEdits(
       const records = bundle[entity] as readonly object[];
       const keyOf = (record: object): string => recordKey(entity, record as never);
       const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
-      const existing = records.find((record) => keyOf(record) === key);
+      const position = keyIndexOf(entity, records).get(key);
+      const existing = position === undefined ? undefined : records[position];
       checkEdit(edit, entity, key, existing, keyOf);
-      // Where the database keeps it: an updated record in its place, a created one last.
-      const next = edit.action === "retire" ? records.filter((record) => record !== existing) : existing === undefined ? [...records, { ...edit.record!, revision: 1 }] : records.map((record) => (record === existing ? { ...edit.record!, revision: revisionOf(existing) + 1 } : record));
+      // Where the database keeps it: an updated record in its place, a created one last. Made from the list before
+      // (lists.ts), so the cross-check carries over what it found there and judges only this record again.
+      const next =
+        edit.action === "retire" ? withRemoved(records, position!) : existing === undefined ? withAppended(records, { ...edit.record!, revision: 1 }) : withReplaced(records, position!, { ...edit.record!, revision: revisionOf(existing) + 1 });
       const issues = crossCheck({ ...bundle, [entity]: next });
       if (issues.length > 0) {
         throw new InputError(
@@ -915,19 +919,22 @@ function sweepDue(): boolean {
 }
 
 /**
- * The group commit in two round trips, for the common case: this instance's
+ * The group commit in one round trip, for the common case: this instance's
  * snapshot is the database's current revision. The edits are judged in
  * memory against the snapshot; then one message begins the transaction,
- * takes the write lock and runs one statement that writes every accepted
- * record, its audit entry and its idempotent answer, decides the conflicts
- * those records were in, bumps the revision and notifies the replicas (all
- * on condition that, under the lock, the revision is still the snapshot's
- * and no Idempotency-Key of the group was used before); the second message
- * is COMMIT. A failed condition, or a record not found as the snapshot has
- * it, rolls back having written nothing, and undefined tells the caller to
- * take the general way. So does a group in which a record or a key comes
- * twice (its edits would depend on each other within one statement), or a
- * kind this path cannot map.
+ * takes the write lock, runs one statement and commits. The statement writes
+ * every accepted record, its audit entry and its idempotent answer, decides
+ * the conflicts those records were in, bumps the revision and notifies the
+ * replicas, all on one condition checked under the lock: the revision is
+ * still the snapshot's, no Idempotency-Key of the group was used before, and
+ * every record an update or retirement touches is as the snapshot has it.
+ * When the condition fails nothing is written (the COMMIT commits nothing)
+ * and undefined tells the caller to take the general way; so does a
+ * statement that fails (its transaction aborts before the COMMIT), a group
+ * in which a record or a key comes twice (its edits would depend on each
+ * other within one statement), or a kind this path cannot map. The round
+ * trip saved matters under load: each one waits for a turn of an event loop
+ * busy with reads.
  */
 async function commitInOneTrip(
   db: Database,
@@ -951,8 +958,8 @@ async function commitInOneTrip(
   const statement = new OneTripStatement();
   const keys = edits.flatMap((edit) => (edit.idempotencyKey === undefined ? [] : [{ actor: edit.actor.name, key: edit.idempotencyKey }]));
   const unusedKeys = keys.length === 0 ? "" : ` AND NOT EXISTS (SELECT 1 FROM "IdempotentEdit" AS e JOIN jsonb_to_recordset(${jsonLiteral(keys)}) AS k(actor text, key text) ON e.actor = k.actor AND e.key = k.key)`;
-  // The condition every other part waits on (EXISTS (SELECT 1 FROM state)).
-  statement.add(`UPDATE "KbState" SET revision = ${newest}, "updatedAt" = now() WHERE id = 1 AND revision = ${known.revision}${unusedKeys} RETURNING revision`, 1);
+  // Each record an update or a retirement touches, as the snapshot has it: the condition requires every one.
+  const found: string[] = [];
 
   // Creates, one INSERT per kind (and set of columns); updates and retirements one statement each, finding the row as the snapshot has it.
   const creates = new Map<string, { table: string; rows: Row[] }>();
@@ -970,6 +977,7 @@ async function commitInOneTrip(
     const where = table === DOCUMENT_TABLE
       ? `t.entity = ${textLiteral(entity)} AND t.key = ${textLiteral(entry.key)} AND t.revision = ${revisionOf(entry.existing!)}`
       : `to_jsonb(t) @> ${jsonLiteral({ ...jsonColumns(toColumns(entity, entry.existing!)), revision: revisionOf(entry.existing!) })}`;
+    found.push(`EXISTS (SELECT 1 FROM ${ident(table)} AS t WHERE ${where})`);
     if (action === "retire") {
       statement.add(`DELETE FROM ${ident(table)} AS t WHERE ${where} AND EXISTS (SELECT 1 FROM state) RETURNING 1`, 1);
       continue;
@@ -1011,13 +1019,18 @@ async function commitInOneTrip(
     );
   }
   if (keys.length > 0 && sweepDue()) {
-    statement.add(`DELETE FROM "IdempotentEdit" WHERE "createdAt" < now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds' RETURNING 1`, undefined);
+    statement.add(`DELETE FROM "IdempotentEdit" WHERE "createdAt" < now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds' AND EXISTS (SELECT 1 FROM state) RETURNING 1`, undefined);
   }
+  // The condition every other part waits on (EXISTS (SELECT 1 FROM state)): the snapshot's revision, no key used before, every record found.
+  statement.condition(
+    `UPDATE "KbState" SET revision = ${newest}, "updatedAt" = now() WHERE id = 1 AND revision = ${known.revision}${unusedKeys}${found.map((check) => ` AND ${check}`).join("")} RETURNING revision`,
+  );
 
   const client = await pool.connect().catch((error: unknown) => {
     throw asUnavailable(error) ?? error;
   });
   let broken: unknown;
+  // Connection trouble once the message is sent leaves the outcome unknown: it ends with the COMMIT.
   let committing = false;
   // A dropped connection is also emitted as an event (besides failing the query): unheard, it would crash the process.
   const onLost = (error: unknown): void => {
@@ -1025,22 +1038,20 @@ async function commitInOneTrip(
   };
   client.on("error", onLost);
   try {
-    let applied: boolean;
+    let outcome: string;
     try {
-      const replies = (await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}); ${statement.sql(KB_CHANGED_CHANNEL)}`)) as unknown as Array<{ rows: Row[] }>;
-      applied = statement.applied(replies.at(-1)!.rows[0]!);
+      committing = true;
+      const replies = (await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}); ${statement.sql(KB_CHANGED_CHANNEL)}; COMMIT`)) as unknown as Array<{ rows: Row[] }>;
+      outcome = String(replies.at(-2)!.rows[0]!.outcome);
     } catch (error) {
-      // The statement failed (the transaction is open and aborted) or the connection did.
+      // The statement failed (the transaction is open and aborted: the COMMIT did not run) or the connection did.
       if (asUnavailable(error) !== undefined) throw error;
+      committing = false;
       await client.query("ROLLBACK");
       return undefined;
     }
-    if (!applied) {
-      await client.query("ROLLBACK");
-      return undefined;
-    }
-    committing = true;
-    await client.query("COMMIT");
+    // Declined: the condition wrote nothing, so the COMMIT committed nothing; the general way judges the group under the lock.
+    if (outcome !== "applied") return undefined;
   } catch (error) {
     broken = error;
     throw unknownOutcomeOr(error, committing, edits);
@@ -1053,26 +1064,43 @@ async function commitInOneTrip(
   return outcomes.map((outcome) => outcome!);
 }
 
-/** The data-modifying sub-statements of the one-trip commit, and how many rows each must touch for it to be applied. */
+/**
+ * The data-modifying sub-statements of the one-trip commit: the condition
+ * ("state") and the parts that write only when it held, each with how many
+ * rows it must touch.
+ */
 class OneTripStatement {
   private readonly parts: Array<{ name: string; body: string; expected: number | undefined }> = [];
+  private conditionBody: string | undefined;
 
-  /** Adds a part; the first is the condition, named "state". Returns its name. */
+  /** The condition every part waits on, named "state": one row when the group may be written, none when it is declined. */
+  condition(body: string): void {
+    this.conditionBody = body;
+  }
+
+  /** Adds a part; returns its name. */
   add(body: string, expected: number | undefined): string {
-    const name = this.parts.length === 0 ? "state" : `w${this.parts.length}`;
+    const name = `w${this.parts.length + 1}`;
     this.parts.push({ name, body, expected });
     return name;
   }
 
-  /** One statement: every part as a CTE, then the row counts, and the notification when the state was updated. */
+  /**
+   * One statement: every part as a CTE; its one row's outcome is "declined"
+   * when the condition did not hold (nothing was written) and "applied" when
+   * every part touched the rows it must. Anything else (a record not found,
+   * which the condition rules out, so only a fault of this code) raises an
+   * error, so that the transaction aborts and its COMMIT never runs: a group
+   * is written whole or not at all.
+   */
   sql(channel: string): string {
-    const counts = this.parts.map((part) => `(SELECT count(*) FROM ${part.name})::int AS ${part.name}`);
-    return `WITH ${this.parts.map((part) => `${part.name} AS (${part.body})`).join(",\n")}\nSELECT ${counts.join(", ")}, (SELECT count(pg_notify(${textLiteral(channel)}, revision::text)) FROM state)::int AS notified`;
-  }
-
-  /** Whether every part touched the rows it must: the revision was the snapshot's, and every record was found as the snapshot has it. */
-  applied(row: Row): boolean {
-    return this.parts.every((part) => part.expected === undefined || row[part.name] === part.expected);
+    if (this.conditionBody === undefined) throw new Error("the one-trip commit needs its condition");
+    const parts = [{ name: "state", body: this.conditionBody, expected: 1 }, ...this.parts];
+    const counts = parts.map((part) => `(SELECT count(*) FROM ${part.name})`);
+    const expected = parts.flatMap((part, index) => (part.expected === undefined ? [] : [`${counts[index]} = ${part.expected}`]));
+    // The cast of a text made from the rows raises at run time only (a constant would be folded, and raise, at planning).
+    const mismatch = `(SELECT ('kubecompat: the one-trip commit touched ${parts.map((part) => part.name).join("/")} ' || ${counts.map((count) => `${count}::text`).join(" || '/' || ")})::int FROM state)::text`;
+    return `WITH ${parts.map((part) => `${part.name} AS (${part.body})`).join(",\n")}\nSELECT CASE WHEN NOT EXISTS (SELECT 1 FROM state) THEN 'declined' WHEN ${expected.join(" AND ")} THEN 'applied' ELSE ${mismatch} END AS outcome, (SELECT count(pg_notify(${textLiteral(channel)}, revision::text)) FROM state)::int AS notified`;
   }
 }
 

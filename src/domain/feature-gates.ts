@@ -47,13 +47,14 @@ export function featureGateMap(value: unknown, origin: string, field: string): G
   });
 }
 
-const gateIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, FeatureGateRecord>>();
+// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+const gateIndexes = new WeakMap<readonly FeatureGateRecord[], ReadonlyMap<string, FeatureGateRecord>>();
 
 function gateIndex(snapshot: KbSnapshot): ReadonlyMap<string, FeatureGateRecord> {
-  let index = gateIndexes.get(snapshot);
+  let index = gateIndexes.get(snapshot.featureGates);
   if (index === undefined) {
     index = new Map(snapshot.featureGates.map((gate) => [gate.name, gate]));
-    gateIndexes.set(snapshot, index);
+    gateIndexes.set(snapshot.featureGates, index);
   }
   return index;
 }

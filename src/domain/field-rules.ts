@@ -34,18 +34,19 @@ export interface FieldRuleHit {
   readonly matched: string | null;
 }
 
-const rulesByKind = new WeakMap<KbSnapshot, ReadonlyMap<string, readonly FieldRuleRecord[]>>();
+// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+const rulesByKind = new WeakMap<readonly FieldRuleRecord[], ReadonlyMap<string, readonly FieldRuleRecord[]>>();
 
 /** The rules that read objects of each kind, built once per (immutable) snapshot. */
 function rulesFor(snapshot: KbSnapshot, kind: string): readonly FieldRuleRecord[] {
-  let index = rulesByKind.get(snapshot);
+  let index = rulesByKind.get(snapshot.fieldRules);
   if (index === undefined) {
     const built = new Map<string, FieldRuleRecord[]>();
     for (const rule of snapshot.fieldRules) {
       for (const kind of rule.scope === "POD" ? POD_CARRIERS : rule.kinds) built.set(kind, [...(built.get(kind) ?? []), rule]);
     }
     index = built;
-    rulesByKind.set(snapshot, index);
+    rulesByKind.set(snapshot.fieldRules, index);
   }
   return index.get(kind) ?? [];
 }

@@ -84,14 +84,15 @@ function imagePattern(repository: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-const imagePatterns = new WeakMap<KbSnapshot, ReadonlyArray<{ readonly addon: AddonRecord; readonly pattern: RegExp }>>();
+// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+const imagePatterns = new WeakMap<readonly AddonRecord[], ReadonlyArray<{ readonly addon: AddonRecord; readonly pattern: RegExp }>>();
 
 /** The add-on whose image repository this is, if any. */
 export function addonOfImage(snapshot: KbSnapshot, repository: string): AddonRecord | undefined {
-  let patterns = imagePatterns.get(snapshot);
+  let patterns = imagePatterns.get(snapshot.addons);
   if (patterns === undefined) {
     patterns = snapshot.addons.flatMap((addon) => addon.images.map((image) => ({ addon, pattern: imagePattern(image.toLowerCase()) })));
-    imagePatterns.set(snapshot, patterns);
+    imagePatterns.set(snapshot.addons, patterns);
   }
   return patterns.find((candidate) => candidate.pattern.test(repository))?.addon;
 }

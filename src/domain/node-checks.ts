@@ -101,16 +101,17 @@ export function lastSupportedDay(release: RuntimeReleaseRecord): string | null {
 }
 
 const lastDays = new WeakMap<RuntimeReleaseRecord, string>();
-const releaseLines = new WeakMap<KbSnapshot, ReadonlyMap<string, readonly RuntimeReleaseRecord[]>>();
+// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+const releaseLines = new WeakMap<readonly RuntimeReleaseRecord[], ReadonlyMap<string, readonly RuntimeReleaseRecord[]>>();
 
 /** Each runtime's release lines, built once per snapshot. */
 function linesOf(snapshot: KbSnapshot, component: string): readonly RuntimeReleaseRecord[] {
-  let index = releaseLines.get(snapshot);
+  let index = releaseLines.get(snapshot.runtimeReleases);
   if (index === undefined) {
     const built = new Map<string, RuntimeReleaseRecord[]>();
     for (const release of snapshot.runtimeReleases) built.set(release.component, [...(built.get(release.component) ?? []), release]);
     index = built;
-    releaseLines.set(snapshot, index);
+    releaseLines.set(snapshot.runtimeReleases, index);
   }
   return index.get(component) ?? [];
 }

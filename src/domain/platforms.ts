@@ -34,13 +34,14 @@ export function recognisePlatform(snapshot: KbSnapshot, entries: readonly Planne
 }
 
 // Every validation asks: the patterns are compiled once per snapshot.
-const compiledPatterns = new WeakMap<KbSnapshot, ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }>>();
+// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+const compiledPatterns = new WeakMap<readonly PlatformRecord[], ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }>>();
 
 function versionPatterns(snapshot: KbSnapshot): ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }> {
-  let patterns = compiledPatterns.get(snapshot);
+  let patterns = compiledPatterns.get(snapshot.platforms);
   if (patterns === undefined) {
     patterns = snapshot.platforms.flatMap((platform) => (platform.versionPattern === null ? [] : [{ platform, pattern: new RegExp(platform.versionPattern) }]));
-    compiledPatterns.set(snapshot, patterns);
+    compiledPatterns.set(snapshot.platforms, patterns);
   }
   return patterns;
 }

@@ -55,16 +55,17 @@ function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): reado
   return index.kubelets.filter((kubelet) => kubelet.instance === null || withOwnRuntime === undefined || !withOwnRuntime.has(kubelet.instance));
 }
 
-const requirementIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, readonly RuntimeRequirementRecord[]>>();
+// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+const requirementIndexes = new WeakMap<readonly RuntimeRequirementRecord[], ReadonlyMap<string, readonly RuntimeRequirementRecord[]>>();
 
 /** A runtime's requirements, indexed once per snapshot (the planner judges every step). */
 function requirementsOf(snapshot: KbSnapshot, component: string): readonly RuntimeRequirementRecord[] {
-  let index = requirementIndexes.get(snapshot);
+  let index = requirementIndexes.get(snapshot.runtimeRequirements);
   if (index === undefined) {
     const built = new Map<string, RuntimeRequirementRecord[]>();
     for (const requirement of snapshot.runtimeRequirements) built.set(requirement.component, [...(built.get(requirement.component) ?? []), requirement]);
     index = built;
-    requirementIndexes.set(snapshot, index);
+    requirementIndexes.set(snapshot.runtimeRequirements, index);
   }
   return index.get(component) ?? [];
 }

@@ -110,7 +110,8 @@ export interface ManifestScanReport {
 }
 
 /** Built once per snapshot; a snapshot is immutable, so the index never goes stale. */
-const removalIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ApiRemovalRecord>>();
+// Keyed by the list it is built from (a snapshot after an edit of another kind reuses it).
+const removalIndexes = new WeakMap<readonly ApiRemovalRecord[], ReadonlyMap<string, ApiRemovalRecord>>();
 
 export interface ScanOptions {
   readonly fromVersion?: string | null | undefined;
@@ -299,10 +300,10 @@ function knownApiVersions(snapshot: KbSnapshot): ReadonlySet<string> {
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {
-  let index = removalIndexes.get(snapshot);
+  let index = removalIndexes.get(snapshot.apiRemovals);
   if (index === undefined) {
     index = new Map(snapshot.apiRemovals.map((record) => [removalKey(record.apiVersion, record.kind), record]));
-    removalIndexes.set(snapshot, index);
+    removalIndexes.set(snapshot.apiRemovals, index);
   }
   return index;
 }
@@ -312,13 +313,14 @@ function removalKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;
 }
 
-const configurationIndexes = new WeakMap<KbSnapshot, ReadonlyMap<string, ConfigurationApiRecord>>();
+// Keyed by the list it is built from (a snapshot after an edit of another kind reuses it).
+const configurationIndexes = new WeakMap<readonly ConfigurationApiRecord[], ReadonlyMap<string, ConfigurationApiRecord>>();
 
 function configurationIndex(snapshot: KbSnapshot): ReadonlyMap<string, ConfigurationApiRecord> {
-  let index = configurationIndexes.get(snapshot);
+  let index = configurationIndexes.get(snapshot.configurationApis);
   if (index === undefined) {
     index = new Map(snapshot.configurationApis.map((record) => [removalKey(record.apiVersion, record.kind), record]));
-    configurationIndexes.set(snapshot, index);
+    configurationIndexes.set(snapshot.configurationApis, index);
   }
   return index;
 }

@@ -7,6 +7,7 @@ import { compareMinors } from "../core/versions.js";
 import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord, type AddonRecord, type AddonApiRecord, type PlatformRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
+import { derivationOf } from "./lists.js";
 
 export interface SnapshotMeta {
   readonly revision: number;
@@ -66,60 +67,52 @@ export class KbSnapshot implements KbBundle {
     this.conflicts = freezeAll(meta.conflicts ?? []);
 
     const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
-    this.components = freezeAll(bundle.components);
-    this.ports = freezeAll(
-      [...bundle.ports].sort((a, b) => a.nodeRole.localeCompare(b.nodeRole) || a.port - b.port || a.protocol.localeCompare(b.protocol)),
-    );
-    this.links = freezeAll(bundle.links);
-    this.profiles = freezeAll([...bundle.profiles].sort(byName));
-    this.skewRules = freezeAll(bundle.skewRules);
-    this.apiRemovals = freezeAll(
-      [...bundle.apiRemovals].sort(
-        (a, b) => compareMinors(a.removedIn, b.removedIn) || a.apiVersion.localeCompare(b.apiVersion) || a.kind.localeCompare(b.kind),
-      ),
-    );
-    this.releases = freezeAll([...bundle.releases].sort((a, b) => compareMinors(a.version, b.version)));
-    this.upgradeDependencies = freezeAll(bundle.upgradeDependencies);
-    const ordered = upgradeOrder(this.components, this.upgradeDependencies);
-    // Validation rejects a cycle before a snapshot is built; a snapshot built around it orders by kb/components.yaml.
-    this.upgradeOrder = Object.freeze(ordered.ok ? [...ordered.order] : this.components.map((component) => component.name));
-    this.runtimeRequirements = freezeAll(
-      [...bundle.runtimeRequirements].sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id)),
-    );
-    this.recommendations = freezeAll(bundle.recommendations);
-    this.flagChanges = freezeAll(bundle.flagChanges);
-    this.proxyModes = freezeAll(bundle.proxyModes);
-    this.runtimeReleases = freezeAll(bundle.runtimeReleases);
-    this.hostRequirements = freezeAll(bundle.hostRequirements);
-    this.coverage = freezeAll(bundle.coverage);
-    this.apiGroupVersions = freezeAll(bundle.apiGroupVersions);
-    this.references = freezeAll(bundle.references);
-    this.rollbackPolicies = freezeAll(bundle.rollbackPolicies);
-    this.behaviourChanges = freezeAll([...bundle.behaviourChanges].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id)));
-    this.featureGates = freezeAll([...bundle.featureGates].sort(byName));
-    this.configurationApis = freezeAll(bundle.configurationApis);
-    this.controllers = freezeAll(bundle.controllers);
-    this.networkFlows = freezeAll(bundle.networkFlows);
-    this.fieldRules = freezeAll(bundle.fieldRules);
-    this.addons = freezeAll(bundle.addons);
-    this.addonApis = freezeAll(bundle.addonApis);
-    this.platforms = freezeAll(bundle.platforms);
+    this.components = list(bundle.components);
+    this.ports = list(bundle.ports, (a, b) => a.nodeRole.localeCompare(b.nodeRole) || a.port - b.port || a.protocol.localeCompare(b.protocol));
+    this.links = list(bundle.links);
+    this.profiles = list(bundle.profiles, byName);
+    this.skewRules = list(bundle.skewRules);
+    this.apiRemovals = list(bundle.apiRemovals, (a, b) => compareMinors(a.removedIn, b.removedIn) || a.apiVersion.localeCompare(b.apiVersion) || a.kind.localeCompare(b.kind));
+    this.releases = list(bundle.releases, (a, b) => compareMinors(a.version, b.version));
+    this.upgradeDependencies = list(bundle.upgradeDependencies);
+    this.upgradeOrder = orderOf(this.components, this.upgradeDependencies);
+    this.runtimeRequirements = list(bundle.runtimeRequirements, (a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id));
+    this.recommendations = list(bundle.recommendations);
+    this.flagChanges = list(bundle.flagChanges);
+    this.proxyModes = list(bundle.proxyModes);
+    this.runtimeReleases = list(bundle.runtimeReleases);
+    this.hostRequirements = list(bundle.hostRequirements);
+    this.coverage = list(bundle.coverage);
+    this.apiGroupVersions = list(bundle.apiGroupVersions);
+    this.references = list(bundle.references);
+    this.rollbackPolicies = list(bundle.rollbackPolicies);
+    this.behaviourChanges = list(bundle.behaviourChanges, (a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id));
+    this.featureGates = list(bundle.featureGates, byName);
+    this.configurationApis = list(bundle.configurationApis);
+    this.controllers = list(bundle.controllers);
+    this.networkFlows = list(bundle.networkFlows);
+    this.fieldRules = list(bundle.fieldRules);
+    this.addons = list(bundle.addons);
+    this.addonApis = list(bundle.addonApis);
+    this.platforms = list(bundle.platforms);
 
     const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
     // Kinds registered at run time (registerEntity) have no typed field: they become properties of the same
     // name, so code reading a snapshot as a bundle sees them as it sees the built-in kinds.
     for (const entity of ENTITY_NAMES.filter((name) => !isBuiltIn(name))) {
-      Object.defineProperty(this, entity, { value: freezeAll([...(extra[entity] ?? [])]), enumerable: true });
+      Object.defineProperty(this, entity, { value: list(extra[entity] ?? []), enumerable: true });
     }
 
-    const componentIndex = new Map<string, ComponentRecord>();
-    for (const component of this.components) {
-      componentIndex.set(component.name.toLowerCase(), component);
-      for (const alias of component.aliases) componentIndex.set(normaliseName(alias), component);
-    }
-    this.componentIndex = componentIndex;
-    this.releaseIndex = new Map(this.releases.map((release) => [release.version, release]));
-    this.profileIndex = new Map(this.profiles.map((profile) => [profile.name, profile]));
+    this.componentIndex = indexed(componentIndexes, this.components, (components) => {
+      const index = new Map<string, ComponentRecord>();
+      for (const component of components) {
+        index.set(component.name.toLowerCase(), component);
+        for (const alias of component.aliases) index.set(normaliseName(alias), component);
+      }
+      return index;
+    });
+    this.releaseIndex = indexed(releaseIndexes, this.releases, (releases) => new Map(releases.map((release) => [release.version, release])));
+    this.profileIndex = indexed(profileIndexes, this.profiles, (profiles) => new Map(profiles.map((profile) => [profile.name, profile])));
     Object.freeze(this);
   }
 
@@ -183,6 +176,53 @@ function normaliseName(name: string): string {
 function freezeAll<T>(records: readonly T[]): readonly T[] {
   for (const record of records) deepFreeze(record);
   return Object.freeze([...records]);
+}
+
+/**
+ * The lists snapshots made. A snapshot after an edit is given the previous
+ * snapshot's lists for every kind the edit did not touch: those are taken as
+ * they are (already frozen, already in order), so the new snapshot costs
+ * what changed, and everything remembered for a list (indexes here, the
+ * cross-check's parts, the domain's indexes) stays good for it.
+ */
+const snapshotLists = new WeakSet<readonly unknown[]>();
+
+/** A kind's records as a snapshot holds them: frozen, in the kind's order (when it has one). */
+function list<T>(records: readonly T[], order?: (a: T, b: T) => number): readonly T[] {
+  if (snapshotLists.has(records)) return records;
+  // A snapshot's list with one record appended or replaced (lists.ts), for a kind kept in the database's order:
+  // taken as it is, only its new record to freeze, so what is derived from it can be carried over.
+  const derivation = order === undefined ? derivationOf(records as readonly object[]) : undefined;
+  if (derivation !== undefined && snapshotLists.has(derivation.from)) {
+    deepFreeze(records[derivation.index]);
+    snapshotLists.add(records);
+    return records;
+  }
+  const made = freezeAll(order === undefined ? records : [...records].sort(order));
+  snapshotLists.add(made);
+  return made;
+}
+
+/** What is derived from one snapshot list, made once per list. */
+function indexed<T, I>(memo: WeakMap<readonly T[], I>, records: readonly T[], make: (records: readonly T[]) => I): I {
+  let index = memo.get(records);
+  if (index === undefined) memo.set(records, (index = make(records)));
+  return index;
+}
+
+const componentIndexes = new WeakMap<readonly ComponentRecord[], ReadonlyMap<string, ComponentRecord>>();
+const releaseIndexes = new WeakMap<readonly ReleaseRecord[], ReadonlyMap<string, ReleaseRecord>>();
+const profileIndexes = new WeakMap<readonly ProfileRecord[], ReadonlyMap<string, ProfileRecord>>();
+const upgradeOrders = new WeakMap<readonly ComponentRecord[], WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>>();
+
+/** The upgrade order of these components and edges (remembered for the pair of lists). */
+function orderOf(components: readonly ComponentRecord[], dependencies: readonly UpgradeDependencyRecord[]): readonly string[] {
+  const byDependencies = indexed(upgradeOrders, components, () => new WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>());
+  return indexed(byDependencies, dependencies, () => {
+    const ordered = upgradeOrder(components, dependencies);
+    // Validation rejects a cycle before a snapshot is built; a snapshot built around it orders by kb/components.yaml.
+    return Object.freeze(ordered.ok ? [...ordered.order] : components.map((component) => component.name));
+  });
 }
 
 function deepFreeze(value: unknown): void {

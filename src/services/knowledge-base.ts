@@ -7,7 +7,8 @@ import { readKnowledgeBase, readRevision } from "../db/kb-store.js";
 import type { Database } from "../db/client.js";
 import { UnavailableError } from "../core/errors.js";
 import { type EntityName, type KbBundle } from "../knowledge/records.js";
-import { ENTITY_NAMES, recordKey } from "../knowledge/registry.js";
+import { ENTITY_NAMES } from "../knowledge/registry.js";
+import { keyIndexOf, withAppended, withRemoved, withReplaced } from "../knowledge/lists.js";
 import { KbSnapshot } from "../knowledge/snapshot.js";
 
 function bundleOf(snapshot: KbSnapshot): KbBundle {
@@ -20,9 +21,9 @@ function bundleOf(snapshot: KbSnapshot): KbBundle {
  * retired one (null) goes.
  */
 function withRecord(records: readonly object[], entity: EntityName, key: string, record: object | null): readonly object[] {
-  const index = records.findIndex((candidate) => recordKey(entity, candidate as never) === key);
-  if (index < 0) return record === null ? records : [...records, record];
-  return record === null ? [...records.slice(0, index), ...records.slice(index + 1)] : [...records.slice(0, index), record, ...records.slice(index + 1)];
+  const index = keyIndexOf(entity, records).get(key);
+  if (index === undefined) return record === null ? records : withAppended(records, record);
+  return record === null ? withRemoved(records, index) : withReplaced(records, index, record);
 }
 
 export class KnowledgeBase {

@@ -1,7 +1,9 @@
 /**
  * A TCP proxy between the service and a real PostgreSQL, for faults that
  * cannot be timed from outside: it reads the client's side of the wire
- * protocol for a COMMIT (the simple-query message `Q` "COMMIT"), and can
+ * protocol for a COMMIT (the simple-query message `Q` "COMMIT", or a
+ * simple query of several statements that ends with "; COMMIT", as the
+ * one-trip group commit sends it), and can
  * cut that connection just before the COMMIT reaches the server (the
  * transaction rolls back) or just after the server's answer to it (the
  * transaction committed, the client never hears so). It can also go down
@@ -11,6 +13,15 @@ import net from "node:net";
 
 /** `Q`, length 11 (4 + "COMMIT\0"), "COMMIT\0". */
 const COMMIT_MESSAGE = Buffer.concat([Buffer.from("Q"), Buffer.from([0, 0, 0, 11]), Buffer.from("COMMIT\0")]);
+/** The end of a simple query whose last statement is the COMMIT (the end of its message is in the chunk that sends it). */
+const COMMIT_AT_END = Buffer.from("; COMMIT\0");
+
+/** The one-trip commit's answer when its condition failed and it wrote nothing (its outcome column). */
+const DECLINED = Buffer.from("declined");
+
+function sendsCommit(chunk: Buffer): boolean {
+  return chunk.includes(COMMIT_MESSAGE) || chunk.includes(COMMIT_AT_END);
+}
 
 /**
  * drop-before-commit: the COMMIT never reaches the server; drop-after-commit:
@@ -51,20 +62,27 @@ export async function startPgProxy(upstreamUrl: string): Promise<PgProxy> {
       server.destroy();
     };
     let onNextAnswer: "cut" | "down" | undefined;
+    let armed: CommitFault = "none";
     client.on("data", (chunk: Buffer) => {
-      if (chunk.includes(COMMIT_MESSAGE) && fault !== "none") {
+      if (sendsCommit(chunk) && fault !== "none") {
         const now = fault;
         fault = "none";
         if (now === "drop-before-commit") {
           cut();
           return;
         }
+        armed = now;
         onNextAnswer = now === "drop-after-commit" ? "cut" : "down";
       }
-      if (chunk.includes(COMMIT_MESSAGE)) commitsForwarded += 1;
+      if (sendsCommit(chunk)) commitsForwarded += 1;
       server.write(chunk);
     });
     server.on("data", (chunk: Buffer) => {
+      if (onNextAnswer !== undefined && chunk.includes(DECLINED)) {
+        // A one-trip commit whose condition failed committed nothing: the fault waits for the COMMIT that writes.
+        onNextAnswer = undefined;
+        fault = armed;
+      }
       if (onNextAnswer === "cut") {
         // The server has answered the COMMIT: it is durable, and the client will never know.
         cut();

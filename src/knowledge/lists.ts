@@ -1,0 +1,158 @@
+/**
+ * A kind's list of records after one edit, made from the list before it, and
+ * what is known of a list because of how it was made. An edit changes one
+ * record of one kind; a list that remembers "the list before me, with this
+ * record appended (or replaced)" lets whatever was derived from the list
+ * before (its index of keys, the cross-check's findings) be carried over and
+ * adjusted for that one record, instead of walking every record again. With
+ * edits arriving at tens a second over thousands of records, those walks
+ * were most of an edit's cost.
+ *
+ * Lists made here are frozen and never change; what is derived from them is
+ * kept beside them (weakly, so it goes when they go).
+ */
+import type { EntityName } from "./records.js";
+import { recordKey } from "./registry.js";
+
+/** How a list was made from another: one record appended at the end, or the record at `index` replaced. */
+export interface Derivation {
+  readonly from: readonly object[];
+  readonly change: "append" | "replace";
+  /** The position of the appended or replaced record. */
+  readonly index: number;
+}
+
+const derivations = new WeakMap<readonly object[], Derivation>();
+
+/** The list with `record` appended (frozen). */
+export function withAppended<T extends object>(list: readonly T[], record: T): readonly T[] {
+  const made = Object.freeze([...list, record]);
+  derivations.set(made, { from: list, change: "append", index: list.length });
+  return made;
+}
+
+/** The list with the record at `index` replaced by `record` (frozen). */
+export function withReplaced<T extends object>(list: readonly T[], index: number, record: T): readonly T[] {
+  const made = Object.freeze(list.map((candidate, position) => (position === index ? record : candidate)));
+  derivations.set(made, { from: list, change: "replace", index });
+  return made;
+}
+
+/** The list without the record at `index` (frozen; every later record moves, so nothing is carried over). */
+export function withRemoved<T extends object>(list: readonly T[], index: number): readonly T[] {
+  return Object.freeze([...list.slice(0, index), ...list.slice(index + 1)]);
+}
+
+/** How the list was made from another, when it was made here. */
+export function derivationOf(list: readonly object[]): Derivation | undefined {
+  return derivations.get(list);
+}
+
+/** How far back `derived` follows lists made from lists before it looks no further and builds afresh. */
+const FURTHEST_BACK = 16;
+
+/**
+ * A value derived from a list (an index, a check's findings), carried over
+ * from the lists it was made from: the nearest one whose value `memo` holds
+ * is adjusted forward, one edit at a time, remembering each step (a
+ * snapshot's list is made from the last snapshot's, which may itself never
+ * have been asked about). `adjust` may decline (undefined): that list's value
+ * is built afresh. With no value within reach, the oldest list is built.
+ */
+export function derived<V>(
+  list: readonly object[],
+  memo: { get(list: readonly object[]): V | undefined; set(list: readonly object[], value: V): void },
+  build: (list: readonly object[]) => V,
+  adjust: (before: V, list: readonly object[], derivation: Derivation) => V | undefined,
+): V {
+  const chain: Array<readonly object[]> = [];
+  let value: V | undefined;
+  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; current = derivations.get(current)?.from) {
+    value = memo.get(current);
+    if (value !== undefined) break;
+    chain.push(current);
+  }
+  for (const current of chain.reverse()) {
+    const derivation = derivations.get(current);
+    value = (value !== undefined && derivation !== undefined ? adjust(value, current, derivation) : undefined) ?? build(current);
+    memo.set(current, value);
+  }
+  return value!;
+}
+
+/**
+ * Each key of a list and the position of the first record with it. An
+ * appended record goes into a small layer of its own over the index of the
+ * list before (so an edit does not copy thousands of entries); the layers are
+ * folded into one map once they grow past a few dozen.
+ */
+export class KeyIndex {
+  private constructor(
+    private readonly base: ReadonlyMap<string, number>,
+    private readonly added: ReadonlyMap<string, number>,
+  ) {}
+
+  static of(entries: ReadonlyMap<string, number>): KeyIndex {
+    return new KeyIndex(entries, new Map());
+  }
+
+  get(key: string): number | undefined {
+    return this.added.get(key) ?? this.base.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.added.has(key) || this.base.has(key);
+  }
+
+  /** How many keys (a key of the layer is never one of the base). */
+  get size(): number {
+    return this.base.size + this.added.size;
+  }
+
+  /** This index with a key that is not in it yet. */
+  with(key: string, position: number): KeyIndex {
+    const added = new Map(this.added).set(key, position);
+    if (added.size <= FOLD_AFTER) return new KeyIndex(this.base, added);
+    return KeyIndex.of(new Map([...this.base, ...added]));
+  }
+
+  entries(): Array<[string, number]> {
+    return [...this.base, ...this.added];
+  }
+}
+
+const FOLD_AFTER = 64;
+
+const keyIndexes = new WeakMap<readonly object[], KeyIndex>();
+
+/**
+ * A kind's list's index of keys. Fewer keys than records means some key
+ * comes twice. Remembered for frozen lists; a list made from one whose index
+ * is known gets that index adjusted for the one record.
+ */
+export function keyIndexOf(entity: EntityName, list: readonly object[]): KeyIndex {
+  const memo = {
+    get: (of: readonly object[]) => keyIndexes.get(of),
+    set: (of: readonly object[], index: KeyIndex) => {
+      if (Object.isFrozen(of)) keyIndexes.set(of, index);
+    },
+  };
+  return derived(list, memo, (of) => builtKeyIndex(entity, of), (before, of, derivation) => carriedKeyIndex(entity, before, of, derivation));
+}
+
+function builtKeyIndex(entity: EntityName, list: readonly object[]): KeyIndex {
+  const index = new Map<string, number>();
+  list.forEach((record, position) => {
+    const key = recordKey(entity, record as never);
+    if (!index.has(key)) index.set(key, position);
+  });
+  return KeyIndex.of(index);
+}
+
+/** The index of the list it was made from, adjusted for the one record; undefined when it cannot simply be adjusted. */
+function carriedKeyIndex(entity: EntityName, before: KeyIndex, list: readonly object[], derivation: Derivation): KeyIndex | undefined {
+  const key = recordKey(entity, list[derivation.index] as never);
+  if (derivation.change === "append") return before.has(key) ? undefined : before.with(key, derivation.index);
+  // A replaced record that keeps its key (as an update must) leaves every position as it was.
+  return key === recordKey(entity, derivation.from[derivation.index] as never) ? before : undefined;
+}
