@@ -18,11 +18,11 @@
  * with writes >= 90% of the reads without.
  *
  * Knobs: BENCH_SECONDS (8) and BENCH_CONNECTIONS (32) per scenario;
- * BENCH_WRITES_SECONDS (BENCH_SECONDS) for each of the two reads of a
- * round of the writes scenario, BENCH_WRITES_ROUNDS (3, each a read without
- * and a read with writes; the ratio is the rounds' median),
- * BENCH_WRITES_PER_SECOND (50), BENCH_WRITES_WARMUP_SECONDS (2, edits before
- * each measured window); BENCH_ONLY=reads,scan,writes (any
+ * BENCH_WRITES_SECONDS (4) for each of the two reads of a round of the
+ * writes scenario, BENCH_WRITES_ROUNDS (8, each a read without and a read
+ * with writes, after one warm-up round that is not counted; the ratio is
+ * the rounds' median), BENCH_WRITES_PER_SECOND (50),
+ * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_ONLY=reads,scan,writes (any
  * of them, comma-separated; all by default); BENCH_NO_PIN; BENCH_NO_BUILD=1
  * runs dist/ as it is (no `npm run build` first). With DATABASE_URL
  * set the writes scenario adds records to that database, so it runs only
@@ -43,10 +43,12 @@ import type { WriterResult, WriterScenario } from "./writer.js";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
-const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? DURATION);
+// Many short rounds, not a few long ones: on a shared machine the read rate drifts by 10-15% from one window to the
+// next, so pairs of windows close in time and the median of many pairs are what hold still.
+const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? 4);
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
-const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 2);
-const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 3);
+const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 1);
+const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 8);
 /** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
 const WRITES_PER_MINUTE_LIMIT = 100_000;
 
@@ -329,8 +331,12 @@ interface WritesRound {
 interface WritesAtLoad {
   readonly read: string;
   readonly rounds: readonly WritesRound[];
+  /** The round that warmed the edit path up (not counted). */
+  readonly warmUp: WritesRound | undefined;
   /** The median over the rounds of reads with writes / reads without. */
   readonly readRatio: number;
+  /** All the rounds' reads with writes / all their reads without (a second estimate beside the median). */
+  readonly meanRatio: number;
   /** The edits of every round's window together (percentiles over all their latencies). */
   readonly edits: WriterResult;
 }
@@ -384,9 +390,12 @@ async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: 
   const secret = /\bkc_[A-Za-z0-9_-]{43}\b/.exec(created)?.[0];
   if (secret === undefined) throw new Error(`kubecompat token create printed no secret:\n${created}`);
   try {
+    let warmUp: WritesRound | undefined;
     const rounds: WritesRound[] = [];
-    for (let round = 1; round <= WRITES_ROUNDS; round += 1) {
-      const idle = await load(`${read.name}, no writes (round ${round})`, { ...read.scenario, duration: WRITES_DURATION });
+    // Round 0 warms the edit path up (the JIT, the pools) and is not counted: with the reads group left out
+    // (BENCH_ONLY=writes) the server would otherwise still be getting faster during the first rounds.
+    for (let round = 0; round <= WRITES_ROUNDS; round += 1) {
+      const idle = await load(`${read.name}, no writes (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`, { ...read.scenario, duration: WRITES_DURATION });
 
       const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}` };
       const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
@@ -407,7 +416,7 @@ async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: 
       try {
         await sending;
         await new Promise((resolve) => setTimeout(resolve, WRITES_WARMUP * 1000));
-        withWrites = await load(`${read.name}, ${WRITES_PER_SECOND} edits/s (round ${round})`, { ...read.scenario, duration: WRITES_DURATION }, () => writer.stdin.write("measure\n"));
+        withWrites = await load(`${read.name}, ${WRITES_PER_SECOND} edits/s (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`, { ...read.scenario, duration: WRITES_DURATION }, () => writer.stdin.write("measure\n"));
       } finally {
         writer.stdin.end("stop\n");
       }
@@ -415,10 +424,13 @@ async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: 
       if (code !== 0 || resultLine === undefined) throw new Error(`the writer failed (exit ${String(code)})`);
       const edits = JSON.parse(resultLine) as WriterResult;
       if (edits.sent === 0) throw new Error("the writer's measured window holds no edit: the load generator never announced its start");
-      rounds.push({ idle, withWrites, edits });
+      if (round === 0) warmUp = { idle, withWrites, edits };
+      else rounds.push({ idle, withWrites, edits });
     }
     const readRatio = median(rounds.map((round) => round.withWrites.requests / Math.max(round.idle.requests, 1e-9)));
-    return { read: read.name, rounds, readRatio, edits: pooled(rounds.map((round) => round.edits)) };
+    const sum = (rows: readonly Row[]): number => rows.reduce((total, row) => total + row.requests, 0);
+    const meanRatio = sum(rounds.map((round) => round.withWrites)) / Math.max(sum(rounds.map((round) => round.idle)), 1e-9);
+    return { read: read.name, warmUp, rounds, readRatio, meanRatio, edits: pooled(rounds.map((round) => round.edits)) };
   } finally {
     await output(process.execPath, [tokenCli, "revoke", "--name", tokenName], env).catch((error: unknown) => {
       process.stderr.write(`could not revoke the bench's token ${tokenName}: ${(error as Error).message}\n`);
@@ -587,16 +599,16 @@ async function main(): Promise<void> {
       process.stdout.write(
         [
           "",
-          `writes at load, ${rounds.length} rounds: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) creates recommendations over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
+          `writes at load, ${rounds.length} rounds after one warm-up round: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) creates recommendations over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
           "",
           "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx | ratio | edit p50 | edit p99 |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-          ...rounds.flatMap(({ idle, withWrites, edits: roundEdits }) => [
+          ...[...(writes.warmUp === undefined ? [] : [writes.warmUp]), ...rounds].flatMap(({ idle, withWrites, edits: roundEdits }) => [
             `| ${idle.name} | ${idle.requests.toFixed(0)} | ${idle.p50.toFixed(2)} | ${idle.p99.toFixed(2)} | ${idle.errors} | ${idle.non2xx} | | | |`,
             `| ${withWrites.name} | ${withWrites.requests.toFixed(0)} | ${withWrites.p50.toFixed(2)} | ${withWrites.p99.toFixed(2)} | ${withWrites.errors} | ${withWrites.non2xx} | ${(withWrites.requests / Math.max(idle.requests, 1e-9)).toFixed(3)} | ${ms(roundEdits.p50)} | ${ms(roundEdits.p99)} |`,
           ]),
           "",
-          `reads with writes / reads without = ${readRatio.toFixed(3)} (median of the rounds)`,
+          `reads with writes / reads without = ${readRatio.toFixed(3)} (median of the rounds; all the rounds' reads together: ${writes.meanRatio.toFixed(3)})`,
           `edits of all rounds: ${edits.sent} sent in ${edits.seconds.toFixed(1)} s (${(edits.sent / Math.max(edits.seconds, 1e-9)).toFixed(1)}/s), ${edits.ok} answered 2xx = ${editsPerSecond.toFixed(1)} edits/s; latency p50 ${ms(edits.p50)}, p99 ${ms(edits.p99)}, max ${ms(edits.max)}; ${edits.errors} errors (${edits.timeouts} of them no answer within 10 s, counted in the latencies at 10 s), ${edits.non2xx} non-2xx; writer sent at most ${edits.maxSendLagMs.toFixed(1)} ms late; warm-up ${edits.warmUpSent} edits, ${edits.warmUpFailed} failed`,
           ...(edits.firstFailure === undefined ? [] : [`first failed edit: ${edits.firstFailure}`]),
           `server resident memory after the writes: ${writesRss.toFixed(0)} MB, ${writesPeakRss.toFixed(0)} MB at the peak`,

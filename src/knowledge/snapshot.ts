@@ -190,11 +190,12 @@ const snapshotLists = new WeakSet<readonly unknown[]>();
 /** A kind's records as a snapshot holds them: frozen, in the kind's order (when it has one). */
 function list<T>(records: readonly T[], order?: (a: T, b: T) => number): readonly T[] {
   if (snapshotLists.has(records)) return records;
-  // A snapshot's list with one record appended or replaced (lists.ts), for a kind kept in the database's order:
-  // taken as it is, only its new record to freeze, so what is derived from it can be carried over.
-  const derivation = order === undefined ? derivationOf(records as readonly object[]) : undefined;
-  if (derivation !== undefined && snapshotLists.has(derivation.from)) {
-    deepFreeze(records[derivation.index]);
+  // A snapshot's list with records appended or replaced one edit at a time (lists.ts), for a kind kept in the
+  // database's order: taken as it is, only the records the edits put in to freeze, so what is derived from it
+  // can be carried over.
+  const changed = order === undefined ? changedSinceSnapshot(records as readonly object[]) : undefined;
+  if (changed !== undefined) {
+    for (const index of changed) deepFreeze(records[index]);
     snapshotLists.add(records);
     return records;
   }
@@ -202,6 +203,21 @@ function list<T>(records: readonly T[], order?: (a: T, b: T) => number): readonl
   snapshotLists.add(made);
   return made;
 }
+
+/** The positions edits changed since the list was a snapshot's (lists.ts); undefined when it was not made from one. */
+function changedSinceSnapshot(records: readonly object[]): number[] | undefined {
+  const changed: number[] = [];
+  for (let list = records; !snapshotLists.has(list); ) {
+    const derivation = derivationOf(list);
+    if (derivation === undefined || changed.length >= MAX_EDITS_SINCE_SNAPSHOT) return undefined;
+    changed.push(derivation.index);
+    list = derivation.from;
+  }
+  return changed;
+}
+
+/** A group commits at most this many edits: a longer chain is not a snapshot's list after one group. */
+const MAX_EDITS_SINCE_SNAPSHOT = 100;
 
 /** What is derived from one snapshot list, made once per list. */
 function indexed<T, I>(memo: WeakMap<readonly T[], I>, records: readonly T[], make: (records: readonly T[]) => I): I {

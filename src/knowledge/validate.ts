@@ -231,9 +231,11 @@ type Found = ReadonlyArray<{ readonly index: number; readonly issue: KbIssue }>;
  */
 function rememberedPerRecord(part: string, context: ReadonlyArray<readonly object[]>, list: readonly object[], check: (list: readonly object[], index: number) => KbIssue[]): readonly KbIssue[] {
   const judged = (of: readonly object[], index: number): Found => check(of, index).map((issue) => ({ index, issue }));
+  // Keyed by the judged list first: each list has its own few entries, so the lists of one kind made one edit
+  // after another never push each other out (keyed by a context list, they would share its few).
   const memo = {
-    get: (of: readonly object[]) => recall<Found>(part, [...context, of]),
-    set: (of: readonly object[], found: Found) => void remember(part, [...context, of], found),
+    get: (of: readonly object[]) => recall<Found>(part, [of, ...context]),
+    set: (of: readonly object[], found: Found) => void remember(part, [of, ...context], found),
   };
   const found = derived(
     list,

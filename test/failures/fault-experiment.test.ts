@@ -539,8 +539,10 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
 // ---------------------------------------------------------------------------------------------
 // SIGTERM under load, on the real server process.
 
-// The small requests start first; the scans SCANS_AFTER_MS later; the signal comes while the scans run or wait.
-const SCANS_AFTER_MS = 700;
+// The small requests start first; the scans SCANS_AFTER_MS later; the signal comes as soon as the scans' bodies
+// are sent (and not before SIGNAL_AFTER_MS), so it finds them running or waiting however fast scans have become:
+// a fixed delay after them found them already answered once the scan's fast path landed.
+const SCANS_AFTER_MS = 1_200;
 const SIGNAL_AFTER_MS = 1_400;
 const LOAD_AFTER_SIGNAL_MS = 400;
 const LARGE_SCANS = 3;
@@ -592,6 +594,7 @@ function post(
   payload: unknown,
   headers: Record<string, string>,
   signalled: () => boolean,
+  onSent?: () => void,
 ): Promise<Omit<Outcome, "label" | "kind" | "ok" | "id">> {
   const body = JSON.stringify(payload);
   const startedBeforeSignal = !signalled();
@@ -625,7 +628,10 @@ function post(
         res.on("error", (error: NodeJS.ErrnoException) => done({ status: res.statusCode, error: `response cut: ${error.code ?? error.message}`, text }));
       },
     );
-    req.on("finish", () => (sentBeforeSignal = !signalled()));
+    req.on("finish", () => {
+      sentBeforeSignal = !signalled();
+      onSent?.();
+    });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${PROCESS_REQUEST_TIMEOUT_MS} ms`)));
     req.on("error", (error: NodeJS.ErrnoException) => done({ error: error.code ?? error.message, text: "" }));
     req.end(body);
@@ -696,8 +702,17 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
       const started = Date.now();
       const loadUntil = () => (signalledAt === undefined ? true : Date.now() - signalledAt < LOAD_AFTER_SIGNAL_MS);
 
+      // Resolved once every scan's body has been sent.
+      let scansSent: () => void = () => undefined;
+      const allScansSent = new Promise<void>((resolve) => {
+        let left = LARGE_SCANS + 1;
+        scansSent = () => {
+          left -= 1;
+          if (left === 0) resolve();
+        };
+      });
       const scan = async (label: string, text: string): Promise<void> => {
-        const outcome = await post(false, port, "/graphql", { query: GQL_SCAN, variables: { manifests: text } }, {}, signalled);
+        const outcome = await post(false, port, "/graphql", { query: GQL_SCAN, variables: { manifests: text } }, {}, signalled, scansSent);
         outcomes.push({ ...outcome, label, kind: "scan", ok: graphqlAnswerOk(outcome.status, outcome.text), text: outcome.text.slice(0, 300) });
       };
       const validateLoop = async (): Promise<void> => {
@@ -738,7 +753,7 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
         ...Array.from({ length: EDIT_LOOPS }, (_, loop) => editLoop("rest", loop)),
         editLoop("graphql", EDIT_LOOPS),
       ]);
-      await sleep(SIGNAL_AFTER_MS);
+      await Promise.all([sleep(SIGNAL_AFTER_MS), allScansSent]);
       signalledAt = Date.now();
       server.child.kill("SIGTERM");
       await load;
