@@ -14,6 +14,7 @@ import { ConflictError, InputError } from "../src/core/errors.js";
 import { query } from "./support/database.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { recommendation } from "./support/records.js";
+import { derivationOf } from "../src/knowledge/lists.js";
 
 const editor = { name: "group-editor", role: "editor" as const };
 const record = recommendation;
@@ -106,5 +107,19 @@ describe("edits committed in groups", () => {
     const audits = await query<{ action: string }>(runtime.database.url, `SELECT action FROM "AuditEntry" WHERE key = 'group-behind' ORDER BY id`);
     assert.deepEqual(audits.map((audit) => audit.action), ["recommendations.create", "recommendations.update"]);
     assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-behind") as unknown as { text: string }).text, "updated through the API");
+  });
+
+  it("publishes an edit as the previous snapshot's lists with that one record, so what was derived from them carries over", async () => {
+    const before = runtime.kb.current();
+    const created = await curator.create(editor, "recommendations", record("group-carried"));
+    const after = runtime.kb.current();
+    assert.equal(after.revision, before.revision + 1);
+    // The edited kind: made from the list before by appending the stored record (src/knowledge/lists.ts).
+    const derivation = derivationOf(after.recommendations);
+    assert.equal(derivation?.from, before.recommendations, "made from the previous snapshot's list, not copied afresh");
+    assert.equal(derivation?.change, "append");
+    assert.equal(after.recommendations[derivation.index], created.record, "the record answered is the one the snapshot holds");
+    // Every other kind: the very same list.
+    for (const entity of ["components", "apiRemovals", "featureGates", "releases"] as const) assert.equal(after[entity], before[entity], entity);
   });
 });

@@ -727,6 +727,8 @@ interface Accepted {
   readonly existing: object | undefined;
   readonly fingerprint: string | undefined;
   readonly kbRevision: number;
+  /** The record as the judged lists hold it (null when retired). */
+  readonly judged: object | null;
 }
 
 interface Judgement {
@@ -752,6 +754,7 @@ function judgeEdits(
   revisionBefore: number,
   earlierAnswers: ReadonlyMap<string, EarlierAnswer>,
   crossCheck: (bundle: KbBundle) => KbIssue[],
+  recordAs: (entity: EntityName, record: object, revision: number) => object = (_entity, record, revision) => ({ ...record, revision }),
 ): Judgement & { readonly bundle: KbBundle } {
   const outcomes: Array<EditOutcome | undefined> = edits.map(() => undefined);
   const accepted: Accepted[] = [];
@@ -781,8 +784,8 @@ function judgeEdits(
       checkEdit(edit, entity, key, existing, keyOf);
       // Where the database keeps it: an updated record in its place, a created one last. Made from the list before
       // (lists.ts), so the cross-check carries over what it found there and judges only this record again.
-      const next =
-        edit.action === "retire" ? withRemoved(records, position!) : existing === undefined ? withAppended(records, { ...edit.record!, revision: 1 }) : withReplaced(records, position!, { ...edit.record!, revision: revisionOf(existing) + 1 });
+      const judged = edit.action === "retire" ? null : recordAs(entity, edit.record!, existing === undefined ? 1 : revisionOf(existing) + 1);
+      const next = judged === null ? withRemoved(records, position!) : existing === undefined ? withAppended(records, judged) : withReplaced(records, position!, judged);
       const issues = crossCheck({ ...bundle, [entity]: next });
       if (issues.length > 0) {
         throw new InputError(
@@ -793,7 +796,7 @@ function judgeEdits(
       }
       bundle = { ...bundle, [entity]: next };
       revision += 1;
-      accepted.push({ index, edit, key, existing, fingerprint, kbRevision: revision });
+      accepted.push({ index, edit, key, existing, fingerprint, kbRevision: revision, judged });
     } catch (error) {
       // A refusal of this edit: nothing of it will be written, and the others go on.
       if (error instanceof KubecompatError) outcomes[index] = { ok: false, error };
@@ -946,15 +949,15 @@ async function commitInOneTrip(
   if (pool === undefined || edits.length === 0 || endOfRun(edits, 0) !== edits.length) return undefined;
   if (edits.some((edit) => tableOf(edit.entity) === undefined)) return undefined;
   // Earlier answers are not read: the statement writes only if there are none, else the general way replays them.
-  const { outcomes, accepted } = judgeEdits(edits, known.bundle, known.revision, new Map(), crossCheck);
+  // Judged as stored: the snapshot after the commit is then made of the very lists judged here (lists.ts
+  // remembers what it made), and what the cross-check found for them carries over to the next edit.
+  const { outcomes, accepted } = judgeEdits(edits, known.bundle, known.revision, new Map(), crossCheck, storedForm);
   // Nothing to write: the refusals are confirmed (under the lock, at the current revision) the general way.
   if (accepted.length === 0) return undefined;
 
   const newest = accepted.at(-1)!.kbRevision;
   // Each record as it will be stored: its own revision is 1 when created, one more than the snapshot's when updated.
-  const stored = new Map<number, object | null>(
-    accepted.map((entry) => [entry.index, entry.edit.action === "retire" ? null : storedForm(entry.edit.entity, entry.edit.record!, entry.existing === undefined ? 1 : revisionOf(entry.existing) + 1)]),
-  );
+  const stored = new Map<number, object | null>(accepted.map((entry) => [entry.index, entry.judged]));
   const statement = new OneTripStatement();
   const keys = edits.flatMap((edit) => (edit.idempotencyKey === undefined ? [] : [{ actor: edit.actor.name, key: edit.idempotencyKey }]));
   const unusedKeys = keys.length === 0 ? "" : ` AND NOT EXISTS (SELECT 1 FROM "IdempotentEdit" AS e JOIN jsonb_to_recordset(${jsonLiteral(keys)}) AS k(actor text, key text) ON e.actor = k.actor AND e.key = k.key)`;

@@ -24,23 +24,46 @@ export interface Derivation {
 
 const derivations = new WeakMap<readonly object[], Derivation>();
 
+// What was made from a list, by the record (or position) it was made with: the same edit of the same list gives
+// the same list. An edit is judged on the lists it makes, and the snapshot after its commit is made with the
+// same records from the same lists: it gets those very lists, and whatever was derived from them.
+const appended = new WeakMap<readonly object[], WeakMap<object, readonly object[]>>();
+const replaced = new WeakMap<readonly object[], WeakMap<object, { readonly index: number; readonly made: readonly object[] }>>();
+const removed = new WeakMap<readonly object[], Map<number, readonly object[]>>();
+
 /** The list with `record` appended (frozen). */
 export function withAppended<T extends object>(list: readonly T[], record: T): readonly T[] {
+  let byRecord = appended.get(list);
+  const known = byRecord?.get(record);
+  if (known !== undefined) return known as readonly T[];
   const made = Object.freeze([...list, record]);
   derivations.set(made, { from: list, change: "append", index: list.length });
+  if (byRecord === undefined) appended.set(list, (byRecord = new WeakMap()));
+  byRecord.set(record, made);
   return made;
 }
 
 /** The list with the record at `index` replaced by `record` (frozen). */
 export function withReplaced<T extends object>(list: readonly T[], index: number, record: T): readonly T[] {
+  let byRecord = replaced.get(list);
+  const known = byRecord?.get(record);
+  if (known !== undefined && known.index === index) return known.made as readonly T[];
   const made = Object.freeze(list.map((candidate, position) => (position === index ? record : candidate)));
   derivations.set(made, { from: list, change: "replace", index });
+  if (byRecord === undefined) replaced.set(list, (byRecord = new WeakMap()));
+  byRecord.set(record, { index, made });
   return made;
 }
 
 /** The list without the record at `index` (frozen; every later record moves, so nothing is carried over). */
 export function withRemoved<T extends object>(list: readonly T[], index: number): readonly T[] {
-  return Object.freeze([...list.slice(0, index), ...list.slice(index + 1)]);
+  let byIndex = removed.get(list);
+  const known = byIndex?.get(index);
+  if (known !== undefined) return known as readonly T[];
+  const made = Object.freeze([...list.slice(0, index), ...list.slice(index + 1)]);
+  if (byIndex === undefined) removed.set(list, (byIndex = new Map<number, readonly object[]>()));
+  byIndex.set(index, made);
+  return made;
 }
 
 /** How the list was made from another, when it was made here. */
