@@ -663,6 +663,8 @@ async function main(): Promise<void> {
           editsPerSecond >= 0.95 * WRITES_PER_SECOND && writes.edits.p99 !== null && writes.edits.p99 < 100,
         ],
         [`reads with ${WRITES_PER_SECOND} edits/s >= 90% of reads with none (${(readRatio * 100).toFixed(1)}%, median of ${writes.rounds.length} rounds)`, readRatio >= 0.9],
+        // Thousands of edits: what each one leaves behind (old snapshots, what was derived from them) must go.
+        [`RSS < 200 MB after the writes (${writesRss.toFixed(0)} MB, ${writes.edits.sent + writes.edits.warmUpSent} edits)`, writesRss < 200],
       );
     } else if (writesSkipped !== undefined) {
       targets.push(["edits at 50/s with p99 < 100 ms", "skipped"], ["reads with writes >= 90% of reads with none", "skipped"]);

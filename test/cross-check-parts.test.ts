@@ -9,6 +9,8 @@
  * (src/knowledge/lists.ts) must be those of checking that list afresh.
  */
 import assert from "node:assert/strict";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { before, describe, it } from "node:test";
 import type { KbBundle } from "../src/knowledge/records.js";
 import { loadKbDirectory } from "../src/knowledge/load.js";
@@ -127,6 +129,28 @@ describe("the cross-check's remembered parts", () => {
     const twice = withAppended(list, { ...good, id: "run-7" });
     assert.equal(keyIndexOf("recommendations", twice).size, twice.length - 1);
     assert.equal(keyIndexOf("recommendations", twice).get("run-7"), list.findIndex((record) => record.id === "run-7"));
+  });
+
+  it("lets the lists of earlier snapshots go: a list made from another does not keep it alive", async () => {
+    // Each snapshot's list is made from the one before; held strongly, that link would keep every list a
+    // kind ever had (tens of megabytes an hour at tens of edits a second).
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const good = snapshot.recommendations[0]!;
+    let current = new KbSnapshot(edited(snapshot, "recommendations", (records) => [...records]), { revision: 1, lastImportAt: null });
+    const first = new WeakRef(current.recommendations);
+    for (let step = 0; step < 20; step += 1) {
+      const lists = Object.fromEntries(ENTITY_NAMES.map((name) => [name, current.records(name)])) as unknown as KbBundle;
+      const next = withAppended(current.recommendations, { ...good, id: `gone-${step}` });
+      assert.deepEqual(crossCheckBundle({ ...lists, recommendations: next }), []);
+      current = new KbSnapshot({ ...lists, recommendations: next }, { revision: step + 2, lastImportAt: null });
+    }
+    assert.equal(current.recommendations.length, snapshot.recommendations.length + 20);
+    for (let attempt = 0; attempt < 10 && first.deref() !== undefined; attempt += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    assert.equal(first.deref(), undefined, "the first snapshot's list is still reachable from the newest");
   });
 
   it("gives a snapshot built on another's lists the same records, sharing the lists it did not change", () => {

@@ -22,7 +22,15 @@ export interface Derivation {
   readonly index: number;
 }
 
-const derivations = new WeakMap<readonly object[], Derivation>();
+/**
+ * How each list was made. The list it was made from is held weakly: a strong
+ * link would keep every list a kind ever had alive (each snapshot's list
+ * holding the one before), tens of megabytes an hour at tens of edits a
+ * second. What is derived from a list is worked out while the list before is
+ * still in use (an edit is judged on the snapshot it was made from), so a
+ * link that is gone only means building afresh.
+ */
+const derivations = new WeakMap<readonly object[], { readonly from: WeakRef<readonly object[]>; readonly change: Derivation["change"]; readonly index: number }>();
 
 // What was made from a list, by the record (or position) it was made with: the same edit of the same list gives
 // the same list. An edit is judged on the lists it makes, and the snapshot after its commit is made with the
@@ -37,7 +45,7 @@ export function withAppended<T extends object>(list: readonly T[], record: T): r
   const known = byRecord?.get(record);
   if (known !== undefined) return known as readonly T[];
   const made = Object.freeze([...list, record]);
-  derivations.set(made, { from: list, change: "append", index: list.length });
+  derivations.set(made, { from: new WeakRef(list), change: "append", index: list.length });
   if (byRecord === undefined) appended.set(list, (byRecord = new WeakMap()));
   byRecord.set(record, made);
   return made;
@@ -49,7 +57,7 @@ export function withReplaced<T extends object>(list: readonly T[], index: number
   const known = byRecord?.get(record);
   if (known !== undefined && known.index === index) return known.made as readonly T[];
   const made = Object.freeze(list.map((candidate, position) => (position === index ? record : candidate)));
-  derivations.set(made, { from: list, change: "replace", index });
+  derivations.set(made, { from: new WeakRef(list), change: "replace", index });
   if (byRecord === undefined) replaced.set(list, (byRecord = new WeakMap()));
   byRecord.set(record, { index, made });
   return made;
@@ -68,7 +76,9 @@ export function withRemoved<T extends object>(list: readonly T[], index: number)
 
 /** How the list was made from another, when it was made here. */
 export function derivationOf(list: readonly object[]): Derivation | undefined {
-  return derivations.get(list);
+  const derivation = derivations.get(list);
+  const from = derivation?.from.deref();
+  return derivation === undefined || from === undefined ? undefined : { from, change: derivation.change, index: derivation.index };
 }
 
 /** How far back `derived` follows lists made from lists before it looks no further and builds afresh. */
@@ -90,13 +100,13 @@ export function derived<V>(
 ): V {
   const chain: Array<readonly object[]> = [];
   let value: V | undefined;
-  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; current = derivations.get(current)?.from) {
+  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; current = derivationOf(current)?.from) {
     value = memo.get(current);
     if (value !== undefined) break;
     chain.push(current);
   }
   for (const current of chain.reverse()) {
-    const derivation = derivations.get(current);
+    const derivation = derivationOf(current);
     value = (value !== undefined && derivation !== undefined ? adjust(value, current, derivation) : undefined) ?? build(current);
     memo.set(current, value);
   }
