@@ -166,11 +166,10 @@ const COMPONENT_VERSION_PATTERN =
 
 /**
  * Parses `1.7.2`, `v2.0.0`, `3.5.12-0` (kubeadm's etcd image tags) and the
- * `containerd://1.7.2` form that `kubectl get nodes` reports.
+ * `containerd://1.7.2` form that `kubectl get nodes` reports. `field` names
+ * the input in the error message. Parsed versions are frozen and remembered
+ * by their text: the planner parses the same few at every step.
  */
-const parsedComponentVersions = new Map<string, ComponentVersion>();
-
-/** Parses a component's own version (a runtime's, an add-on's); `field` names the input in the error message. */
 export function parseComponentVersion(input: unknown, field = "version"): ComponentVersion {
   if (typeof input === "string") {
     const cached = parsedComponentVersions.get(input);
@@ -181,6 +180,8 @@ export function parseComponentVersion(input: unknown, field = "version"): Compon
   parsedComponentVersions.set(input as string, version);
   return version;
 }
+
+const parsedComponentVersions = new Map<string, ComponentVersion>();
 
 function parseComponentUncached(input: unknown, field: string): ComponentVersion {
   if (typeof input !== "string") throw new InputError(`${field} must be a string such as "1.7.2"`, field);

@@ -9,6 +9,7 @@ import { InputError } from "../core/errors.js";
 import { compareMinors } from "../core/versions.js";
 import type { FeatureGateRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { perList } from "../knowledge/lists.js";
 import { finding, type Finding } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 
@@ -47,16 +48,10 @@ export function featureGateMap(value: unknown, origin: string, field: string): G
   });
 }
 
-// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
 const gateIndexes = new WeakMap<readonly FeatureGateRecord[], ReadonlyMap<string, FeatureGateRecord>>();
 
 function gateIndex(snapshot: KbSnapshot): ReadonlyMap<string, FeatureGateRecord> {
-  let index = gateIndexes.get(snapshot.featureGates);
-  if (index === undefined) {
-    index = new Map(snapshot.featureGates.map((gate) => [gate.name, gate]));
-    gateIndexes.set(snapshot.featureGates, index);
-  }
-  return index;
+  return perList(gateIndexes, snapshot.featureGates, (list) => new Map(list.map((gate) => [gate.name, gate])));
 }
 
 /** The gate's stage at a minor, or undefined when the minor is outside every stage. */

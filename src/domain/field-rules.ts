@@ -7,6 +7,7 @@
  */
 import type { FieldRuleRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { groupedBy, perList } from "../knowledge/lists.js";
 import { compareMinors } from "../core/versions.js";
 import { isPlainMap, type PlainMap } from "./manifest-reader.js";
 
@@ -34,21 +35,11 @@ export interface FieldRuleHit {
   readonly matched: string | null;
 }
 
-// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
 const rulesByKind = new WeakMap<readonly FieldRuleRecord[], ReadonlyMap<string, readonly FieldRuleRecord[]>>();
 
-/** The rules that read objects of each kind, built once per (immutable) snapshot. */
+/** The rules that read objects of each kind, grouped once per list. */
 function rulesFor(snapshot: KbSnapshot, kind: string): readonly FieldRuleRecord[] {
-  let index = rulesByKind.get(snapshot.fieldRules);
-  if (index === undefined) {
-    const built = new Map<string, FieldRuleRecord[]>();
-    for (const rule of snapshot.fieldRules) {
-      for (const kind of rule.scope === "POD" ? POD_CARRIERS : rule.kinds) built.set(kind, [...(built.get(kind) ?? []), rule]);
-    }
-    index = built;
-    rulesByKind.set(snapshot.fieldRules, index);
-  }
-  return index.get(kind) ?? [];
+  return perList(rulesByKind, snapshot.fieldRules, (list) => groupedBy(list, (rule) => (rule.scope === "POD" ? POD_CARRIERS : rule.kinds))).get(kind) ?? [];
 }
 
 /** Every rule that matches the object, with where. */

@@ -6,17 +6,14 @@
  */
 import type { EntityName } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { perList } from "../knowledge/lists.js";
 import { finding, type Finding } from "./findings.js";
 import { compareMinors } from "../core/versions.js";
 
 /** The newest minor a kind of knowledge covers (the best of its sources), with that source; undefined when nothing says. */
 export function coverageOf(snapshot: KbSnapshot, knowledge: EntityName): KbSnapshot["coverage"][number] | undefined {
-  // Once per snapshot and kind of knowledge: the planner asks at every step.
-  let known = coverages.get(snapshot);
-  if (known === undefined) {
-    known = new Map();
-    coverages.set(snapshot, known);
-  }
+  // Once per list of claims and kind of knowledge: the planner asks at every step.
+  const known = perList(coverages, snapshot.coverage, () => new Map<EntityName, KbSnapshot["coverage"][number] | undefined>());
   if (known.has(knowledge)) return known.get(knowledge);
   const best = snapshot.coverage
     .filter((claim) => claim.knowledge === knowledge)
@@ -25,7 +22,7 @@ export function coverageOf(snapshot: KbSnapshot, knowledge: EntityName): KbSnaps
   return best;
 }
 
-const coverages = new WeakMap<KbSnapshot, Map<EntityName, KbSnapshot["coverage"][number] | undefined>>();
+const coverages = new WeakMap<KbSnapshot["coverage"], Map<EntityName, KbSnapshot["coverage"][number] | undefined>>();
 
 const WHAT: Partial<Record<EntityName, string>> = {
   apiRemovals: "which API versions are removed or deprecated",

@@ -10,6 +10,7 @@
 import { InputError } from "../core/errors.js";
 import type { AddonRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { perList } from "../knowledge/lists.js";
 import { finding, type Finding } from "./findings.js";
 import type { ComponentVersionInput } from "./cluster-plan.js";
 import { parseComponentVersion, parseKubernetesVersion } from "../core/versions.js";
@@ -84,16 +85,11 @@ function imagePattern(repository: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
 const imagePatterns = new WeakMap<readonly AddonRecord[], ReadonlyArray<{ readonly addon: AddonRecord; readonly pattern: RegExp }>>();
 
-/** The add-on whose image repository this is, if any. */
+/** The add-on whose image repository this is, if any (the patterns compiled once per list). */
 export function addonOfImage(snapshot: KbSnapshot, repository: string): AddonRecord | undefined {
-  let patterns = imagePatterns.get(snapshot.addons);
-  if (patterns === undefined) {
-    patterns = snapshot.addons.flatMap((addon) => addon.images.map((image) => ({ addon, pattern: imagePattern(image.toLowerCase()) })));
-    imagePatterns.set(snapshot.addons, patterns);
-  }
+  const patterns = perList(imagePatterns, snapshot.addons, (list) => list.flatMap((addon) => addon.images.map((image) => ({ addon, pattern: imagePattern(image.toLowerCase()) }))));
   return patterns.find((candidate) => candidate.pattern.test(repository))?.addon;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { HostRequirementRecord, RuntimeReleaseRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { groupedBy, perList } from "../knowledge/lists.js";
 import { label, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
 import { compareMinors, type ComponentVersion, type KubernetesVersion } from "../core/versions.js";
@@ -101,19 +102,11 @@ export function lastSupportedDay(release: RuntimeReleaseRecord): string | null {
 }
 
 const lastDays = new WeakMap<RuntimeReleaseRecord, string>();
-// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
 const releaseLines = new WeakMap<readonly RuntimeReleaseRecord[], ReadonlyMap<string, readonly RuntimeReleaseRecord[]>>();
 
-/** Each runtime's release lines, built once per snapshot. */
+/** A runtime's release lines, grouped once per list. */
 function linesOf(snapshot: KbSnapshot, component: string): readonly RuntimeReleaseRecord[] {
-  let index = releaseLines.get(snapshot.runtimeReleases);
-  if (index === undefined) {
-    const built = new Map<string, RuntimeReleaseRecord[]>();
-    for (const release of snapshot.runtimeReleases) built.set(release.component, [...(built.get(release.component) ?? []), release]);
-    index = built;
-    releaseLines.set(snapshot.runtimeReleases, index);
-  }
-  return index.get(component) ?? [];
+  return perList(releaseLines, snapshot.runtimeReleases, (list) => groupedBy(list, (release) => [release.component])).get(component) ?? [];
 }
 
 /** A runtime whose own release line is past its end of life on `asOf`. */

@@ -8,6 +8,7 @@
 import { InputError } from "../core/errors.js";
 import type { PlatformRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { perList } from "../knowledge/lists.js";
 import type { PlannedComponent } from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
 
@@ -33,17 +34,11 @@ export function recognisePlatform(snapshot: KbSnapshot, entries: readonly Planne
   return undefined;
 }
 
-// Every validation asks: the patterns are compiled once per snapshot.
-// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
+// Every validation asks: the patterns are compiled once per list.
 const compiledPatterns = new WeakMap<readonly PlatformRecord[], ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }>>();
 
 function versionPatterns(snapshot: KbSnapshot): ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }> {
-  let patterns = compiledPatterns.get(snapshot.platforms);
-  if (patterns === undefined) {
-    patterns = snapshot.platforms.flatMap((platform) => (platform.versionPattern === null ? [] : [{ platform, pattern: new RegExp(platform.versionPattern) }]));
-    compiledPatterns.set(snapshot.platforms, patterns);
-  }
-  return patterns;
+  return perList(compiledPatterns, snapshot.platforms, (list) => list.flatMap((platform) => (platform.versionPattern === null ? [] : [{ platform, pattern: new RegExp(platform.versionPattern) }])));
 }
 
 /** The platform a node's labels show (eks.amazonaws.com/nodegroup ...), if any. */

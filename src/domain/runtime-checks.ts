@@ -7,6 +7,7 @@
  */
 import type { RuntimeRequirementRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { groupedBy, perList } from "../knowledge/lists.js";
 import { kubernetesEntries, label, type ClusterPlan, type PlannedComponent, type VersionedEntry } from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
 import { nearestName } from "./names.js";
@@ -55,19 +56,11 @@ function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): reado
   return index.kubelets.filter((kubelet) => kubelet.instance === null || withOwnRuntime === undefined || !withOwnRuntime.has(kubelet.instance));
 }
 
-// Keyed by the list it is built from: a snapshot after an edit of another kind reuses the list, and this with it.
 const requirementIndexes = new WeakMap<readonly RuntimeRequirementRecord[], ReadonlyMap<string, readonly RuntimeRequirementRecord[]>>();
 
-/** A runtime's requirements, indexed once per snapshot (the planner judges every step). */
+/** A runtime's requirements, grouped once per list (the planner judges every step). */
 function requirementsOf(snapshot: KbSnapshot, component: string): readonly RuntimeRequirementRecord[] {
-  let index = requirementIndexes.get(snapshot.runtimeRequirements);
-  if (index === undefined) {
-    const built = new Map<string, RuntimeRequirementRecord[]>();
-    for (const requirement of snapshot.runtimeRequirements) built.set(requirement.component, [...(built.get(requirement.component) ?? []), requirement]);
-    index = built;
-    requirementIndexes.set(snapshot.runtimeRequirements, index);
-  }
-  return index.get(component) ?? [];
+  return perList(requirementIndexes, snapshot.runtimeRequirements, (list) => groupedBy(list, (requirement) => [requirement.component])).get(component) ?? [];
 }
 
 export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {

@@ -11,6 +11,7 @@
 import { InputError } from "../core/errors.js";
 import type { ApiRemovalRecord, ConfigurationApiRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { perList } from "../knowledge/lists.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
@@ -109,8 +110,7 @@ export interface ManifestScanReport {
   readonly status: Verdict;
 }
 
-/** Built once per snapshot; a snapshot is immutable, so the index never goes stale. */
-// Keyed by the list it is built from (a snapshot after an edit of another kind reuses it).
+/** Built once per list; lists are immutable, so the index never goes stale. */
 const removalIndexes = new WeakMap<readonly ApiRemovalRecord[], ReadonlyMap<string, ApiRemovalRecord>>();
 
 export interface ScanOptions {
@@ -300,12 +300,7 @@ function knownApiVersions(snapshot: KbSnapshot): ReadonlySet<string> {
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {
-  let index = removalIndexes.get(snapshot.apiRemovals);
-  if (index === undefined) {
-    index = new Map(snapshot.apiRemovals.map((record) => [removalKey(record.apiVersion, record.kind), record]));
-    removalIndexes.set(snapshot.apiRemovals, index);
-  }
-  return index;
+  return perList(removalIndexes, snapshot.apiRemovals, (list) => new Map(list.map((record) => [removalKey(record.apiVersion, record.kind), record])));
 }
 
 /** The knowledge base's natural key of an API removal (see ENTITIES in records.ts). */
@@ -313,16 +308,10 @@ function removalKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;
 }
 
-// Keyed by the list it is built from (a snapshot after an edit of another kind reuses it).
 const configurationIndexes = new WeakMap<readonly ConfigurationApiRecord[], ReadonlyMap<string, ConfigurationApiRecord>>();
 
 function configurationIndex(snapshot: KbSnapshot): ReadonlyMap<string, ConfigurationApiRecord> {
-  let index = configurationIndexes.get(snapshot.configurationApis);
-  if (index === undefined) {
-    index = new Map(snapshot.configurationApis.map((record) => [removalKey(record.apiVersion, record.kind), record]));
-    configurationIndexes.set(snapshot.configurationApis, index);
-  }
-  return index;
+  return perList(configurationIndexes, snapshot.configurationApis, (list) => new Map(list.map((record) => [removalKey(record.apiVersion, record.kind), record])));
 }
 
 function locate(object: PlainMap, apiVersion: string, kind: string, documentIndex: number, line: number, source: string | null): ManifestObject {

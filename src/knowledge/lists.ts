@@ -81,6 +81,31 @@ export function derivationOf(list: readonly object[]): Derivation | undefined {
   return derivation === undefined || from === undefined ? undefined : { from, change: derivation.change, index: derivation.index };
 }
 
+/**
+ * What is made from one list (an index, a grouping, compiled patterns), made
+ * once per list and kept beside it. Keyed by the list rather than the
+ * snapshot: a snapshot after an edit of another kind reuses the list, and
+ * what was made from it with it.
+ */
+export function perList<T, V>(memo: WeakMap<readonly T[], V>, list: readonly T[], make: (list: readonly T[]) => V): V {
+  let made = memo.get(list);
+  if (made === undefined) memo.set(list, (made = make(list)));
+  return made;
+}
+
+/** The records of a list under each of their keys, in list order (a record may come under several keys). */
+export function groupedBy<T>(list: readonly T[], keysOf: (record: T) => readonly string[]): ReadonlyMap<string, readonly T[]> {
+  const groups = new Map<string, T[]>();
+  for (const record of list) {
+    for (const key of keysOf(record)) {
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [record]);
+      else group.push(record);
+    }
+  }
+  return groups;
+}
+
 /** How far back `derived` follows lists made from lists before it looks no further and builds afresh. */
 const FURTHEST_BACK = 16;
 
@@ -164,14 +189,15 @@ const keyIndexes = new WeakMap<readonly object[], KeyIndex>();
  * is known gets that index adjusted for the one record.
  */
 export function keyIndexOf(entity: EntityName, list: readonly object[]): KeyIndex {
-  const memo = {
-    get: (of: readonly object[]) => keyIndexes.get(of),
-    set: (of: readonly object[], index: KeyIndex) => {
-      if (Object.isFrozen(of)) keyIndexes.set(of, index);
-    },
-  };
-  return derived(list, memo, (of) => builtKeyIndex(entity, of), (before, of, derivation) => carriedKeyIndex(entity, before, of, derivation));
+  return derived(list, keyIndexMemo, (of) => builtKeyIndex(entity, of), (before, of, derivation) => carriedKeyIndex(entity, before, of, derivation));
 }
+
+const keyIndexMemo = {
+  get: (of: readonly object[]) => keyIndexes.get(of),
+  set: (of: readonly object[], index: KeyIndex) => {
+    if (Object.isFrozen(of)) keyIndexes.set(of, index);
+  },
+};
 
 function builtKeyIndex(entity: EntityName, list: readonly object[]): KeyIndex {
   const index = new Map<string, number>();

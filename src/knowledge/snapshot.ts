@@ -7,7 +7,7 @@ import { compareMinors } from "../core/versions.js";
 import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord, type AddonRecord, type AddonApiRecord, type PlatformRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
-import { derivationOf } from "./lists.js";
+import { derivationOf, perList } from "./lists.js";
 
 export interface SnapshotMeta {
   readonly revision: number;
@@ -103,7 +103,7 @@ export class KbSnapshot implements KbBundle {
       Object.defineProperty(this, entity, { value: list(extra[entity] ?? []), enumerable: true });
     }
 
-    this.componentIndex = indexed(componentIndexes, this.components, (components) => {
+    this.componentIndex = perList(componentIndexes, this.components, (components) => {
       const index = new Map<string, ComponentRecord>();
       for (const component of components) {
         index.set(component.name.toLowerCase(), component);
@@ -111,8 +111,8 @@ export class KbSnapshot implements KbBundle {
       }
       return index;
     });
-    this.releaseIndex = indexed(releaseIndexes, this.releases, (releases) => new Map(releases.map((release) => [release.version, release])));
-    this.profileIndex = indexed(profileIndexes, this.profiles, (profiles) => new Map(profiles.map((profile) => [profile.name, profile])));
+    this.releaseIndex = perList(releaseIndexes, this.releases, (releases) => new Map(releases.map((release) => [release.version, release])));
+    this.profileIndex = perList(profileIndexes, this.profiles, (profiles) => new Map(profiles.map((profile) => [profile.name, profile])));
     Object.freeze(this);
   }
 
@@ -219,13 +219,6 @@ function changedSinceSnapshot(records: readonly object[]): number[] | undefined 
 /** A group commits at most this many edits: a longer chain is not a snapshot's list after one group. */
 const MAX_EDITS_SINCE_SNAPSHOT = 100;
 
-/** What is derived from one snapshot list, made once per list. */
-function indexed<T, I>(memo: WeakMap<readonly T[], I>, records: readonly T[], make: (records: readonly T[]) => I): I {
-  let index = memo.get(records);
-  if (index === undefined) memo.set(records, (index = make(records)));
-  return index;
-}
-
 const componentIndexes = new WeakMap<readonly ComponentRecord[], ReadonlyMap<string, ComponentRecord>>();
 const releaseIndexes = new WeakMap<readonly ReleaseRecord[], ReadonlyMap<string, ReleaseRecord>>();
 const profileIndexes = new WeakMap<readonly ProfileRecord[], ReadonlyMap<string, ProfileRecord>>();
@@ -233,8 +226,8 @@ const upgradeOrders = new WeakMap<readonly ComponentRecord[], WeakMap<readonly U
 
 /** The upgrade order of these components and edges (remembered for the pair of lists). */
 function orderOf(components: readonly ComponentRecord[], dependencies: readonly UpgradeDependencyRecord[]): readonly string[] {
-  const byDependencies = indexed(upgradeOrders, components, () => new WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>());
-  return indexed(byDependencies, dependencies, () => {
+  const byDependencies = perList(upgradeOrders, components, () => new WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>());
+  return perList(byDependencies, dependencies, () => {
     const ordered = upgradeOrder(components, dependencies);
     // Validation rejects a cycle before a snapshot is built; a snapshot built around it orders by kb/components.yaml.
     return Object.freeze(ordered.ok ? [...ordered.order] : components.map((component) => component.name));
