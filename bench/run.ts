@@ -24,7 +24,8 @@
  * the rounds' median), BENCH_WRITES_PER_SECOND (50),
  * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_ONLY=reads,scan,writes (any
  * of them, comma-separated; all by default); BENCH_NO_PIN; BENCH_NO_BUILD=1
- * runs dist/ as it is (no `npm run build` first). With DATABASE_URL
+ * runs dist/ as it is (no `npm run build` first); BENCH_CPU_PROF=dir (a CPU profile of the
+ * server); BENCH_NODE_FLAGS (more flags for the server's node, e.g. --trace-gc). With DATABASE_URL
  * set the writes scenario adds records to that database, so it runs only
  * with BENCH_WRITES_ON_DATABASE_URL=1.
  */
@@ -465,7 +466,11 @@ async function main(): Promise<void> {
     const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
     if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
   }
-  const profileFlags = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
+  const profileFlags = [
+    ...(process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]),
+    // Extra flags for the server's node (e.g. --trace-gc), which NODE_OPTIONS does not all allow.
+    ...(process.env.BENCH_NODE_FLAGS === undefined ? [] : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== "")),
+  ];
   const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, ...profileFlags, image.script]);
   const server = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
   const base = `http://127.0.0.1:${port}`;
