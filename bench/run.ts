@@ -466,12 +466,12 @@ async function main(): Promise<void> {
     const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
     if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
   }
-  const profileFlags = [
+  const serverFlags = [
     ...(process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]),
     // Extra flags for the server's node (e.g. --trace-gc), which NODE_OPTIONS does not all allow.
     ...(process.env.BENCH_NODE_FLAGS === undefined ? [] : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== "")),
   ];
-  const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, ...profileFlags, image.script]);
+  const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, ...serverFlags, image.script]);
   const server = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
   const base = `http://127.0.0.1:${port}`;
   try {
