@@ -22,10 +22,12 @@
  * writes scenario, BENCH_WRITES_ROUNDS (8, each a read without and a read
  * with writes, after one warm-up round that is not counted; the ratio is
  * the rounds' median), BENCH_WRITES_PER_SECOND (50),
- * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_ONLY=reads,scan,writes (any
+ * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_WRITES_REFUSED=1 (a control run: the
+ * writer's edits are refused, 400, so the requests are paid for without their commits; EDIT_GATHER_MS and the
+ * server's other variables pass through to it); BENCH_ONLY=reads,scan,writes (any
  * of them, comma-separated; all by default); BENCH_NO_PIN; BENCH_NO_BUILD=1
  * runs dist/ as it is (no `npm run build` first); BENCH_CPU_PROF=dir (a CPU profile of the
- * server); BENCH_NODE_FLAGS (more flags for the server's node, e.g. --trace-gc). With DATABASE_URL
+ * server, and windows.json beside it: each load window's span on the profile's clock); BENCH_NODE_FLAGS (more flags for the server's node, e.g. --trace-gc). With DATABASE_URL
  * set the writes scenario adds records to that database, so it runs only
  * with BENCH_WRITES_ON_DATABASE_URL=1.
  */
@@ -50,6 +52,8 @@ const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? 4);
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
 const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 1);
 const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 8);
+/** A control run of the writes scenario: edits the server refuses, so the requests are paid for and nothing is committed. */
+const WRITES_REFUSED = process.env.BENCH_WRITES_REFUSED === "1";
 /** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
 const WRITES_PER_MINUTE_LIMIT = 100_000;
 
@@ -204,6 +208,25 @@ function descendants(pid: number): number[] {
  * the load generator's CPUs, it no longer takes the server's CPU when edits
  * reach it. Backends forked later inherit the postmaster's CPUs.
  */
+/**
+ * V8's CPU profiler samples the main thread from a thread of its own. Pinned
+ * to the server's one CPU, that thread gets to run mostly when the main
+ * thread waits, so busy time goes unsampled (a third of it was seen here).
+ * Moved to the load generator's CPUs, it samples the main thread as it runs.
+ */
+function moveProfilerThread(serverPid: number): boolean {
+  let moved = false;
+  for (const tid of fs.readdirSync(`/proc/${serverPid}/task`)) {
+    const name = fs.readFileSync(`/proc/${serverPid}/task/${tid}/comm`, "utf8").trim();
+    if (name === "v8:ProfEvntProc") moved = spawnSync("taskset", ["-p", "-c", LOAD_CPUS, tid], { stdio: "ignore" }).status === 0 || moved;
+  }
+  return moved;
+}
+
+/** Each load window's name and span on the monotonic clock (µs, as in a V8 CPU profile), to cut a BENCH_CPU_PROF profile by window. */
+const windows: Array<{ name: string; from: number; to: number }> = [];
+const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
+
 function moveEmbeddedPostgres(serverPid: number): number {
   const pids = descendants(serverPid).filter((pid) => {
     try {
@@ -218,20 +241,24 @@ function moveEmbeddedPostgres(serverPid: number): number {
 
 /** Runs one scenario in the load process; `onStart` is called when the load begins (with announceStart). */
 async function load(name: string, scenario: Partial<LoadScenario> & { url: string }, onStart?: () => void): Promise<Row> {
-  const spec: LoadScenario = { connections: CONNECTIONS, duration: DURATION, ...scenario, ...(onStart ? { announceStart: true } : {}) };
+  const profiling = process.env.BENCH_CPU_PROF !== undefined;
+  const spec: LoadScenario = { connections: CONNECTIONS, duration: DURATION, ...scenario, ...(onStart || profiling ? { announceStart: true } : {}) };
   const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/load.ts")]);
   const child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
   child.stdin.end(JSON.stringify(spec));
   let output = "";
   let announced = false;
+  let from = 0;
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
-    if (onStart && !announced && output.startsWith("started\n")) {
+    if (!announced && output.startsWith("started\n")) {
       announced = true;
-      onStart();
+      from = monotonicMicros();
+      onStart?.();
     }
   });
   const code = await new Promise((resolve) => child.once("exit", resolve));
+  if (profiling) windows.push({ name, from, to: monotonicMicros() });
   if (code !== 0) throw new Error(`the load generator failed for ${name} (exit ${String(code)})`);
   const result = JSON.parse(output.trim().split("\n").at(-1) ?? "") as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; timeouts: number; non2xx: number };
   return { name, requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
@@ -398,7 +425,7 @@ async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: 
     for (let round = 0; round <= WRITES_ROUNDS; round += 1) {
       const idle = await load(`${read.name}, no writes (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`, { ...read.scenario, duration: WRITES_DURATION });
 
-      const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}` };
+      const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}`, refused: WRITES_REFUSED };
       const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
       const writer = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
       // A writer that died is reported by its exit code, not by an EPIPE on its stdin.
@@ -485,6 +512,7 @@ async function main(): Promise<void> {
     const pid = server.pid!;
     const idleRss = statusField(pid, "VmRSS");
     const movedPostgres = PIN && !process.env.DATABASE_URL ? moveEmbeddedPostgres(pid) : 0;
+    if (PIN && process.env.BENCH_CPU_PROF !== undefined && !moveProfilerThread(pid)) process.stderr.write("could not move the profiler's thread off the server's CPU: the profile undercounts busy time\n");
     const json = { "content-type": "application/json" };
     const scanInput = manifest(1_000_000);
     const scanBody = JSON.stringify({ manifests: scanInput, targetVersion: "1.29" });
@@ -606,7 +634,7 @@ async function main(): Promise<void> {
       process.stdout.write(
         [
           "",
-          `writes at load, ${rounds.length} rounds after one warm-up round: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) creates recommendations over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
+          `writes at load, ${rounds.length} rounds after one warm-up round: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) ${WRITES_REFUSED ? "sends recommendations the server refuses (400; BENCH_WRITES_REFUSED=1, a control run: the requests without their commits)" : "creates recommendations"} over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
           "",
           "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx | ratio | edit p50 | edit p99 |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -630,7 +658,7 @@ async function main(): Promise<void> {
       rows.reduce((sum, row) => sum + row.errors + row.non2xx, 0) +
       (single === undefined ? 0 : single.errors + single.non2xx) +
       (large === undefined ? 0 : large.failures + large.healthz.errors + large.healthz.non2xx) +
-      (writes === undefined ? 0 : writes.rounds.reduce((sum, round) => sum + round.idle.errors + round.idle.non2xx + round.withWrites.errors + round.withWrites.non2xx, 0) + writes.edits.errors + writes.edits.non2xx);
+      (writes === undefined ? 0 : writes.rounds.reduce((sum, round) => sum + round.idle.errors + round.idle.non2xx + round.withWrites.errors + round.withWrites.non2xx, 0) + writes.edits.errors + (WRITES_REFUSED ? writes.edits.ok : writes.edits.non2xx));
     const targets: Array<readonly [string, boolean | "skipped"]> = [];
     if (floor !== undefined && validateRow !== undefined && graphqlRow !== undefined) {
       targets.push(
@@ -663,7 +691,9 @@ async function main(): Promise<void> {
       if (row !== undefined && floor !== undefined) targets.push([`${name} >= ${goal * 100}% of floor (${((row.requests / floor.requests) * 100).toFixed(0)}%)`, row.requests / floor.requests >= goal]);
     }
     if (selected("reads") || selected("scan")) targets.push([`RSS < 200 MB after the run (${rss.toFixed(0)} MB)`, rss < 200]);
-    if (writes !== undefined) {
+    if (writes !== undefined && WRITES_REFUSED) {
+      targets.push([`edits and the read rate with them (a control run with refused edits: BENCH_WRITES_REFUSED=1; reads kept ${(readRatio * 100).toFixed(1)}%)`, "skipped"]);
+    } else if (writes !== undefined) {
       targets.push(
         [
           `edits sustained at ${WRITES_PER_SECOND}/s with p99 < 100 ms (${editsPerSecond.toFixed(1)}/s answered 2xx, p99 ${ms(writes.edits.p99)})`,
@@ -683,6 +713,7 @@ async function main(): Promise<void> {
     server.kill("SIGTERM");
     if (server.exitCode === null && server.signalCode === null) await new Promise((resolve) => server.once("exit", resolve));
     if (pgDir !== undefined) fs.rmSync(pgDir, { recursive: true, force: true });
+    if (process.env.BENCH_CPU_PROF !== undefined) fs.writeFileSync(path.join(process.env.BENCH_CPU_PROF, "windows.json"), `${JSON.stringify(windows, null, 2)}\n`);
   }
 }
 

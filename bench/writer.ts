@@ -25,6 +25,11 @@ export interface WriterScenario {
   readonly rate: number;
   /** Prefix of the records' ids; the writer appends -<n>. Lower case, digits and dashes. */
   readonly idPrefix: string;
+  /**
+   * Sends edits the server refuses (400: a phase it does not know), a
+   * control run: what the requests cost without their commits and snapshots.
+   */
+  readonly refused?: boolean;
 }
 
 export interface WriterResult {
@@ -92,7 +97,7 @@ function record(id: string): string {
     id,
     title: "Benchmark write: a recommendation created under read load",
     components: ["kubelet"],
-    phase: "NODE_UPGRADE",
+    phase: scenario.refused === true ? "NO_SUCH_PHASE" : "NODE_UPGRADE",
     appliesFrom: null,
     appliesUntil: null,
     text: `Written by npm run bench (writes at load) as ${id}; it carries no advice.`,

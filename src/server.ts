@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     isDatabaseReachable: () => pingDatabase(db),
     logger,
     chatops: config.chatops,
-    curator: new Curator(db, kb),
+    curator: new Curator(db, kb, { gatherMs: config.edits.gatherMs }),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: config.requireAuthForReads,
     rateLimits: config.rateLimits,

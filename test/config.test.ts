@@ -30,6 +30,19 @@ describe("configuration", () => {
     assert.equal(parseConfig({ DATABASE_URL: "" }).database.kind, "embedded");
   });
 
+  it("gathers edits only when asked to, for a whole number of milliseconds up to a second", () => {
+    assert.equal(parseConfig({}).edits.gatherMs, 0);
+    assert.equal(parseConfig({ EDIT_GATHER_MS: "40" }).edits.gatherMs, 40);
+    for (const [value, message] of [
+      ["-1", /EDIT_GATHER_MS: must be 0 \(off\) or more/],
+      ["2.5", /EDIT_GATHER_MS: must be a whole number of milliseconds/],
+      ["5000", /EDIT_GATHER_MS: must be at most 1000/],
+      ["soon", /EDIT_GATHER_MS: must be a number/],
+    ] as const) {
+      assert.throws(() => parseConfig({ EDIT_GATHER_MS: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value);
+    }
+  });
+
   it("lists every problem at once", () => {
     assert.throws(
       () => parseConfig({ PORT: "80000", DATABASE_URL: "mysql://x", KB_IMPORT_ON_START: "maybe", LOG_LEVEL: "loud" }),

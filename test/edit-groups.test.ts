@@ -123,3 +123,58 @@ describe("edits committed in groups", () => {
     for (const entity of ["components", "apiRemovals", "featureGates", "releases"] as const) assert.equal(after[entity], before[entity], entity);
   });
 });
+
+describe("edits gathered under steady writes (EDIT_GATHER_MS)", () => {
+  let runtime: TestRuntime;
+  // Long enough that the edits below, sent tens of milliseconds apart, all fall within one interval on a busy machine.
+  const gatherMs = 1_000;
+
+  before(async () => {
+    runtime = await startTestRuntime();
+  });
+  after(async () => {
+    await runtime?.close();
+  });
+
+  /** The transaction of each audit entry, told apart by its time (now() is the transaction's start in PostgreSQL). */
+  async function transactionsOf(keys: readonly string[]): Promise<Map<string, string>> {
+    const rows = await query<{ key: string; at: string }>(
+      runtime.database.url,
+      `SELECT key, to_char(at, 'YYYY-MM-DD HH24:MI:SS.US') AS at FROM "AuditEntry" WHERE entity = 'recommendations' AND key = ANY($1)`,
+      [keys],
+    );
+    return new Map(rows.map((row) => [row.key, row.at]));
+  }
+
+  it("commits the edits that arrive within the interval after a group together, and holds no edit after a quiet spell", async () => {
+    const curator = new Curator(runtime.db, runtime.kb, { gatherMs });
+    // After a quiet spell: committed at once, not held for the interval.
+    const sent = performance.now();
+    await curator.create(editor, "recommendations", record("gather-first"));
+    const firstTook = performance.now() - sent;
+    assert.ok(firstTook < gatherMs, `the first edit after a quiet spell waited ${firstTook.toFixed(0)} ms, as if gathered`);
+    // Within the interval after it: held, and committed with the ones that follow.
+    const later: Array<Promise<unknown>> = [];
+    for (const [index, id] of ["gather-a", "gather-b", "gather-c"].entries()) {
+      if (index > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      later.push(curator.create(editor, "recommendations", record(id)));
+    }
+    await Promise.all(later);
+    const at = await transactionsOf(["gather-first", "gather-a", "gather-b", "gather-c"]);
+    assert.equal(at.size, 4, JSON.stringify([...at]));
+    assert.equal(new Set([at.get("gather-a"), at.get("gather-b"), at.get("gather-c")]).size, 1, `one transaction for the gathered edits: ${JSON.stringify([...at])}`);
+    assert.notEqual(at.get("gather-a"), at.get("gather-first"));
+    assert.ok(runtime.kb.current().recommendations.some((candidate) => candidate.id === "gather-c"), "answered once the snapshot holds them");
+  });
+
+  it("without an interval, an edit that arrives after the group before it committed is not held for later ones", async () => {
+    const curator = new Curator(runtime.db, runtime.kb);
+    await curator.create(editor, "recommendations", record("nogather-first"));
+    const firstDone = curator.create(editor, "recommendations", record("nogather-a"));
+    await firstDone;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await curator.create(editor, "recommendations", record("nogather-b"));
+    const at = await transactionsOf(["nogather-a", "nogather-b"]);
+    assert.notEqual(at.get("nogather-a"), at.get("nogather-b"), JSON.stringify([...at]));
+  });
+});

@@ -40,6 +40,7 @@ const environmentSchema = z.object({
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  EDIT_GATHER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number of milliseconds").min(0, "must be 0 (off) or more").max(1_000, "must be at most 1000").default(0),
   LARGE_REQUESTS_IN_FLIGHT: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(2),
   ANSWER_CACHE_MB: z.coerce.number({ message: "must be a number" }).min(0, "must be 0 (off) or more").max(1024, "must be at most 1024").default(8),
   // Set by npm for the scripts it runs (`npm start`): the service then ends with that npm process.
@@ -65,6 +66,8 @@ export interface Config {
   readonly requireAuthForReads: boolean;
   /** Requests per minute per token (or client address) on edits, import and chat. */
   readonly rateLimits: { readonly writesPerMinute: number; readonly chatPerMinute: number };
+  /** Under steady writes, a group of edits starts at most every gatherMs (0: as soon as the one before committed). */
+  readonly edits: { readonly gatherMs: number };
   /** Bytes of answers each face (REST, GraphQL) remembers per snapshot; 0 turns remembering off. */
   readonly answerCacheBytes: number;
   /** Requests with bodies of 1 MiB or more read at a time; the rest wait (src/rest/large-requests.ts). */
@@ -118,6 +121,7 @@ export function parseConfig(
     chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
     rateLimits: { writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE, chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE },
+    edits: { gatherMs: env.EDIT_GATHER_MS },
     answerCacheBytes: Math.round(env.ANSWER_CACHE_MB * 1024 * 1024),
     largeRequestsInFlight: env.LARGE_REQUESTS_IN_FLIGHT,
     stopWhenLauncherExits: env.npm_lifecycle_event !== undefined,

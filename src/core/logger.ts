@@ -3,15 +3,34 @@ import { pino, type Logger as PinoLogger } from "pino";
 
 export type Logger = PinoLogger;
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** @param destination where the lines go (standard output unless given, e.g. a test's sink). */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options = {
     level,
     base: { service: "kubecompat" },
+    serializers: { err: errorForLog },
     redact: {
       paths: ["req.headers.authorization", "req.headers.cookie", "databaseUrl", "*.password", "*.token", "*.slackSigningSecret", "*.botToken"],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
+}
+
+/**
+ * What libraries hang on the errors they emit, and a log line must not
+ * carry: pg gives an idle connection's error its whole client (the pool,
+ * the socket, the connection parameters with the password), tens of
+ * kilobytes a line during an outage.
+ */
+const ATTACHED_TO_ERRORS = ["client", "connection", "pool", "socket"];
+
+/** An error as logged: pino's standard fields (type, message, stack, code, cause), without what was attached to it. */
+function errorForLog(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const field of ATTACHED_TO_ERRORS) delete serialized[field];
+  return serialized;
 }
 
 /**

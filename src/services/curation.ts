@@ -18,11 +18,25 @@ import { type EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import { crossCheckBundle } from "../knowledge/validate.js";
 
+export interface CuratorOptions {
+  /**
+   * Under steady writes, a group of edits starts at most this often (ms):
+   * edits arriving sooner wait and go together. 0 starts each group as soon
+   * as the one before it committed. An edit after a quiet spell never waits.
+   */
+  readonly gatherMs?: number;
+}
+
 export class Curator {
+  private readonly gatherMs: number;
+
   constructor(
     private readonly db: Database,
     private readonly kb: KnowledgeBase,
-  ) {}
+    options: CuratorOptions = {},
+  ) {
+    this.gatherMs = options.gatherMs ?? 0;
+  }
 
   async create(principal: Principal, entity: EntityName, input: unknown, options: EditOptions = {}): Promise<EditResult> {
     requireEditor(principal);
@@ -83,12 +97,16 @@ export class Curator {
 
   private readonly pending: Array<{ request: EditRequest; resolve: (result: EditResult) => void; reject: (error: unknown) => void }> = [];
   private draining = false;
+  private lastGroupAt = Number.NEGATIVE_INFINITY;
 
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
     try {
       while (this.pending.length > 0) {
+        const wait = this.lastGroupAt + this.gatherMs - performance.now();
+        if (wait > 0 && this.pending.length < MAX_EDITS_PER_COMMIT) await new Promise((resolve) => setTimeout(resolve, wait));
+        this.lastGroupAt = performance.now();
         const group = this.pending.splice(0, MAX_EDITS_PER_COMMIT);
         let outcomes: Awaited<ReturnType<typeof applyEdits>>;
         this.kb.beginWrite();
