@@ -22,9 +22,10 @@
  * writes scenario, BENCH_WRITES_ROUNDS (8, each a read without and a read
  * with writes, after one warm-up round that is not counted; the ratio is
  * the rounds' median), BENCH_WRITES_PER_SECOND (50),
- * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_WRITES_REFUSED=1 (a control run: the
- * writer's edits are refused, 400, so the requests are paid for without their commits; EDIT_GATHER_MS and the
- * server's other variables pass through to it); BENCH_ONLY=reads,scan,writes (any
+ * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_WRITES_CONTROL=refused
+ * or healthz (a control run: the writer sends edits the server refuses, 400, which pay for the requests without
+ * their commits, or GET /healthz, what any request sent that way costs and waits); EDIT_GATHER_MS and the
+ * server's other variables pass through to it; BENCH_ONLY=reads,scan,writes (any
  * of them, comma-separated; all by default); BENCH_NO_PIN; BENCH_NO_BUILD=1
  * runs dist/ as it is (no `npm run build` first); BENCH_CPU_PROF=dir (a CPU profile of the
  * server, and windows.json beside it: each load window's span on the profile's clock); BENCH_NODE_FLAGS (more flags for the server's node, e.g. --trace-gc). With DATABASE_URL
@@ -52,8 +53,14 @@ const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? 4);
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
 const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 1);
 const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 8);
-/** A control run of the writes scenario: edits the server refuses, so the requests are paid for and nothing is committed. */
-const WRITES_REFUSED = process.env.BENCH_WRITES_REFUSED === "1";
+/** A control run of the writes scenario: refused edits (the requests without their commits) or GET /healthz (any request). */
+const WRITES_CONTROL = ((): "refused" | "healthz" | undefined => {
+  const control = process.env.BENCH_WRITES_CONTROL;
+  if (control === undefined || control === "") return undefined;
+  if (control === "refused" || control === "healthz") return control;
+  throw new Error(`BENCH_WRITES_CONTROL must be refused or healthz, not ${JSON.stringify(control)}`);
+})();
+const CONTROL_WRITES = { refused: "sends recommendations the server refuses (400) over POST /api/v1/recommendations", healthz: "sends GET /healthz" } as const;
 /** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
 const WRITES_PER_MINUTE_LIMIT = 100_000;
 
@@ -425,7 +432,7 @@ async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: 
     for (let round = 0; round <= WRITES_ROUNDS; round += 1) {
       const idle = await load(`${read.name}, no writes (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`, { ...read.scenario, duration: WRITES_DURATION });
 
-      const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}`, refused: WRITES_REFUSED };
+      const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}`, mode: WRITES_CONTROL ?? "edits" };
       const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
       const writer = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
       // A writer that died is reported by its exit code, not by an EPIPE on its stdin.
@@ -634,7 +641,7 @@ async function main(): Promise<void> {
       process.stdout.write(
         [
           "",
-          `writes at load, ${rounds.length} rounds after one warm-up round: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) ${WRITES_REFUSED ? "sends recommendations the server refuses (400; BENCH_WRITES_REFUSED=1, a control run: the requests without their commits)" : "creates recommendations"} over POST /api/v1/recommendations at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
+          `writes at load, ${rounds.length} rounds after one warm-up round: ${writes.read} for ${WRITES_DURATION} s with no writes, then for ${WRITES_DURATION} s while a writer (own process, pinned with the load) ${WRITES_CONTROL === undefined ? "creates recommendations over POST /api/v1/recommendations" : `${CONTROL_WRITES[WRITES_CONTROL]} (BENCH_WRITES_CONTROL=${WRITES_CONTROL}, a control run)`} at ${WRITES_PER_SECOND}/s, open loop, with an editor token (writes limited to ${WRITES_PER_MINUTE_LIMIT} a minute per token; ${WRITES_WARMUP} s of edits before each window)`,
           "",
           "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx | ratio | edit p50 | edit p99 |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -658,7 +665,7 @@ async function main(): Promise<void> {
       rows.reduce((sum, row) => sum + row.errors + row.non2xx, 0) +
       (single === undefined ? 0 : single.errors + single.non2xx) +
       (large === undefined ? 0 : large.failures + large.healthz.errors + large.healthz.non2xx) +
-      (writes === undefined ? 0 : writes.rounds.reduce((sum, round) => sum + round.idle.errors + round.idle.non2xx + round.withWrites.errors + round.withWrites.non2xx, 0) + writes.edits.errors + (WRITES_REFUSED ? writes.edits.ok : writes.edits.non2xx));
+      (writes === undefined ? 0 : writes.rounds.reduce((sum, round) => sum + round.idle.errors + round.idle.non2xx + round.withWrites.errors + round.withWrites.non2xx, 0) + writes.edits.errors + (WRITES_CONTROL === "refused" ? writes.edits.ok : writes.edits.non2xx));
     const targets: Array<readonly [string, boolean | "skipped"]> = [];
     if (floor !== undefined && validateRow !== undefined && graphqlRow !== undefined) {
       targets.push(
@@ -691,8 +698,8 @@ async function main(): Promise<void> {
       if (row !== undefined && floor !== undefined) targets.push([`${name} >= ${goal * 100}% of floor (${((row.requests / floor.requests) * 100).toFixed(0)}%)`, row.requests / floor.requests >= goal]);
     }
     if (selected("reads") || selected("scan")) targets.push([`RSS < 200 MB after the run (${rss.toFixed(0)} MB)`, rss < 200]);
-    if (writes !== undefined && WRITES_REFUSED) {
-      targets.push([`edits and the read rate with them (a control run with refused edits: BENCH_WRITES_REFUSED=1; reads kept ${(readRatio * 100).toFixed(1)}%)`, "skipped"]);
+    if (writes !== undefined && WRITES_CONTROL !== undefined) {
+      targets.push([`edits and the read rate with them (BENCH_WRITES_CONTROL=${WRITES_CONTROL}, a control run: reads kept ${(readRatio * 100).toFixed(1)}%, p99 ${ms(writes.edits.p99)})`, "skipped"]);
     } else if (writes !== undefined) {
       targets.push(
         [

@@ -26,10 +26,12 @@ export interface WriterScenario {
   /** Prefix of the records' ids; the writer appends -<n>. Lower case, digits and dashes. */
   readonly idPrefix: string;
   /**
-   * Sends edits the server refuses (400: a phase it does not know), a
-   * control run: what the requests cost without their commits and snapshots.
+   * What is sent: "edits" (the default); or, for a control run, "refused"
+   * edits (400: a phase the server does not know), which cost the requests
+   * without their commits and snapshots, or "healthz", GET /healthz: what any
+   * request sent this way costs and waits under the load.
    */
-  readonly refused?: boolean;
+  readonly mode?: "edits" | "refused" | "healthz";
 }
 
 export interface WriterResult {
@@ -73,7 +75,8 @@ const scenario = JSON.parse(first.value) as WriterScenario;
 
 // No cap on sockets: an edit waiting for a free socket would be late, and its wait not in its latency.
 const agent = new http.Agent({ keepAlive: true });
-const target = new URL("/api/v1/recommendations", scenario.base);
+const healthz = scenario.mode === "healthz";
+const target = new URL(healthz ? "/healthz" : "/api/v1/recommendations", scenario.base);
 const interval = 1000 / scenario.rate;
 
 type Phase = "warm-up" | "measured";
@@ -97,7 +100,7 @@ function record(id: string): string {
     id,
     title: "Benchmark write: a recommendation created under read load",
     components: ["kubelet"],
-    phase: scenario.refused === true ? "NO_SUCH_PHASE" : "NODE_UPGRADE",
+    phase: scenario.mode === "refused" ? "NO_SUCH_PHASE" : "NODE_UPGRADE",
     appliesFrom: null,
     appliesUntil: null,
     text: `Written by npm run bench (writes at load) as ${id}; it carries no advice.`,
@@ -119,9 +122,9 @@ function send(n: number): void {
     const request = http.request(
       target,
       {
-        method: "POST",
+        method: healthz ? "GET" : "POST",
         agent,
-        headers: { authorization: `Bearer ${scenario.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: healthz ? {} : { authorization: `Bearer ${scenario.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
         timeout: TIMEOUT_MS,
       },
       (response) => {
@@ -141,7 +144,7 @@ function send(n: number): void {
       request.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`));
     });
     request.on("error", (error) => finish(timedOut ? "timeout" : "error", error.message));
-    request.end(body);
+    request.end(healthz ? undefined : body);
   });
   pending.add(done);
   void done.then(() => pending.delete(done));
