@@ -50,6 +50,13 @@ describe("add-ons against the control plane", () => {
     { about: "a minor newer than the table is not known, not green", cluster: "apiserver=1.37.0 cert-manager=v1.21.0", expect: ["WARNING ADDON_BEYOND_KNOWLEDGE cert-manager"] },
     { about: "a version in no line is not judged", cluster: "apiserver=1.30.4 cert-manager=v0.9.0", expect: ["WARNING ADDON_VERSION_NOT_JUDGED cert-manager"] },
     { about: "a policy-only project is said, not judged", cluster: "apiserver=1.30.4 gateway-api=v1.1.0", expect: ["INFO ADDON_POLICY_ONLY gateway-api"] },
+    // Cilium's lines between 1.13 and 1.18, each with the minors its docs list as tested, and its end of life.
+    { about: "Cilium 1.16 inside its tested minors", cluster: "apiserver=1.30.4 cilium=v1.16.5", expect: [] },
+    { about: "Cilium 1.16 past its tested minors", cluster: "apiserver=1.31.2 cilium=v1.16.5", expect: ["WARNING ADDON_UNTESTED cilium"] },
+    { about: "Cilium 1.16 past its end of life", cluster: "apiserver=1.30.4 cilium=v1.16.5", asOf: "2026-03-01", expect: ["WARNING ADDON_END_OF_LIFE cilium"] },
+    { about: "Cilium 1.14 reaches back to 1.19", cluster: "apiserver=1.19.16 cilium=1.14.3", asOf: "2024-06-01", expect: [] },
+    { about: "Cilium 1.17 does not cover 1.28", cluster: "apiserver=1.28.9 cilium=v1.17.2", expect: ["WARNING ADDON_UNTESTED cilium"] },
+    { about: "Cilium 1.20, whose tested minors are not known, is not judged", cluster: "apiserver=1.34.1 cilium=v1.20.1", expect: ["WARNING ADDON_VERSION_NOT_JUDGED cilium"] },
   ];
   for (const { about, cluster, asOf, expect } of cases) {
     it(`${about}: ${cluster}`, () => {
