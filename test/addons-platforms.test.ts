@@ -41,6 +41,9 @@ describe("add-ons against the control plane", () => {
   const cases: Array<{ cluster: string; asOf?: string; expect: string[]; about: string }> = [
     { about: "cluster-autoscaler's minor must equal the control plane's", cluster: "apiserver=1.30.4 cluster-autoscaler=1.27.3", expect: ["ERROR ADDON_UNSUPPORTED cluster-autoscaler"] },
     { about: "the matching cluster-autoscaler minor is fine", cluster: "apiserver=1.30.4 cluster-autoscaler=v1.30.2", expect: [] },
+    { about: "cluster-autoscaler 1.35, released after its table's last row", cluster: "apiserver=1.35.1 cluster-autoscaler=1.35.0", asOf: "2026-03-01", expect: [] },
+    { about: "cluster-autoscaler 1.35 under a 1.36 control plane", cluster: "apiserver=1.36.0 cluster-autoscaler=1.35.2", asOf: "2026-08-01", expect: ["ERROR ADDON_UNSUPPORTED cluster-autoscaler"] },
+    { about: "a cluster-autoscaler minor past the knowledge is not known, not green", cluster: "apiserver=1.37.0 cluster-autoscaler=1.37.0", asOf: "2026-12-01", expect: ["WARNING ADDON_BEYOND_KNOWLEDGE cluster-autoscaler"] },
     { about: "ingress-nginx v1.9.4 is tabled for 1.25-1.28 only", cluster: "apiserver=1.30.4 ingress-nginx=v1.9.4", asOf: "2025-06-01", expect: ["ERROR ADDON_UNSUPPORTED ingress-nginx"] },
     { about: "ingress-nginx inside its table", cluster: "apiserver=1.28.4 ingress-nginx=v1.9.4", asOf: "2025-06-01", expect: [] },
     { about: "ingress-nginx is retired from March 2026", cluster: "apiserver=1.28.4 ingress-nginx=v1.9.4", asOf: "2026-04-01", expect: ["WARNING ADDON_RETIRED ingress-nginx"] },
@@ -109,8 +112,12 @@ describe("add-ons against the control plane", () => {
     const beyond = planUpgrade(snapshot, plan("apiserver=1.34.1 ingress-nginx=v1.14.5"), "1.36", { asOf: "2026-01-10" });
     assert.ok(beyond.steps.some((step) => step.component === "ingress-nginx" && step.toVersion.startsWith("1.15")), JSON.stringify(beyond.steps));
     assert.ok(beyond.findings.some((entry) => entry.code === "ADDON_BEYOND_KNOWLEDGE" && entry.component === "ingress-nginx"));
-    // cluster-autoscaler's table, as the knowledge base has it, ends at 1.34: nothing known matches 1.35.
-    const result = planUpgrade(snapshot, plan("apiserver=1.34.1 cluster-autoscaler=v1.34.2"), "1.35", { asOf: "2026-09-01" });
+    // cluster-autoscaler's releases, as the knowledge base has them, end at 1.36: each hop up to it takes the matching
+    // minor along, and nothing known matches 1.37.
+    const known = planUpgrade(snapshot, plan("apiserver=1.34.1 cluster-autoscaler=v1.34.2"), "1.36", { asOf: "2026-09-01" });
+    assert.deepEqual(known.steps.filter((step) => step.component === "cluster-autoscaler").map((step) => step.toVersion), ["1.35", "1.36"]);
+    assert.ok(!known.findings.some((entry) => entry.component === "cluster-autoscaler"), JSON.stringify(known.findings));
+    const result = planUpgrade(snapshot, plan("apiserver=1.34.1 cluster-autoscaler=v1.34.2"), "1.37", { asOf: "2026-09-01" });
     assert.ok(result.findings.some((entry) => entry.code === "ADDON_NO_SUPPORTED_VERSION" && entry.component === "cluster-autoscaler"), JSON.stringify(result.findings.map((entry) => entry.code)));
     assert.equal(result.ok, false);
   });
