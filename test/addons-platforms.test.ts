@@ -275,6 +275,32 @@ describe("managed platforms", () => {
     assert.ok(late.steps.length > 0 && !late.findings.some((entry) => entry.code === "PLAN_CURRENT_STATE_INVALID"), JSON.stringify(late.findings.map((entry) => entry.code)));
   });
 
+  it("on EKS, brings every node pool to the control plane's minor before each control-plane hop; upstream lets them trail", () => {
+    const pools = "apiserver=v1.30.4-eks-1234567 kubelet@ng-a=v1.29.8-eks-1234567 kubelet@ng-b=v1.30.4-eks-1234567";
+    const eks = planUpgrade(snapshot, plan(pools), "1.32", { asOf: "2026-09-01" });
+    const moves = (result: typeof eks) =>
+      result.steps.filter((step) => step.component === "kubelet" || step.component === "kube-apiserver").map((step) => `${step.component}${step.instance === null ? "" : `@${step.instance}`} ${step.toVersion.split(".").slice(0, 2).join(".")}`);
+    assert.deepEqual(moves(eks), [
+      "kubelet@ng-a 1.30",
+      "kube-apiserver 1.31",
+      "kubelet@ng-a 1.31",
+      "kubelet@ng-b 1.31",
+      "kube-apiserver 1.32",
+      "kubelet@ng-a 1.32",
+      "kubelet@ng-b 1.32",
+    ]);
+    const levelled = eks.steps.find((step) => step.component === "kubelet" && step.instance === "ng-a");
+    assert.match(levelled?.note ?? "", /Amazon EKS updates the control plane to 1\.31 only once the nodes are on its minor, 1\.30 \(eks-nodes-match-before-cp-upgrade/);
+    // Every state the plan passes through holds for EKS as for upstream, and ends at the target.
+    assert.equal(eks.ok, true, JSON.stringify(eks.findings.filter((entry) => entry.severity === "ERROR")));
+    // Without the platform (plain versions, `upstream`), the same pools may trail by the skew policy and move once, at the end.
+    const upstream = planUpgrade(snapshot, plan("apiserver=1.30.4 kubelet@ng-a=1.29.8 kubelet@ng-b=1.30.4"), "1.32", { asOf: "2026-09-01", platform: "upstream" });
+    assert.deepEqual(moves(upstream), ["kube-apiserver 1.31", "kube-apiserver 1.32", "kubelet@ng-a 1.32", "kubelet@ng-b 1.32"]);
+    // The rule says what the planner does with it, on REST as in kb/.
+    const rules = (snapshot.platforms.find((platform) => platform.name === "eks")?.rules ?? []).filter((rule) => rule.plan !== null);
+    assert.deepEqual(rules.map((rule) => [rule.id, rule.plan]), [["eks-nodes-match-before-cp-upgrade", "NODES_MATCH_CONTROL_PLANE"]]);
+  });
+
   it("tells an EKS upgrade past 1.32 that Amazon Linux 2 node images end", () => {
     const result = planUpgrade(snapshot, plan("apiserver=v1.31.4-eks-1234567 kubelet@ng-1=v1.31.4-eks-1234567"), "1.33", { asOf: "2025-08-01" });
     const changes = result.findings.filter((entry) => entry.code === "PLATFORM_CHANGE_IN_UPGRADE");

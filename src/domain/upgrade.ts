@@ -496,12 +496,22 @@ class Planner {
         .filter((error) => error.component === "kubelet" || error.component === "kube-proxy")
         .map((error) => error.instance ?? ""),
     );
+    // A platform that refuses a control-plane update while nodes are older (EKS) has every pool brought level first.
+    const platform = this.state.platform;
+    const levelling = platform?.rules.find((rule) => rule.plan === "NODES_MATCH_CONTROL_PLANE");
     for (const kubelet of this.kubernetes("kubelet")) {
-      if (troubled.has(kubelet.instance ?? "") && minorIndex(kubelet.kubernetes!) < oldestApiserver) {
+      if (minorIndex(kubelet.kubernetes!) >= oldestApiserver) continue;
+      if (troubled.has(kubelet.instance ?? "")) {
         this.moveNode(
           kubelet,
           oldestApiserver,
           `must move before kube-apiserver reaches ${minorWords(next)}; goes to ${minorWords(oldestApiserver)}, the newest minor allowed now, so the pool is touched as few times as possible`,
+        );
+      } else if (platform !== undefined && levelling !== undefined) {
+        this.moveNode(
+          kubelet,
+          oldestApiserver,
+          `${platform.displayName} updates the control plane to ${minorWords(next)} only once the nodes are on its minor, ${minorWords(oldestApiserver)} (${levelling.id}: ${levelling.sourceUrl})`,
         );
       }
     }

@@ -740,6 +740,12 @@ export const platformRuleRecord = z.strictObject({
   id: z.string().regex(/^[a-z0-9]+(-[a-z0-9.]+)*$/),
   kind: z.enum(["UPGRADE", "SKEW", "AUTO_UPGRADE", "DOWNGRADE", "SUPPORT"]),
   text,
+  /**
+   * What the upgrade planner does because of the rule; null for a rule that is only told.
+   * NODES_MATCH_CONTROL_PLANE: every node pool is brought to the control plane's minor before the control plane
+   * moves to the next one (EKS refuses a control-plane update while managed nodes are older).
+   */
+  plan: z.enum(["NODES_MATCH_CONTROL_PLANE"]).nullable().default(null),
   sourceUrl,
 });
 

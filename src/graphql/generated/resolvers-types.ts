@@ -1430,6 +1430,8 @@ export type PlatformRule = {
   id: Scalars['String']['output'];
   /** UPGRADE, SKEW, AUTO_UPGRADE, DOWNGRADE or SUPPORT. */
   kind: Scalars['String']['output'];
+  /** What upgrade plans do because of it (NODES_MATCH_CONTROL_PLANE: node pools reach the control plane's minor before it moves on); null when it is only told. */
+  plan?: Maybe<Scalars['String']['output']>;
   /** The platform's page. */
   sourceUrl: Scalars['String']['output'];
   /** The rule. */
@@ -3166,6 +3168,7 @@ export type PlatformReleaseResolvers<ContextType = GraphQLContext, ParentType ex
 export type PlatformRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PlatformRule'] = ResolversParentTypes['PlatformRule']> = {
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  plan?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
