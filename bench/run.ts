@@ -53,6 +53,8 @@ const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? 4);
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
 const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 1);
 const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 8);
+/** Where the server's CPU profile goes (BENCH_CPU_PROF), when one is taken. */
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 /** A control run of the writes scenario: refused edits (the requests without their commits) or GET /healthz (any request). */
 const WRITES_CONTROL = ((): "refused" | "healthz" | undefined => {
   const control = process.env.BENCH_WRITES_CONTROL;
@@ -248,7 +250,7 @@ function moveEmbeddedPostgres(serverPid: number): number {
 
 /** Runs one scenario in the load process; `onStart` is called when the load begins (with announceStart). */
 async function load(name: string, scenario: Partial<LoadScenario> & { url: string }, onStart?: () => void): Promise<Row> {
-  const profiling = process.env.BENCH_CPU_PROF !== undefined;
+  const profiling = CPU_PROFILE_DIR !== undefined;
   const spec: LoadScenario = { connections: CONNECTIONS, duration: DURATION, ...scenario, ...(onStart || profiling ? { announceStart: true } : {}) };
   const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/load.ts")]);
   const child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
@@ -501,7 +503,7 @@ async function main(): Promise<void> {
     if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
   }
   const serverFlags = [
-    ...(process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]),
+    ...(CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`]),
     // Extra flags for the server's node (e.g. --trace-gc), which NODE_OPTIONS does not all allow.
     ...(process.env.BENCH_NODE_FLAGS === undefined ? [] : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== "")),
   ];
@@ -519,7 +521,7 @@ async function main(): Promise<void> {
     const pid = server.pid!;
     const idleRss = statusField(pid, "VmRSS");
     const movedPostgres = PIN && !process.env.DATABASE_URL ? moveEmbeddedPostgres(pid) : 0;
-    if (PIN && process.env.BENCH_CPU_PROF !== undefined && !moveProfilerThread(pid)) process.stderr.write("could not move the profiler's thread off the server's CPU: the profile undercounts busy time\n");
+    if (PIN && CPU_PROFILE_DIR !== undefined && !moveProfilerThread(pid)) process.stderr.write("could not move the profiler's thread off the server's CPU: the profile undercounts busy time\n");
     const json = { "content-type": "application/json" };
     const scanInput = manifest(1_000_000);
     const scanBody = JSON.stringify({ manifests: scanInput, targetVersion: "1.29" });
@@ -720,7 +722,7 @@ async function main(): Promise<void> {
     server.kill("SIGTERM");
     if (server.exitCode === null && server.signalCode === null) await new Promise((resolve) => server.once("exit", resolve));
     if (pgDir !== undefined) fs.rmSync(pgDir, { recursive: true, force: true });
-    if (process.env.BENCH_CPU_PROF !== undefined) fs.writeFileSync(path.join(process.env.BENCH_CPU_PROF, "windows.json"), `${JSON.stringify(windows, null, 2)}\n`);
+    if (CPU_PROFILE_DIR !== undefined) fs.writeFileSync(path.join(CPU_PROFILE_DIR, "windows.json"), `${JSON.stringify(windows, null, 2)}\n`);
   }
 }
 

@@ -5,10 +5,10 @@
  * cannot be read (a bug stand-in), next to the real database-unavailable and input errors.
  */
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import request from "supertest";
+import { captureLogs } from "./support/log-sink.js";
 import { createApp } from "../src/app.js";
 import { InputError } from "../src/core/errors.js";
 import { KnowledgeBase } from "../src/services/knowledge-base.js";
@@ -33,18 +33,13 @@ class BrokenKnowledgeBase extends KnowledgeBase {
 
 describe("one describeError for REST and GraphQL", () => {
   let runtime: SnapshotRuntime;
-  const lines: Array<Record<string, unknown>> = [];
+  const logs = captureLogs();
+  const lines = logs.entries;
   let broken: Awaited<ReturnType<typeof createApp>>;
 
   before(async () => {
     runtime = await startSnapshotRuntime();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
-    const logger = pino({ level: "error" }, sink);
+    const logger = pino({ level: "error" }, logs.sink);
     const kb = new BrokenKnowledgeBase(runtime.kb);
     broken = await createApp({ kb, isDatabaseReachable: () => Promise.resolve(true), logger });
   });

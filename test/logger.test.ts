@@ -6,11 +6,12 @@
  * attached to it.
  */
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { createDatabase } from "../src/db/client.js";
 import { createLogger } from "../src/core/logger.js";
 import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
+import { eventually } from "./support/eventually.js";
+import { captureLogs } from "./support/log-sink.js";
 
 describe("logged errors", () => {
   let database: TestDatabase;
@@ -22,19 +23,13 @@ describe("logged errors", () => {
   });
 
   it("an idle connection's failure is one short line: the error, not the client pg attaches to it", async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString("utf8").split("\n").filter((line) => line !== ""));
-        done();
-      },
-    });
+    const logs = captureLogs();
     // The URL's password (the embedded PostgreSQL's), or, where the server trusts local connections and the URL has
     // none, one it ignores: either way the client's parameters carry it.
     const url = new URL(database.url);
     if (url.password === "") url.password = "not-for-the-log-4f1c";
     const password = decodeURIComponent(url.password);
-    const db = createDatabase(url.toString(), 2, createLogger("warn", sink));
+    const db = createDatabase(url.toString(), 2, createLogger("warn", logs.sink));
     try {
       await db.$queryRawUnsafe("SELECT 1");
       // The pooled connection is idle now: end its backend from outside.
@@ -44,11 +39,10 @@ describe("logged errors", () => {
         [database.name],
       );
       assert.ok(ended.length > 0 && ended.every((row) => row.ended), "the pool's connection was found and ended");
-      for (let waited = 0; waited < 100 && !lines.some((line) => line.includes("idle database connection failed")); waited += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const line = lines.find((candidate) => candidate.includes("idle database connection failed"));
-      assert.ok(line !== undefined, `the failure is logged: ${JSON.stringify(lines)}`);
+      const line = await eventually("the failure is logged", () => logs.raw.find((candidate) => candidate.includes("idle database connection failed")), {
+        withinMs: 5_000,
+        last: () => JSON.stringify(logs.raw),
+      });
       const entry = JSON.parse(line) as { level: number; err?: Record<string, unknown> };
       assert.equal(entry.level, 40, "a warning");
       assert.equal(typeof entry.err?.message, "string");

@@ -8,7 +8,6 @@
  */
 import assert from "node:assert/strict";
 import http from "node:http";
-import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { createApp } from "../src/app.js";
@@ -17,6 +16,7 @@ import { pingDatabase } from "../src/db/health.js";
 import { Curator } from "../src/services/curation.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { slackBody, slackSignature, unixNow } from "./support/slack-request.js";
+import { captureLogs } from "./support/log-sink.js";
 
 const SLACK_SECRET = "slack-signing-secret-for-route-names";
 const BOT_TOKEN = "chatops-bot-token-for-route-names";
@@ -38,17 +38,12 @@ describe("route names in logs and metrics, and 405", () => {
   let runtime: TestRuntime;
   let server: http.Server;
   let base: string;
-  const lines: LogLine[] = [];
+  const logs = captureLogs<LogLine>();
+  const lines = logs.entries;
 
   before(async () => {
     runtime = await startTestRuntime();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString("utf8").split("\n")) if (line.startsWith("{")) lines.push(JSON.parse(line) as LogLine);
-        done();
-      },
-    });
-    const logger = pino({ level: "info" }, sink);
+    const logger = pino({ level: "info" }, logs.sink);
     const app = await createApp({
       kb: runtime.kb,
       isDatabaseReachable: () => pingDatabase(runtime.db),

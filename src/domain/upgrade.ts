@@ -499,6 +499,9 @@ class Planner {
     // A platform that refuses a control-plane update while nodes are older (EKS) has every pool brought level first.
     const platform = this.state.platform;
     const levelling = platform?.rules.find((rule) => rule.plan === "NODES_MATCH_CONTROL_PLANE");
+    const levellingWhy = platform === undefined || levelling === undefined
+      ? undefined
+      : `${platform.displayName} updates the control plane to ${minorWords(next)} only once the nodes are on its minor, ${minorWords(oldestApiserver)} (${levelling.id}: ${levelling.sourceUrl})`;
     for (const kubelet of this.kubernetes("kubelet")) {
       if (minorIndex(kubelet.kubernetes!) >= oldestApiserver) continue;
       if (troubled.has(kubelet.instance ?? "")) {
@@ -507,12 +510,8 @@ class Planner {
           oldestApiserver,
           `must move before kube-apiserver reaches ${minorWords(next)}; goes to ${minorWords(oldestApiserver)}, the newest minor allowed now, so the pool is touched as few times as possible`,
         );
-      } else if (platform !== undefined && levelling !== undefined) {
-        this.moveNode(
-          kubelet,
-          oldestApiserver,
-          `${platform.displayName} updates the control plane to ${minorWords(next)} only once the nodes are on its minor, ${minorWords(oldestApiserver)} (${levelling.id}: ${levelling.sourceUrl})`,
-        );
+      } else if (levellingWhy !== undefined) {
+        this.moveNode(kubelet, oldestApiserver, levellingWhy);
       }
     }
     for (const proxy of this.kubernetes("kube-proxy")) {
