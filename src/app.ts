@@ -26,6 +26,8 @@ import { authenticate } from "./http/auth.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { limitJsonDepth, rateLimited } from "./rest/limits.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./rest/large-requests.js";
+import { readTurns } from "./rest/read-turns.js";
+import { ENTITIES } from "./knowledge/registry.js";
 import helmet from "helmet";
 import type { PoolStats } from "./db/client.js";
 import { Metrics } from "./services/metrics.js";
@@ -52,6 +54,8 @@ export interface AppDependencies {
   readonly answerCacheBytes?: number;
   /** How many large requests are read at a time, and how long others wait. */
   readonly largeRequests?: LargeRequestLimits;
+  /** Reads let in per pass of the event loop, so edits and probes do not wait behind them (src/rest/read-turns.ts); 0: no turns. */
+  readonly readsPerTurn?: number;
 }
 
 /** The app, and what must be stopped after the HTTP server has drained (Apollo). */
@@ -61,6 +65,27 @@ export interface AppHandle {
 }
 
 export const DEFAULT_ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_READS_PER_TURN = 4;
+
+/** Probes and scrapes: a busy instance must still say it is alive, or it is restarted for being busy. */
+const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * Whether a request is a read that takes its turn (src/rest/read-turns.ts): everything but the probes
+ * and the edits (POST, PUT, DELETE on a collection of records, and an import). A GraphQL mutation is
+ * told apart only once its body is parsed, so it takes its turn like any GraphQL request.
+ */
+function readsTakingTurns(): (req: Request) => boolean {
+  const collections = new Set(Object.values(ENTITIES).map((entry) => entry.collection));
+  return (req) => {
+    const path = req.path;
+    if (req.method === "GET" || req.method === "HEAD") return !PROBES.has(path);
+    if (!path.startsWith("/api/v1/")) return true;
+    const [first, ...rest] = path.slice("/api/v1/".length).split("/");
+    if (first === "kb") return !(rest.length === 1 && rest[0] === "import");
+    return !(first !== undefined && collections.has(first) && rest.length <= 1);
+  };
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -111,6 +136,9 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     });
     next();
   });
+  // Reads wait their turn from here on: the time they wait is in the request's log line and metrics.
+  const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
+  app.use(turns.middleware);
   // Security headers; no CSP, since the offline playground and docs run inlined scripts and the API serves JSON.
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).

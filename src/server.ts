@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     requireAuthForReads: config.requireAuthForReads,
     rateLimits: config.rateLimits,
     answerCacheBytes: config.answerCacheBytes,
+    readsPerTurn: config.readsPerTurn,
     largeRequests: { ...DEFAULT_LARGE_REQUEST_LIMITS, inFlight: config.largeRequestsInFlight },
     production: config.env === "production",
     freshness: runtime.sync,

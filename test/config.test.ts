@@ -30,8 +30,9 @@ describe("configuration", () => {
     assert.equal(parseConfig({ DATABASE_URL: "" }).database.kind, "embedded");
   });
 
-  it("gathers edits only when asked to, for a whole number of milliseconds up to a second", () => {
-    assert.equal(parseConfig({}).edits.gatherMs, 0);
+  it("gathers edits for 50 ms unless told otherwise, for a whole number of milliseconds up to a second", () => {
+    assert.equal(parseConfig({}).edits.gatherMs, 50);
+    assert.equal(parseConfig({ EDIT_GATHER_MS: "0" }).edits.gatherMs, 0);
     assert.equal(parseConfig({ EDIT_GATHER_MS: "40" }).edits.gatherMs, 40);
     for (const [value, message] of [
       ["-1", /EDIT_GATHER_MS: must be 0 \(off\) or more/],
@@ -40,6 +41,20 @@ describe("configuration", () => {
       ["soon", /EDIT_GATHER_MS: must be a number/],
     ] as const) {
       assert.throws(() => parseConfig({ EDIT_GATHER_MS: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value);
+    }
+  });
+
+  it("lets 4 reads in per pass of the event loop unless told otherwise; 0 turns the turns off", () => {
+    assert.equal(parseConfig({}).readsPerTurn, 4);
+    assert.equal(parseConfig({ READS_PER_TURN: "0" }).readsPerTurn, 0);
+    assert.equal(parseConfig({ READS_PER_TURN: "16" }).readsPerTurn, 16);
+    for (const [value, message] of [
+      ["-1", /READS_PER_TURN: must be 0 \(no turns\) or more/],
+      ["1.5", /READS_PER_TURN: must be a whole number/],
+      ["5000", /READS_PER_TURN: must be at most 1000/],
+      ["many", /READS_PER_TURN: must be a number/],
+    ] as const) {
+      assert.throws(() => parseConfig({ READS_PER_TURN: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value);
     }
   });
 

@@ -40,7 +40,8 @@ const environmentSchema = z.object({
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
-  EDIT_GATHER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number of milliseconds").min(0, "must be 0 (off) or more").max(1_000, "must be at most 1000").default(0),
+  EDIT_GATHER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number of milliseconds").min(0, "must be 0 (off) or more").max(1_000, "must be at most 1000").default(50),
+  READS_PER_TURN: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0, "must be 0 (no turns) or more").max(1_000, "must be at most 1000").default(4),
   LARGE_REQUESTS_IN_FLIGHT: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(2),
   ANSWER_CACHE_MB: z.coerce.number({ message: "must be a number" }).min(0, "must be 0 (off) or more").max(1024, "must be at most 1024").default(8),
   // Set by npm for the scripts it runs (`npm start`): the service then ends with that npm process.
@@ -70,6 +71,8 @@ export interface Config {
   readonly edits: { readonly gatherMs: number };
   /** Bytes of answers each face (REST, GraphQL) remembers per snapshot; 0 turns remembering off. */
   readonly answerCacheBytes: number;
+  /** Reads let in per pass of the event loop, so edits and probes go first (src/rest/read-turns.ts); 0: no turns. */
+  readonly readsPerTurn: number;
   /** Requests with bodies of 1 MiB or more read at a time; the rest wait (src/rest/large-requests.ts). */
   readonly largeRequestsInFlight: number;
   /**
@@ -123,6 +126,7 @@ export function parseConfig(
     rateLimits: { writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE, chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE },
     edits: { gatherMs: env.EDIT_GATHER_MS },
     answerCacheBytes: Math.round(env.ANSWER_CACHE_MB * 1024 * 1024),
+    readsPerTurn: env.READS_PER_TURN,
     largeRequestsInFlight: env.LARGE_REQUESTS_IN_FLIGHT,
     stopWhenLauncherExits: env.npm_lifecycle_event !== undefined,
   };

@@ -97,6 +97,8 @@ export interface SnapshotRuntimeOptions {
   readonly kbDir?: string;
   readonly chatops?: Config["chatops"];
   readonly largeRequests?: LargeRequestLimits;
+  /** Reads let in per pass of the event loop (src/rest/read-turns.ts); the app's default unless given. */
+  readonly readsPerTurn?: number;
 }
 
 // One load of a kb/ directory per test file: the snapshot is immutable, so every runtime of the file can share it.
@@ -113,6 +115,7 @@ export async function startSnapshotRuntime(options: SnapshotRuntimeOptions = {})
     logger: createLogger("silent"),
     chatops: options.chatops,
     largeRequests: options.largeRequests,
+    readsPerTurn: options.readsPerTurn,
   });
   return { app, kb, close: () => Promise.resolve() };
 }

@@ -1,0 +1,113 @@
+/**
+ * Reads take turns with everything else on the event loop.
+ *
+ * Node.js handles every request that arrived in one pass of its event loop
+ * before it looks at the network again. Under a flood of reads (32 pipelines
+ * asking for checks at once) a pass holds dozens of them, tens of
+ * milliseconds of work, and an edit, a liveness probe or a database answer
+ * an edit is waiting for queues behind all of them at each of its steps: an
+ * edit that costs 3 ms answered in 150, a /healthz probe timing out while
+ * the service is merely busy.
+ *
+ * So reads (checks, lists, GraphQL, chat, pages) wait here, in arrival
+ * order, and a few of them are let in per pass (`perTurn`); whatever else
+ * arrived in the pass (edits, imports, probes, metrics scrapes, a database
+ * answer) is handled in the same pass without waiting behind them. A read
+ * let in runs to its end as before: a long scan, which gives the loop back
+ * between its slices, does not hold a place, so it cannot keep short reads
+ * waiting. Reads are not slower for it: the same work is done, in smaller
+ * passes.
+ */
+import type { Request, RequestHandler, Response } from "express";
+
+export interface ReadTurnStats {
+  /** Reads waiting for their turn now. */
+  readonly waiting: number;
+  /** Reads let in since the start (with or without a wait). */
+  readonly admitted: number;
+}
+
+export interface ReadTurns {
+  readonly middleware: RequestHandler;
+  stats(): ReadTurnStats;
+}
+
+interface Waiting {
+  readonly res: Response;
+  readonly next: () => void;
+  readonly gaveUp: () => void;
+  gone: boolean;
+}
+
+/**
+ * @param perTurn reads let in per pass of the event loop; 0 lets every read in at once (no turns).
+ * @param isRead whether a request waits for its turn (anything else goes first).
+ */
+export function readTurns(perTurn: number, isRead: (req: Request) => boolean): ReadTurns {
+  const queue: Waiting[] = [];
+  let head = 0;
+  let scheduled = false;
+  let admitted = 0;
+  let waitingNow = 0;
+
+  // setImmediate runs after the pass's network callbacks, and one scheduled from inside it runs in the next pass:
+  // each pass lets in at most perTurn reads, and the network is looked at between passes.
+  const letIn = (): void => {
+    scheduled = false;
+    let thisTurn = 0;
+    while (thisTurn < perTurn && head < queue.length) {
+      const waiting = queue[head]!;
+      head += 1;
+      if (waiting.gone) continue;
+      waiting.res.off("close", waiting.gaveUp);
+      waitingNow -= 1;
+      thisTurn += 1;
+      admitted += 1;
+      waiting.next();
+    }
+    if (head === queue.length) {
+      queue.length = 0;
+      head = 0;
+    } else {
+      // Keep the array from growing without end while reads keep arriving.
+      if (head > 1024 && head * 2 > queue.length) {
+        queue.splice(0, head);
+        head = 0;
+      }
+      schedule();
+    }
+  };
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(letIn);
+  };
+
+  const middleware: RequestHandler = (req, res, next) => {
+    if (!isRead(req)) {
+      next();
+      return;
+    }
+    if (perTurn === 0) {
+      admitted += 1;
+      next();
+      return;
+    }
+    const waiting: Waiting = {
+      res,
+      next: () => next(),
+      // A client that hangs up while waiting gives its place away: nothing is computed for it.
+      gaveUp: () => {
+        waiting.gone = true;
+        waitingNow -= 1;
+      },
+      gone: false,
+    };
+    res.once("close", waiting.gaveUp);
+    queue.push(waiting);
+    waitingNow += 1;
+    schedule();
+  };
+
+  return { middleware, stats: () => ({ waiting: waitingNow, admitted }) };
+}

@@ -1,0 +1,99 @@
+/**
+ * Reads take turns (src/rest/read-turns.ts): under a flood of checks, a probe and an edit are answered
+ * in the pass they arrive in, not after every read that arrived before them. Real HTTP against the app,
+ * the reviewed kb/; a new question per read, so each one is judged (nothing remembered).
+ */
+import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+
+interface Sent {
+  readonly name: string;
+  readonly answer: Promise<{ status: number; text: string }>;
+  readonly request: http.ClientRequest;
+}
+
+function send(port: number, agent: http.Agent, name: string, method: string, path: string, body?: string): Sent {
+  const request = http.request({ port, host: "127.0.0.1", method, path, agent, headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) } });
+  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    request.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    request.on("error", reject);
+  });
+  request.end(body);
+  return { name, answer, request };
+}
+
+/** A validate question no earlier read asked (the instance name differs), so its answer is judged, not remembered. */
+function question(n: number): string {
+  return JSON.stringify({ components: [{ component: "apiserver", version: "1.30" }, { component: "kubelet", version: "1.27", instance: `pool-${n}` }], asOf: "2026-11-29" });
+}
+
+describe("reads take turns with probes and edits", () => {
+  let runtime: SnapshotRuntime;
+  let server: http.Server;
+  let port: number;
+  before(async () => {
+    runtime = await startSnapshotRuntime({ readsPerTurn: 1 });
+    server = runtime.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await runtime.close();
+  });
+
+  it("answers a probe and an edit sent after 200 reads before most of those reads", async () => {
+    // Connections opened beforehand, as a load balancer's or a CI fleet's are: a new connection waits in
+    // the kernel's accept queue behind the others, before any request of it can be read.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    await Promise.all(Array.from({ length: 202 }, (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer));
+    const reads = Array.from({ length: 200 }, (_, n) => send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(n)));
+    // Sent right after the reads, so their connections open first: the reads reach the server before the probe.
+    const order: string[] = [];
+    const note = (sent: Sent) => sent.answer.then((answer) => (order.push(sent.name), answer));
+    const readAnswers = reads.map(note);
+    const probe = note(send(port, agent, "probe", "GET", "/healthz"));
+    // This runtime has no curator: an edit route is no read, so it is answered (405: read-only) without waiting its turn.
+    const edit = note(send(port, agent, "edit", "POST", "/api/v1/recommendations", JSON.stringify({ id: "turns" })));
+    const [probeAnswer, editAnswer, ...answers] = await Promise.all([probe, edit, ...readAnswers]);
+    agent.destroy();
+    assert.equal(probeAnswer.status, 200);
+    assert.equal(editAnswer.status, 405);
+    // Every read is answered, and answered right: its own instance, judged against the skew policy.
+    for (const [n, answer] of answers.entries()) {
+      assert.equal(answer.status, 200, `read ${n}: ${answer.text.slice(0, 200)}`);
+      assert.match(answer.text, new RegExp(`"pool-${n}"`), `read ${n} is answered for its own question`);
+    }
+    const before = (name: string) => order.indexOf(name);
+    assert.ok(before("probe") < 100, `the probe came back after ${before("probe")} of the 200 reads sent before it`);
+    assert.ok(before("edit") < 100, `the edit came back after ${before("edit")} of the 200 reads sent before it`);
+    // Reads are let in in the order they arrived: the first ones sent are answered first.
+    const firstTen = reads.slice(0, 10).map((read) => order.indexOf(read.name));
+    assert.ok(Math.max(...firstTen) < 100, `the first 10 reads came back at ${firstTen.join(", ")}`);
+  });
+
+  it("skips a read whose client hung up while it waited, and answers the others", async () => {
+    const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+    const reads = Array.from({ length: 60 }, (_, n) => send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(1000 + n)));
+    const gone = reads.filter((_, n) => n % 2 === 1);
+    for (const read of gone) {
+      read.answer.catch(() => undefined);
+      read.request.destroy();
+    }
+    const kept = await Promise.all(reads.filter((_, n) => n % 2 === 0).map((read) => read.answer));
+    agent.destroy();
+    for (const answer of kept) assert.equal(answer.status, 200);
+    // The instance still answers new reads afterwards (nothing waits for a client that left).
+    const after = await send(port, new http.Agent(), "after", "POST", "/api/v1/validate", question(5000)).answer;
+    assert.equal(after.status, 200);
+  });
+});
