@@ -115,6 +115,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     databaseReachable: () => deps.freshness?.databaseReachable,
     pool: () => deps.poolStats?.(),
     answerCaches: () => ({ rest: restAnswers.stats(), graphql: graphqlAnswers.stats() }),
+    readsWaiting: () => turns.stats().waiting,
   });
   // Filled once every route is mounted (below); requests are named by it, in metrics and logs alike.
   const routes = new RouteTable();

@@ -55,19 +55,23 @@ describe("reads take turns with probes and edits", () => {
     // Connections opened beforehand, as a load balancer's or a CI fleet's are: a new connection waits in
     // the kernel's accept queue behind the others, before any request of it can be read.
     const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-    await Promise.all(Array.from({ length: 202 }, (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer));
+    await Promise.all(Array.from({ length: 203 }, (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer));
     const reads = Array.from({ length: 200 }, (_, n) => send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(n)));
     // Sent right after the reads, so their connections open first: the reads reach the server before the probe.
     const order: string[] = [];
     const note = (sent: Sent) => sent.answer.then((answer) => (order.push(sent.name), answer));
     const readAnswers = reads.map(note);
     const probe = note(send(port, agent, "probe", "GET", "/healthz"));
+    const scrape = note(send(port, agent, "scrape", "GET", "/metrics"));
     // This runtime has no curator: an edit route is no read, so it is answered (405: read-only) without waiting its turn.
     const edit = note(send(port, agent, "edit", "POST", "/api/v1/recommendations", JSON.stringify({ id: "turns" })));
-    const [probeAnswer, editAnswer, ...answers] = await Promise.all([probe, edit, ...readAnswers]);
+    const [probeAnswer, editAnswer, scrapeAnswer, ...answers] = await Promise.all([probe, edit, scrape, ...readAnswers]);
     agent.destroy();
     assert.equal(probeAnswer.status, 200);
     assert.equal(editAnswer.status, 405);
+    // The scrape, also first, saw reads still waiting for their turn.
+    const waiting = Number(/^kubecompat_http_reads_waiting (\d+)$/m.exec(scrapeAnswer.text)?.[1]);
+    assert.ok(waiting > 0, `kubecompat_http_reads_waiting was ${waiting} while reads sent before the scrape were answered`);
     // Every read is answered, and answered right: its own instance, judged against the skew policy.
     for (const [n, answer] of answers.entries()) {
       assert.equal(answer.status, 200, `read ${n}: ${answer.text.slice(0, 200)}`);
@@ -75,6 +79,7 @@ describe("reads take turns with probes and edits", () => {
     }
     const before = (name: string) => order.indexOf(name);
     assert.ok(before("probe") < 100, `the probe came back after ${before("probe")} of the 200 reads sent before it`);
+    assert.ok(before("scrape") < 100, `the scrape came back after ${before("scrape")} of the 200 reads sent before it`);
     assert.ok(before("edit") < 100, `the edit came back after ${before("edit")} of the 200 reads sent before it`);
     // Reads are let in in the order they arrived: the first ones sent are answered first.
     const firstTen = reads.slice(0, 10).map((read) => order.indexOf(read.name));

@@ -18,6 +18,8 @@ export interface MetricsSources {
   readonly pool: () => { total: number; idle: number; waiting: number; max: number } | undefined;
   /** Remembered answers per face (rest, graphql). */
   readonly answerCaches?: () => Readonly<Record<string, AnswerCacheStats>>;
+  /** Reads waiting for their turn on the event loop (src/rest/read-turns.ts). */
+  readonly readsWaiting?: () => number;
 }
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -53,6 +55,15 @@ export class Metrics {
       collect() {
         const open = sources.openConflicts?.();
         if (open !== undefined) this.set(open);
+      },
+    });
+    new Gauge({
+      name: "kubecompat_http_reads_waiting",
+      help: "Reads waiting for their turn (READS_PER_TURN are let in per pass of the event loop; edits and probes do not wait)",
+      registers: [this.registry],
+      collect() {
+        const waiting = sources.readsWaiting?.();
+        if (waiting !== undefined) this.set(waiting);
       },
     });
     new Gauge({
