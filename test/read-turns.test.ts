@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+import { close, listen } from "./support/cli-process.js";
 
 interface Sent {
   readonly name: string;
@@ -41,13 +41,11 @@ describe("reads take turns with probes and edits", () => {
   let port: number;
   before(async () => {
     runtime = await startSnapshotRuntime({ readsPerTurn: 1 });
-    server = runtime.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    port = (server.address() as AddressInfo).port;
+    server = http.createServer(runtime.app);
+    port = Number(new URL(await listen(server)).port);
   });
   after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await close(server);
     await runtime.close();
   });
 

@@ -23,8 +23,6 @@ import type { Request, RequestHandler, Response } from "express";
 export interface ReadTurnStats {
   /** Reads waiting for their turn now. */
   readonly waiting: number;
-  /** Reads let in since the start (with or without a wait). */
-  readonly admitted: number;
 }
 
 export interface ReadTurns {
@@ -47,7 +45,6 @@ export function readTurns(perTurn: number, isRead: (req: Request) => boolean): R
   const queue: Waiting[] = [];
   let head = 0;
   let scheduled = false;
-  let admitted = 0;
   let waitingNow = 0;
 
   // setImmediate runs after the pass's network callbacks, and one scheduled from inside it runs in the next pass:
@@ -62,7 +59,6 @@ export function readTurns(perTurn: number, isRead: (req: Request) => boolean): R
       waiting.res.off("close", waiting.gaveUp);
       waitingNow -= 1;
       thisTurn += 1;
-      admitted += 1;
       waiting.next();
     }
     if (head === queue.length) {
@@ -89,7 +85,6 @@ export function readTurns(perTurn: number, isRead: (req: Request) => boolean): R
       return;
     }
     if (perTurn === 0) {
-      admitted += 1;
       next();
       return;
     }
@@ -109,5 +104,5 @@ export function readTurns(perTurn: number, isRead: (req: Request) => boolean): R
     schedule();
   };
 
-  return { middleware, stats: () => ({ waiting: waitingNow, admitted }) };
+  return { middleware, stats: () => ({ waiting: waitingNow }) };
 }
