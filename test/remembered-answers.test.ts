@@ -17,7 +17,7 @@ describe("AnswerCache", () => {
     cache.set(s1, "a", "answer a", 10);
     assert.equal(cache.get(s1, "a"), "answer a");
     assert.equal(cache.get(s1, "b"), undefined);
-    assert.deepEqual(cache.stats(), { entries: 1, bytes: 2 + 10, hits: 1, misses: 1 });
+    assert.deepEqual(cache.stats(), { entries: 1, bytes: 2 + 10, hits: 1, misses: 1, carried: 0 });
   });
 
   it("drops the least recently used answers to stay within its byte budget", () => {
@@ -151,6 +151,41 @@ describe("remembered answers over HTTP", () => {
     assert.equal(validateAfter.body.kbRevision, validateBefore.body.kbRevision + 1);
     const removals = await request(runtime.app).get("/api/v1/api-removals").expect(200);
     assert.equal(removals.body.kbRevision, list.body.kbRevision + 1);
+  });
+
+  it("keeps a validate answer over an edit of a recommendation it never read, with the revision in force", async () => {
+    const first = await request(runtime.app).post("/api/v1/validate").send(plan).expect(200);
+    const gqlFirst = await request(runtime.app).post("/graphql").send(graphqlValidate).expect(200);
+    const before = (await request(runtime.app).get("/metrics").expect(200)).text;
+    const created = await request(runtime.app)
+      .post("/api/v1/recommendations")
+      .set("Authorization", `Bearer ${editor}`)
+      .send({
+        id: "remembered-answers-test",
+        title: "Read by no check",
+        components: ["kubelet"],
+        phase: "NODE_UPGRADE",
+        appliesFrom: null,
+        appliesUntil: null,
+        text: "Added by test/remembered-answers.test.ts.",
+        sourceUrl: "https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-upgrade/",
+        notes: null,
+      })
+      .expect(201);
+    const revision = (created.body as { kbRevision: number }).kbRevision;
+    assert.ok(revision > first.body.kbRevision);
+
+    const second = await request(runtime.app).post("/api/v1/validate").send(plan).expect(200);
+    const gqlSecond = await request(runtime.app).post("/graphql").send(graphqlValidate).expect(200);
+    const afterText = (await request(runtime.app).get("/metrics").expect(200)).text;
+    for (const face of ["rest", "graphql"]) {
+      assert.equal(metric(afterText, "kubecompat_answer_cache_misses", face), metric(before, "kubecompat_answer_cache_misses", face), `${face}: not judged again`);
+      assert.ok(metric(afterText, "kubecompat_answer_cache_carried", face) > metric(before, "kubecompat_answer_cache_carried", face), `${face}: carried over`);
+    }
+    assert.equal(second.body.kbRevision, revision);
+    assert.equal(second.text, first.text.replace(`"kbRevision":${first.body.kbRevision}`, `"kbRevision":${revision}`));
+    assert.equal(gqlSecond.body.data.validateCluster.kbRevision, revision);
+    assert.deepEqual({ ...gqlSecond.body.data.validateCluster, kbRevision: 0 }, { ...gqlFirst.body.data.validateCluster, kbRevision: 0 });
   });
 
   it("does not remember refusals: a bad question is judged again each time", async () => {

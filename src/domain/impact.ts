@@ -8,6 +8,7 @@ import { InputError } from "../core/errors.js";
 import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
 import { BEHAVIOUR_AREAS, type BehaviourArea, type BehaviourChangeRecord, type ConfigurationApiRecord, type FeatureGateRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { perList } from "../knowledge/lists.js";
 import { type Finding } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { resolveVersionAlias } from "./release-status.js";
@@ -120,22 +121,23 @@ export function changesBetween(snapshot: KbSnapshot, from: string, to: string): 
   return allChanges(snapshot).filter((item) => compareMinors(from, item.kubernetesVersion) < 0 && compareMinors(item.kubernetesVersion, to) <= 0);
 }
 
-// Every plan asks for its hops' changes: the items of a snapshot are built and ordered once (a snapshot never changes).
-const changesOfSnapshot = new WeakMap<KbSnapshot, readonly ImpactItem[]>();
+// Every plan asks for its hops' changes: the items of three lists are built and ordered once (remembered for
+// the lists, which snapshots after edits of other kinds share).
+const changesOfLists = new WeakMap<KbSnapshot["behaviourChanges"], WeakMap<KbSnapshot["configurationApis"], WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>>>();
 
 /** Every change the snapshot knows, by minor, then behaviour changes, configuration files and feature gates, then id. */
 function allChanges(snapshot: KbSnapshot): readonly ImpactItem[] {
-  let items = changesOfSnapshot.get(snapshot);
-  if (items === undefined) {
+  const { behaviourChanges, configurationApis, featureGates } = snapshot;
+  const byConfiguration = perList(changesOfLists, behaviourChanges, () => new WeakMap<KbSnapshot["configurationApis"], WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>>());
+  const byGates = perList(byConfiguration, configurationApis, () => new WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>());
+  return perList(byGates, featureGates, () => {
     const order: Record<ImpactSubject, number> = { BEHAVIOUR_CHANGE: 0, CONFIGURATION_API: 1, FEATURE_GATE: 2 };
-    items = [
-      ...snapshot.behaviourChanges.map(behaviourItem),
-      ...snapshot.configurationApis.flatMap((record) => configurationItems(record)),
-      ...snapshot.featureGates.flatMap((gate) => gateItems(gate)),
+    return [
+      ...behaviourChanges.map(behaviourItem),
+      ...configurationApis.flatMap((record) => configurationItems(record)),
+      ...featureGates.flatMap((gate) => gateItems(gate)),
     ].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || order[a.subject] - order[b.subject] || a.id.localeCompare(b.id));
-    changesOfSnapshot.set(snapshot, items);
-  }
-  return items;
+  });
 }
 
 function behaviourItem(change: BehaviourChangeRecord): ImpactItem {

@@ -287,16 +287,13 @@ function gathering(): {
   return { custom: [], inputCrds: [], findings: [], changeFindings: [], unreadable: [], documentsScanned: 0, objectsScanned: 0 };
 }
 
-const knownApiVersionSets = new WeakMap<KbSnapshot, ReadonlySet<string>>();
+const knownApiVersionSets = new WeakMap<KbSnapshot["apiGroupVersions"], WeakMap<KbSnapshot["apiRemovals"], ReadonlySet<string>>>();
 
 /** The apiVersions the knowledge base can judge: those the API server serves or served, and those with removal records. */
 function knownApiVersions(snapshot: KbSnapshot): ReadonlySet<string> {
-  let known = knownApiVersionSets.get(snapshot);
-  if (known === undefined) {
-    known = new Set([...snapshot.apiGroupVersions.map((entry) => entry.apiVersion), ...snapshot.apiRemovals.map((record) => record.apiVersion)]);
-    knownApiVersionSets.set(snapshot, known);
-  }
-  return known;
+  const { apiGroupVersions, apiRemovals } = snapshot;
+  const byRemovals = perList(knownApiVersionSets, apiGroupVersions, () => new WeakMap<KbSnapshot["apiRemovals"], ReadonlySet<string>>());
+  return perList(byRemovals, apiRemovals, () => new Set([...apiGroupVersions.map((entry) => entry.apiVersion), ...apiRemovals.map((record) => record.apiVersion)]));
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {

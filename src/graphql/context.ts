@@ -7,7 +7,11 @@ import type { Curator } from "../services/curation.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 
 export interface GraphQLContext {
-  readonly snapshot: KbSnapshot;
+  /**
+   * For a query that may be remembered, src/graphql/remembered-answers.ts puts a watching view of the
+   * same snapshot here before execution (src/knowledge/snapshot-reads.ts): the one field that changes.
+   */
+  snapshot: KbSnapshot;
   readonly principal: Principal;
   /** Absent when the knowledge base is read-only. */
   readonly curator: Curator | undefined;

@@ -1,8 +1,10 @@
 /**
- * Sending answers over REST through the per-snapshot AnswerCache: a
- * question asked before (same route, query string, Content-Type and body
- * bytes, same day) under the same snapshot gets the JSON text computed the
- * first time, without parsing, judging or serialising again.
+ * Sending answers over REST through the AnswerCache: a question asked before
+ * (same route, query string, Content-Type and body bytes, same day) gets the
+ * JSON text computed the first time, without parsing, judging or serialising
+ * again, as long as the snapshot in force holds every part of the knowledge
+ * the answer was made from (src/knowledge/snapshot-reads.ts). The revision in
+ * the text is the one in force when it is sent.
  */
 import type { Request, RequestHandler, Response } from "express";
 import type { AnswerCache } from "../services/answer-cache.js";
@@ -10,17 +12,33 @@ import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { today } from "../domain/validate.js";
+import { fillRevision, holdsStandIn, watched } from "../knowledge/snapshot-reads.js";
 
 /** A serialised answer and the findings in it, so a repeated answer still counts in the metrics. */
 export interface SentAnswer {
   /** The JSON text, in the pieces it is sent in (one for most answers; a large one in chunks). */
   readonly json: readonly string[];
   readonly findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>;
+  /** Made through a watching view: the JSON has the view's stand-in where the revision goes. */
+  readonly throughView?: boolean;
 }
 
-/** What an answer costs to remember: two bytes a character. */
+/** The text of an answer made through a view, filled with the last revision it was sent under. */
+const filled = new WeakMap<SentAnswer, { readonly revision: number; readonly json: readonly string[] }>();
+
+/** The pieces to send of `answer` under the snapshot of `revision`. */
+function piecesOf(answer: SentAnswer, revision: number): readonly string[] {
+  if (answer.throughView !== true) return answer.json;
+  const last = filled.get(answer);
+  if (last?.revision === revision) return last.json;
+  const json = answer.json.map((part) => fillRevision(part, revision));
+  filled.set(answer, { revision, json });
+  return json;
+}
+
+/** What an answer costs to remember: two bytes a character, twice for one made through a view (it and its filled text). */
 function sizeOf(answer: SentAnswer): number {
-  return answer.json.reduce((sum, part) => sum + part.length * 2, 0);
+  return answer.json.reduce((sum, part) => sum + part.length * 2, 0) * (answer.throughView === true ? 2 : 1);
 }
 
 export type FindingsSink = (findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>) => void;
@@ -37,17 +55,18 @@ export function rememberRawBody(req: Request, buffer: Buffer): void {
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-async function send(res: Response, answer: SentAnswer, onFindings: FindingsSink | undefined): Promise<void> {
+async function send(res: Response, answer: SentAnswer, revision: number, onFindings: FindingsSink | undefined): Promise<void> {
   if (onFindings && answer.findings.length > 0) onFindings(answer.findings);
   res.setHeader("Content-Type", JSON_TYPE);
-  if (answer.json.length === 1) {
-    res.send(answer.json[0]);
+  const pieces = piecesOf(answer, revision);
+  if (pieces.length === 1) {
+    res.send(pieces[0]);
     return;
   }
   // A large answer goes out a piece at a time, with the event loop given back between pieces (and the
   // socket's buffer drained), instead of one multi-megabyte string turned into one buffer at once.
-  res.setHeader("Content-Length", String(answer.json.reduce((sum, part) => sum + Buffer.byteLength(part), 0)));
-  for (const part of answer.json) {
+  res.setHeader("Content-Length", String(pieces.reduce((sum, part) => sum + Buffer.byteLength(part), 0)));
+  for (const part of pieces) {
     if (res.destroyed) return;
     if (res.write(part)) await yieldToEventLoop();
     else await drained(res);
@@ -94,11 +113,11 @@ function joinSmall(parts: readonly string[]): string[] {
  * thousands of findings, megabytes of JSON) is written a chunk of each long top-level list at a time, with
  * a pause between chunks, so that serialising it never holds other requests for long.
  */
-async function serialise(result: unknown): Promise<SentAnswer> {
+async function serialise(result: unknown, throughView: boolean): Promise<SentAnswer> {
   const findings = (result as { findings?: unknown } | null)?.findings;
   const counted = Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [];
   const fields = result !== null && typeof result === "object" && !Array.isArray(result) ? Object.entries(result) : [];
-  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { json: [JSON.stringify(result)], findings: counted };
+  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { json: [JSON.stringify(result)], findings: counted, throughView };
   const parts: string[] = [];
   for (const [key, value] of fields) {
     // JSON.stringify leaves out undefined and function values.
@@ -117,14 +136,15 @@ async function serialise(result: unknown): Promise<SentAnswer> {
     parts.push("]");
   }
   parts.push("}");
-  return { json: joinSmall(parts), findings: counted };
+  return { json: joinSmall(parts), findings: counted, throughView };
 }
 
 /**
  * A check route (validate, plan, rollback, scan, node pools): `judge` parses
  * the request and asks the domain core; its answer is remembered when the
- * body was JSON small enough to be a key. Answers without `asOf` depend on
- * the day, so the day is part of the key.
+ * body was JSON small enough to be a key, judged through a watching view of
+ * the snapshot so that it outlives edits of knowledge it did not read.
+ * Answers without `asOf` depend on the day, so the day is part of the key.
  */
 export function checkRoute(
   kb: KnowledgeBase,
@@ -138,18 +158,20 @@ export function checkRoute(
     const key = raw === undefined ? undefined : `${req.method} ${req.originalUrl}\n${req.headers["content-type"] ?? ""}\n${today()}\n${raw.toString("latin1")}`;
     let answer = key === undefined ? undefined : answers.get(snapshot, key);
     if (answer === undefined) {
+      const watch = key === undefined || !answers.enabled || holdsStandIn(key) ? undefined : watched(snapshot);
       // A judge may answer later (a large scan runs in slices, src/core/slices.ts); the snapshot stays the one it began with.
-      answer = await serialise(await judge(req, snapshot));
-      if (key !== undefined) answers.set(snapshot, key, answer, sizeOf(answer));
+      answer = await serialise(await judge(req, watch?.view ?? snapshot), watch !== undefined);
+      if (key !== undefined) answers.set(snapshot, key, answer, sizeOf(answer), watch?.reads());
     }
-    await send(res, answer, onFindings);
+    await send(res, answer, snapshot.revision, onFindings);
   };
 }
 
 /**
  * A read route: `read` validates the query string and picks the records.
  * Answers carry the revision as a weak ETag (304 when the client has it);
- * the same URL under the same snapshot is the same answer.
+ * the same URL is the same answer while the parts of the snapshot it read
+ * stay the same.
  */
 export function readRoute(
   kb: KnowledgeBase,
@@ -158,11 +180,13 @@ export function readRoute(
 ): RequestHandler {
   return async (req, res) => {
     const snapshot = kb.current();
-    const key = `GET ${req.originalUrl}`;
+    // The day is part of the key: `latest` and `oldest-supported` in a query string are read on the day.
+    const key = `GET ${req.originalUrl}\n${today()}`;
     let answer = answers.get(snapshot, key);
     if (answer === undefined) {
-      answer = { json: [JSON.stringify(read(req, snapshot))], findings: [] };
-      answers.set(snapshot, key, answer, sizeOf(answer));
+      const watch = !answers.enabled || holdsStandIn(key) ? undefined : watched(snapshot);
+      answer = { json: [JSON.stringify(read(req, watch?.view ?? snapshot))], findings: [], throughView: watch !== undefined };
+      answers.set(snapshot, key, answer, sizeOf(answer), watch?.reads());
     }
     const etag = `W/"kb-${snapshot.revision}"`;
     res.setHeader("ETag", etag);
@@ -172,6 +196,6 @@ export function readRoute(
       res.status(304).end();
       return;
     }
-    await send(res, answer, undefined);
+    await send(res, answer, snapshot.revision, undefined);
   };
 }

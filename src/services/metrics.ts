@@ -110,8 +110,13 @@ export class Metrics {
             for (const [face, stats] of Object.entries(caches())) this.set({ face }, pick(stats));
           },
         });
-      perFace("kubecompat_answer_cache_hits", "Answers served from the per-snapshot cache since start", (stats) => stats.hits);
+      perFace("kubecompat_answer_cache_hits", "Answers served from the answer cache since start", (stats) => stats.hits);
       perFace("kubecompat_answer_cache_misses", "Answers computed because the cache did not hold them, since start", (stats) => stats.misses);
+      perFace(
+        "kubecompat_answer_cache_carried",
+        "Answers kept when a newer snapshot came, because it holds every part of the knowledge they were made from, since start",
+        (stats) => stats.carried,
+      );
       perFace("kubecompat_answer_cache_entries", "Answers held for the current snapshot", (stats) => stats.entries);
       perFace("kubecompat_answer_cache_bytes", "Approximate bytes of answers held for the current snapshot", (stats) => stats.bytes);
     }
