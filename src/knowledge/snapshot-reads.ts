@@ -30,7 +30,8 @@ import type { KbSnapshot } from "./snapshot.js";
  * view). Below 2^31, as GraphQL's Int must be.
  */
 export const REVISION_STAND_IN: number = 2 ** 30 + randomInt(2 ** 30 - 1);
-const STAND_IN_TEXT = String(REVISION_STAND_IN);
+/** The stand-in as text: where an answer made through a view names the revision. */
+export const STAND_IN_TEXT = String(REVISION_STAND_IN);
 
 export interface SnapshotReads {
   /** Each part read, with the value it had then. */
@@ -49,49 +50,105 @@ export interface WatchedSnapshot {
   readonly reads: () => SnapshotReads;
 }
 
+/** A snapshot's own properties in a fixed order, with their values once read, made once per snapshot. */
+interface OwnProperties {
+  readonly names: readonly PropertyKey[];
+  readonly at: ReadonlyMap<PropertyKey, number>;
+  /** UNREAD until read through a view: a value is read where the judge reads it, not before. */
+  readonly values: unknown[];
+}
+
+const UNREAD = Symbol("unread");
+
+/** What a view knows: its snapshot's own properties and which of them have been read (by position). */
+interface ViewState {
+  readonly snapshot: KbSnapshot;
+  readonly own: OwnProperties;
+  readonly read: Uint8Array;
+  whole: boolean;
+}
+
+const STATE = Symbol("view state");
+type ViewTarget = KbSnapshot & { [STATE]: ViewState };
+
+const ownOfSnapshot = new WeakMap<KbSnapshot, OwnProperties>();
+
+function ownOf(snapshot: KbSnapshot): OwnProperties {
+  let own = ownOfSnapshot.get(snapshot);
+  if (own === undefined) {
+    const names = Reflect.ownKeys(snapshot);
+    own = { names, at: new Map(names.map((name, index) => [name, index])), values: names.map(() => UNREAD) };
+    ownOfSnapshot.set(snapshot, own);
+  }
+  return own;
+}
+
+/** One handler for every view: each view's state is on its target. A read costs a lookup and a store. */
+const NOTING: ProxyHandler<ViewTarget> = {
+  get(target, property, receiver) {
+    if (property === "revision") return REVISION_STAND_IN;
+    const state = target[STATE];
+    const index = state.own.at.get(property);
+    if (index === undefined) return Reflect.get(state.snapshot, property, receiver) as unknown;
+    let value = state.own.values[index];
+    if (value === UNREAD) state.own.values[index] = value = (state.snapshot as unknown as Record<PropertyKey, unknown>)[property];
+    state.read[index] = 1;
+    return value;
+  },
+  has(target, property) {
+    const state = target[STATE];
+    const index = state.own.at.get(property);
+    // An absent property asked for with `in` cannot be noted as a part: one that appears later would go unseen.
+    if (index === undefined) state.whole = true;
+    else {
+      if (state.own.values[index] === UNREAD) state.own.values[index] = (state.snapshot as unknown as Record<PropertyKey, unknown>)[property];
+      state.read[index] = 1;
+    }
+    return property in state.snapshot;
+  },
+  ownKeys(target) {
+    target[STATE].whole = true;
+    return Reflect.ownKeys(target[STATE].snapshot);
+  },
+  getOwnPropertyDescriptor(target, property) {
+    const state = target[STATE];
+    state.whole = true;
+    const descriptor = Reflect.getOwnPropertyDescriptor(state.snapshot, property);
+    // The target is extensible and lacks the property: it may only be reported as configurable.
+    return descriptor === undefined ? undefined : { ...descriptor, configurable: true, ...(property === "revision" ? { value: REVISION_STAND_IN } : {}) };
+  },
+  set: () => false,
+  defineProperty: () => false,
+  deleteProperty: () => false,
+};
+
 /**
  * A view of `snapshot` that notes every part read through it. Methods and getters of the snapshot run
- * with the view as `this`, so what they read is noted too. The view is made over an empty object of the
- * snapshot's class, not over the frozen snapshot itself: a proxy of a frozen object must give each
- * property's own value, and the revision's must differ.
+ * with the view as `this`, so what they read is noted too. The view is made over an object of the
+ * snapshot's class that holds only the view's state, not over the frozen snapshot itself: a proxy of a
+ * frozen object must give each property's own value, and the revision's must differ.
  */
 export function watched(snapshot: KbSnapshot): WatchedSnapshot {
-  const parts = new Map<string, unknown>();
-  let whole = false;
-  const own = (property: string | symbol): property is string => typeof property === "string" && Object.hasOwn(snapshot, property);
-  const view = new Proxy(Object.create(Object.getPrototypeOf(snapshot) as object) as KbSnapshot, {
-    get(_target, property, receiver) {
-      if (property === "revision") return REVISION_STAND_IN;
-      if (!own(property)) return Reflect.get(snapshot, property, receiver) as unknown;
-      const value = (snapshot as unknown as Record<string, unknown>)[property];
-      parts.set(property, value);
-      return value;
+  const own = ownOf(snapshot);
+  const state: ViewState = { snapshot, own, read: new Uint8Array(own.names.length), whole: false };
+  // An ordinary (so configurable) property: a proxy must list, and may not deny, its target's others.
+  const target = Object.create(Object.getPrototypeOf(snapshot) as object) as ViewTarget;
+  target[STATE] = state;
+  const view = new Proxy(target, NOTING);
+  return {
+    view,
+    reads: () => {
+      const parts = new Map<string, unknown>();
+      state.read.forEach((read, index) => {
+        const name = own.names[index]!;
+        if (read === 1 && name !== "revision") {
+          if (typeof name === "string") parts.set(name, own.values[index]);
+          else state.whole = true;
+        }
+      });
+      return { parts, whole: state.whole };
     },
-    has(_target, property) {
-      if (typeof property === "string") parts.set(property, (snapshot as unknown as Record<string, unknown>)[property]);
-      return property in snapshot;
-    },
-    ownKeys() {
-      whole = true;
-      return Reflect.ownKeys(snapshot);
-    },
-    getOwnPropertyDescriptor(_target, property) {
-      whole = true;
-      const descriptor = Reflect.getOwnPropertyDescriptor(snapshot, property);
-      // The target is empty and extensible: a property it lacks may only be reported as configurable.
-      return descriptor === undefined ? undefined : { ...descriptor, configurable: true, ...(property === "revision" ? { value: REVISION_STAND_IN } : {}) };
-    },
-    set() {
-      return false;
-    },
-    defineProperty() {
-      return false;
-    },
-    deleteProperty() {
-      return false;
-    },
-  });
-  return { view, reads: () => ({ parts: new Map(parts), whole }) };
+  };
 }
 
 /** Whether an answer made from `reads` is the answer `snapshot` gives (but for the revision it stamps). */
@@ -115,20 +172,23 @@ export function fillRevision(text: string, revision: number): string {
 /** An answer made through a view as data (GraphQL's), with the revision where the stand-in is; unchanged parts are shared. */
 export function fillRevisionIn<T>(value: T, revision: number): T {
   if (value === REVISION_STAND_IN) return revision as T;
-  if (typeof value === "string") return fillRevision(value, revision) as T;
+  if (typeof value === "string") return (value.length >= STAND_IN_TEXT.length ? fillRevision(value, revision) : value) as T;
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     let filled: unknown[] | undefined;
-    value.forEach((item: unknown, index) => {
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
       const made = fillRevisionIn(item, revision);
-      if (made !== item) (filled ??= [...value])[index] = made;
-    });
+      if (made !== item) (filled ??= [...(value as unknown[])])[index] = made;
+    }
     return (filled ?? value) as T;
   }
+  const record = value as Record<string, unknown>;
   let filled: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+  for (const key in record) {
+    const item = record[key];
     const made = fillRevisionIn(item, revision);
-    if (made !== item) (filled ??= { ...(value as Record<string, unknown>) })[key] = made;
+    if (made !== item) (filled ??= { ...record })[key] = made;
   }
   return (filled ?? value) as T;
 }

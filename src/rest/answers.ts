@@ -12,33 +12,49 @@ import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { today } from "../domain/validate.js";
-import { fillRevision, holdsStandIn, watched } from "../knowledge/snapshot-reads.js";
+import { STAND_IN_TEXT, holdsStandIn, watched } from "../knowledge/snapshot-reads.js";
 
 /** A serialised answer and the findings in it, so a repeated answer still counts in the metrics. */
 export interface SentAnswer {
-  /** The JSON text, in the pieces it is sent in (one for most answers; a large one in chunks). */
-  readonly json: readonly string[];
+  /**
+   * The JSON as bytes, in the pieces it is sent in (one for most answers; a large one in chunks). Each piece
+   * is cut where the revision goes (an answer made through a watching view names the revision it is sent
+   * under, src/knowledge/snapshot-reads.ts), so one copy serves every revision and goes out as it is.
+   */
+  readonly pieces: ReadonlyArray<readonly Buffer[]>;
   readonly findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>;
-  /** Made through a watching view: the JSON has the view's stand-in where the revision goes. */
-  readonly throughView?: boolean;
 }
 
-/** The text of an answer made through a view, filled with the last revision it was sent under. */
-const filled = new WeakMap<SentAnswer, { readonly revision: number; readonly json: readonly string[] }>();
+/** Where a text made through a view names the revision (src/knowledge/snapshot-reads.ts), as bytes. */
+const STAND_IN = Buffer.from(STAND_IN_TEXT);
 
-/** The pieces to send of `answer` under the snapshot of `revision`. */
-function piecesOf(answer: SentAnswer, revision: number): readonly string[] {
-  if (answer.throughView !== true) return answer.json;
-  const last = filled.get(answer);
-  if (last?.revision === revision) return last.json;
-  const json = answer.json.map((part) => fillRevision(part, revision));
-  filled.set(answer, { revision, json });
-  return json;
+/**
+ * A JSON text as the bytes of a piece, cut where the revision goes when it was made through a view. The
+ * bytes are allocated on their own (a small Buffer.from() shares an 8 KiB slab with whatever was allocated
+ * around it, and a long-kept answer would keep the whole slab); the cuts are views of them.
+ */
+function pieceOf(text: string, throughView: boolean): Buffer[] {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  if (!throughView) return [bytes];
+  const cuts: Buffer[] = [];
+  let from = 0;
+  for (let at = bytes.indexOf(STAND_IN); at >= 0; at = bytes.indexOf(STAND_IN, from)) {
+    cuts.push(bytes.subarray(from, at));
+    from = at + STAND_IN.length;
+  }
+  cuts.push(bytes.subarray(from));
+  return cuts;
 }
 
-/** What an answer costs to remember: two bytes a character, twice for one made through a view (it and its filled text). */
+/** The JSON texts of an answer as pieces to send. */
+function piecesOf(json: readonly string[], throughView: boolean): Buffer[][] {
+  return json.map((text) => pieceOf(text, throughView));
+}
+
+/** What an answer costs to remember: its bytes, and a little for each Buffer. */
 function sizeOf(answer: SentAnswer): number {
-  return answer.json.reduce((sum, part) => sum + part.length * 2, 0) * (answer.throughView === true ? 2 : 1);
+  return answer.pieces.reduce((sum, piece) => piece.reduce((bytes, cut) => bytes + cut.length + 64, sum + STAND_IN.length * (piece.length - 1)), 0);
 }
 
 export type FindingsSink = (findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>) => void;
@@ -55,20 +71,42 @@ export function rememberRawBody(req: Request, buffer: Buffer): void {
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
+/** Writes a piece with the revision between its cuts, in one go to the socket. */
+function writePiece(res: Response, piece: readonly Buffer[], revision: Buffer): boolean {
+  res.cork();
+  let more = true;
+  piece.forEach((cut, index) => {
+    if (index > 0) more = res.write(revision) && more;
+    more = res.write(cut) && more;
+  });
+  res.uncork();
+  return more;
+}
+
 async function send(res: Response, answer: SentAnswer, revision: number, onFindings: FindingsSink | undefined): Promise<void> {
   if (onFindings && answer.findings.length > 0) onFindings(answer.findings);
+  const revisionBytes = Buffer.from(String(revision));
+  const length = answer.pieces.reduce((sum, piece) => piece.reduce((bytes, cut) => bytes + cut.length, sum + (piece.length - 1) * revisionBytes.length), 0);
   res.setHeader("Content-Type", JSON_TYPE);
-  const pieces = piecesOf(answer, revision);
-  if (pieces.length === 1) {
-    res.send(pieces[0]);
+  res.setHeader("Content-Length", String(length));
+  const [first, ...rest] = answer.pieces;
+  if (first === undefined) {
+    res.end();
+    return;
+  }
+  if (rest.length === 0) {
+    if (first.length === 1) res.end(first[0]);
+    else {
+      writePiece(res, first, revisionBytes);
+      res.end();
+    }
     return;
   }
   // A large answer goes out a piece at a time, with the event loop given back between pieces (and the
-  // socket's buffer drained), instead of one multi-megabyte string turned into one buffer at once.
-  res.setHeader("Content-Length", String(pieces.reduce((sum, part) => sum + Buffer.byteLength(part), 0)));
-  for (const part of pieces) {
+  // socket's buffer drained), instead of one multi-megabyte buffer at once.
+  for (const piece of answer.pieces) {
     if (res.destroyed) return;
-    if (res.write(part)) await yieldToEventLoop();
+    if (writePiece(res, piece, revisionBytes)) await yieldToEventLoop();
     else await drained(res);
   }
   res.end();
@@ -117,7 +155,7 @@ async function serialise(result: unknown, throughView: boolean): Promise<SentAns
   const findings = (result as { findings?: unknown } | null)?.findings;
   const counted = Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [];
   const fields = result !== null && typeof result === "object" && !Array.isArray(result) ? Object.entries(result) : [];
-  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { json: [JSON.stringify(result)], findings: counted, throughView };
+  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { pieces: piecesOf([JSON.stringify(result)], throughView), findings: counted };
   const parts: string[] = [];
   for (const [key, value] of fields) {
     // JSON.stringify leaves out undefined and function values.
@@ -136,7 +174,7 @@ async function serialise(result: unknown, throughView: boolean): Promise<SentAns
     parts.push("]");
   }
   parts.push("}");
-  return { json: joinSmall(parts), findings: counted, throughView };
+  return { pieces: piecesOf(joinSmall(parts), throughView), findings: counted };
 }
 
 /**
@@ -185,7 +223,7 @@ export function readRoute(
     let answer = answers.get(snapshot, key);
     if (answer === undefined) {
       const watch = !answers.enabled || holdsStandIn(key) ? undefined : watched(snapshot);
-      answer = { json: [JSON.stringify(read(req, watch?.view ?? snapshot))], findings: [], throughView: watch !== undefined };
+      answer = { pieces: piecesOf([JSON.stringify(read(req, watch?.view ?? snapshot))], watch !== undefined), findings: [] };
       answers.set(snapshot, key, answer, sizeOf(answer), watch?.reads());
     }
     const etag = `W/"kb-${snapshot.revision}"`;
