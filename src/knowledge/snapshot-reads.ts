@@ -17,9 +17,10 @@
  * view therefore gives a stand-in for it, a number nobody can guess that
  * belongs to this process alone, and the face writes the revision of the
  * snapshot in force where the stand-in ended up, every time it sends the
- * answer (`fillRevision`). A judge that decided by the revision would tell
- * apart the view and the snapshot: test/snapshot-reads.test.ts compares
- * their answers to every kind of question.
+ * answer (REST cuts its bytes at STAND_IN_TEXT, GraphQL uses
+ * `fillRevisionIn`). A judge that decided by the revision would tell apart
+ * the view and the snapshot: test/carried-answers.test.ts compares their
+ * answers to every kind of question.
  */
 import { randomInt } from "node:crypto";
 import type { KbSnapshot } from "./snapshot.js";
@@ -83,27 +84,28 @@ function ownOf(snapshot: KbSnapshot): OwnProperties {
   return own;
 }
 
+/** The own property at `index` of the view's snapshot, noted as read. */
+function noteRead(state: ViewState, index: number): unknown {
+  let value = state.own.values[index];
+  if (value === UNREAD) state.own.values[index] = value = (state.snapshot as unknown as Record<PropertyKey, unknown>)[state.own.names[index]!];
+  state.read[index] = 1;
+  return value;
+}
+
 /** One handler for every view: each view's state is on its target. A read costs a lookup and a store. */
 const NOTING: ProxyHandler<ViewTarget> = {
   get(target, property, receiver) {
     if (property === "revision") return REVISION_STAND_IN;
     const state = target[STATE];
     const index = state.own.at.get(property);
-    if (index === undefined) return Reflect.get(state.snapshot, property, receiver) as unknown;
-    let value = state.own.values[index];
-    if (value === UNREAD) state.own.values[index] = value = (state.snapshot as unknown as Record<PropertyKey, unknown>)[property];
-    state.read[index] = 1;
-    return value;
+    return index === undefined ? (Reflect.get(state.snapshot, property, receiver) as unknown) : noteRead(state, index);
   },
   has(target, property) {
     const state = target[STATE];
     const index = state.own.at.get(property);
     // An absent property asked for with `in` cannot be noted as a part: one that appears later would go unseen.
     if (index === undefined) state.whole = true;
-    else {
-      if (state.own.values[index] === UNREAD) state.own.values[index] = (state.snapshot as unknown as Record<PropertyKey, unknown>)[property];
-      state.read[index] = 1;
-    }
+    else noteRead(state, index);
     return property in state.snapshot;
   },
   ownKeys(target) {

@@ -83,9 +83,17 @@ function writePiece(res: Response, piece: readonly Buffer[], revision: Buffer): 
   return more;
 }
 
+/** The revision in force as bytes, made once per revision rather than once per answer sent. */
+let revisionText: { readonly revision: number; readonly bytes: Buffer } = { revision: -1, bytes: Buffer.alloc(0) };
+
+function revisionBytesOf(revision: number): Buffer {
+  if (revisionText.revision !== revision) revisionText = { revision, bytes: Buffer.from(String(revision)) };
+  return revisionText.bytes;
+}
+
 async function send(res: Response, answer: SentAnswer, revision: number, onFindings: FindingsSink | undefined): Promise<void> {
   if (onFindings && answer.findings.length > 0) onFindings(answer.findings);
-  const revisionBytes = Buffer.from(String(revision));
+  const revisionBytes = revisionBytesOf(revision);
   const length = answer.pieces.reduce((sum, piece) => piece.reduce((bytes, cut) => bytes + cut.length, sum + (piece.length - 1) * revisionBytes.length), 0);
   res.setHeader("Content-Type", JSON_TYPE);
   res.setHeader("Content-Length", String(length));

@@ -50,8 +50,8 @@ const BOUND = "";
 
 function signatureOf(reads: SnapshotReads | undefined): string {
   if (reads === undefined || reads.whole) return BOUND;
-  // "\u0001" before every name: never the bound group's "", even with no part read. In the order read: the
-  // same parts read in another order make a second group, which costs a little, never a wrong answer.
+  // "\u0001" before every name: never the bound group's "", even with no part read. The parts come in the
+  // snapshot's property order, so the same parts always make the same signature.
   let signature = "";
   for (const part of reads.parts.keys()) signature += `\u0001${part}`;
   return signature;
