@@ -4,6 +4,7 @@
  * logic.
  */
 import crypto from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type Request, type Router } from "express";
 import { AnswerCache } from "./services/answer-cache.js";
 import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
@@ -26,7 +27,7 @@ import { authenticate } from "./http/auth.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { limitJsonDepth, rateLimited } from "./rest/limits.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./rest/large-requests.js";
-import { readTurns } from "./rest/read-turns.js";
+import { arrivedAt, readTurns } from "./rest/read-turns.js";
 import { ENTITIES } from "./knowledge/registry.js";
 import helmet from "helmet";
 import type { PoolStats } from "./db/client.js";
@@ -75,17 +76,19 @@ const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
  * and the edits (POST, PUT, DELETE on a collection of records, and an import). A GraphQL mutation is
  * told apart only once its body is parsed, so it takes its turn like any GraphQL request.
  */
-function readsTakingTurns(): (req: Request) => boolean {
+function readsTakingTurns(): (method: string, path: string) => boolean {
   const collections = new Set(Object.values(ENTITIES).map((entry) => entry.collection));
-  return (req) => {
-    const path = req.path;
-    if (req.method === "GET" || req.method === "HEAD") return !PROBES.has(path);
+  return (method, path) => {
+    if (method === "GET" || method === "HEAD") return !PROBES.has(path);
     if (!path.startsWith("/api/v1/")) return true;
     const [first, ...rest] = path.slice("/api/v1/".length).split("/");
     if (first === "kb") return !(rest.length === 1 && rest[0] === "import");
     return !(first !== undefined && collections.has(first) && rest.length <= 1);
   };
 }
+
+/** Express's own entry point for each request (not in its typings). */
+type ExpressHandle = (req: IncomingMessage, res: ServerResponse, callback?: (error?: unknown) => void) => void;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -100,6 +103,11 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
  */
 export async function createAppHandle(deps: AppDependencies): Promise<AppHandle> {
   const app = express();
+  // Reads wait their turn (src/rest/read-turns.ts) before the app handles them at all: Express calls
+  // app.handle for every request, however the app is served (app.listen, http.createServer(app), tests).
+  const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
+  const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
+  (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) => turns.admit(req, res, () => handle(req, res, callback));
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
@@ -119,14 +127,15 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   });
   // Filled once every route is mounted (below); requests are named by it, in metrics and logs alike.
   const routes = new RouteTable();
-  app.use(metrics.httpMiddleware((req) => routes.name(req)));
+  // Counted from the request's arrival, so a read's wait for its turn is in its latency.
+  app.use(metrics.httpMiddleware((req) => routes.name(req), arrivedAt));
   // A caller's request id is kept when it is sane, so logs can be correlated across services.
   app.use((req, res, next) => {
     const given = req.headers["x-request-id"];
     const requestId = typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     res.setHeader("X-Request-Id", requestId);
     res.locals.requestId = requestId;
-    const started = process.hrtime.bigint();
+    const started = arrivedAt(req);
     // One structured line per request, with the full path (not the one inside a mounted router);
     // headers (tokens, signatures) and query strings are never logged.
     res.on("finish", () => {
@@ -137,9 +146,6 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     });
     next();
   });
-  // Reads wait their turn from here on: the time they wait is in the request's log line and metrics.
-  const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
-  app.use(turns.middleware);
   // Security headers; no CSP, since the offline playground and docs run inlined scripts and the API serves JSON.
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).

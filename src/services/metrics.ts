@@ -127,9 +127,10 @@ export class Metrics {
    * label sets stay small): `routeName` finds it from the URL, so a route is one label whether it
    * answered or an error did.
    */
-  httpMiddleware(routeName: (req: Request) => string): RequestHandler {
+  /** @param arrivedAt when the request came in (a read may have waited for its turn before reaching the app). */
+  httpMiddleware(routeName: (req: Request) => string, arrivedAt: (req: Request) => bigint = () => process.hrtime.bigint()): RequestHandler {
     return (req, res, next) => {
-      const started = process.hrtime.bigint();
+      const started = arrivedAt(req);
       res.on("finish", () => {
         const route = routeName(req);
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
