@@ -18,7 +18,7 @@ import { pathOf, type RouteTable } from "./route-table.js";
  * any other error; elsewhere `{"error": {"code", "message", "details"?}}`.
  */
 export function errorBodyFor(req: Request, code: string, message: string, details?: unknown): object {
-  const path = req.originalUrl.split("?")[0] ?? "";
+  const path = pathOf(req);
   if (path === "/graphql" || path.startsWith("/graphql/")) {
     return { errors: [{ message, extensions: details === undefined ? { code } : { code, details } }] };
   }

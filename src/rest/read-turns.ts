@@ -19,6 +19,7 @@
  * passes.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { withoutQuery } from "./route-table.js";
 
 export interface ReadTurnStats {
   /** Reads waiting for their turn now. */
@@ -31,10 +32,10 @@ export interface ReadTurns {
    * on the bare request, before the app touches it: a read waits as the
    * server parsed it, without the router's state and middleware closures
    * that would otherwise wait with it. Whatever a request holds while it
-   * waits outlives the young generation's collections, which copy it each
-   * time (under 32 pipelines of checks, scavenges took 7-8 ms instead of
-   * 3) and then move it to the old space, whose collections are the pauses
-   * an edit meets.
+   * waits outlives the young generation's collections, which move it to
+   * the old space, whose collections are the pauses an edit meets (under
+   * 32 pipelines of checks: scavenges of 6-8 ms with reads waiting after
+   * the first middleware, 3 ms with no turns; bench/RESULTS.md, session 13).
    */
   admit(req: IncomingMessage, res: ServerResponse, go: () => void): void;
   stats(): ReadTurnStats;
@@ -48,10 +49,11 @@ interface Waiting {
 }
 
 const ARRIVED = Symbol("kubecompat.arrived");
+type Arrived = IncomingMessage & { [ARRIVED]?: bigint };
 
 /** When the request was admitted (process.hrtime.bigint()): metrics and logs count a read's wait for its turn. */
 export function arrivedAt(req: IncomingMessage): bigint {
-  return (req as IncomingMessage & { [ARRIVED]?: bigint })[ARRIVED] ?? process.hrtime.bigint();
+  return (req as Arrived)[ARRIVED] ?? process.hrtime.bigint();
 }
 
 /**
@@ -97,8 +99,8 @@ export function readTurns(perTurn: number, isRead: (method: string, path: string
   };
 
   const admit = (req: IncomingMessage, res: ServerResponse, go: () => void): void => {
-    (req as IncomingMessage & { [ARRIVED]?: bigint })[ARRIVED] = process.hrtime.bigint();
-    if (perTurn === 0 || !isRead(req.method ?? "GET", pathOfUrl(req.url ?? "/"))) {
+    (req as Arrived)[ARRIVED] = process.hrtime.bigint();
+    if (perTurn === 0 || !isRead(req.method ?? "GET", withoutQuery(req.url ?? "/"))) {
       go();
       return;
     }
@@ -119,10 +121,4 @@ export function readTurns(perTurn: number, isRead: (method: string, path: string
   };
 
   return { admit, stats: () => ({ waiting: waitingNow }) };
-}
-
-/** The path of a request's target, as Express's req.path has it (no query, not decoded). */
-function pathOfUrl(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
 }

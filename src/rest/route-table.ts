@@ -95,7 +95,11 @@ export class RouteTable {
 
 /** The request's path as the client sent it (Express shortens req.path inside mounted routers). */
 export function pathOf(req: Request): string {
-  const url = req.originalUrl;
+  return withoutQuery(req.originalUrl);
+}
+
+/** A request target's path, as Express's req.path has it: the query cut off, nothing decoded. */
+export function withoutQuery(url: string): string {
   const query = url.indexOf("?");
   return query < 0 ? url : url.slice(0, query);
 }
