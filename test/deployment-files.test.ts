@@ -84,6 +84,18 @@ describe("deployment files agree with the app", () => {
     assert.equal(runtime.script, "dist/server.js");
   });
 
+  it("collects garbage on the main thread alone when the pod has one CPU", () => {
+    // V8's parallel and concurrent collection runs on helper threads: under a limit of one CPU they take it from the
+    // main thread (and count against the quota), which cost a fifth of the reads and most of their tail (bench/RESULTS.md, session 14).
+    const runtime = dockerRuntime(dockerfile);
+    type Workload = { kind: string; spec: { template: { spec: { containers: Array<{ resources: { limits: { cpu: string } } }> } } } };
+    const documents = parseAllDocuments(readFileSync(path.join(REPO_ROOT, "deploy/kubernetes/deployment.yaml"), "utf8")).map((document) => document.toJS() as Workload);
+    const cpu = String(documents.find((document) => document.kind === "Deployment")!.spec.template.spec.containers[0]!.resources.limits.cpu);
+    const cpus = /^\d+m$/.test(cpu) ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);
+    assert.ok(Number.isFinite(cpus) && cpus > 0, `the deployment limits the CPU (${cpu})`);
+    assert.equal(runtime.nodeFlags.includes("--single-threaded-gc"), cpus <= 1, `CPU limit ${cpu}: the image's node flags are ${runtime.nodeFlags.join(" ")}`);
+  });
+
   it("health endpoints named in the files exist on the app and report not-ready without a knowledge base", async () => {
     const app = await createApp({
       kb: new KnowledgeBase({} as Database),

@@ -8,6 +8,7 @@
  * instance serves holds them all when they are answered.
  */
 import assert from "node:assert/strict";
+import pg from "pg";
 import { after, before, describe, it } from "node:test";
 import { Curator } from "../src/services/curation.js";
 import { ConflictError, InputError } from "../src/core/errors.js";
@@ -15,6 +16,7 @@ import { query } from "./support/database.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { recommendation } from "./support/records.js";
 import { derivationOf } from "../src/knowledge/lists.js";
+import { textLiteral } from "../src/db/kb-store.js";
 
 const editor = { name: "group-editor", role: "editor" as const };
 const record = recommendation;
@@ -107,6 +109,38 @@ describe("edits committed in groups", () => {
     const audits = await query<{ action: string }>(runtime.database.url, `SELECT action FROM "AuditEntry" WHERE key = 'group-behind' ORDER BY id`);
     assert.deepEqual(audits.map((audit) => audit.action), ["recommendations.create", "recommendations.update"]);
     assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-behind") as unknown as { text: string }).text, "updated through the API");
+  });
+
+  it("writes text with quotes, backslashes and characters beyond ASCII exactly as sent, and finds it again to update it", async () => {
+    // The one-trip commit writes records as string constants in its statement: what it escapes must come back unchanged.
+    const awkward = `It's a \\path\\ with "quotes", \\' and '' pairs, a tab\there, über ✓ 𝄞 and a line\nbreak`;
+    const created = await curator.create(editor, "recommendations", { ...record("group-awkward", awkward), notes: "back\\slash \\\\ two" });
+    const updated = await curator.update(editor, "recommendations", "group-awkward", (created.record as { revision: number }).revision, {
+      ...record("group-awkward", `${awkward} (updated)`),
+      notes: "'quoted' \\",
+    });
+    const rows = await query<{ text: string; notes: string; revision: number }>(runtime.database.url, `SELECT text, notes, revision FROM "Recommendation" WHERE "recommendationId" = 'group-awkward'`);
+    assert.deepEqual(rows, [{ text: `${awkward} (updated)`, notes: "'quoted' \\", revision: 2 }]);
+    const audit = await query<{ before: { text: string; notes: string }; after: { text: string } }>(runtime.database.url, `SELECT before, after FROM "AuditEntry" WHERE key = 'group-awkward' ORDER BY id`);
+    assert.equal(audit[1]?.before.text, awkward);
+    assert.equal(audit[1]?.before.notes, "back\\slash \\\\ two");
+    assert.deepEqual(updated.record, runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-awkward"));
+  });
+
+  it("writes any text as a string constant PostgreSQL reads back unchanged, whatever standard_conforming_strings says", async () => {
+    // The test above passes even when the one-trip statement fails (the group then goes the general way): this one does not.
+    const texts = [`It's`, `a \\path\\`, `\\'`, `''`, `\\\\'\\`, `{"json":"x\\\\y\\"z"}`, `über ✓ 𝄞`, `tab\tand\nline`, `E'x'`, `$$ $tag$`];
+    const client = new pg.Client({ connectionString: runtime.database.url });
+    await client.connect();
+    try {
+      for (const conforming of ["on", "off"]) {
+        await client.query(`SET standard_conforming_strings = ${conforming}`);
+        const { rows } = await client.query<{ value: string }>(texts.map((text, index) => `SELECT ${index} AS index, ${textLiteral(text)} AS value`).join(" UNION ALL ") + " ORDER BY index");
+        assert.deepEqual(rows.map((row) => row.value), texts, `standard_conforming_strings = ${conforming}`);
+      }
+    } finally {
+      await client.end();
+    }
   });
 
   it("publishes an edit as the previous snapshot's lists with that one record, so what was derived from them carries over", async () => {
