@@ -1174,13 +1174,17 @@ function jsonbOrder(value: unknown): unknown {
   return Object.fromEntries(keys.map((key) => [key, jsonbOrder((value as Row)[key])]));
 }
 
-/** jsonb's order of keys: shorter first (in bytes), then by their bytes. Plain ASCII keys, nearly all of them, compare as strings. */
+/**
+ * jsonb's order of keys: shorter first (in bytes), then by their bytes. Keys in plain ASCII (nearly all;
+ * a key is ASCII when its UTF-8 takes one byte a character) compare as strings, without copying them.
+ */
 function jsonbKeyOrder(a: string, b: string): number {
-  if (ASCII.test(a) && ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-  return Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const bytesA = Buffer.byteLength(a);
+  const bytesB = Buffer.byteLength(b);
+  if (bytesA !== bytesB) return bytesA - bytesB;
+  if (bytesA === a.length && bytesB === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
-
-const ASCII = /^[\x00-\x7f]*$/;
 
 /** Columns as JSON for jsonb_populate_record and to_jsonb: a date column as its day. */
 function jsonColumns(columns: Row): Row {
