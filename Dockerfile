@@ -37,8 +37,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \
 # Large requests are admitted a few at a time (LARGE_REQUESTS_IN_FLIGHT) so they fit under it.
 # The garbage collector works on the main thread alone (--single-threaded-gc): the pod has one CPU
 # (limits.cpu "1"), and V8's helper threads for parallel and concurrent collection only took that CPU
-# from the main thread, with the switching on top (bench/RESULTS.md, session 14: under 32 pipelines of
-# validate reads on one pinned CPU, reads 1 650 -> 2 050 req/s, their p99 105-136 -> 36-50 ms, and edits
-# at 50/s p99 98-111 -> 70 ms).
+# from the main thread, with the switching on top (bench/RESULTS.md, session 14: with edits at 50/s under
+# 32 pipelines of validate reads on one pinned CPU, the reads' p99 99-136 -> 36-50 ms and the edits' p99
+# 98-111 -> 70-76 ms). It costs memory: about 10 MB at rest, up to 40 MB at the peak of large scans.
 # npm run bench starts the server with these same settings (bench/docker-runtime.ts).
 CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "--single-threaded-gc", "dist/server.js"]
