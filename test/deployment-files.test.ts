@@ -27,6 +27,13 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
 }
 
+/** The resource limits of the service's container in deploy/kubernetes/deployment.yaml. */
+function serviceLimits(): { memory: string; cpu: string | number } {
+  type Workload = { kind: string; spec: { template: { spec: { containers: Array<{ resources: { limits: { memory: string; cpu: string | number } } }> } } } };
+  const documents = parseAllDocuments(readFileSync(path.join(REPO_ROOT, "deploy/kubernetes/deployment.yaml"), "utf8")).map((document) => document.toJS() as Workload);
+  return documents.find((document) => document.kind === "Deployment")!.spec.template.spec.containers[0]!.resources.limits;
+}
+
 describe("deployment files agree with the app", () => {
   let compose: { services: Record<string, ComposeService> };
   let dockerfile: string;
@@ -74,10 +81,7 @@ describe("deployment files agree with the app", () => {
     const runtime = dockerRuntime(dockerfile);
     const heapMiB = nodeFlagNumber(runtime, "max-old-space-size");
     assert.ok(heapMiB !== undefined && heapMiB > 0, "CMD caps the old space (--max-old-space-size)");
-    type Workload = { kind: string; spec: { template: { spec: { containers: Array<{ resources: { limits: { memory: string } } }> } } } };
-    const documents = parseAllDocuments(readFileSync(path.join(REPO_ROOT, "deploy/kubernetes/deployment.yaml"), "utf8")).map((document) => document.toJS() as Workload);
-    const deployment = documents.find((document) => document.kind === "Deployment")!;
-    const limit = deployment.spec.template.spec.containers[0]!.resources.limits.memory;
+    const limit = serviceLimits().memory;
     const limitMiB = /^(\d+)Mi$/.test(limit) ? Number(limit.slice(0, -2)) : /^(\d+)Gi$/.test(limit) ? Number(limit.slice(0, -2)) * 1024 : NaN;
     assert.ok(heapMiB * 2 <= limitMiB, `a ${heapMiB} MiB heap leaves room for code, buffers and young space under the ${limit} limit`);
     assert.equal(runtime.env.MALLOC_ARENA_MAX, "2");
@@ -86,11 +90,9 @@ describe("deployment files agree with the app", () => {
 
   it("collects garbage on the main thread alone when the pod has one CPU", () => {
     // V8's parallel and concurrent collection runs on helper threads: under a limit of one CPU they take it from the
-    // main thread (and count against the quota), which cost a fifth of the reads and most of their tail (bench/RESULTS.md, session 14).
+    // main thread (and count against the quota), which cost the reads most of their tail and the edits a third of their p99 (bench/RESULTS.md, session 14).
     const runtime = dockerRuntime(dockerfile);
-    type Workload = { kind: string; spec: { template: { spec: { containers: Array<{ resources: { limits: { cpu: string } } }> } } } };
-    const documents = parseAllDocuments(readFileSync(path.join(REPO_ROOT, "deploy/kubernetes/deployment.yaml"), "utf8")).map((document) => document.toJS() as Workload);
-    const cpu = String(documents.find((document) => document.kind === "Deployment")!.spec.template.spec.containers[0]!.resources.limits.cpu);
+    const cpu = String(serviceLimits().cpu);
     const cpus = /^\d+m$/.test(cpu) ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);
     assert.ok(Number.isFinite(cpus) && cpus > 0, `the deployment limits the CPU (${cpu})`);
     assert.equal(runtime.nodeFlags.includes("--single-threaded-gc"), cpus <= 1, `CPU limit ${cpu}: the image's node flags are ${runtime.nodeFlags.join(" ")}`);

@@ -125,9 +125,9 @@ export class Metrics {
   /**
    * Counts and times every request by the name of its route (the pattern, not the raw path, so
    * label sets stay small): `routeName` finds it from the URL, so a route is one label whether it
-   * answered or an error did.
+   * answered or an error did. `arrivedAt` tells when the request came in: a read may have waited for
+   * its turn before reaching the app, and that wait is part of its latency.
    */
-  /** @param arrivedAt when the request came in (a read may have waited for its turn before reaching the app). */
   httpMiddleware(routeName: (req: Request) => string, arrivedAt: (req: Request) => bigint = () => process.hrtime.bigint()): RequestHandler {
     return (req, res, next) => {
       const started = arrivedAt(req);
