@@ -85,12 +85,24 @@ function operationName(query: string): string {
 }
 
 /** The text of the query editor's first line (Monaco draws spaces as no-break spaces). */
-async function firstEditorLine(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const lines = [...document.querySelectorAll<HTMLElement>(".graphiql-query-editor .view-line")];
-    const first = lines.find((line) => line.style.top === "0px");
-    return (first?.textContent ?? "").replace(/\u00a0/g, " ");
-  });
+function editorFirstLine(): string {
+  const lines = [...document.querySelectorAll<HTMLElement>(".graphiql-query-editor .view-line")];
+  const first = lines.find((line) => line.style.top === "0px");
+  return (first?.textContent ?? "").replace(/\u00a0/g, " ");
+}
+
+/**
+ * What the query editor's first line reads once it reads `expected`, or when `timeoutMs` has run out:
+ * Monaco paints a tab's query in a later animation frame than the one that selects the tab, and on a
+ * busy machine several frames later.
+ */
+async function settledFirstLine(page: Page, expected: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const shown = await page.evaluate(editorFirstLine);
+    if (shown === expected || Date.now() > deadline) return shown;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe("the GraphQL playground in a browser", () => {
@@ -171,16 +183,16 @@ describe("the GraphQL playground in a browser", () => {
       const tab = tabs.nth(index);
       await tab.locator(".graphiql-tab-button").click();
       const opened = await page
-        .waitForFunction((at) => document.querySelectorAll(".graphiql-tab")[at]?.getAttribute("aria-selected") === "true", index, { timeout: 5_000 })
+        .waitForFunction((at) => document.querySelectorAll(".graphiql-tab")[at]?.getAttribute("aria-selected") === "true", index, { timeout: 30_000 })
         .then(() => true, () => false);
       assert.ok(opened, `a mouse click on the ${operation} tab did not open it`);
-      assert.equal(await firstEditorLine(page), hint, `the ${operation} tab shows its own query`);
+      assert.equal(await settledFirstLine(page, hint, 30_000), hint, `the ${operation} tab shows its own query`);
       // GraphiQL takes in a changed editor 100 ms later (debounced): it then stores the query as
       // "graphiql:query" and learns the operation's name in the same step. A run inside that window
       // sends the previous tab's operation name, which the page's fetcher refuses ("Cannot infer
       // operation"); a person moving the pointer from the tab to the run button is slower than that.
       const settled = await page
-        .waitForFunction((query) => window.localStorage.getItem("graphiql:query") === query, example.query, { timeout: 10_000 })
+        .waitForFunction((query) => window.localStorage.getItem("graphiql:query") === query, example.query, { timeout: 30_000 })
         .then(() => true, () => false);
       assert.ok(settled, `GraphiQL never took in the ${operation} tab's query`);
 
