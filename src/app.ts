@@ -104,7 +104,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
 export async function createAppHandle(deps: AppDependencies): Promise<AppHandle> {
   const app = express();
   // Reads wait their turn (src/rest/read-turns.ts) before the app handles them at all: Express calls
-  // app.handle for every request, however the app is served (app.listen, http.createServer(app), tests).
+  // app.handle for every request, however the app is served (src/http/app-server.ts, app.listen, the tests).
   const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
   const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
   (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) => turns.admit(req, res, () => handle(req, res, callback));

@@ -6,10 +6,10 @@
  * server's answer for the same kb/ by construction; test/cli-offline.test.ts
  * checks it on the shared fixtures.
  */
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createAppHandle } from "./app.js";
+import { createAppServer } from "./http/app-server.js";
 import { createLogger } from "./core/logger.js";
 import { loadKbDirectory } from "./knowledge/load.js";
 import { FixedKnowledgeBase } from "./services/knowledge-base.js";
@@ -26,7 +26,7 @@ export interface OfflineServer {
 export async function startOfflineServer(kbDir: string = SHIPPED_KB_DIR): Promise<OfflineServer> {
   const kb = FixedKnowledgeBase.fromBundle(await loadKbDirectory(kbDir));
   const handle = await createAppHandle({ kb, isDatabaseReachable: () => Promise.resolve(true), logger: createLogger("silent"), answerCacheBytes: 0 });
-  const server = http.createServer(handle.app);
+  const server = createAppServer(handle.app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", resolve);

@@ -24,11 +24,12 @@
  * it has been re-parented and stops as on SIGTERM rather than running on,
  * orphaned, with its embedded PostgreSQL and both ports.
  */
-import http from "node:http";
+import type http from "node:http";
 import { ConfigError, loadConfig, type Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import type { Runtime } from "./runtime.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS } from "./rest/large-requests.js";
+import { createAppServer } from "./http/app-server.js";
 
 /** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
 const STOP_RUNTIME_GRACE_MS = 15_000;
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
     freshness: runtime.sync,
     poolStats: () => poolStats(db),
   });
-  const server = http.createServer(handle.app);
+  const server = createAppServer(handle.app);
   server.keepAliveTimeout = 65_000;
 
   let stopping = false;
