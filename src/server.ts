@@ -30,6 +30,7 @@ import { createLogger, type Logger } from "./core/logger.js";
 import type { Runtime } from "./runtime.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS } from "./rest/large-requests.js";
 import { createAppServer } from "./http/app-server.js";
+import { ResponsesInFlight } from "./http/in-flight.js";
 
 /** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
 const STOP_RUNTIME_GRACE_MS = 15_000;
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
 
   let stopping = false;
-  const inFlight = new Set<http.ServerResponse>();
+  const inFlight = new ResponsesInFlight();
   // Runs before the app: while draining, every answer closes its connection.
   server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (stopping) {
@@ -111,7 +112,6 @@ async function main(): Promise<void> {
       return;
     }
     inFlight.add(res);
-    res.once("close", () => inFlight.delete(res));
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,9 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
+import { EventEmitter } from "node:events";
+import { readTurns } from "../src/rest/read-turns.js";
+import { collectGarbage } from "./support/collect.js";
 import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { close, listen } from "./support/cli-process.js";
 
@@ -124,5 +127,31 @@ describe("reads take turns with probes and edits", () => {
     // The instance still answers new reads afterwards (nothing waits for a client that left).
     const after = await send(port, new http.Agent(), "after", "POST", "/api/v1/validate", question(5000)).answer;
     assert.equal(after.status, 200);
+  });
+
+  it("keeps nothing of a read once it is let in, while others still wait", async () => {
+    // A read that stayed in the line after its turn kept its request and response, and all the router hung on
+    // them, alive into the old space (bench/RESULTS.md, session 15). Plain objects stand in for them: the line
+    // only reads the method and the URL, and listens for "close".
+    const turns = readTurns(1, () => true);
+    const letIn: string[] = [];
+    const admitted = ((): Array<WeakRef<object>> =>
+      Array.from({ length: 5 }, (_, index) => {
+        const req = { method: "POST", url: "/api/v1/validate" } as http.IncomingMessage;
+        const res = new EventEmitter() as unknown as http.ServerResponse;
+        turns.admit(req, res, () => letIn.push(`read ${index}`));
+        return new WeakRef(res);
+      }))();
+    // One read a pass: after two passes, two were let in and three wait.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(letIn, ["read 0", "read 1"]);
+    await collectGarbage();
+    assert.deepEqual(
+      admitted.map((ref) => ref.deref() !== undefined),
+      [false, false, true, true, true],
+      "the reads let in are gone, the waiting ones held",
+    );
+    assert.equal(turns.stats().waiting, admitted.length - letIn.length);
   });
 });
