@@ -24,9 +24,9 @@ interface ExpressPrototypes {
 /**
  * An HTTP server for `app`, whose requests and responses are made with the app's prototypes from the start.
  * Subclasses, not functions that build Node's objects on another prototype (Reflect.construct): with those,
- * kubecompat answered 30% fewer requests than with no change at all. The app's prototypes become the subclasses' own, so Express finds them in place; a second server made
- * for the same app is served alike, and the first one's requests still get the right prototypes (by the
- * slow path).
+ * kubecompat answered 30% fewer requests than with no change at all. The app's prototypes become the
+ * subclasses' own, so Express finds them in place; a second server made for the same app is served alike,
+ * and the first one's requests still get the right prototypes (by the slow path).
  */
 export function createAppServer(app: Express): http.Server {
   const prototypes = app as unknown as ExpressPrototypes;
