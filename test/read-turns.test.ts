@@ -134,24 +134,26 @@ describe("reads take turns with probes and edits", () => {
     // them, alive into the old space (bench/RESULTS.md, session 15). Plain objects stand in for them: the line
     // only reads the method and the URL, and listens for "close".
     const turns = readTurns(1, () => true);
-    const letIn: string[] = [];
+    const letIn: number[] = [];
     const admitted = ((): Array<WeakRef<object>> =>
-      Array.from({ length: 5 }, (_, index) => {
+      Array.from({ length: 50 }, (_, index) => {
         const req = { method: "POST", url: "/api/v1/validate" } as http.IncomingMessage;
         const res = new EventEmitter() as unknown as http.ServerResponse;
-        turns.admit(req, res, () => letIn.push(`read ${index}`));
+        turns.admit(req, res, () => letIn.push(index));
         return new WeakRef(res);
       }))();
-    // One read a pass: after two passes, two were let in and three wait.
+    // One read a pass, in order: after a few passes, some were let in and most wait.
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(letIn, ["read 0", "read 1"]);
     await collectGarbage();
+    const passed = letIn.length;
+    assert.ok(passed >= 2 && passed < 10, `${passed} reads let in after three passes`);
+    assert.deepEqual(letIn, Array.from({ length: passed }, (_, index) => index), "in arrival order");
     assert.deepEqual(
       admitted.map((ref) => ref.deref() !== undefined),
-      [false, false, true, true, true],
+      admitted.map((_, index) => index >= passed),
       "the reads let in are gone, the waiting ones held",
     );
-    assert.equal(turns.stats().waiting, admitted.length - letIn.length);
+    assert.equal(turns.stats().waiting, admitted.length - passed);
   });
 });
