@@ -8,22 +8,12 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import express, { type Express } from "express";
 import { createAppServer } from "../src/http/app-server.js";
+import { close, listen } from "./support/cli-process.js";
 import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
-
-async function listening(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closed(server: http.Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-}
 
 interface Prototypes {
   readonly request: object;
@@ -57,7 +47,7 @@ describe("the app's HTTP server", () => {
   it("makes requests and responses with the app's prototypes, so Express changes none", async () => {
     const server = createAppServer(app);
     const arrived = prototypesOnArrival(server);
-    const base = await listening(server);
+    const base = await listen(server);
     try {
       const response = await fetch(`${base}/hello`, { headers: { "x-asked": "yes" } });
       assert.equal(response.status, 201);
@@ -67,21 +57,21 @@ describe("the app's HTTP server", () => {
       assert.equal(arrived[0]!.request, prototypes.request, "the request arrives with the prototype Express would give it");
       assert.equal(arrived[0]!.response, prototypes.response, "the response arrives with the prototype Express would give it");
     } finally {
-      await closed(server);
+      await close(server);
     }
   });
 
   it("is not what http.createServer does on its own (the check above can fail)", async () => {
     const server = http.createServer(app);
     const arrived = prototypesOnArrival(server);
-    const base = await listening(server);
+    const base = await listen(server);
     try {
       assert.equal((await fetch(`${base}/hello`)).status, 201);
       assert.equal(arrived.length, 1);
       assert.equal(arrived[0]!.request, http.IncomingMessage.prototype);
       assert.notEqual(arrived[0]!.request, (app as unknown as Prototypes).request);
     } finally {
-      await closed(server);
+      await close(server);
     }
   });
 
@@ -89,7 +79,7 @@ describe("the app's HTTP server", () => {
     const first = createAppServer(app);
     const second = createAppServer(app);
     const arrived = prototypesOnArrival(second);
-    const [firstBase, secondBase] = [await listening(first), await listening(second)];
+    const [firstBase, secondBase] = [await listen(first), await listen(second)];
     try {
       for (const base of [firstBase, secondBase]) {
         const response = await fetch(`${base}/hello`, { headers: { "x-asked": base } });
@@ -97,7 +87,7 @@ describe("the app's HTTP server", () => {
       }
       assert.equal(arrived[0]!.request, (app as unknown as Prototypes).request);
     } finally {
-      await Promise.all([closed(first), closed(second)]);
+      await Promise.all([close(first), close(second)]);
     }
   });
 
@@ -109,16 +99,16 @@ describe("the app's HTTP server", () => {
     before(async () => {
       runtime = await startSnapshotRuntime();
       server = createAppServer(runtime.app);
-      base = await listening(server);
+      base = await listen(server);
     });
     after(async () => {
-      await closed(server);
+      await close(server);
       await runtime.close();
     });
 
     it("answers a check, a read, a probe and a refused request as it does under http.createServer", async () => {
       const plain = http.createServer(runtime.app);
-      const plainBase = await listening(plain);
+      const plainBase = await listen(plain);
       try {
         const ask = async (at: string) => {
           const validate = await fetch(`${at}/api/v1/validate`, {
@@ -143,7 +133,7 @@ describe("the app's HTTP server", () => {
         assert.equal(served.refused[0], 400);
         assert.deepEqual(served, await ask(plainBase));
       } finally {
-        await closed(plain);
+        await close(plain);
       }
     });
   });

@@ -9,8 +9,6 @@
  * (src/knowledge/lists.ts) must be those of checking that list afresh.
  */
 import assert from "node:assert/strict";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { before, describe, it } from "node:test";
 import type { KbBundle } from "../src/knowledge/records.js";
 import { loadKbDirectory } from "../src/knowledge/load.js";
@@ -19,6 +17,7 @@ import { crossCheckBundle } from "../src/knowledge/validate.js";
 import { ENTITY_NAMES } from "../src/knowledge/registry.js";
 import { keyIndexOf, withAppended, withRemoved, withReplaced } from "../src/knowledge/lists.js";
 import { KB_DIR } from "./support/runtime.js";
+import { collectGarbage } from "./support/collect.js";
 
 type Lists = Record<keyof KbBundle, readonly object[]>;
 
@@ -134,8 +133,6 @@ describe("the cross-check's remembered parts", () => {
   it("lets the lists of earlier snapshots go: a list made from another does not keep it alive", async () => {
     // Each snapshot's list is made from the one before; held strongly, that link would keep every list a
     // kind ever had (tens of megabytes an hour at tens of edits a second).
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
     const good = snapshot.recommendations[0]!;
     let current = new KbSnapshot(edited(snapshot, "recommendations", (records) => [...records]), { revision: 1, lastImportAt: null });
     const first = new WeakRef(current.recommendations);
@@ -146,10 +143,7 @@ describe("the cross-check's remembered parts", () => {
       current = new KbSnapshot({ ...lists, recommendations: next }, { revision: step + 2, lastImportAt: null });
     }
     assert.equal(current.recommendations.length, snapshot.recommendations.length + 20);
-    for (let attempt = 0; attempt < 10 && first.deref() !== undefined; attempt += 1) {
-      await new Promise((resolve) => setImmediate(resolve));
-      gc();
-    }
+    for (let attempt = 0; attempt < 10 && first.deref() !== undefined; attempt += 1) await collectGarbage();
     assert.equal(first.deref(), undefined, "the first snapshot's list is still reachable from the newest");
   });
 
