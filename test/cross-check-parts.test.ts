@@ -15,7 +15,7 @@ import { loadKbDirectory } from "../src/knowledge/load.js";
 import { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { crossCheckBundle } from "../src/knowledge/validate.js";
 import { ENTITY_NAMES } from "../src/knowledge/registry.js";
-import { keyIndexOf, withAppended, withRemoved, withReplaced } from "../src/knowledge/lists.js";
+import { derivationOf, keyIndexOf, withAppended, withRemoved, withReplaced } from "../src/knowledge/lists.js";
 import { KB_DIR } from "./support/runtime.js";
 import { collectGarbage } from "./support/collect.js";
 
@@ -145,6 +145,32 @@ describe("the cross-check's remembered parts", () => {
     assert.equal(current.recommendations.length, snapshot.recommendations.length + 20);
     for (let attempt = 0; attempt < 10 && first.deref() !== undefined; attempt += 1) await collectGarbage();
     assert.equal(first.deref(), undefined, "the first snapshot's list is still reachable from the newest");
+  });
+
+  it("holds none of a group's steps once the group is judged: its last list is linked to the snapshot's", async () => {
+    // A group of three creates, judged one after another as the curator does (each step's index of keys and
+    // cross-check worked out); the steps between must not outlive the group.
+    const good = snapshot.recommendations[0]!;
+    const lists = Object.fromEntries(ENTITY_NAMES.map((name) => [name, snapshot.records(name)])) as unknown as KbBundle;
+    let list: readonly object[] = snapshot.recommendations;
+    const steps: Array<WeakRef<readonly object[]>> = [];
+    for (const id of ["step-a", "step-b", "step-c"]) {
+      list = withAppended(list, { ...good, id });
+      assert.deepEqual(crossCheckBundle({ ...lists, recommendations: list as KbBundle["recommendations"] }), []);
+      keyIndexOf("recommendations", list);
+      steps.push(new WeakRef(list));
+    }
+    const last = list;
+    const derivation = derivationOf(last);
+    assert.equal(derivation?.from, snapshot.recommendations, "linked to the snapshot's list, past the steps");
+    assert.deepEqual(derivation.changes.map((change) => change.index), [0, 1, 2].map((step) => snapshot.recommendations.length + step));
+    list = snapshot.recommendations;
+    for (let attempt = 0; attempt < 10 && steps.slice(0, 2).some((step) => step.deref() !== undefined); attempt += 1) await collectGarbage();
+    assert.deepEqual(steps.slice(0, 2).map((step) => step.deref() === undefined), [true, true], "a step of the group is still reachable");
+    // What the last list's index of keys and cross-check hold is still right, carried or built afresh.
+    const next = new KbSnapshot({ ...lists, recommendations: last as KbBundle["recommendations"] }, { revision: 2, lastImportAt: null });
+    assert.deepEqual(new Map(keyIndexOf("recommendations", next.recommendations).entries()), new Map(keyIndexOf("recommendations", [...last]).entries()));
+    assert.deepEqual(crossCheckBundle(next), crossCheckBundle(unremembered(next)));
   });
 
   it("gives a snapshot built on another's lists the same records, sharing the lists it did not change", () => {

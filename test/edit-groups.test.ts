@@ -151,8 +151,8 @@ describe("edits committed in groups", () => {
     // The edited kind: made from the list before by appending the stored record (src/knowledge/lists.ts).
     const derivation = derivationOf(after.recommendations);
     assert.equal(derivation?.from, before.recommendations, "made from the previous snapshot's list, not copied afresh");
-    assert.equal(derivation?.change, "append");
-    assert.equal(after.recommendations[derivation.index], created.record, "the record answered is the one the snapshot holds");
+    assert.deepEqual(derivation.changes, [{ change: "append", index: before.recommendations.length }]);
+    assert.equal(after.recommendations[before.recommendations.length], created.record, "the record answered is the one the snapshot holds");
     // Every other kind: the very same list.
     for (const entity of ["components", "apiRemovals", "featureGates", "releases"] as const) assert.equal(after[entity], before[entity], entity);
   });

@@ -632,6 +632,17 @@ let lastIdempotencySweep = 0;
 /** One edit's outcome in a batch: its result, or the error that refused it (nothing of it was written). */
 export type EditOutcome = { readonly ok: true; readonly result: EditResult } | { readonly ok: false; readonly error: KubecompatError };
 
+/**
+ * A group's outcomes, and, when it was judged on the caller's snapshot and
+ * committed as judged, the lists of each kind it changed as the group left
+ * them: the snapshot after the commit is made of these very lists (their
+ * index of keys and cross-check findings already worked out).
+ */
+export interface GroupOutcome {
+  readonly outcomes: EditOutcome[];
+  readonly lists?: Readonly<Partial<Record<EntityName, readonly object[]>>>;
+}
+
 /** Applies one edit (a batch of one). */
 export async function applyEdit(
   db: Database,
@@ -639,7 +650,7 @@ export async function applyEdit(
   crossCheck: (bundle: KbBundle) => KbIssue[],
   known?: KnownKnowledgeBase,
 ): Promise<EditResult> {
-  const [outcome] = await applyEdits(db, [edit], crossCheck, known);
+  const [outcome] = (await applyEdits(db, [edit], crossCheck, known)).outcomes;
   if (!outcome!.ok) throw outcome!.error;
   return outcome!.result;
 }
@@ -672,7 +683,7 @@ export async function applyEdits(
   edits: readonly EditRequest[],
   crossCheck: (bundle: KbBundle) => KbIssue[],
   known?: KnownKnowledgeBase,
-): Promise<EditOutcome[]> {
+): Promise<GroupOutcome> {
   if (known !== undefined) {
     const fast = await commitInOneTrip(db, edits, crossCheck, known);
     if (fast !== undefined) return fast;
@@ -680,7 +691,7 @@ export async function applyEdits(
   // Set once every statement of the transaction succeeded: a connection lost after it was lost during COMMIT.
   let committing = false;
   try {
-    return await db.$transaction(
+    const outcomes = await db.$transaction(
       async (tx) => {
         // Edits of one record, or with one Idempotency-Key, go in separate runs: each run writes all at once, so its edits must not depend on each other.
         const outcomes: EditOutcome[] = [];
@@ -694,6 +705,7 @@ export async function applyEdits(
       },
       { isolationLevel: "ReadCommitted", timeout: 30_000, maxWait: 20_000 },
     );
+    return { outcomes };
   } catch (error) {
     throw unknownOutcomeOr(error, committing, edits);
   }
@@ -958,14 +970,14 @@ async function commitInOneTrip(
   edits: readonly EditRequest[],
   crossCheck: (bundle: KbBundle) => KbIssue[],
   known: KnownKnowledgeBase,
-): Promise<EditOutcome[] | undefined> {
+): Promise<GroupOutcome | undefined> {
   const pool = poolOf(db);
   if (pool === undefined || edits.length === 0 || endOfRun(edits, 0) !== edits.length) return undefined;
   if (edits.some((edit) => tableOf(edit.entity) === undefined)) return undefined;
   // Earlier answers are not read: the statement writes only if there are none, else the general way replays them.
   // Judged as stored: the snapshot after the commit is then made of the very lists judged here (lists.ts
   // remembers what it made), and what the cross-check found for them carries over to the next edit.
-  const { outcomes, accepted } = judgeEdits(edits, known.bundle, known.revision, new Map(), crossCheck, storedForm);
+  const { outcomes, accepted, bundle } = judgeEdits(edits, known.bundle, known.revision, new Map(), crossCheck, storedForm);
   // Nothing to write: the refusals are confirmed (under the lock, at the current revision) the general way.
   if (accepted.length === 0) return undefined;
 
@@ -1078,7 +1090,8 @@ async function commitInOneTrip(
     client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
   }
   for (const { entry, result } of results) outcomes[entry.index] = { ok: true, result };
-  return outcomes.map((outcome) => outcome!);
+  const changed = new Set(accepted.map((entry) => entry.edit.entity));
+  return { outcomes: outcomes.map((outcome) => outcome!), lists: Object.fromEntries([...changed].map((entity) => [entity, bundle[entity] as readonly object[]])) };
 }
 
 /**

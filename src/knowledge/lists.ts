@@ -14,12 +14,19 @@
 import type { EntityName } from "./records.js";
 import { recordKey } from "./registry.js";
 
-/** How a list was made from another: one record appended at the end, or the record at `index` replaced. */
+/** One change that made a list from another: a record appended at the end, or the record at `index` replaced. */
 export interface Derivation {
+  /** The list the change was made to (for a change after others, the list before all of them). */
   readonly from: readonly object[];
   readonly change: "append" | "replace";
   /** The position of the appended or replaced record. */
   readonly index: number;
+}
+
+/** How a list was made: the changes, in order, that make it from `from`. */
+export interface Derivations {
+  readonly from: readonly object[];
+  readonly changes: ReadonlyArray<Omit<Derivation, "from">>;
 }
 
 /**
@@ -29,58 +36,70 @@ export interface Derivation {
  * second. What is derived from a list is worked out while the list before is
  * still in use (an edit is judged on the snapshot it was made from), so a
  * link that is gone only means building afresh.
+ *
+ * A list made from one that is not settled (not a snapshot's: a step within
+ * a group of edits) is linked to the settled list that one was made from,
+ * with both changes: the group's steps are then held by nothing once the
+ * group is judged. (A young-generation collection treats a WeakRef as a
+ * strong link; a chain through every step kept them all alive until the
+ * next full collection, copied into the old space on the way: most of what
+ * an edit left there. bench/RESULTS.md, session 17.)
  */
-const derivations = new WeakMap<readonly object[], { readonly from: WeakRef<readonly object[]>; readonly change: Derivation["change"]; readonly index: number }>();
+const derivations = new WeakMap<readonly object[], { readonly from: WeakRef<readonly object[]>; readonly changes: Derivations["changes"] }>();
 
-// What was made from a list, by the record (or position) it was made with: the same edit of the same list gives
-// the same list. An edit is judged on the lists it makes, and the snapshot after its commit is made with the
-// same records from the same lists: it gets those very lists, and whatever was derived from them.
-const appended = new WeakMap<readonly object[], WeakMap<object, readonly object[]>>();
-const replaced = new WeakMap<readonly object[], WeakMap<object, { readonly index: number; readonly made: readonly object[] }>>();
-const removed = new WeakMap<readonly object[], Map<number, readonly object[]>>();
+/** The lists snapshots hold (snapshot.ts settles them): what is derived from them is kept for what comes after. */
+const settled = new WeakSet<readonly unknown[]>();
+
+/** Marks a list as a snapshot's: lists made from it are linked to it, not to what it was made from. */
+export function settle(list: readonly unknown[]): void {
+  settled.add(list);
+}
+
+export function isSettled(list: readonly unknown[]): boolean {
+  return settled.has(list);
+}
+
+/** At most this many changes are linked to one settled list; past it a list is linked to the one it was made from. */
+const MOST_CHANGES = 100;
+
+function link(made: readonly object[], list: readonly object[], change: Derivation["change"], index: number): void {
+  const before = settled.has(list) ? undefined : derivationOf(list);
+  // Linked past `list` only when the change names a record the settled list has or an earlier change appended,
+  // and no earlier change touched: then every change still names its record where the list now has it.
+  const linkable = before !== undefined && before.changes.length < MOST_CHANGES && !before.changes.some((earlier) => earlier.index === index) && (change === "append" || index < before.from.length);
+  if (linkable) {
+    derivations.set(made, { from: new WeakRef(before.from), changes: [...before.changes, { change, index }] });
+  } else {
+    derivations.set(made, { from: new WeakRef(list), changes: [{ change, index }] });
+  }
+}
 
 /** The list with `record` appended (frozen). */
 export function withAppended<T extends object>(list: readonly T[], record: T): readonly T[] {
-  let byRecord = appended.get(list);
-  const known = byRecord?.get(record);
-  if (known !== undefined) return known as readonly T[];
   // concat copies the elements in one go into an array of the final length; a spread goes through the iterator
   // and grows its array as it goes (about three times the list's size allocated, for thousands of records).
   const made = Object.freeze(list.concat([record]));
-  derivations.set(made, { from: new WeakRef(list), change: "append", index: list.length });
-  if (byRecord === undefined) appended.set(list, (byRecord = new WeakMap()));
-  byRecord.set(record, made);
+  link(made, list, "append", list.length);
   return made;
 }
 
 /** The list with the record at `index` replaced by `record` (frozen). */
 export function withReplaced<T extends object>(list: readonly T[], index: number, record: T): readonly T[] {
-  let byRecord = replaced.get(list);
-  const known = byRecord?.get(record);
-  if (known !== undefined && known.index === index) return known.made as readonly T[];
   const made = Object.freeze(list.map((candidate, position) => (position === index ? record : candidate)));
-  derivations.set(made, { from: new WeakRef(list), change: "replace", index });
-  if (byRecord === undefined) replaced.set(list, (byRecord = new WeakMap()));
-  byRecord.set(record, { index, made });
+  link(made, list, "replace", index);
   return made;
 }
 
 /** The list without the record at `index` (frozen; every later record moves, so nothing is carried over). */
 export function withRemoved<T extends object>(list: readonly T[], index: number): readonly T[] {
-  let byIndex = removed.get(list);
-  const known = byIndex?.get(index);
-  if (known !== undefined) return known as readonly T[];
-  const made = Object.freeze(list.slice(0, index).concat(list.slice(index + 1)));
-  if (byIndex === undefined) removed.set(list, (byIndex = new Map<number, readonly object[]>()));
-  byIndex.set(index, made);
-  return made;
+  return Object.freeze(list.slice(0, index).concat(list.slice(index + 1)));
 }
 
-/** How the list was made from another, when it was made here. */
-export function derivationOf(list: readonly object[]): Derivation | undefined {
+/** How the list was made from another, when it was made here and that one is still about. */
+export function derivationOf(list: readonly object[]): Derivations | undefined {
   const derivation = derivations.get(list);
   const from = derivation?.from.deref();
-  return derivation === undefined || from === undefined ? undefined : { from, change: derivation.change, index: derivation.index };
+  return derivation === undefined || from === undefined ? undefined : { from, changes: derivation.changes };
 }
 
 /**
@@ -134,7 +153,12 @@ export function derived<V>(
   }
   for (const current of chain.reverse()) {
     const derivation = derivationOf(current);
-    value = (value !== undefined && derivation !== undefined ? adjust(value, current, derivation) : undefined) ?? build(current);
+    // Each change in turn, on the list as it is now (a change after others: the records it names are where they are now).
+    for (const { change, index } of value !== undefined && derivation !== undefined ? derivation.changes : []) {
+      value = adjust(value!, current, { from: derivation!.from, change, index });
+      if (value === undefined) break;
+    }
+    value = value !== undefined && derivation !== undefined ? value : build(current);
     memo.set(current, value);
   }
   return value!;

@@ -7,7 +7,7 @@ import { compareMinors } from "../core/versions.js";
 import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord, type AddonRecord, type AddonApiRecord, type PlatformRecord } from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
-import { derivationOf, perList } from "./lists.js";
+import { derivationOf, isSettled, perList, settle } from "./lists.js";
 
 export interface SnapshotMeta {
   readonly revision: number;
@@ -179,38 +179,35 @@ function freezeAll<T>(records: readonly T[]): readonly T[] {
 }
 
 /**
- * The lists snapshots made. A snapshot after an edit is given the previous
- * snapshot's lists for every kind the edit did not touch: those are taken as
- * they are (already frozen, already in order), so the new snapshot costs
- * what changed, and everything remembered for a list (indexes here, the
- * cross-check's parts, the domain's indexes) stays good for it.
+ * A kind's records as a snapshot holds them: frozen, in the kind's order (when it has one), and settled
+ * (lists.ts). A snapshot after an edit is given the previous snapshot's lists for every kind the edit did not
+ * touch: those are taken as they are (already frozen, already in order), so the new snapshot costs what
+ * changed, and everything remembered for a list (indexes here, the cross-check's parts, the domain's
+ * indexes) stays good for it.
  */
-const snapshotLists = new WeakSet<readonly unknown[]>();
-
-/** A kind's records as a snapshot holds them: frozen, in the kind's order (when it has one). */
 function list<T>(records: readonly T[], order?: (a: T, b: T) => number): readonly T[] {
-  if (snapshotLists.has(records)) return records;
-  // A snapshot's list with records appended or replaced one edit at a time (lists.ts), for a kind kept in the
-  // database's order: taken as it is, only the records the edits put in to freeze, so what is derived from it
-  // can be carried over.
+  if (isSettled(records)) return records;
+  // A snapshot's list with records appended or replaced by edits (lists.ts), for a kind kept in the database's
+  // order: taken as it is, only the records the edits put in to freeze, so what is derived from it can be
+  // carried over.
   const changed = order === undefined ? changedSinceSnapshot(records as readonly object[]) : undefined;
   if (changed !== undefined) {
     for (const index of changed) deepFreeze(records[index]);
-    snapshotLists.add(records);
+    settle(records);
     return records;
   }
   const made = freezeAll(order === undefined ? records : [...records].sort(order));
-  snapshotLists.add(made);
+  settle(made);
   return made;
 }
 
 /** The positions edits changed since the list was a snapshot's (lists.ts); undefined when it was not made from one. */
 function changedSinceSnapshot(records: readonly object[]): number[] | undefined {
   const changed: number[] = [];
-  for (let list = records; !snapshotLists.has(list); ) {
+  for (let list = records; !isSettled(list); ) {
     const derivation = derivationOf(list);
     if (derivation === undefined || changed.length >= MAX_EDITS_SINCE_SNAPSHOT) return undefined;
-    changed.push(derivation.index);
+    changed.push(...derivation.changes.map((change) => change.index));
     list = derivation.from;
   }
   return changed;

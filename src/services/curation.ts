@@ -6,7 +6,7 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../core/tokens.js";
-import { applyEdits, readAudit, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type KnownKnowledgeBase, type SyncResult } from "../db/kb-store.js";
+import { applyEdits, readAudit, type GroupOutcome, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type KnownKnowledgeBase, type SyncResult } from "../db/kb-store.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */
 const MAX_EDITS_PER_COMMIT = 100;
@@ -108,20 +108,20 @@ export class Curator {
         if (wait > 0 && this.pending.length < MAX_EDITS_PER_COMMIT) await new Promise((resolve) => setTimeout(resolve, wait));
         this.lastGroupAt = performance.now();
         const group = this.pending.splice(0, MAX_EDITS_PER_COMMIT);
-        let outcomes: Awaited<ReturnType<typeof applyEdits>>;
+        let committed: GroupOutcome;
         this.kb.beginWrite();
         try {
           try {
-            outcomes = await applyEdits(this.db, group.map((entry) => entry.request), crossCheckBundle, this.known());
+            committed = await applyEdits(this.db, group.map((entry) => entry.request), crossCheckBundle, this.known());
           } catch (error) {
             for (const entry of group) entry.reject(error);
             continue;
           }
-          await this.kb.publishEdits(outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])));
+          await this.kb.publishEdits(committed.outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])), committed.lists);
         } finally {
           this.kb.endWrite();
         }
-        outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
+        committed.outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
       }
     } finally {
       this.draining = false;

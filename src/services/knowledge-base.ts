@@ -66,11 +66,13 @@ export class KnowledgeBase {
    * Publishes edits this instance just committed. When the snapshot is the
    * revision right before them, they are applied to it in memory (no read of
    * the database: edits are numbered one by one under the write lock, so
-   * nothing else can lie between); otherwise the snapshot is reloaded as
+   * nothing else can lie between), taking the lists the group was judged on
+   * (`lists`) where it has them; otherwise the snapshot is reloaded as
    * `publish` does.
    */
   async publishEdits(
     edits: ReadonlyArray<{ readonly entity: EntityName; readonly key: string; readonly record: object | null; readonly kbRevision: number; readonly replayed?: boolean }>,
+    lists: Readonly<Partial<Record<EntityName, readonly object[]>>> = {},
   ): Promise<void> {
     const applied = edits.filter((edit) => edit.replayed !== true);
     if (applied.length === 0) return;
@@ -81,7 +83,10 @@ export class KnowledgeBase {
     const consecutive = applied.every((edit, index) => edit.kbRevision === first + index);
     if (current !== undefined && consecutive && current.revision === first - 1) {
       const bundle = bundleOf(current) as unknown as Record<EntityName, readonly object[]>;
-      for (const edit of applied) bundle[edit.entity] = withRecord(bundle[edit.entity], edit.entity, edit.key, edit.record);
+      for (const edit of applied) {
+        if (lists[edit.entity] === undefined) bundle[edit.entity] = withRecord(bundle[edit.entity], edit.entity, edit.key, edit.record);
+      }
+      for (const [entity, list] of Object.entries(lists) as Array<[EntityName, readonly object[]]>) bundle[entity] = list;
       const touched = new Set(applied.map((edit) => `${edit.entity}\u0000${edit.key}`));
       this.snapshot = new KbSnapshot(bundle as unknown as KbBundle, {
         revision: newest,

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Express } from "express";
+import express, { type Express } from "express";
+import { rateLimited } from "../../src/rest/limits.js";
 import request from "supertest";
 import { createApp } from "../../src/app.js";
 import { Authenticator } from "../../src/services/authenticator.js";
@@ -116,6 +117,48 @@ describe("rate limits", () => {
     },
   );
 });
+
+describe("the rate limiter itself", () => {
+  /** An app with only the limiter (2 a minute) before a handler that answers with the status the test asks for. */
+  function limitedApp(): Express {
+    const app = express();
+    app.post("/", rateLimited(2, "write"), (req, res) => {
+      const status = Number(req.query.status ?? 200);
+      if (status === 503) res.setHeader("Retry-After", "1");
+      if (req.query.hang === "1") return; // the client gives up before any answer
+      res.status(status).json({ status });
+    });
+    return app;
+  }
+
+  it("gives back a request refused for the database (503 with Retry-After), and says the budget left", async () => {
+    const app = limitedApp();
+    const first = await request(app).post("/");
+    assert.equal(first.status, 200);
+    assert.equal(first.headers["ratelimit-policy"], "2;w=60");
+    assert.match(String(first.headers.ratelimit), /^limit=2, remaining=1, reset=(59|60)$/);
+    for (let attempt = 0; attempt < 3; attempt += 1) assert.equal((await request(app).post("/?status=503")).status, 503);
+    // The 503s did no work: a second request of the minute is still let in; a refusal for its content counts.
+    assert.equal((await request(app).post("/?status=400")).status, 400);
+    assertRateLimitedTo(await request(app).post("/"), 2);
+  });
+
+  it("gives back a request whose client went away before the answer", async () => {
+    const app = limitedApp();
+    await assert.rejects(request(app).post("/?hang=1").timeout(200));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await request(app).post("/")).status, 200);
+    assert.equal((await request(app).post("/")).status, 200);
+    assertRateLimitedTo(await request(app).post("/"), 2);
+  });
+});
+
+function assertRateLimitedTo(response: request.Response, perMinute: number): void {
+  assert.equal(response.status, 429, response.text.slice(0, 300));
+  assert.equal(response.headers["retry-after"], "60");
+  assert.match(String(response.headers.ratelimit), new RegExp(`^limit=${perMinute}, remaining=0, reset=\\d+$`));
+  assert.equal(response.body.error.code, "RATE_LIMITED");
+}
 
 describe("security headers", () => {
   let runtime: TestRuntime;
