@@ -151,14 +151,20 @@ export function derived<V>(
     if (value !== undefined) break;
     chain.push(current);
   }
-  for (const current of chain.reverse()) {
+  // The value before, adjusted for each change in turn, on the list as it is now (for a change after others,
+  // its record is where the list now has it); undefined when there is nothing to adjust or a change declines.
+  const carried = (before: V | undefined, current: readonly object[]): V | undefined => {
     const derivation = derivationOf(current);
-    // Each change in turn, on the list as it is now (a change after others: the records it names are where they are now).
-    for (const { change, index } of value !== undefined && derivation !== undefined ? derivation.changes : []) {
-      value = adjust(value!, current, { from: derivation!.from, change, index });
-      if (value === undefined) break;
+    if (before === undefined || derivation === undefined) return undefined;
+    let adjusted: V | undefined = before;
+    for (const { change, index } of derivation.changes) {
+      adjusted = adjust(adjusted, current, { from: derivation.from, change, index });
+      if (adjusted === undefined) return undefined;
     }
-    value = value !== undefined && derivation !== undefined ? value : build(current);
+    return adjusted;
+  };
+  for (const current of chain.reverse()) {
+    value = carried(value, current) ?? build(current);
     memo.set(current, value);
   }
   return value!;
