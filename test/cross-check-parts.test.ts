@@ -147,7 +147,7 @@ describe("the cross-check's remembered parts", () => {
     assert.equal(first.deref(), undefined, "the first snapshot's list is still reachable from the newest");
   });
 
-  it("holds none of a group's steps once the group is judged: its last list is linked to the snapshot's", async () => {
+  it("holds none of a group's steps once the snapshot after it is made: its last list is linked to the snapshot's", async () => {
     // A group of three creates, judged one after another as the curator does (each step's index of keys and
     // cross-check worked out); the steps between must not outlive the group.
     const good = snapshot.recommendations[0]!;
@@ -164,11 +164,12 @@ describe("the cross-check's remembered parts", () => {
     const derivation = derivationOf(last);
     assert.equal(derivation?.from, snapshot.recommendations, "linked to the snapshot's list, past the steps");
     assert.deepEqual(derivation.changes.map((change) => change.index), [0, 1, 2].map((step) => snapshot.recommendations.length + step));
+    // The snapshot after the group's commit holds its last list (and settles it).
+    const next = new KbSnapshot({ ...lists, recommendations: last as KbBundle["recommendations"] }, { revision: 2, lastImportAt: null });
     list = snapshot.recommendations;
     for (let attempt = 0; attempt < 10 && steps.slice(0, 2).some((step) => step.deref() !== undefined); attempt += 1) await collectGarbage();
     assert.deepEqual(steps.slice(0, 2).map((step) => step.deref() === undefined), [true, true], "a step of the group is still reachable");
     // What the last list's index of keys and cross-check hold is still right, carried or built afresh.
-    const next = new KbSnapshot({ ...lists, recommendations: last as KbBundle["recommendations"] }, { revision: 2, lastImportAt: null });
     assert.deepEqual(new Map(keyIndexOf("recommendations", next.recommendations).entries()), new Map(keyIndexOf("recommendations", [...last]).entries()));
     assert.deepEqual(crossCheckBundle(next), crossCheckBundle(unremembered(next)));
   });

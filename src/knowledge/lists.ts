@@ -39,20 +39,24 @@ export interface Derivations {
  *
  * A list made from one that is not settled (not a snapshot's: a step within
  * a group of edits) is linked to the settled list that one was made from,
- * with both changes: the group's steps are then held by nothing once the
- * group is judged. (A young-generation collection treats a WeakRef as a
- * strong link; a chain through every step kept them all alive until the
+ * with both changes, and, until it is settled itself, to the step before it
+ * (so that what was derived for that step is carried over by one change, not
+ * all of them again). Once the group's last list is a snapshot's, nothing
+ * holds the group's steps. (A young-generation collection treats a WeakRef
+ * as a strong link; a chain through every step kept them all alive until the
  * next full collection, copied into the old space on the way: most of what
  * an edit left there. bench/RESULTS.md, session 17.)
  */
-const derivations = new WeakMap<readonly object[], { readonly from: WeakRef<readonly object[]>; readonly changes: Derivations["changes"] }>();
+const derivations = new WeakMap<readonly object[], { readonly from: WeakRef<readonly object[]>; readonly changes: Derivations["changes"]; previous: readonly object[] | undefined }>();
 
 /** The lists snapshots hold (snapshot.ts settles them): what is derived from them is kept for what comes after. */
 const settled = new WeakSet<readonly unknown[]>();
 
-/** Marks a list as a snapshot's: lists made from it are linked to it, not to what it was made from. */
+/** Marks a list as a snapshot's: lists made from it are linked to it, and it lets go of the steps it was made through. */
 export function settle(list: readonly unknown[]): void {
   settled.add(list);
+  const derivation = derivations.get(list as readonly object[]);
+  if (derivation !== undefined) derivation.previous = undefined;
 }
 
 export function isSettled(list: readonly unknown[]): boolean {
@@ -68,9 +72,9 @@ function link(made: readonly object[], list: readonly object[], change: Derivati
   // and no earlier change touched: then every change still names its record where the list now has it.
   const linkable = before !== undefined && before.changes.length < MOST_CHANGES && !before.changes.some((earlier) => earlier.index === index) && (change === "append" || index < before.from.length);
   if (linkable) {
-    derivations.set(made, { from: new WeakRef(before.from), changes: [...before.changes, { change, index }] });
+    derivations.set(made, { from: new WeakRef(before.from), changes: [...before.changes, { change, index }], previous: list });
   } else {
-    derivations.set(made, { from: new WeakRef(list), changes: [{ change, index }] });
+    derivations.set(made, { from: new WeakRef(list), changes: [{ change, index }], previous: undefined });
   }
 }
 
@@ -95,7 +99,17 @@ export function withRemoved<T extends object>(list: readonly T[], index: number)
   return Object.freeze(list.slice(0, index).concat(list.slice(index + 1)));
 }
 
-/** How the list was made from another, when it was made here and that one is still about. */
+/**
+ * The nearest list this one was made from that is still about, and the changes from it: the step before it
+ * within a group of edits being judged, else the settled list it was linked to.
+ */
+function madeFrom(list: readonly object[]): Derivations | undefined {
+  const derivation = derivations.get(list);
+  if (derivation?.previous !== undefined) return { from: derivation.previous, changes: derivation.changes.slice(-1) };
+  return derivationOf(list);
+}
+
+/** How the list was made from the settled list it was linked to (or the one it was made from), when it was made here and that one is still about. */
 export function derivationOf(list: readonly object[]): Derivations | undefined {
   const derivation = derivations.get(list);
   const from = derivation?.from.deref();
@@ -146,7 +160,7 @@ export function derived<V>(
 ): V {
   const chain: Array<readonly object[]> = [];
   let value: V | undefined;
-  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; current = derivationOf(current)?.from) {
+  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; current = madeFrom(current)?.from) {
     value = memo.get(current);
     if (value !== undefined) break;
     chain.push(current);
@@ -154,7 +168,7 @@ export function derived<V>(
   // The value before, adjusted for each change in turn, on the list as it is now (for a change after others,
   // its record is where the list now has it); undefined when there is nothing to adjust or a change declines.
   const carried = (before: V | undefined, current: readonly object[]): V | undefined => {
-    const derivation = derivationOf(current);
+    const derivation = madeFrom(current);
     if (before === undefined || derivation === undefined) return undefined;
     let adjusted: V | undefined = before;
     for (const { change, index } of derivation.changes) {
