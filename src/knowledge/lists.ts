@@ -158,17 +158,19 @@ export function derived<V>(
   build: (list: readonly object[]) => V,
   adjust: (before: V, list: readonly object[], derivation: Derivation) => V | undefined,
 ): V {
-  const chain: Array<readonly object[]> = [];
+  // The lists back to the nearest one with a value, each with how it was made (found once, on the way back).
+  const chain: Array<{ readonly list: readonly object[]; readonly derivation: Derivations | undefined }> = [];
   let value: V | undefined;
-  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; current = madeFrom(current)?.from) {
+  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; ) {
     value = memo.get(current);
     if (value !== undefined) break;
-    chain.push(current);
+    const derivation = madeFrom(current);
+    chain.push({ list: current, derivation });
+    current = derivation?.from;
   }
   // The value before, adjusted for each change in turn, on the list as it is now (for a change after others,
   // its record is where the list now has it); undefined when there is nothing to adjust or a change declines.
-  const carried = (before: V | undefined, current: readonly object[]): V | undefined => {
-    const derivation = madeFrom(current);
+  const carried = (before: V | undefined, current: readonly object[], derivation: Derivations | undefined): V | undefined => {
     if (before === undefined || derivation === undefined) return undefined;
     let adjusted: V | undefined = before;
     for (const { change, index } of derivation.changes) {
@@ -177,8 +179,8 @@ export function derived<V>(
     }
     return adjusted;
   };
-  for (const current of chain.reverse()) {
-    value = carried(value, current) ?? build(current);
+  for (const { list: current, derivation } of chain.reverse()) {
+    value = carried(value, current, derivation) ?? build(current);
     memo.set(current, value);
   }
   return value!;
