@@ -144,7 +144,7 @@ describe("kubecompat nodepool", () => {
         ["drain", "runtime", "kubelet-configuration", "kubelet", "kube-proxy", "uncordon"],
       );
       assert.match(run.stdout, /^ {2}\[1\] https:\/\//m, "the sources are listed");
-      assert.match(lines.at(-2)!, /^UPGRADE OK: pool-a under control plane 1\.30, 6 steps, \d+ warnings?, \d+ info \(knowledge base revision \d+\)$/);
+      assert.match(lines.at(-2)!, /^UPGRADE (?:SUPPORTED WITH WARNINGS|END OF LIFE): pool-a under control plane 1\.30, 6 steps, \d+ warnings?, \d+ info \(knowledge base revision \d+\)$/);
     });
 
     it("exits 1 when the pool would go before the control plane (--control-plane 1.29)", async () => {
@@ -152,7 +152,7 @@ describe("kubecompat nodepool", () => {
       assert.equal(run.code, 1, run.stderr);
       const rows = cellsOf(tableAt(run.stdout, 0), ["SEVERITY", "CODE", "COMPONENT", "MESSAGE"]);
       assert.deepEqual(rows[0]!.slice(0, 3), ["ERROR", "SKEW_KUBELET_NEWER_THAN_APISERVER", "kubelet@pool-a"]);
-      assert.match(run.stdout, /^UPGRADE NOT OK: pool-a under control plane 1\.29, 6 steps, 2 errors/m);
+      assert.match(run.stdout, /^UPGRADE NOT SUPPORTED: pool-a under control plane 1\.29, 6 steps, 2 errors/m);
     });
 
     it("exits 1 for a 1.30 spec that still carries the 1.23 drop-in's removed flags", async () => {
@@ -226,7 +226,7 @@ describe("kubecompat nodepool", () => {
       assert.deepEqual(rows[0]!.slice(0, 3), ["ERROR", "ROLLBACK_TRAP", "kubelet@pool-a"]);
       assert.match(rows[0]![3]!, /^rolling pool-a back to kubelet 1\.29\.4 would leave its nodes unable to join the 1\.31 control plane/);
       assert.ok(run.stdout.split("\n").includes("Steps to roll pool-a back"), run.stdout);
-      assert.match(run.stdout, /^ROLLBACK NOT OK: pool-a under control plane 1\.31, 6 steps, 2 errors, .*profile strict\)$/m);
+      assert.match(run.stdout, /^ROLLBACK NOT SUPPORTED: pool-a under control plane 1\.31, 6 steps, 2 errors, .*profile strict\)$/m);
     });
   });
 
@@ -318,6 +318,6 @@ describe("kubecompat nodepool", () => {
     assert.match(help.stdout, /kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION \[--profile NAME\] \[--rollback\]/);
     assert.match(help.stdout, /kubeletConfigFile \(its path, relative to the node-pool file\)/);
     const top = await kubecompat(["--help"]);
-    assert.match(top.stdout, /^ {2}nodepool {2}can a node pool be upgraded/m);
+    assert.match(top.stdout, /^ {2}nodepool +can a node pool be upgraded/m);
   });
 });

@@ -378,7 +378,8 @@ describe("the kubecompat CLI", () => {
   describe("plan with a plan file", () => {
     it("--output json equals a direct POST /api/v1/upgrade-plan", async () => {
       const { run, requests } = await recordedRun(["plan", fixture("cluster.yaml"), "--to", "1.31", "--profile", "strict", "-o", "json"]);
-      const body = { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31", profile: "strict" };
+      // The plan file's asOf is the plan's day, as it is the check's.
+      const body = { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31", profile: "strict", asOf: "2025-01-15" };
       assert.deepEqual(requests, [{ method: "POST", path: "/api/v1/upgrade-plan", body }]);
       const direct = await ask("/api/v1/upgrade-plan", body);
       assert.equal(direct.status, 200);
@@ -389,7 +390,7 @@ describe("the kubecompat CLI", () => {
     it("text output lists the steps in an aligned table", async () => {
       const run = await kubecompat(["--server", serverUrl, "plan", fixture("cluster.yaml"), "--to", "1.31"]);
       assert.equal(run.code, 0, run.stderr);
-      const direct = (await ask("/api/v1/upgrade-plan", { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31" })).body as {
+      const direct = (await ask("/api/v1/upgrade-plan", { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31", asOf: "2025-01-15" })).body as {
         steps: { order: number; component: string; instance: string | null; fromVersion: string; toVersion: string; note: string }[];
       };
       const lines = run.stdout.split("\n");
@@ -400,7 +401,7 @@ describe("the kubecompat CLI", () => {
         direct.steps.map((step) => [String(step.order), step.instance ? `${step.component}@${step.instance}` : step.component, step.fromVersion, step.toVersion, step.note]),
       );
       assert.ok(rows.length > 0);
-      assert.match(run.stdout, /^PLAN OK: \d+ steps to 1\.31/m);
+      assert.match(run.stdout, /^PLAN (?:SUPPORTED|SUPPORTED WITH WARNINGS): \d+ steps to 1\.31/m);
     });
 
     it("plan exits 1 when the current cluster is not supported", async () => {
@@ -434,7 +435,7 @@ describe("the kubecompat CLI", () => {
         ],
       );
       assert.ok(!run.stdout.includes(ANSI), run.stdout);
-      assert.match(run.stdout, /^REMOVED APIS: 2 errors; 2 files, 5 documents, 5 objects scanned for 1\.29/m);
+      assert.match(run.stdout, /^NOT SUPPORTED: 2 errors; 2 files, 5 documents, 5 objects scanned for 1\.29/m);
     });
 
     it("--output json gives each file with the server's findings for it", async () => {
@@ -445,6 +446,8 @@ describe("the kubecompat CLI", () => {
       );
       assert.deepEqual(JSON.parse(run.stdout), {
         targetVersion: "1.29",
+        // The files' verdicts as one: the legacy file's removed APIs make it UNSUPPORTED.
+        status: "UNSUPPORTED",
         notes: [clean, legacy].flatMap((file, index) =>
           (answers[index] as { notes: Array<{ code: string; message: string }> }).notes.map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })),
         ),
@@ -463,7 +466,7 @@ describe("the kubecompat CLI", () => {
       assert.deepEqual(report.files.map((file) => [file.file, file.findings.map((finding) => finding.kind)]), [["<stdin>", ["CronJob", "PodSecurityPolicy"]]]);
       const cleanRun = await kubecompat(["--server", serverUrl, "scan", "--to", "1.29", "-"], { stdin: fs.readFileSync(path.join(REPO_ROOT, clean), "utf8") });
       assert.equal(cleanRun.code, 0, cleanRun.stderr);
-      assert.match(cleanRun.stdout, /^OK: no findings; 1 file, 3 documents, 3 objects scanned for 1\.29/m);
+      assert.match(cleanRun.stdout, /^SUPPORTED: no findings; 1 file, 3 documents, 3 objects scanned for 1\.29/m);
     });
 
     it("--output markdown is a table with the file and line of each object", async () => {

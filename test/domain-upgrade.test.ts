@@ -85,7 +85,8 @@ describe("planUpgrade", () => {
 
   it("upgrades the runtime before the kubelet that needs it", () => {
     const start = plan("apiserver=1.25 kcm=1.25 kubelet@a=1.25 containerd@a=1.5.18 kubelet@b=1.35 containerd@b=1.7.27");
-    const result = planUpgrade(snapshot, plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"), "1.26");
+    // On a day of the 1.26 era (containerd 1.7 not out yet), the 1.6 line is the one listed all the way.
+    const result = planUpgrade(snapshot, plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"), "1.26", { asOf: "2023-03-01" });
     replay(snapshot, plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"), result);
     const runtime = result.steps.find((step) => step.component === "containerd");
     const kubelet = result.steps.find((step) => step.component === "kubelet");

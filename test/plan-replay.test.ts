@@ -2,7 +2,7 @@
  * Plans that end supported: every plan the suite asks for (the clusters of the plan, verdict, chat and
  * CLI tests, plus the EKS example) is replayed on two days, its steps applied to the cluster, and the
  * final state validated. It must have no ERROR, and every WARNING left must be one the plan could not
- * have avoided: the target release itself past its end of life, or a runtime whose own table lists no
+ * have avoided: the target release itself past its end of life or not released yet, or a runtime whose own table lists no
  * live release line for the target. Anything else (a runtime left below its table, a runtime left on a
  * dead line although a live one is listed, a kubelet left behind) fails with the plan and the warning.
  */
@@ -54,6 +54,7 @@ function unavoidable(snapshot: KbSnapshot, code: string, component: string | nul
   const targetDead = release?.endOfLife != null && release.endOfLife < asOf;
   if ((code === "TARGET_END_OF_LIFE" || code === "RELEASE_END_OF_LIFE") && targetDead) return `the target ${targetMinor} is past its end of life on ${asOf}`;
   if (code === "KNOWLEDGE_EDGE") return "the knowledge base ends before the target: no plan can judge past it";
+  if (code === "VERSION_NOT_YET_RELEASED" && release !== undefined && release.releaseDate > asOf) return `the target ${targetMinor} was not released yet on ${asOf}`;
   if ((code === "RUNTIME_END_OF_LIFE" || code === "RUNTIME_SUPPORT_ENDING") && component !== null) {
     const endingFloor = snapshot.runtimeRequirements
       .filter((row) => row.component === component && row.kind === "SUPPORT_ENDING" && row.minVersion !== null && Number(row.kubernetesFrom.split(".")[1]) <= Number(targetMinor.split(".")[1]))

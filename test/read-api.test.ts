@@ -78,8 +78,11 @@ describe("the read API", () => {
     assert.equal(history.length, kb.skewRules.filter((rule) => rule.profile === "upstream").length);
     const unknown = await request(runtime.app).get("/api/v1/skew-rules?profile=lenient").expect(400);
     assert.match(unknown.body.error.message, /unknown profile "lenient"; known profiles: strict, upstream/);
-    const badVersion = await request(runtime.app).get("/api/v1/skew-rules?kubernetesVersion=latest").expect(400);
+    // `latest` is read wherever a version is (the one version reader); a lost zero is refused with what was meant.
+    assert.deepEqual(await ids("/api/v1/skew-rules?kubernetesVersion=latest"), await ids(`/api/v1/skew-rules?kubernetesVersion=${kb.releases.filter((release) => release.releaseDate <= new Date().toISOString().slice(0, 10)).at(-1)!.version}`));
+    const badVersion = await request(runtime.app).get("/api/v1/skew-rules?kubernetesVersion=1.3").expect(400);
     assert.equal(badVersion.body.error.details[0].field, "kubernetesVersion");
+    assert.match(badVersion.body.error.message, /did you mean "1\.30"\?/);
   });
 
   it("GET /api/v1/api-removals?from=&to= returns from < removedIn <= to", async () => {

@@ -145,12 +145,13 @@ describe("REST operations", () => {
       "kube-proxy@general",
     ]);
     assert.equal(planned.body.steps[1].toVersion, "1.7.13");
-    // After September 2026 the 1.7 line is past its own end of life: the plan of that day moves to the oldest live line listed.
+    // After September 2026 the 1.7 line is past its own end of life: the plan of that day moves to the oldest line in its
+    // project's active support that containerd's table has nothing against (2.3; 2.0 is in extended support only).
     const later = await request(runtime.app)
       .post("/api/v1/upgrade-plan/from-kubectl")
       .send({ kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "general", "v1.29.6", "containerd://1.7.11")] }, targetVersion: "1.30", asOf: "2026-12-01", platform: "upstream" })
       .expect(200);
-    assert.equal(later.body.steps.find((step: { component: string }) => step.component === "containerd")?.toVersion, "2.0.0");
+    assert.equal(later.body.steps.find((step: { component: string }) => step.component === "containerd")?.toVersion, "2.3.0");
     const badDay = await request(runtime.app).post("/api/v1/upgrade-plan").send({ current: { components: [{ component: "kube-apiserver", version: "1.30" }] }, targetVersion: "1.31", asOf: "2026-13-01" }).expect(400);
     assert.equal(badDay.body.error.details?.[0]?.field ?? badDay.body.error.field ?? "asOf", "asOf");
     const bad = await request(runtime.app).post("/api/v1/validate/from-kubectl").send({ kubectlVersion: { clientVersion: { gitVersion: "v1.30.0" } } }).expect(400);

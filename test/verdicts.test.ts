@@ -13,6 +13,7 @@ import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { parseCommand, runCommand } from "../src/chatops/commands.js";
 import { validateCluster } from "../src/domain/validate.js";
+import { InputError } from "../src/core/errors.js";
 import { kubecompat } from "./support/cli-process.js";
 import { startListeningRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { kbSnapshot, plan } from "./support/snapshot.js";
@@ -140,8 +141,16 @@ describe("nothing skipped silently", () => {
 describe("versions as tools mangle them", () => {
   it("asks whether 1.3 meant 1.30, and reads 1.30.x as the minor", async () => {
     const snapshot = await kbSnapshot();
-    const eaten = validateCluster(snapshot, [{ component: "kube-apiserver", version: "1.3" }], { asOf: AS_OF });
-    assert.match(eaten.findings.find((finding) => finding.code === "VERSION_OLDER_THAN_KB")?.message ?? "", /Did you mean 1\.30\? An unquoted 1\.30 in YAML or JSON is the number 1\.3/);
+    assert.throws(
+      () => validateCluster(snapshot, [{ component: "kube-apiserver", version: "1.3" }], { asOf: AS_OF }),
+      (error: unknown) =>
+        error instanceof InputError &&
+        error.field === "components[0].version" &&
+        /did you mean "1\.30"\? An unquoted 1\.30 in YAML or JSON is the number 1\.3/.test(error.message),
+    );
+    // A version older than the knowledge base that is no lost zero is judged, and said to be older.
+    const old = validateCluster(snapshot, [{ component: "kube-apiserver", version: "1.12.3" }], { asOf: AS_OF });
+    assert.ok(old.findings.some((finding) => finding.code === "VERSION_OLDER_THAN_KB"));
     const wildcard = validateCluster(snapshot, [{ component: "kube-apiserver", version: "1.30.x" }, { component: "kubelet", version: "v1.29.X" }], { asOf: AS_OF });
     assert.equal(wildcard.status, "SUPPORTED_WITH_WARNINGS");
     assert.ok(!wildcard.findings.some((finding) => finding.severity === "ERROR"));
@@ -271,18 +280,20 @@ describe("plans that end supported", () => {
     const in2024 = planUpgrade(snapshot, current, "1.31", { asOf: "2024-10-01", platform: "upstream" });
     const early = in2024.steps.find((step) => step.component === "containerd");
     assert.equal(early?.toVersion, "1.6.34", JSON.stringify(in2024.steps));
-    assert.match(early?.note ?? "", /own table lists 1\.6\.34 or newer on the 1\.6 line/);
+    assert.match(early?.note ?? "", /containerd 1\.6 meets every requirement and recommendation of containerd's table for Kubernetes 1\.27 to 1\.31 .*use the newest patch of the 1\.6 line/);
     const firstKubelet = in2024.steps.find((step) => step.component === "kubelet");
     assert.ok(early && firstKubelet && early.order < firstKubelet.order, "the runtime moves before the kubelet");
     assert.deepEqual(finalWarnings(in2024), [], "nothing was past its end of life in October 2024");
     assert.equal(in2024.status, "SUPPORTED");
 
-    // On 2026-12-01 containerd 1.6 (August 2025) and 1.7 (September 2026) are past their end of life: the kubelet jumps to
-    // 1.30 on new nodes, and for 1.30 to 1.31 the table lists 2.0.0+, a live line.
+    // On 2026-12-01 containerd 1.6 (August 2025) and 1.7 (September 2026) are past their end of life, and 2.0 is only in
+    // extended support (for GKE's 1.33): the pool moves once to the oldest line in active support that nothing in
+    // containerd's table speaks against from 1.27 to 1.31, 2.3 (issue 33, item 9).
     const later = planUpgrade(snapshot, current, "1.31", { asOf: "2026-12-01", platform: "upstream" });
     const runtime = later.steps.find((step) => step.component === "containerd");
-    assert.equal(runtime?.toVersion, "2.0.0", JSON.stringify(later.steps));
-    assert.match(runtime?.note ?? "", /on the 2\.0 line for Kubernetes 1\.30 to 1\.31 .*\(the 1\.6 line is past its own end of life on 2026-12-01\)$/);
+    assert.equal(runtime?.toVersion, "2.3.0", JSON.stringify(later.steps));
+    assert.equal(later.steps.filter((step) => step.component === "containerd").length, 1, "one runtime move");
+    assert.match(runtime?.note ?? "", /containerd 2\.3 .* for Kubernetes 1\.27 to 1\.31 and is in its project's active support on 2026-12-01/);
     assert.ok(!later.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED" || finding.code === "RUNTIME_END_OF_LIFE"), JSON.stringify(later.findings.filter((finding) => finding.code.startsWith("RUNTIME"))));
     assert.ok(!later.findings.some((finding) => finding.severity === "ERROR"));
     // The only warnings left are ones the plan could not avoid: the target release is itself past its end of life.

@@ -17,12 +17,12 @@ import { listFlows } from "../domain/firewall.js";
 import { upgradeImpact, type ImpactItem } from "../domain/impact.js";
 import type { NetworkFlowRecord } from "../knowledge/records.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
-import { releaseStatus, resolveVersionAlias, supportedReleases } from "../domain/release-status.js";
-import { minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { releaseStatus, supportedReleases } from "../domain/release-status.js";
+import { readKubernetesVersion, readMinor } from "../domain/version-reader.js";
 import { NotFoundError } from "../core/errors.js";
 import type { ApiRemovalRecord, PortRecord, SkewRuleRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import type { ChatCommand, RunOptions } from "./chat-command.js";
+import type { ChatCommand, ClusterOptions, RunOptions } from "./chat-command.js";
 import { firstOf, type ChatReplyDoc, type Inline, type Line, type ReplySection } from "./reply.js";
 
 /** The components of the basic cluster `upgrade A -> B` plans for. */
@@ -83,7 +83,7 @@ export function runCheck(snapshot: KbSnapshot, asked: Extract<ChatCommand, { kin
   const asOf = parseAsOf(command.asOf ?? options.asOf, "asof");
   const fromKubectl = command.kubectl === undefined ? [] : planFromKubectl(snapshot, { kubectlVersion: command.kubectl.version, nodes: command.kubectl.nodes });
   command = { ...command, components: [...command.components, ...fromKubectl] };
-  const result = validateCluster(snapshot, command.components, { profile: command.profile, asOf });
+  const result = validateCluster(snapshot, command.components, { profile: command.profile, asOf, platform: command.platform });
   const profile = resolveProfile(snapshot, command.profile);
   const headline = verdictHeadline(result);
   return {
@@ -93,7 +93,7 @@ export function runCheck(snapshot: KbSnapshot, asked: Extract<ChatCommand, { kin
       { style: "plain", lines: [[command.components.map((input) => componentWords(snapshot, input)).join(" · ")], [`${countWords(result.findings)}`]] },
       ...(result.findings.length > 0 ? [findingsSection(result.findings)] : []),
     ],
-    context: [revision(snapshot), `profile ${profile}`, `as of ${asOf}`],
+    context: [revision(snapshot), `profile ${profile}`, `as of ${asOf}`, ...(command.platform === undefined ? [] : [`platform ${command.platform}`])],
   };
 }
 
@@ -101,7 +101,12 @@ function stepLines(plan: UpgradePlan): Line[] {
   const orders = [...new Set(plan.steps.map((step) => step.order))];
   return orders.map((order) => {
     const together = plan.steps.filter((step) => step.order === order);
-    const moves = together.map((step) => `${step.instance ? `${step.component}@${step.instance}` : step.component} ${step.fromVersion} → ${step.toVersion}`);
+    const moves = together.map((step) => {
+      const who = step.instance ? `${step.component}@${step.instance}` : step.component;
+      if (step.action === "MIGRATE_CGROUP_V2") return `${who} ${step.fromVersion}: nodes cgroup v1 → v2`;
+      if (step.action === "REMOVE_FEATURE_GATES") return `${who} ${step.fromVersion}: drop feature gates`;
+      return `${who} ${step.fromVersion} → ${step.toVersion}`;
+    });
     return [`${order}. `, { bold: moves.join(" + ") }, ` — ${together[0]?.note ?? ""}`];
   });
 }
@@ -115,11 +120,13 @@ export function runPlan(
   snapshot: KbSnapshot,
   components: readonly ComponentVersionInput[],
   to: string,
-  profileName: string | undefined,
+  asked: ClusterOptions,
   describeFrom: string,
+  options: RunOptions,
 ): ChatReplyDoc {
-  const plan = planUpgrade(snapshot, components, to, { profile: profileName });
-  const profile = resolveProfile(snapshot, profileName);
+  const asOf = parseAsOf(asked.asOf ?? options.asOf, "asof");
+  const plan = planUpgrade(snapshot, components, to, { profile: asked.profile, asOf, platform: asked.platform });
+  const profile = resolveProfile(snapshot, asked.profile);
   const steps = firstOf(stepLines(plan));
   const removals = firstOf(plan.apiRemovals);
   const stepCount = new Set(plan.steps.map((step) => step.order)).size;
@@ -135,34 +142,37 @@ export function runPlan(
   }
   if (plan.findings.length > 0) sections.push(findingsSection(plan.findings));
   return {
-    headline: !plan.ok
-      ? `❌ No supported upgrade to ${plan.targetVersion} as asked`
-      : plan.status === "SUPPORTED"
-        ? `✅ Upgrade plan to ${plan.targetVersion}`
-        : `⚠️ Upgrade plan to ${plan.targetVersion}, with warnings`,
+    headline:
+      plan.status === "UNSUPPORTED"
+        ? `❌ No supported upgrade to ${plan.targetVersion} as asked`
+        : plan.status === "NOT_JUDGED"
+          ? `❔ Upgrade plan to ${plan.targetVersion}, not checked`
+          : plan.status === "SUPPORTED"
+            ? `✅ Upgrade plan to ${plan.targetVersion}`
+            : `⚠️ Upgrade plan to ${plan.targetVersion}, with warnings`,
     sections,
-    context: [revision(snapshot), `profile ${profile}`],
+    context: [revision(snapshot), `profile ${profile}`, `as of ${asOf}`, ...(asked.platform === undefined ? [] : [`platform ${asked.platform}`])],
   };
 }
 
-export function runUpgrade(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "upgrade" }>): ChatReplyDoc {
+export function runUpgrade(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "upgrade" }>, options: RunOptions): ChatReplyDoc {
   // Parsed here so a bad version is reported as the version the user typed, not as a component of the implied cluster.
-  const from = parseKubernetesVersion(command.from, "from version");
-  parseKubernetesVersion(command.to, "target version");
+  const from = readKubernetesVersion(snapshot, command.from, "from version");
+  readKubernetesVersion(snapshot, command.to, "target version");
   const components = BASIC_CLUSTER.map((component) => ({ component, version: from.raw }));
-  return runPlan(snapshot, components, command.to, command.profile, `a basic cluster at ${from.raw} (${BASIC_CLUSTER.join(", ")})`);
+  return runPlan(snapshot, components, command.to, command, `a basic cluster at ${from.raw} (${BASIC_CLUSTER.join(", ")})`, options);
 }
 
 export function runRemovals(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "removals" }>): ChatReplyDoc {
   let removals: readonly ApiRemovalRecord[];
   let title: string;
   if (command.from === undefined) {
-    const minor = minorOf(parseKubernetesVersion(command.to, "version"));
+    const minor = readMinor(snapshot, command.to, "version");
     removals = listApiRemovals(snapshot, { to: command.to }).filter((removal) => removal.removedIn === minor);
     title = `API versions removed in ${minor}`;
   } else {
     removals = listApiRemovals(snapshot, { from: command.from, to: command.to });
-    title = `API versions removed after ${minorOf(parseKubernetesVersion(command.from, "from"))} up to ${minorOf(parseKubernetesVersion(command.to, "to"))}`;
+    title = `API versions removed after ${readMinor(snapshot, command.from, "from")} up to ${readMinor(snapshot, command.to, "to")}`;
   }
   const { shown, omitted } = firstOf(removals);
   return {
@@ -271,7 +281,7 @@ export function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { ki
   const component = resolveComponent(snapshot, command.component);
   const profile = resolveProfile(snapshot, command.profile);
   const at = command.at ?? snapshot.newestRelease?.version;
-  const minor = at === undefined ? undefined : minorOf(parseKubernetesVersion(at, "at"));
+  const minor = at === undefined ? undefined : readMinor(snapshot, at, "at");
   // Rules on either side: `skew kubelet` also shows how far kube-proxy may drift from it.
   const rules = listSkewRules(snapshot, { kubernetesVersion: minor, profile }).filter(
     (rule) => rule.component === component.name || rule.relativeTo === component.name,
@@ -379,7 +389,7 @@ export function runSupported(snapshot: KbSnapshot, command: Extract<ChatCommand,
   if (command.version === undefined) {
     return { headline: `📅 Kubernetes on ${asOf}`, sections: [{ style: "plain", lines: [[range]] }], context: [revision(snapshot)] };
   }
-  const release = getRelease(snapshot, String(resolveVersionAlias(snapshot, command.version, asOf, "version")));
+  const release = getRelease(snapshot, command.version, asOf);
   const { status } = releaseStatus(snapshot, release, asOf);
   const words: Record<typeof status, string> = {
     SUPPORTED: `✅ ${release.version} is supported on ${asOf}${release.endOfStandardSupport === null ? "" : ` (standard support until ${release.endOfStandardSupport})`}`,

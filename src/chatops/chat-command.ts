@@ -9,9 +9,9 @@ import type { NodePoolSpecInput } from "../domain/node-pool.js";
 export type ChatCommand =
   | { readonly kind: "help" }
   /** `kubectl`: what was pasted after the first line, `kubectl version` and `kubectl get nodes` (-o wide) as they print. */
-  | { readonly kind: "check"; readonly components: readonly ComponentVersionInput[]; readonly profile?: string; readonly asOf?: string; readonly kubectl?: { readonly version?: string; readonly nodes?: string } }
-  | { readonly kind: "upgrade"; readonly from: string; readonly to: string; readonly profile?: string }
-  | { readonly kind: "plan"; readonly components: readonly ComponentVersionInput[]; readonly to: string; readonly profile?: string }
+  | ({ readonly kind: "check"; readonly components: readonly ComponentVersionInput[]; readonly kubectl?: { readonly version?: string; readonly nodes?: string } } & ClusterOptions)
+  | ({ readonly kind: "upgrade"; readonly from: string; readonly to: string } & ClusterOptions)
+  | ({ readonly kind: "plan"; readonly components: readonly ComponentVersionInput[]; readonly to: string } & ClusterOptions)
   /** Without `from`: the API versions removed in `to` itself. */
   | { readonly kind: "removals"; readonly from?: string; readonly to: string }
   | { readonly kind: "ports"; readonly component: string }
@@ -32,6 +32,13 @@ export type ChatCommand =
   | ({ readonly kind: "nodepool-check" } & NodePoolChange)
   /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
   | ({ readonly kind: "nodepool-rollback" } & NodePoolChange);
+
+/** What every cluster question (check, plan, upgrade) takes alike: `profile=`, `asof=` and `platform=`. */
+export interface ClusterOptions {
+  readonly profile?: string;
+  readonly asOf?: string;
+  readonly platform?: string;
+}
 
 export interface NodePoolChange {
   readonly controlPlaneVersion: string;

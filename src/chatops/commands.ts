@@ -45,15 +45,9 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
     case "check":
       return runCheck(snapshot, command, options);
     case "upgrade":
-      return runUpgrade(snapshot, command);
+      return runUpgrade(snapshot, command, options);
     case "plan":
-      return runPlan(
-        snapshot,
-        command.components,
-        command.to,
-        command.profile,
-        command.components.map((input) => componentWords(snapshot, input)).join(", "),
-      );
+      return runPlan(snapshot, command.components, command.to, command, command.components.map((input) => componentWords(snapshot, input)).join(", "), options);
     case "removals":
       return runRemovals(snapshot, command);
     case "ports":

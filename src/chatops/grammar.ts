@@ -6,7 +6,7 @@
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import type { ChatCommand, CommandKind, ParseResult } from "./chat-command.js";
 import { parseNodePool } from "./node-pool-grammar.js";
-import { Problem, SEPARATORS, isVersionLike, quote, takeOptions, tokenize, withProfile } from "./words.js";
+import { Problem, SEPARATORS, isVersionLike, quote, takeOptions, tokenize, withClusterOptions, withProfile } from "./words.js";
 
 /** Longest text accepted, as Slack's own limit for a slash command's text. */
 export const MAX_COMMAND_TEXT = 4000;
@@ -72,26 +72,41 @@ function takeComponents(args: readonly string[], kind: "check" | "plan"): Compon
     const component = at === -1 ? left : left.slice(0, at);
     const instance = at === -1 ? undefined : left.slice(at + 1);
     if (component === "") throw new Problem(`${quote(token)} names no component`, kind);
-    components.push(instance === undefined || instance === "" ? { component, version } : { component, instance, version });
+    // What the plan says of a node besides the version: kubelet@w=1.34.1;cgroup=v1;failCgroupV1=false;gates=A=true,B=false
+    const [bare, ...facts] = version.split(";");
+    const entry: { -readonly [K in keyof ComponentVersionInput]: ComponentVersionInput[K] } = { component, version: bare! };
+    if (instance !== undefined && instance !== "") entry.instance = instance;
+    for (const fact of facts) {
+      const equals = fact.indexOf("=");
+      const key = (equals === -1 ? fact : fact.slice(0, equals)).toLowerCase();
+      const value = equals === -1 ? "" : fact.slice(equals + 1);
+      if (value === "") throw new Problem(`${quote(fact)} in ${quote(token)} has no value; write e.g. ;cgroup=v1`, kind);
+      if (key === "cgroup" || key === "cgroupversion") entry.cgroupVersion = value;
+      else if (key === "failcgroupv1") {
+        if (!/^(true|false)$/i.test(value)) throw new Problem(`failCgroupV1 in ${quote(token)} must be true or false`, kind);
+        entry.failCgroupV1 = value.toLowerCase() === "true";
+      } else if (key === "gates" || key === "featuregates") entry.featureGates = value;
+      else throw new Problem(`${quote(fact)} in ${quote(token)} is not something a component can say; after the version come ;cgroup=v1, ;failCgroupV1=false or ;gates=A=true,B=false`, kind);
+    }
+    components.push(entry);
   }
   return components;
 }
 
+/** What every cluster question takes alike: one list, so `check`, `plan` and `upgrade` cannot drift apart. */
+const CLUSTER_OPTIONS = new Set(["profile", "asOf", "platform"]);
+
 function parseCheck(args: string[], pasted?: { readonly version?: string; readonly nodes?: string }): ChatCommand {
-  const { rest, options } = takeOptions(args, "check", new Set(["profile", "asOf"]));
+  const { rest, options } = takeOptions(args, "check", CLUSTER_OPTIONS);
   const components = takeComponents(rest, "check");
-  if (pasted !== undefined) {
-    const command = withProfile({ kind: "check" as const, components, kubectl: pasted }, options);
-    return options.asOf === undefined ? command : { ...command, asOf: options.asOf };
-  }
+  if (pasted !== undefined) return withClusterOptions({ kind: "check" as const, components, kubectl: pasted }, options);
   if (components.length === 0) throw new Problem("name at least one component with its version", "check");
-  const command = withProfile({ kind: "check" as const, components }, options);
-  return options.asOf === undefined ? command : { ...command, asOf: options.asOf };
+  return withClusterOptions({ kind: "check" as const, components }, options);
 }
 
 /** `upgrade 1.27 -> 1.30`, `plan apiserver=1.27 kubelet=1.26 to 1.30`: with components it is a plan, without one an upgrade. */
 function parseUpgradeOrPlan(args: string[], word: "upgrade" | "plan"): ChatCommand {
-  const { rest, options } = takeOptions(args, word, new Set(["profile", "target"]));
+  const { rest, options } = takeOptions(args, word, new Set([...CLUSTER_OPTIONS, "target"]));
   const words = rest[0]?.toLowerCase() === "from" ? rest.slice(1) : rest;
   const separator = words.findIndex((token) => SEPARATORS.has(token.toLowerCase()));
   let before = separator === -1 ? words : words.slice(0, separator);
@@ -113,9 +128,9 @@ function parseUpgradeOrPlan(args: string[], word: "upgrade" | "plan"): ChatComma
     throw new Problem(after.length === 0 ? "say which version to upgrade to" : `I could not read ${quote(after.join(" "))} as the target version`, kind);
   }
   const to = after[0]!;
-  if (isBasic) return withProfile({ kind: "upgrade" as const, from: before[0]!, to }, options);
+  if (isBasic) return withClusterOptions({ kind: "upgrade" as const, from: before[0]!, to }, options);
   if (before.length === 0) throw new Problem("say which version to upgrade from", word);
-  return withProfile({ kind: "plan" as const, components: takeComponents(before, "plan"), to }, options);
+  return withClusterOptions({ kind: "plan" as const, components: takeComponents(before, "plan"), to }, options);
 }
 
 function parseRemovals(args: string[]): ChatCommand {

@@ -51,6 +51,7 @@ export const SEPARATORS = new Set(["->", "to"]);
 const PROFILE_KEYS = new Set(["profile", "policy"]);
 const AS_OF_KEYS = new Set(["asof", "as-of", "as_of", "date"]);
 const TARGET_KEYS = new Set(["to", "target"]);
+const PLATFORM_KEYS = new Set(["platform", "on"]);
 
 export function isVersionLike(token: string | undefined): boolean {
   return token !== undefined && VERSION_LIKE.test(token);
@@ -60,6 +61,7 @@ interface Options {
   profile?: string;
   asOf?: string;
   target?: string;
+  platform?: string;
 }
 
 export class Problem extends Error {
@@ -84,7 +86,7 @@ export function takeOptions(args: string[], kind: Exclude<CommandKind, "help">, 
     const equals = token.indexOf("=");
     const key = equals > 0 ? token.slice(0, equals).toLowerCase() : "";
     const value = token.slice(equals + 1);
-    const name = PROFILE_KEYS.has(key) ? "profile" : AS_OF_KEYS.has(key) ? "asOf" : TARGET_KEYS.has(key) ? "target" : undefined;
+    const name = PROFILE_KEYS.has(key) ? "profile" : AS_OF_KEYS.has(key) ? "asOf" : TARGET_KEYS.has(key) ? "target" : PLATFORM_KEYS.has(key) ? "platform" : undefined;
     if (name === undefined || !allowed.has(name)) {
       rest.push(token);
       continue;
@@ -98,4 +100,14 @@ export function takeOptions(args: string[], kind: Exclude<CommandKind, "help">, 
 
 export function withProfile<T extends object>(command: T, options: Options): T & { profile?: string } {
   return options.profile === undefined ? command : { ...command, profile: options.profile };
+}
+
+/** The options every cluster question takes alike (check, plan, upgrade): profile=, asof= and platform=. */
+export function withClusterOptions<T extends object>(command: T, options: Options): T & { profile?: string; asOf?: string; platform?: string } {
+  return {
+    ...command,
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    ...(options.asOf === undefined ? {} : { asOf: options.asOf }),
+    ...(options.platform === undefined ? {} : { platform: options.platform }),
+  };
 }

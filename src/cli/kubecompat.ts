@@ -29,9 +29,10 @@
  *
  * Plan file format
  * ----------------
- * YAML (or JSON). Top-level keys: `components` (required), `profile` and
- * `asOf` (optional); any other key is refused, so a misspelt key is never
- * silently ignored. `components` is either a list:
+ * YAML (or JSON). Top-level keys: `components` (required), `profile`, `asOf`
+ * and `platform` (optional); any other key is refused, so a misspelt key is
+ * never silently ignored. `components` is either a list (an entry may also
+ * say `cgroupVersion`, `failCgroupV1` and `featureGates` as validate takes them):
  *
  *   components:
  *     - { component: kube-apiserver, version: 1.30.4, instance: cp-1 }
@@ -40,7 +41,8 @@
  *     - { component: containerd, version: 1.7.20, instance: pool-a }
  *     - { component: kubectl, version: 1.30.2 }
  *   profile: strict        # upstream (the server's default) or strict
- *   asOf: 2026-01-31       # judge end of life on this day (check only; default today)
+ *   asOf: 2026-01-31       # judge end of life and support on this day (default today)
+ *   platform: eks          # eks, gke, aks or upstream (recognised from -eks- versions when left out)
  *
  * or a map whose keys are `component` or `component@instance` and whose values
  * are versions:
@@ -56,8 +58,8 @@
  * never the number 1.3, so versions need no quotes. Component names and
  * aliases are those of GET /api/v1/components; versions are written as people
  * write them (1.29, v1.29.3, v1.29.3-eks-1234). The --profile and --as-of
- * flags override the file's `profile` and `asOf`. `kubecompat plan` ignores
- * `asOf`: the planner judges every step as of today.
+ * flags override the file's `profile` and `asOf`, --platform its `platform`;
+ * `check` and `plan` read them alike.
  *
  * Node-pool file format
  * ---------------------

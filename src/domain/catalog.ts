@@ -15,7 +15,8 @@ import type {
   KbConflictRecord,
   CoverageRecord,
 } from "../knowledge/records.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { compareMinors } from "../core/versions.js";
+import { readMinor } from "./version-reader.js";
 
 export const DEFAULT_PROFILE = "upstream";
 
@@ -91,7 +92,7 @@ export function listSkewRules(
   const minor =
     filter.kubernetesVersion === undefined
       ? undefined
-      : minorOf(parseKubernetesVersion(filter.kubernetesVersion, "kubernetesVersion"));
+      : readMinor(snapshot, filter.kubernetesVersion, "kubernetesVersion");
   return snapshot.skewRules.filter((rule) => profiles.has(rule.profile) && (minor === undefined || ruleAppliesAt(rule, minor)));
 }
 
@@ -106,8 +107,8 @@ export function listApiRemovals(
   snapshot: KbSnapshot,
   range: { from?: string | undefined; to?: string | undefined } = {},
 ): readonly ApiRemovalRecord[] {
-  const from = range.from === undefined ? undefined : minorOf(parseKubernetesVersion(range.from, "from"));
-  const to = range.to === undefined ? undefined : minorOf(parseKubernetesVersion(range.to, "to"));
+  const from = range.from === undefined ? undefined : readMinor(snapshot, range.from, "from");
+  const to = range.to === undefined ? undefined : readMinor(snapshot, range.to, "to");
   if (from !== undefined && to !== undefined && compareMinors(from, to) > 0) {
     throw new InputError(`from (${from}) is newer than to (${to}); give the older version as from`, "from");
   }
@@ -118,8 +119,9 @@ export function listApiRemovals(
   );
 }
 
-export function getRelease(snapshot: KbSnapshot, version: string): ReleaseRecord {
-  const minor = minorOf(parseKubernetesVersion(version, "version"));
+/** The release of a version as people name it (1.30, v1.30.4, 1.30.x, latest, oldest-supported on `asOf`). */
+export function getRelease(snapshot: KbSnapshot, version: unknown, asOf?: string, field = "version"): ReleaseRecord {
+  const minor = readMinor(snapshot, version, field, asOf);
   const release = snapshot.findRelease(minor);
   if (release === undefined) {
     const known = snapshot.releases;

@@ -10,11 +10,11 @@
  */
 import { gunzipSync } from "node:zlib";
 import { InputError } from "../core/errors.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { compareMinors } from "../core/versions.js";
 import type { ApiRemovalRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
-import { resolveVersionAlias } from "./release-status.js";
+import { readMinor } from "./version-reader.js";
 import { scanManifests, type ManifestFinding } from "./scan.js";
 
 export type Evidence = "MANIFEST" | "LAST_APPLIED" | "HELM_RELEASE" | "REQUEST_METRIC" | "AUDIT_EVENT";
@@ -83,8 +83,7 @@ export const MAX_CLUSTER_ITEMS = 20_000;
 const MAX_RELEASE_BYTES = 20 * 1024 * 1024;
 
 export function scanCluster(snapshot: KbSnapshot, inputs: ClusterInputs, targetVersion: string): ClusterScanReport {
-  const day = new Date().toISOString().slice(0, 10);
-  const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, day, "targetVersion"), "targetVersion"));
+  const target = readMinor(snapshot, targetVersion, "targetVersion");
   if (inputs.helmReleases == null && inputs.objects == null && inputs.metrics == null && inputs.auditLog == null) {
     throw new InputError(
       "give helmReleases (`kubectl get secrets -A -l owner=helm -o json`), objects (`kubectl get <kinds> -A -o json`), metrics (`kubectl get --raw /metrics`), auditLog (the apiserver's audit log), or several",

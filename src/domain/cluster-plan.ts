@@ -10,7 +10,7 @@ import type { AddonRecord, ComponentRecord, PlatformRecord } from "../knowledge/
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { findAddon, parseAddonVersion } from "./addons.js";
 import { resolveComponent } from "./catalog.js";
-import { resolveVersionAlias } from "./release-status.js";
+import { readKubernetesVersion } from "./version-reader.js";
 import { parseFeatureGateList, type GateSetting } from "./feature-gates.js";
 import {
   formatVersion,
@@ -110,9 +110,7 @@ export function parseClusterPlan(snapshot: KbSnapshot, input: unknown, field = "
       );
     }
     seen.set(key, index);
-    // "latest" and "oldest-supported" name Kubernetes versions; runtimes and etcd have their own.
-    const resolved = isKubernetesVersioned(component.category) ? resolveVersionAlias(snapshot, version, asOf, `${at}.version`) : version;
-    const planned = plannedComponent(component, instanceName, resolved, `${at}.version`);
+    const planned = readPlannedComponent(snapshot, component, instanceName, version, `${at}.version`, asOf);
     const node = parseNodeFacts(raw as Record<string, unknown>, component, at);
     const gates = parseGates((raw as Record<string, unknown>).featureGates, component, at);
     return { ...planned, ...(node === undefined ? {} : { node }), ...(gates === undefined ? {} : { featureGates: gates }) };
@@ -132,6 +130,16 @@ function refuseNodeFields(raw: Record<string, unknown>, name: string, at: string
   }
 }
 
+/**
+ * A component's entry from a version a person gave: Kubernetes versions through the one reader ("latest",
+ * "1.30.x", "did you mean 1.30?"), runtimes and etcd by their own numbering.
+ */
+export function readPlannedComponent(snapshot: KbSnapshot, component: ComponentRecord, instance: string | null, version: unknown, field: string, asOf: string): PlannedComponent {
+  const read = isKubernetesVersioned(component.category) ? readKubernetesVersion(snapshot, version, field, asOf).raw : version;
+  return plannedComponent(component, instance, read, field);
+}
+
+/** A component's entry at a version the planner or the knowledge base names (already read). */
 export function plannedComponent(
   component: ComponentRecord,
   instance: string | null,
@@ -188,6 +196,13 @@ function parseInstance(instance: unknown, field: string): string | null {
 
 export function label(entry: Pick<PlannedComponent, "component" | "instance">): string {
   return entry.instance === null ? entry.component : `${entry.component}@${entry.instance}`;
+}
+
+/** Entries one finding is about: the entry itself when there is one, else none named and all listed (one finding per minor, not per pool). */
+export function entriesNamed(entries: readonly PlannedComponent[]): { component: string | null; instance: string | null; who: string } {
+  return entries.length === 1
+    ? { component: entries[0]!.component, instance: entries[0]!.instance, who: `${label(entries[0]!)} ${entries[0]!.version}` }
+    : { component: null, instance: null, who: entries.map((entry) => label(entry)).join(", ") };
 }
 
 export function entriesOf(plan: ClusterPlan, component: string): PlannedComponent[] {

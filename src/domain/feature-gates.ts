@@ -2,8 +2,8 @@
  * Feature gates against a component's version (kb/feature-gates.yaml). A Kubernetes component refuses to
  * start when --feature-gates (or a configuration file's featureGates) names a gate it does not know, so a
  * gate set after its removal is an ERROR, as is one set before it exists; a gate locked to its default
- * and set the other way is refused too from the minor it is locked in (WARNING: it must go before the
- * upgrade); a deprecated gate is a WARNING. Pure.
+ * and set the other way is an ERROR too from the minor it is locked in (the feature-gate parser refuses
+ * it: "cannot set feature gate X to false, feature is locked to true"); a deprecated gate is a WARNING. Pure.
  */
 import { InputError } from "../core/errors.js";
 import { compareMinors } from "../core/versions.js";
@@ -102,7 +102,7 @@ export function judgeFeatureGates(
         finding({
           ...cite,
           code: "FEATURE_GATE_LOCKED",
-          severity: "WARNING",
+          severity: "ERROR",
           message: `${set}, but at ${minor} the gate is ${stage.stage === "GA" ? "GA" : "deprecated"} and locked to ${stage.defaultValue}: the component refuses the other value; remove the setting before the upgrade.`,
         }),
       );

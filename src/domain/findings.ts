@@ -29,9 +29,15 @@ export interface Finding {
 export type Verdict = "SUPPORTED" | "SUPPORTED_WITH_WARNINGS" | "UNSUPPORTED" | "NOT_JUDGED";
 
 /** Findings that mean the question itself was not judged (nothing was checked against a control plane). */
-const NOT_JUDGED_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>(["NO_APISERVER_IN_PLAN"]);
+const NOT_JUDGED_CODES: ReadonlySet<FindingCode> = new Set<FindingCode>(["NO_APISERVER_IN_PLAN", "NOTHING_JUDGED"]);
 
+/**
+ * UNSUPPORTED on any ERROR, except when nothing at all was judged (NOTHING_JUDGED: the ERRORs then are about
+ * the input, such as unreadable documents, not about compatibility); NOT_JUDGED when nothing, or nothing
+ * against a control plane, was checked; then the warnings.
+ */
 export function verdictOf(findings: readonly { readonly code: string; readonly severity: Severity }[]): Verdict {
+  if (findings.some((entry) => entry.code === "NOTHING_JUDGED")) return "NOT_JUDGED";
   if (findings.some((entry) => entry.severity === "ERROR")) return "UNSUPPORTED";
   if (findings.some((entry) => NOT_JUDGED_CODES.has(entry.code as FindingCode))) return "NOT_JUDGED";
   if (findings.some((entry) => entry.severity === "WARNING")) return "SUPPORTED_WITH_WARNINGS";
@@ -76,6 +82,7 @@ export const FINDING_CHECKS = {
   ADDON_API: "Objects of an add-on's CRD API version against the add-on release that deprecated or stopped serving it (kb/addon-apis.yaml).",
   CRD: "Objects of a custom resource against the versions its CustomResourceDefinition serves, and a CRD update against the versions the cluster has stored.",
   PLATFORM: "A managed platform's own calendar, rules and facts (kb/platforms.yaml), where they differ from upstream.",
+  ETCD: "etcd as a cluster: members on more than one minor, the upgrade path between etcd minors, and the number of members.",
 } as const;
 
 export type FindingCheck = keyof typeof FINDING_CHECKS;
@@ -92,6 +99,7 @@ export const FINDING_CODES = {
   SKEW_KUBE_PROXY_NEWER_THAN_KUBELET: { check: "SKEW_KUBELET", description: "kube-proxy is newer than the kubelet on the same instance allows." },
   SKEW_KUBE_PROXY_OLDER_THAN_KUBELET: { check: "SKEW_KUBELET", description: "kube-proxy is older than the kubelet on the same instance allows." },
   NO_APISERVER_IN_PLAN: { check: "COVERAGE", description: "The plan names no kube-apiserver, so skew against it was not checked." },
+  NOTHING_JUDGED: { check: "COVERAGE", description: "Nothing in the input could be judged (a scan with no Kubernetes object of an API the knowledge base knows: empty input, every document unreadable, no apiVersion and kind); the answer is NOT_JUDGED, never green." },
   RUNTIME_DOCKERSHIM_REMOVED: { check: "RUNTIME", description: "Docker Engine without cri-dockerd under a kubelet that no longer has dockershim." },
   RUNTIME_VERSION_TOO_OLD: { check: "RUNTIME", description: "The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires." },
   RUNTIME_BELOW_RECOMMENDED: { check: "RUNTIME", description: "The container runtime is older than the versions its project lists for this Kubernetes minor." },
@@ -104,6 +112,7 @@ export const FINDING_CODES = {
   RELEASE_MAINTENANCE_MODE: { check: "RELEASE", description: "The Kubernetes minor is past the end of standard support (maintenance mode) on the asOf date." },
   VERSION_UNKNOWN_NEWER: { check: "VERSION", description: "The version is newer than any release the knowledge base knows; it was not checked against release data." },
   VERSION_OLDER_THAN_KB: { check: "VERSION", description: "The version is older than the oldest release the knowledge base covers." },
+  VERSION_NOT_YET_RELEASED: { check: "VERSION", description: "The version's minor was not released yet (upstream, or on the platform) on the day asked about (asOf)." },
   VERSION_PRERELEASE: { check: "VERSION", description: "A pre-release version (alpha, beta, rc) is not meant for production." },
   DOWNGRADE_NOT_SUPPORTED: { check: "PLAN", description: "The target is older than the running control plane; Kubernetes does not support control-plane downgrades." },
   PLAN_CURRENT_STATE_INVALID: { check: "PLAN", description: "The current cluster does not validate; fix its ERROR findings before planning an upgrade." },
@@ -111,6 +120,11 @@ export const FINDING_CODES = {
   PLAN_NOTHING_TO_DO: { check: "PLAN", description: "Every component is already at the target minor." },
   API_REMOVED_IN_UPGRADE: { check: "API", description: "An API version served by the current control plane stops being served on the way to the target." },
   RUNTIME_REQUIREMENT_IN_UPGRADE: { check: "RUNTIME", description: "A runtime requirement starts to apply on the way to the target." },
+  ETCD_MEMBERS_SKEWED: { check: "ETCD", description: "etcd members run minors that may not run together (more than one minor apart, or not the path etcd's upgrade guide allows)." },
+  ETCD_UPGRADE_PATH: { check: "ETCD", description: "etcd members run the next minor beside members below the patch its upgrade guide requires before moving (3.5.32 before 3.6)." },
+  ETCD_MIXED_VERSIONS: { check: "ETCD", description: "etcd members run two neighbouring minors: a rolling upgrade in progress, at the lower minor until every member moves." },
+  ETCD_NO_FAULT_TOLERANCE: { check: "ETCD", description: "etcd has one member: no failure is tolerated; a single member is for testing." },
+  ETCD_EVEN_MEMBERS: { check: "ETCD", description: "etcd has an even number of members: it tolerates no more failures than one member fewer would." },
   ETCD_VERSION_UNVERIFIED: { check: "COVERAGE", description: "The knowledge base has no etcd version for a minor on the way; check etcd against the release notes." },
   RECOMMENDATION: { check: "ADVICE", description: "Advice for the upgrade (headroom, leader election, draining)." },
   ROLLBACK_NOT_A_DOWNGRADE: { check: "ROLLBACK", description: "The rollback version is not older than the running one." },
@@ -170,9 +184,9 @@ export const FINDING_CODES = {
   CRD_VERSION_NOT_SERVED: { check: "CRD", description: "An object uses a version its CustomResourceDefinition does not serve (served: false, or not listed)." },
   CRD_VERSION_DEPRECATED: { check: "CRD", description: "An object uses a version its CustomResourceDefinition marks deprecated (with its deprecationWarning)." },
   CRD_STORED_VERSION_DROPPED: { check: "CRD", description: "A CustomResourceDefinition update drops a version still in the cluster's status.storedVersions; run a storage version migration first." },
-  PLATFORM_EXTENDED_SUPPORT: { check: "PLATFORM", description: "The control plane's minor is past the platform's end of standard support and in extended (or long-term) support." },
-  PLATFORM_END_OF_SUPPORT: { check: "PLATFORM", description: "The control plane's minor is past every support the platform gives; the platform upgrades it on its own." },
-  PLATFORM_VERSION_UNKNOWN: { check: "COVERAGE", description: "The platform's calendar has no row for the control plane's minor; it was not judged against the platform." },
+  PLATFORM_EXTENDED_SUPPORT: { check: "PLATFORM", description: "A minor the cluster runs (control plane, node pools or clients) is past the platform's end of standard support and in extended (or long-term) support." },
+  PLATFORM_END_OF_SUPPORT: { check: "PLATFORM", description: "A minor the cluster runs is past every support the platform gives; for the control plane, the platform upgrades it on its own." },
+  PLATFORM_VERSION_UNKNOWN: { check: "COVERAGE", description: "The platform's calendar has no row for a minor the cluster runs; it was judged by upstream's calendar instead." },
   PLATFORM_CHANGE_IN_UPGRADE: { check: "PLATFORM", description: "A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches." },
   DEPRECATED_API_REQUESTED: { check: "API", description: "The apiserver's apiserver_requested_deprecated_apis series shows clients requesting a deprecated API (an ERROR when it is removed at the target)." },
   DEPRECATED_API_CALLED: { check: "API", description: "Audit events annotated k8s.io/deprecated show who requests a deprecated API, and how often (an ERROR when it is removed at the target)." },

@@ -6,10 +6,11 @@
  * lose contact during an upgrade because a flow was never allowed. Pure.
  */
 import { InputError } from "../core/errors.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { compareMinors } from "../core/versions.js";
 import type { NetworkFlowRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
+import { isAbsent, readMinor } from "./version-reader.js";
 
 export type NodeRole = NetworkFlowRecord["from"]["role"];
 const ROLES: readonly NodeRole[] = ["CONTROL_PLANE", "WORKER", "EXTERNAL"];
@@ -75,7 +76,7 @@ export function listFlows(snapshot: KbSnapshot, query: FlowQuery = {}): FlowList
   const from = query.from === undefined || query.from === null || query.from === "" ? null : parseRole(query.from, "from");
   const to = query.to === undefined || query.to === null || query.to === "" ? null : parseRole(query.to, "to");
   const cni = parseCni(snapshot, query.cni);
-  const version = query.version === undefined || query.version === null || query.version === "" ? null : minorOf(parseKubernetesVersion(query.version, "version"));
+  const version = isAbsent(query.version) ? null : readMinor(snapshot, query.version, "version");
   const flows = snapshot.networkFlows.filter(
     (flow) =>
       (from === null || flow.from.role === from) &&

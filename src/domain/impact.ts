@@ -5,13 +5,13 @@
  * lands in, grouped by release and by area. Pure.
  */
 import { InputError } from "../core/errors.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { compareMinors } from "../core/versions.js";
 import { BEHAVIOUR_AREAS, type BehaviourArea, type BehaviourChangeRecord, type ConfigurationApiRecord, type FeatureGateRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { perList } from "../knowledge/lists.js";
 import { type Finding } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import { resolveVersionAlias } from "./release-status.js";
+import { readMinor } from "./version-reader.js";
 
 export type ImpactSubject = "BEHAVIOUR_CHANGE" | "CONFIGURATION_API" | "FEATURE_GATE";
 export type ImpactChange = "REMOVED" | "DEPRECATED" | "DISABLED_BY_DEFAULT" | "DEFAULT_CHANGED" | "BEHAVIOUR_CHANGED" | "ENABLED_BY_DEFAULT" | "LOCKED";
@@ -72,9 +72,8 @@ export function parseAreas(input: readonly string[] | string | null | undefined,
 }
 
 export function upgradeImpact(snapshot: KbSnapshot, fromVersion: string, toVersion: string, options: { readonly areas?: readonly string[] | string | null } = {}): UpgradeImpact {
-  const day = new Date().toISOString().slice(0, 10);
-  const from = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, fromVersion, day, "fromVersion"), "fromVersion"));
-  const to = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, toVersion, day, "toVersion"), "toVersion"));
+  const from = readMinor(snapshot, fromVersion, "fromVersion");
+  const to = readMinor(snapshot, toVersion, "toVersion");
   if (compareMinors(from, to) >= 0) {
     throw new InputError(`fromVersion ${from} is not older than toVersion ${to}; give the minor you upgrade from and the newer one you upgrade to`, "fromVersion");
   }
@@ -95,11 +94,7 @@ export function upgradeImpact(snapshot: KbSnapshot, fromVersion: string, toVersi
     .map((area) => ({ area, changes: kept.filter((item) => item.areas.includes(area)) }))
     .filter((group) => group.changes.length > 0);
 
-  const notes: Finding[] = [];
-  for (const knowledge of ["behaviourChanges", "configurationApis", "featureGates"] as const) {
-    const edge = knowledgeEdge(snapshot, knowledge, to, `the impact of ${from} → ${to}`);
-    if (edge !== undefined) notes.push(edge);
-  }
+  const notes: Finding[] = impactEdges(snapshot, from, to);
   const withoutArea = all.filter((item) => item.areas.length === 0).length;
   if (areas.length > 0 && withoutArea > 0) {
     notes.push({
@@ -114,6 +109,13 @@ export function upgradeImpact(snapshot: KbSnapshot, fromVersion: string, toVersi
     });
   }
   return { fromVersion: from, toVersion: to, areas, kbRevision: snapshot.revision, releases, byArea, count: kept.length, notes };
+}
+
+/** Where the knowledge of what changes between two minors ends before `to`: the same notes for upgrade-impact and for a plan's hops. */
+export function impactEdges(snapshot: KbSnapshot, from: string, to: string): Finding[] {
+  return (["behaviourChanges", "configurationApis", "featureGates"] as const)
+    .map((knowledge) => knowledgeEdge(snapshot, knowledge, to, `the impact of ${from} → ${to}`))
+    .filter((edge): edge is Finding => edge !== undefined);
 }
 
 /** Every change landing in a minor after `from`, up to and including `to`, in minor order. */

@@ -20,12 +20,12 @@ import { plannedComponent, type ClusterPlan, type NodeFacts, type PlannedCompone
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, today } from "./validate.js";
+import { isAbsent, readKubernetesVersion } from "./version-reader.js";
 import { featureGateMap, judgeFeatureGates, parseFeatureGateList, type GateSetting } from "./feature-gates.js";
 import {
   compareComponentVersions,
   formatVersion,
   minorIndex,
-  parseKubernetesVersion,
   type KubernetesVersion,
 } from "../core/versions.js";
 
@@ -194,7 +194,7 @@ function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePoo
   if (input === null || typeof input !== "object") throw new InputError(`${field} must be a node-pool spec {name, kubeletVersion, ...}`, field);
   const spec = input as NodePoolSpecInput;
   const name = typeof spec.name === "string" && spec.name.trim() !== "" ? spec.name.trim().slice(0, 100) : "pool";
-  const kubelet = parseKubernetesVersion(spec.kubeletVersion, `${field}.kubeletVersion`);
+  const kubelet = readKubernetesVersion(snapshot, spec.kubeletVersion, `${field}.kubeletVersion`);
   const os = (spec.os ?? "linux").toString().trim().toLowerCase();
   if (os !== "linux" && os !== "windows") throw new InputError(`${field}.os must be linux or windows`, `${field}.os`);
   const proxyMode = spec.kubeProxyMode === undefined || spec.kubeProxyMode === null || spec.kubeProxyMode.trim() === "" ? null : spec.kubeProxyMode.trim().toLowerCase();
@@ -235,7 +235,7 @@ function parsePool(snapshot: KbSnapshot, input: unknown, field: string): NodePoo
     configApiVersion: config.apiVersion,
     featureGates,
     node: nodeFactsOf(spec, flags, field),
-    kubeProxy: spec.kubeProxyVersion ? parseKubernetesVersion(spec.kubeProxyVersion, `${field}.kubeProxyVersion`) : null,
+    kubeProxy: isAbsent(spec.kubeProxyVersion) ? null : readKubernetesVersion(snapshot, spec.kubeProxyVersion, `${field}.kubeProxyVersion`),
     proxyMode,
     os,
     runtime,
@@ -485,7 +485,7 @@ export interface NodePoolRequest {
 }
 
 export function checkNodePoolUpgrade(snapshot: KbSnapshot, request: NodePoolRequest): NodePoolReport {
-  const controlPlane = parseKubernetesVersion(request.controlPlaneVersion, "controlPlaneVersion");
+  const controlPlane = readKubernetesVersion(snapshot, request.controlPlaneVersion, "controlPlaneVersion");
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const from = parsePool(snapshot, request.from, "from");
   const to = parsePool(snapshot, request.to, "to");
@@ -504,7 +504,7 @@ export function checkNodePoolUpgrade(snapshot: KbSnapshot, request: NodePoolRequ
 }
 
 export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPlaneVersion: string; current: unknown; rollbackTo: unknown; profile?: string | null | undefined }): NodePoolReport {
-  const controlPlane = parseKubernetesVersion(request.controlPlaneVersion, "controlPlaneVersion");
+  const controlPlane = readKubernetesVersion(snapshot, request.controlPlaneVersion, "controlPlaneVersion");
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const current = parsePool(snapshot, request.current, "current");
   const target = parsePool(snapshot, request.rollbackTo, "rollbackTo");

@@ -13,6 +13,16 @@ export interface TimelineStep {
   readonly instance: string | null;
   readonly fromVersion: string;
   readonly toVersion: string;
+  /** UPGRADE unless the step changes the nodes or the flags rather than a version; absent from older servers. */
+  readonly action?: string;
+}
+
+/** A step as a line of a drawing: `3. kubelet@pool-a → 1.31.2`, or what it changes when not a version. */
+export function stepText(step: TimelineStep): string {
+  const who = `${step.order}. ${step.component}${step.instance === null ? "" : `@${step.instance}`}`;
+  if (step.action === "MIGRATE_CGROUP_V2") return `${who}: nodes to cgroup v2`;
+  if (step.action === "REMOVE_FEATURE_GATES") return `${who}: drop feature gates`;
+  return `${who} → ${step.toVersion}`;
 }
 
 export interface TimelinePlan {
@@ -80,7 +90,7 @@ export function planMermaid(plan: TimelinePlan): string {
   hops.forEach((hop, index) => {
     const title = hop.preparing ? `at ${hop.minor}: prepare` : `to ${hop.minor}`;
     const entries = [
-      ...hop.steps.map((step) => `${step.order}. ${step.component}${step.instance === null ? "" : `@${step.instance}`} → ${step.toVersion}`),
+      ...hop.steps.map(stepText),
       ...hop.removals.map((removal) => `removed: ${removal}`),
     ];
     const shown = entries.length <= MERMAID_LINES ? entries : [...entries.slice(0, MERMAID_LINES - 1), `… and ${entries.length - MERMAID_LINES + 1} more`];

@@ -1,7 +1,7 @@
 /**
  * Managed platforms (EKS, GKE, AKS): which one a cluster runs on (named, or
  * recognised from its version strings), and the platform's own calendar
- * for the control plane's minor, which replaces upstream's end-of-life dates
+ * for each minor a cluster runs, which replaces upstream's end-of-life dates
  * in a judgement (EKS patches 1.29 in extended support long after upstream
  * stopped). Pure: reads only the snapshot.
  */
@@ -9,7 +9,7 @@ import { InputError } from "../core/errors.js";
 import type { PlatformRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { perList } from "../knowledge/lists.js";
-import type { PlannedComponent } from "./cluster-plan.js";
+import { entriesNamed, type PlannedComponent } from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
 
 /** The platform named (eks, EKS, "Amazon EKS"); an InputError naming the known ones otherwise. */
@@ -46,33 +46,43 @@ export function platformOfLabels(snapshot: KbSnapshot, labels: Readonly<Record<s
   return snapshot.platforms.find((platform) => platform.nodeLabels.some((label) => label in labels));
 }
 
-/** The platform's calendar and rules for the control plane's minor ("1.29") on `asOf`. */
-export function judgePlatform(platform: PlatformRecord, minor: string, asOf: string): Finding[] {
-  const release = platform.releases.find((candidate) => candidate.minor === minor);
-  const at = { component: "kube-apiserver", sourceUrl: release?.sourceUrl ?? platform.sourceUrl };
-  if (release === undefined) {
-    const known = platform.releases.map((candidate) => candidate.minor);
-    return [
-      finding({
-        ...at,
-        code: "PLATFORM_VERSION_UNKNOWN",
-        severity: "WARNING",
-        message: `${platform.displayName}'s calendar in the knowledge base has no row for ${minor} (it knows ${known[0] ?? "none"} to ${known.at(-1) ?? "none"}); its support dates on ${platform.displayName} were not judged`,
-      }),
-    ];
-  }
+type PlatformRelease = PlatformRecord["releases"][number];
+
+/** The control plane's components: past a platform's support, the platform upgrades them on its own. */
+const CONTROL_PLANE = new Set(["apiserver", "controller", "scheduler"]);
+
+/**
+ * A platform's calendar for the entries of one minor (the control plane's, a
+ * node pool's, a client's) on `asOf`: past every support it gives (an ERROR:
+ * the platform no longer supports it), in extended or long-term support (a
+ * WARNING), or not yet available on the platform.
+ */
+export function judgePlatformMinor(platform: PlatformRecord, release: PlatformRelease, entries: readonly PlannedComponent[], asOf: string): Finding[] {
+  const { component, instance, who } = entriesNamed(entries);
+  const at = { component, instance, sourceUrl: release.sourceUrl };
+  const minor = release.minor;
   const month = release.precision === "MONTH" ? " (the platform gives the month only; its first day is used)" : "";
   const standard = release.endOfStandardSupport;
   const extended = release.endOfExtendedSupport;
+  const controlPlane = entries.some((entry) => CONTROL_PLANE.has(entry.category));
+  if (release.released !== null && asOf < release.released) {
+    return [
+      finding({
+        ...at,
+        code: "VERSION_NOT_YET_RELEASED",
+        severity: "WARNING",
+        message: `${platform.displayName} ${minor} was not available yet on ${asOf} (the platform released it on ${release.released}): ${who}`,
+      }),
+    ];
+  }
   // Without a known end of extended support, past standard support is a WARNING with the end unknown, never a guessed ERROR.
-  const lastDay = extended;
-  if (lastDay !== null && asOf >= lastDay) {
+  if (extended !== null && asOf >= extended) {
     return [
       finding({
         ...at,
         code: "PLATFORM_END_OF_SUPPORT",
         severity: "ERROR",
-        message: `${platform.displayName} ${minor} is past the end of extended support (${lastDay}${month}): the platform no longer supports it and upgrades the control plane on its own; upgrade before it does`,
+        message: `${platform.displayName} ${minor} is past the end of extended support (${extended}${month}): the platform no longer supports it (${who})${controlPlane ? " and upgrades the control plane on its own; upgrade before it does" : "; upgrade these to a minor the platform supports"}`,
       }),
     ];
   }
@@ -82,11 +92,25 @@ export function judgePlatform(platform: PlatformRecord, minor: string, asOf: str
         ...at,
         code: "PLATFORM_EXTENDED_SUPPORT",
         severity: "WARNING",
-        message: `${platform.displayName} ${minor} left standard support on ${standard}${month} and is in extended support (where the cluster is enrolled in it) until ${extended ?? "a date the knowledge base does not know"}${platform.name === "eks" ? " (charged per cluster hour)" : ""}; plan the upgrade before then`,
+        message: `${platform.displayName} ${minor} left standard support on ${standard}${month} and is in extended support (where the cluster is enrolled in it) until ${extended ?? "a date the knowledge base does not know"}${platform.name === "eks" ? " (charged per cluster hour)" : ""}: ${who}; plan the upgrade before then`,
       }),
     ];
   }
   return [];
+}
+
+/** A minor the platform's calendar has no row for: judged by upstream's calendar instead, and said. */
+export function platformWithoutRow(platform: PlatformRecord, minor: string, entries: readonly PlannedComponent[]): Finding {
+  const { component, instance, who } = entriesNamed(entries);
+  const known = platform.releases.map((candidate) => candidate.minor);
+  return finding({
+    component,
+    instance,
+    sourceUrl: platform.sourceUrl,
+    code: "PLATFORM_VERSION_UNKNOWN",
+    severity: "WARNING",
+    message: `${platform.displayName}'s calendar in the knowledge base has no row for ${minor} (it knows ${known[0] ?? "none"} to ${known.at(-1) ?? "none"}); ${who} ${entries.length === 1 ? "was" : "were"} judged by upstream's calendar, not ${platform.displayName}'s`,
+  });
 }
 
 /** Platform facts that take effect at a minor after `fromMinor`, up to `toMinor` (both "1.NN"). */

@@ -10,9 +10,9 @@ import { InputError } from "../core/errors.js";
 import type { RollbackPolicyRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { label, parseClusterPlan, readPlannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
-import { controlPlaneMinor, judgePlan, today } from "./validate.js";
+import { controlPlaneMinor, judgePlan, onPlatform, parseAsOf } from "./validate.js";
 import { compareComponentVersions, compareVersions, minorIndex } from "../core/versions.js";
 
 export interface RollbackRequest {
@@ -21,6 +21,10 @@ export interface RollbackRequest {
   readonly instance?: string | null | undefined;
   readonly toVersion: string;
   readonly profile?: string | null | undefined;
+  /** The day the rollback is judged on (YYYY-MM-DD); today when absent. */
+  readonly asOf?: string | null | undefined;
+  /** The managed platform (eks, gke, aks); recognised from the versions when not given. */
+  readonly platform?: string | null | undefined;
 }
 
 /** The finding of a rollback beyond what its policy allows: the code says which kind of policy it is. */
@@ -37,7 +41,8 @@ function rollbackFinding(policy: RollbackPolicyRecord, who: string, entry: Plann
 }
 
 export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): ValidationReport {
-  const plan = parseClusterPlan(snapshot, request.current, "current.components");
+  const asOf = parseAsOf(request.asOf);
+  const plan = onPlatform(snapshot, parseClusterPlan(snapshot, request.current, "current.components", asOf), request.platform);
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const component = resolveComponent(snapshot, request.component, "component");
   const candidates = plan.entries.filter((entry) => entry.component === component.name);
@@ -56,7 +61,9 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
       "instance",
     );
   }
-  const rolledBack = plannedComponent(component, entry.instance, request.toVersion, "toVersion");
+  const read = readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf);
+  // Going back changes the version, not the nodes or the gates the component is started with.
+  const rolledBack: PlannedComponent = { ...read, ...(entry.node === undefined ? {} : { node: entry.node }), ...(entry.featureGates === undefined ? {} : { featureGates: entry.featureGates }) };
   const findings: Finding[] = [];
   const who = label(entry);
 
@@ -90,8 +97,8 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
     findings.push(rollbackFinding(policy, who, entry, rolledBack.version, minorsBack));
   }
 
-  const after: ClusterPlan = { entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };
-  const problems = judgePlan(snapshot, after, profile, today());
+  const after: ClusterPlan = { ...plan, entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };
+  const problems = judgePlan(snapshot, after, profile, asOf);
   const errors = problems.filter((problem) => problem.severity === "ERROR");
   const trapped = errors.filter(
     (problem) => problem.component === entry.component && problem.instance === entry.instance && problem.check === "SKEW",

@@ -12,11 +12,11 @@ import { InputError } from "../core/errors.js";
 import type { ApiRemovalRecord, ConfigurationApiRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { perList } from "../knowledge/lists.js";
-import { compareMinors, minorOf, parseKubernetesVersion } from "../core/versions.js";
+import { compareMinors } from "../core/versions.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { MANIFESTS_FIELD, isPlainMap, manifestDocuments, refuseOversized, refuseUnprintableIn, type PlainMap } from "./manifest-reader.js";
-import { resolveVersionAlias } from "./release-status.js";
+import { isAbsent, olderThanKnowledge, readMinor } from "./version-reader.js";
 import { fieldRuleHits, severityAt, type FieldRuleHit } from "./field-rules.js";
 import { addonApiIndex, crdOfObject, crdsOfClusterJson, droppedStoredVersions, judgeAddonApi, judgeByCrd, parseScanAddons, type CrdFacts, type CustomResourceVerdict } from "./custom-resources.js";
 
@@ -134,12 +134,8 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
  * runs the steps a slice at a time (src/core/slices.ts); scanManifests runs them all at once.
  */
 export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: ScanOptions = {}): Generator<void, ManifestScanReport, void> {
-  const day = new Date().toISOString().slice(0, 10);
-  const target = minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, day, "targetVersion"), "targetVersion"));
-  const from =
-    options.fromVersion === undefined || options.fromVersion === null || options.fromVersion.trim() === ""
-      ? null
-      : minorOf(parseKubernetesVersion(resolveVersionAlias(snapshot, options.fromVersion, day, "fromVersion"), "fromVersion"));
+  const target = readMinor(snapshot, targetVersion, "targetVersion");
+  const from = isAbsent(options.fromVersion) ? null : readMinor(snapshot, options.fromVersion, "fromVersion");
   if (from !== null && compareMinors(from, target) > 0) {
     throw new InputError(`fromVersion ${from} is newer than targetVersion ${target}; give the version you upgrade from and the one you upgrade to`, "fromVersion");
   }
@@ -252,7 +248,7 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   changeFindings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
-  const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`);
+  const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`) ?? olderThanKnowledge(snapshot, target, `the target ${target}`);
   const unjudged = [...notJudged].map(([apiVersion, seen]) =>
     finding({
       code: "API_NOT_JUDGED",
@@ -260,7 +256,9 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
       message: `${seen.objects} object${seen.objects === 1 ? "" : "s"} of ${apiVersion} (${[...seen.kinds].sort().join(", ")}) ${seen.objects === 1 ? "was" : "were"} not judged: the knowledge base knows nothing of this API group/version (a custom resource's? check the CRD and the project that serves it)`,
     }),
   );
-  const notes = [...unreadable, ...unjudged, ...(edge === undefined ? [] : [edge])];
+  const unjudgedObjects = [...notJudged.values()].reduce((sum, seen) => sum + seen.objects, 0);
+  const nothing = objectsScanned - unjudgedObjects > 0 ? [] : [nothingJudged(documentsScanned, unreadable.length, objectsScanned)];
+  const notes = [...nothing, ...unreadable, ...unjudged, ...(edge === undefined ? [] : [edge])];
   return {
     targetVersion: target,
     kbRevision: snapshot.revision,
@@ -272,6 +270,23 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
     notes,
     status: verdictOf([...findings, ...changeFindings, ...notes]),
   };
+}
+
+/** A scan that judged no object says so: an empty input or one no reader understood is never a green answer. */
+function nothingJudged(documents: number, unreadable: number, objects: number): Finding {
+  const what =
+    documents === 0 && unreadable === 0
+      ? "the input holds no document"
+      : objects > 0
+        ? `every one of the ${objects} object${objects === 1 ? "" : "s"} is of an API group/version the knowledge base knows nothing of`
+        : unreadable > 0 && documents === 0
+          ? `none of the ${unreadable} document${unreadable === 1 ? "" : "s"} could be read (see DOCUMENT_UNREADABLE)`
+          : `no document holds a Kubernetes object (an apiVersion and a kind)${unreadable > 0 ? `, and ${unreadable} could not be read` : ""}`;
+  return finding({
+    code: "NOTHING_JUDGED",
+    severity: "WARNING",
+    message: `nothing was judged: ${what}. Give \`kubectl get -o yaml\`, \`helm template\` or GitOps YAML/JSON manifests`,
+  });
 }
 
 /** What a pass over the documents gathers, before custom resources are judged. */

@@ -14,33 +14,49 @@ import { InputError } from "../core/errors.js";
 import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, plannedAddon, plannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { label, parseClusterPlan, plannedAddon, plannedComponent, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { addonFits, candidateVersions } from "./addons.js";
 import { platformChanges } from "./platforms.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import { lastSupportedDay } from "./node-checks.js";
-import { resolveVersionAlias } from "./release-status.js";
-import { changesBetween, type ImpactRelease } from "./impact.js";
+import { checkKubeletCgroup, checkRuntimeEndOfLife, lastSupportedDay } from "./node-checks.js";
+import { checkRuntimes } from "./runtime-checks.js";
+import type { GateSetting } from "./feature-gates.js";
+import { etcdWaypoints } from "./etcd-checks.js";
+import { readKubernetesVersion } from "./version-reader.js";
+import { changesBetween, impactEdges, type ImpactRelease } from "./impact.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
 import { judgePlan, onPlatform, parseAsOf } from "./validate.js";
 import {
   compareComponentVersions,
+  compareMinors,
   formatVersion,
   minorIndex,
+  minorOf,
   parseComponentVersion,
   parseKubernetesVersion,
   type ComponentVersion,
   type KubernetesVersion,
 } from "../core/versions.js";
 
+/**
+ * What a step does: UPGRADE moves the component from fromVersion to toVersion; MIGRATE_CGROUP_V2 moves the
+ * nodes of a kubelet's pool to cgroup v2 (a node image or OS on cgroup v2), the versions staying as they are;
+ * REMOVE_FEATURE_GATES drops from a component's --feature-gates the gates the next version no longer takes,
+ * each set to the value it is locked to (so nothing changes but the flag), the version staying as it is.
+ */
+export type StepAction = "UPGRADE" | "MIGRATE_CGROUP_V2" | "REMOVE_FEATURE_GATES";
+
 export interface UpgradeStep {
   /** Steps that share an order are done together (a node's kubelet and kube-proxy). */
   readonly order: number;
+  readonly action: StepAction;
   readonly component: string;
   readonly instance: string | null;
   readonly fromVersion: string;
   readonly toVersion: string;
   readonly note: string;
+  /** For REMOVE_FEATURE_GATES: the component's --feature-gates after the step (A=true,B=false; empty when none is left); else null. */
+  readonly featureGates: string | null;
 }
 
 export interface UpgradePlan {
@@ -56,7 +72,15 @@ export interface UpgradePlan {
 }
 
 
-class Blocked extends Error {}
+/** A step the planner cannot take: the message says why, the findings are what blocks it (validate's own). */
+class Blocked extends Error {
+  constructor(
+    message: string,
+    readonly blocking: readonly Finding[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /**
  * How many minors one plan may cross. The planner moves the control plane
@@ -99,7 +123,7 @@ export function planUpgrade(
   const asOf = parseAsOf(options.asOf);
   const plan = onPlatform(snapshot, parseClusterPlan(snapshot, current, "current.components", asOf), options.platform);
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
-  const target = parseKubernetesVersion(resolveVersionAlias(snapshot, targetVersion, asOf, "targetVersion"), "targetVersion");
+  const target = readKubernetesVersion(snapshot, targetVersion, "targetVersion", asOf);
   const targetMinor = minorIndex(target);
   const apiservers = plan.entries.filter((entry) => entry.component === "kube-apiserver");
   if (apiservers.length === 0) {
@@ -167,9 +191,14 @@ export function planUpgrade(
 
   const planner = new Planner(snapshot, plan, profile, asOf, target);
   const findings: Finding[] = [];
+  const now = judgePlan(snapshot, plan, profile, asOf);
   // Said, as a WARNING: the cluster today is past its platform's support, which the plan is there to end.
-  for (const past of judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.code === "PLATFORM_END_OF_SUPPORT")) {
+  for (const past of now.filter((entry) => entry.code === "PLATFORM_END_OF_SUPPORT")) {
     findings.push({ ...past, severity: "WARNING", message: `now: ${past.message}` });
+  }
+  // What could not be judged today (versions beyond either end of the knowledge base, not yet released) is not judged on the way either.
+  for (const unjudged of now.filter((entry) => entry.severity !== "INFO" && (entry.check === "VERSION" || entry.check === "COVERAGE"))) {
+    findings.push({ ...unjudged, message: `now: ${unjudged.message}` });
   }
   try {
     planner.run();
@@ -177,11 +206,25 @@ export function planUpgrade(
     if (!(error instanceof Blocked)) throw error;
     findings.push(
       finding({ code: "PLAN_BLOCKED", severity: "ERROR", message: error.message, sourceUrl: snapshot.reference("skew-policy") }),
+      ...error.blocking,
     );
   }
   findings.push(...planner.notes);
   if (planner.steps.length === 0 && findings.every((entry) => entry.severity !== "ERROR")) {
     findings.push(finding({ code: "PLAN_NOTHING_TO_DO", severity: "INFO", message: `every component is already at ${targetText}` }));
+  }
+  const oldestKnown = snapshot.releases[0];
+  if (oldestKnown !== undefined && startMinor < minorIndex(oldestKnown.version) && targetMinor > startMinor) {
+    findings.push(
+      finding({
+        code: "KNOWLEDGE_EDGE",
+        severity: "WARNING",
+        component: "kube-apiserver",
+        ruleId: "coverage:releases",
+        sourceUrl: oldestKnown.sourceUrl,
+        message: `the steps from ${minorWords(startMinor)} to ${oldestKnown.version} cross minors older than the knowledge base covers (${oldestKnown.version} onward): their API removals, runtime requirements and behaviour changes were not judged; read each minor's release notes, or rebuild the cluster at a supported minor`,
+      }),
+    );
   }
 
   const removals = targetMinor > startMinor ? listApiRemovals(snapshot, { from: minorWords(startMinor), to: targetText }) : [];
@@ -214,10 +257,36 @@ export function planUpgrade(
   // What the plan could not judge at the target: the API removals crossed. (The final state's validation says it for skew, runtimes and nodes.)
   const removalsEdge = knowledgeEdge(snapshot, "apiRemovals", targetText, `the target ${targetText}`);
   if (removalsEdge !== undefined) findings.push(removalsEdge);
+  // What each hop changes beyond apiVersions is known only as far as its knowledge goes: said as upgrade-impact says it.
+  if (targetMinor > startMinor) findings.push(...impactEdges(snapshot, minorWords(startMinor), targetText));
   findings.push(...recommendations(snapshot, plan, startMinor, targetMinor));
-  // What still holds at the end (end of life, unknown versions) is worth knowing.
-  findings.push(...judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO"));
-  return result(planner.steps, findings, removals);
+  // What still holds at the end (end of life, unknown versions, errors) is the plan's verdict too: validate's findings of the final state.
+  const end = judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO");
+  findings.push(...end);
+  // Errors a state on the way has that the plan goes through rather than stops at: a platform's end of support
+  // (a WARNING: the platform may upgrade on its own meanwhile), an add-on between the hop and its own move (INFO:
+  // the plan's next steps move it).
+  const said = new Set(end.map(sameFinding));
+  for (const passing of planner.onTheWay) {
+    if (!said.has(sameFinding(passing))) findings.push({ ...passing, severity: passing.check === "PLATFORM" ? "WARNING" : "INFO", message: `on the way: ${passing.message}` });
+  }
+  return result(planner.steps, dedupeFindings(findings), removals);
+}
+
+/** Findings that say the same thing of the same entry. */
+function sameFinding(entry: Finding): string {
+  return `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message}`;
+}
+
+/** The first of findings that say the same thing (a "now:" coverage finding the end state repeats stays once). */
+function dedupeFindings(findings: readonly Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((entry) => {
+    const key = `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message.replace(/^(now|on the way): /, "")}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Of versions sorted oldest first: the newest patch of the oldest minor among them. */
@@ -238,6 +307,7 @@ class Planner {
   private order = 0;
   private judgedEntries = 0;
   private readonly targetMinor: number;
+  private readonly passing = new Map<string, Finding>();
 
   constructor(
     private readonly snapshot: KbSnapshot,
@@ -409,7 +479,7 @@ class Planner {
    * and shims that serve every node). A change to a kube-apiserver or to an
    * entry without an instance can affect anything, so the whole state is judged.
    */
-  private errorsOf(state: ClusterPlan, changed: readonly PlannedComponent[] = []): Finding[] {
+  private errorsOf(state: ClusterPlan, changed: readonly PlannedComponent[] = [], record = false): Finding[] {
     const judged = relevantPart(state, changed);
     this.judgedEntries += judged.entries.length;
     if (this.judgedEntries > MAX_JUDGED_ENTRIES) {
@@ -418,18 +488,36 @@ class Planner {
         "current.components",
       );
     }
-    // Add-ons are moved by prepareAddonsFor, around the hop that needs it; their own findings do not block a step.
-    return judgePlan(this.snapshot, judged, this.profile, this.asOf, { errorsOnly: true }).filter((entry) => entry.check !== "ADDON" && entry.check !== "PLATFORM");
+    const errors = judgePlan(this.snapshot, judged, this.profile, this.asOf, { errorsOnly: true });
+    // Add-ons are moved by prepareAddonsFor, around the hop that needs it, and a platform's end of support is why
+    // the cluster upgrades: neither blocks a step; both are remembered and said as "on the way".
+    const passing = errors.filter((entry) => entry.check === "ADDON" || entry.check === "PLATFORM");
+    if (record) for (const entry of passing) this.passing.set(sameFinding(entry), entry);
+    return errors.filter((entry) => entry.check !== "ADDON" && entry.check !== "PLATFORM");
   }
 
-  private withChanges(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>): ClusterPlan {
-    const replaced = new Map(changes.map(({ entry, to }) => [entry, to]));
+  /** The errors of states on the way that do not block a step (see errorsOf). */
+  get onTheWay(): Finding[] {
+    return [...this.passing.values()];
+  }
+
+  /** The state after `changes`: each entry moved to its version, with what the input said of it (its nodes, its feature gates) kept. */
+  private withChanges(changes: readonly Change[]): ClusterPlan {
+    const replaced = new Map(changes.map((change) => [label(change.entry), change]));
     return {
       ...this.state,
       entries: this.state.entries.map((entry) => {
-        const to = replaced.get(entry);
-        if (to === undefined) return entry;
-        return entry.addon === undefined ? plannedComponent(this.component(entry.component), entry.instance, to, entry.component) : plannedAddon(entry.addon, entry.instance, to, entry.component);
+        const change = replaced.get(label(entry));
+        if (change === undefined) return entry;
+        const moved =
+          change.to === entry.version
+            ? entry
+            : entry.addon === undefined
+              ? plannedComponent(this.component(entry.component), entry.instance, change.to, entry.component)
+              : plannedAddon(entry.addon, entry.instance, change.to, entry.component);
+        const node = change.node ?? entry.node;
+        const featureGates = change.featureGates ?? entry.featureGates;
+        return { ...moved, ...(node === undefined ? {} : { node }), ...(featureGates === undefined ? {} : { featureGates }) };
       }),
     };
   }
@@ -438,29 +526,39 @@ class Planner {
     return this.snapshot.findComponent(name)!;
   }
 
-  /** Applies one step (or a group done together); refuses any that leaves the cluster unsupported. */
-  private step(changes: ReadonlyArray<{ entry: PlannedComponent; to: string }>, note: string): void {
+  /** Applies one step (or a group done together); refuses any that leaves the cluster unsupported, naming the findings that block it. */
+  private step(asked: readonly Change[], note: string, action: StepAction = "UPGRADE"): void {
+    if (action === "UPGRADE") this.dropLockedGatesBefore(asked);
+    // Entries by their name in the state as it is now (an earlier step of this one may have replaced them).
+    const changes = asked.map((change) => ({ ...change, entry: this.state.entries.find((entry) => label(entry) === label(change.entry)) ?? change.entry }));
     const next = this.withChanges(changes);
     const errors = this.errorsOf(
       next,
       changes.map(({ entry }) => entry),
+      true,
     );
     if (errors.length > 0) {
-      throw new Blocked(
-        `cannot ${changes.map(({ entry, to }) => `move ${label(entry)} from ${entry.version} to ${to}`).join(" and ")}: ${errors.map((error) => error.message).join(" ")}`,
+      const what = changes.map(({ entry, to }) =>
+        action === "MIGRATE_CGROUP_V2" ? `move the nodes of ${label(entry)} to cgroup v2` : action === "REMOVE_FEATURE_GATES" ? `drop feature gates from ${label(entry)}` : `move ${label(entry)} from ${entry.version} to ${to}`,
       );
+      throw new Blocked(`cannot ${what.join(" and ")}: ${errors.map((error) => error.message).join(" ")}`, errors);
     }
     this.order += 1;
-    for (const { entry, to } of changes) {
-      this.steps.push({ order: this.order, component: entry.component, instance: entry.instance, fromVersion: entry.version, toVersion: to, note });
+    for (const { entry, to, featureGates } of changes) {
+      const gates = action === "REMOVE_FEATURE_GATES" ? (featureGates ?? []).map((setting) => `${setting.name}=${setting.value}`).join(",") : null;
+      this.steps.push({ order: this.order, action, component: entry.component, instance: entry.instance, fromVersion: entry.version, toVersion: to, note, featureGates: gates });
     }
     this.state = next;
   }
 
-  /** etcd goes first: to the version kubeadm deploys with the next minor, when the knowledge base knows it. */
+  /**
+   * etcd goes first: to the version kubeadm deploys with the next minor, when the knowledge base knows it, along
+   * etcd's own upgrade path (etcdWaypoints: the patch the next minor's guide asks for, then one minor at a time).
+   * Each waypoint is a rolling upgrade: every member reaches it, one member at a time, before any member goes on.
+   */
   private prepareEtcd(next: number): void {
-    const etcds = this.state.entries.filter((entry) => entry.component === "etcd" && entry.release !== null);
-    if (etcds.length === 0) return;
+    const members = this.state.entries.filter((entry) => entry.component === "etcd" && entry.release !== null);
+    if (members.length === 0) return;
     const release = this.snapshot.findRelease(minorWords(next));
     if (release?.etcdVersion == null) {
       this.notes.push(
@@ -474,13 +572,19 @@ class Planner {
       );
       return;
     }
-    const wanted = parseComponentVersion(release.etcdVersion);
-    for (const etcd of etcds) {
-      if (compareComponentVersions(etcd.release!, wanted) < 0) {
-        this.step(
-          [{ entry: etcd, to: `${wanted.major}.${wanted.minor}.${wanted.patch}` }],
-          `etcd before kube-apiserver: kubeadm deploys etcd ${release.etcdVersion} with Kubernetes ${release.version}`,
-        );
+    const kubeadm = parseComponentVersion(release.etcdVersion);
+    const wanted = parseComponentVersion(`${kubeadm.major}.${kubeadm.minor}.${kubeadm.patch}`);
+    const oldest = members.map((member) => member.release!).reduce((a, b) => (compareComponentVersions(b, a) < 0 ? b : a));
+    if (compareComponentVersions(oldest, wanted) >= 0) return;
+    for (const waypoint of etcdWaypoints(this.snapshot, oldest, wanted)) {
+      const last = compareComponentVersions(waypoint, wanted) === 0;
+      const line = `${waypoint.major}.${waypoint.minor}`;
+      const why = last
+        ? `etcd before kube-apiserver: kubeadm deploys etcd ${release.etcdVersion} with Kubernetes ${release.version}`
+        : `etcd to ${waypoint.raw} (or the newest ${line} patch) on the way to ${wanted.raw}: etcd upgrades one minor at a time, and its guide asks every member to be on this patch or newer before the next minor`;
+      for (const member of this.state.entries.filter((entry) => entry.component === "etcd" && entry.release !== null)) {
+        if (compareComponentVersions(member.release!, waypoint) >= 0) continue;
+        this.step([{ entry: member, to: waypoint.raw }], `${why}; one member at a time${members.length > 1 ? ", checking etcdctl endpoint health before the next" : ""}`);
       }
     }
   }
@@ -533,6 +637,7 @@ class Planner {
   /** Drains and moves one pool: its runtime first when the new kubelet needs it, then kubelet (with kube-proxy where they must move together). */
   private moveNode(kubelet: PlannedComponent, minor: number, why: string): void {
     this.prepareRuntimeFor(kubelet, minor);
+    this.prepareCgroupFor(kubelet, minor);
     const current = this.state.entries.find((entry) => entry.component === "kubelet" && entry.instance === kubelet.instance)!;
     const to = this.versionFor(minor);
     const proxy = this.state.entries.find((entry) => entry.component === "kube-proxy" && entry.instance === kubelet.instance);
@@ -546,6 +651,108 @@ class Planner {
     } else {
       this.step([{ entry: current, to }], note);
     }
+  }
+
+  /**
+   * Gates a component sets that the version it moves to no longer has are dropped first, in a step of their own,
+   * where the setting is the value the gate had become (GA, deprecated or locked): the flag goes, the behaviour
+   * stays. A gate set against that value is not dropped (that changes behaviour), nor one locked the other way:
+   * the step after then fails with FEATURE_GATE_REMOVED or FEATURE_GATE_LOCKED, and the plan says so.
+   */
+  private dropLockedGatesBefore(changes: readonly Change[]): void {
+    for (const change of changes) {
+      const entry = this.state.entries.find((candidate) => label(candidate) === label(change.entry));
+      if (entry?.featureGates === undefined || entry.kubernetes === null || change.to === entry.version) continue;
+      const minor = minorOf(parseKubernetesVersion(change.to));
+      const droppable = entry.featureGates.filter((setting) => lockedValueAt(this.snapshot, setting.name, minor) === setting.value);
+      if (droppable.length === 0) continue;
+      const kept = entry.featureGates.filter((setting) => !droppable.includes(setting));
+      this.step(
+        [{ entry, to: entry.version, featureGates: kept }],
+        `drop ${droppable.map((setting) => `${setting.name}=${setting.value}`).join(", ")} from ${label(entry)}'s --feature-gates before it goes to ${minor}: ${minor} no longer takes ${droppable.length === 1 ? "this gate" : "these gates"} (removed, or locked to the value set), so the setting goes and the behaviour stays`,
+        "REMOVE_FEATURE_GATES",
+      );
+    }
+  }
+
+  /**
+   * A pool on cgroup v1 whose kubelet would not start at `minor` (failCgroupV1, from 1.35) moves to cgroup v2
+   * first: a step of its own, judged like any other, before the kubelet moves. Setting failCgroupV1: false
+   * instead only postpones it (cgroup v1 support is in maintenance and its removal is planned), so the plan
+   * does not choose that; the finding of the step's note says it is possible.
+   */
+  private prepareCgroupFor(kubelet: PlannedComponent, minor: number): void {
+    const current = this.state.entries.find((entry) => entry.component === "kubelet" && entry.instance === kubelet.instance)!;
+    const node = current.node;
+    if (node === undefined || node.cgroupVersion !== "v1") return;
+    const at = parseKubernetesVersion(this.versionFor(minor));
+    const refused = checkKubeletCgroup(this.snapshot, { ...current, kubernetes: at, version: formatVersion(at) }, node).find((entry) => entry.severity === "ERROR");
+    if (refused === undefined) return;
+    this.step(
+      [{ entry: current, to: current.version, node: { cgroupVersion: "v2", failCgroupV1: node.failCgroupV1 } }],
+      `move the node${kubelet.instance === null ? "s" : `s of ${kubelet.instance}`} to cgroup v2 (a node image or OS that mounts cgroup v2; new nodes, or a reboot with systemd.unified_cgroup_hierarchy=1) before the kubelet goes to ${minorWords(minor)}: ${refused.message}`,
+      "MIGRATE_CGROUP_V2",
+    );
+  }
+
+  /**
+   * The release line a runtime should be on for the whole of its pool's way, from the kubelet's minor today to
+   * `wayEnd`: a line that validate finds nothing against (no requirement, recommendation or ending support of
+   * the runtime's table unmet) at every kubelet minor of the way, and that is released and not past its own end
+   * of life on the plan's day. The current line when it is such a line (at the highest floor on the way), else
+   * a line in its project's active support before one in extended support (whose scope is often one platform's
+   * minors), the oldest first. Null when the runtime already is there; undefined when no known line covers the
+   * whole way (the minor-by-minor choice of runtimeTarget applies then, and the end state says what is left).
+   */
+  private lineForWholePath(runtime: PlannedComponent, kubelet: PlannedComponent, wayEnd: number): { version: string; why: string } | null | undefined {
+    const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
+    const release = runtime.release;
+    if (lines.length === 0 || release === null) return undefined;
+    const served = this.state.entries.filter(
+      (entry) => entry.component === "kubelet" && entry.kubernetes !== null && (entry.instance === runtime.instance || runtime.instance === null),
+    );
+    const from = Math.min(minorIndex(kubelet.kubernetes!), ...served.map((entry) => minorIndex(entry.kubernetes!)));
+    const minors = Array.from({ length: Math.max(0, wayEnd - from) + 1 }, (_, step) => from + step);
+    const kubeletRecord = this.component("kubelet");
+    const runtimeRecord = this.component(runtime.component);
+    const clean = (version: string): boolean => {
+      const candidate = plannedComponent(runtimeRecord, runtime.instance, version, runtime.component);
+      if (checkRuntimeEndOfLife(this.snapshot, candidate, this.asOf).length > 0) return false;
+      return minors.every((at) => {
+        const pair: ClusterPlan = { entries: [candidate, plannedComponent(kubeletRecord, runtime.instance, this.versionFor(at), "kubelet")] };
+        return checkRuntimes(this.snapshot, pair).every((entry) => entry.severity === "INFO");
+      });
+    };
+    const floors = this.snapshot.runtimeRequirements
+      .filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= wayEnd)
+      .flatMap((requirement) => [...requirement.lineMinVersions, ...(requirement.minVersion === null ? [] : [requirement.minVersion])])
+      .map((floor) => parseComponentVersion(floor));
+    const versionOn = (line: string): ComponentVersion => {
+      const [major, minor] = line.split(".").map(Number) as [number, number];
+      const onLine = [...floors.filter((floor) => floor.major === major && floor.minor === minor), ...(release.major === major && release.minor === minor ? [release] : [])];
+      return onLine.length === 0 ? parseComponentVersion(`${line}.0`) : onLine.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
+    };
+    const currentLine = `${release.major}.${release.minor}`;
+    const inActiveSupport = (line: RuntimeReleaseRecord): boolean => line.endOfActiveSupport === null || line.endOfActiveSupport >= this.asOf;
+    const candidates = lines
+      .filter((line) => !line.tentative && (line.releaseDate === null || line.releaseDate <= this.asOf))
+      .map((line) => ({ line, version: versionOn(line.line) }))
+      .filter(({ version }) => compareComponentVersions(version, release) >= 0)
+      .sort(
+        (a, b) =>
+          Number(b.line.line === currentLine) - Number(a.line.line === currentLine) ||
+          Number(inActiveSupport(b.line)) - Number(inActiveSupport(a.line)) ||
+          compareComponentVersions(a.version, b.version),
+      );
+    const chosen = candidates.find(({ version }) => clean(version.raw));
+    if (chosen === undefined) return undefined;
+    if (compareComponentVersions(chosen.version, release) === 0) return null;
+    const way = `Kubernetes ${minorWords(minors[0]!)}${minors.length > 1 ? ` to ${minorWords(minors.at(-1)!)}` : ""}`;
+    const support = inActiveSupport(chosen.line) ? "in its project's active support" : `in extended support only (${chosen.line.extendedSupportScope ?? "limited scope"})`;
+    return {
+      version: chosen.version.raw,
+      why: `${runtime.component} ${chosen.line.line} meets every requirement and recommendation of ${runtime.component}'s table for ${way} and is ${support} on ${this.asOf}, so the pool moves its runtime once; use the newest patch of the ${chosen.line.line} line`,
+    };
   }
 
   private prepareRuntimeFor(kubelet: PlannedComponent, minor: number): void {
@@ -568,15 +775,37 @@ class Planner {
         .map((requirement) => parseComponentVersion(requirement.minVersion))
         .filter((floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0);
       const endingBelow = endings.length === 0 ? null : endings.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
-      const wanted = runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, { lines, asOf: this.asOf, endingBelow });
+      const whole = this.lineForWholePath(runtime, kubelet, wayEnd);
+      const wanted = whole !== undefined ? whole : runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, { lines, asOf: this.asOf, endingBelow });
       if (wanted === null) continue;
       this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
     }
   }
 }
 
+/** One change of a step: an entry to a version (its own, when only its nodes or gates change), and its nodes' facts or gates after it. */
+interface Change {
+  readonly entry: PlannedComponent;
+  readonly to: string;
+  readonly node?: NodeFacts;
+  readonly featureGates?: readonly GateSetting[];
+}
+
+/**
+ * The value a gate removed by `minor` was fixed to before it went (its last stage's, when that stage was GA,
+ * deprecated or locked): setting it to that value changed nothing, so the setting can go. Undefined when the
+ * gate still exists at `minor`, or its last value was still a choice.
+ */
+function lockedValueAt(snapshot: KbSnapshot, name: string, minor: string): boolean | undefined {
+  const gate = snapshot.featureGates.find((candidate) => candidate.name === name);
+  if (gate === undefined || gate.removedIn === null || compareMinors(gate.removedIn, minor) > 0) return undefined;
+  const last = gate.stages.at(-1)!;
+  return last.locked || last.stage === "GA" || last.stage === "DEPRECATED" ? last.defaultValue : undefined;
+}
+
 function relevantPart(state: ClusterPlan, changed: readonly PlannedComponent[]): ClusterPlan {
-  if (changed.length === 0 || changed.some((entry) => entry.component === "kube-apiserver" || entry.instance === null)) return state;
+  // The apiservers, etcd's members and entries without an instance are judged against their peers and everything else.
+  if (changed.length === 0 || changed.some((entry) => entry.component === "kube-apiserver" || entry.category === "datastore" || entry.instance === null)) return state;
   const instances = new Set(changed.map((entry) => entry.instance));
   return { ...state, entries: state.entries.filter((entry) => entry.component === "kube-apiserver" || entry.instance === null || instances.has(entry.instance)) };
 }

@@ -16,14 +16,16 @@ import { judgeFeatureGates } from "./feature-gates.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { checkKubeletCgroup, checkRuntimeCgroup, checkRuntimeEndOfLife } from "./node-checks.js";
-import { checkReleases, parseAsOf } from "./release-checks.js";
+import { checkReleases } from "./release-checks.js";
+import { parseAsOf } from "./days.js";
 import { checkRuntimes } from "./runtime-checks.js";
+import { checkEtcdMembers } from "./etcd-checks.js";
 import { checkAgainstApiservers, checkApiserverSpread, checkKubeProxyAgainstKubelet, controlPlaneMinor, rulesInForce } from "./skew-checks.js";
 import { minorOf } from "../core/versions.js";
 import { judgeAddon } from "./addons.js";
-import { judgePlatform, recognisePlatform, resolvePlatform } from "./platforms.js";
+import { recognisePlatform, resolvePlatform } from "./platforms.js";
 
-export { parseAsOf, today } from "./release-checks.js";
+export { parseAsOf, today } from "./days.js";
 export { controlPlaneMinor } from "./skew-checks.js";
 
 export interface ValidateOptions {
@@ -56,8 +58,9 @@ export function onPlatform(snapshot: KbSnapshot, plan: ClusterPlan, platform: st
 
 /**
  * All findings for an already parsed plan; the planner calls this after every step. With `errorsOnly` (the
- * planner asking whether a step is allowed) the checks that never give an ERROR, or whose ERRORs do not block
- * a step, are left out: the release calendar, the knowledge's edges, runtimes' end of life, add-ons, platforms.
+ * planner asking whether a step is allowed) only ERRORs are returned, and only the checks that never give an
+ * ERROR are left out (the knowledge's edges, runtimes' own end of life): every check that can fail on a state
+ * runs on every state. test/plan-properties.test.ts re-validates every state of generated plans in full.
  */
 export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: string, asOf: string, options: { readonly errorsOnly?: boolean } = {}): Finding[] {
   const all = options.errorsOnly !== true;
@@ -81,25 +84,16 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   }
   if (policyMinor !== null) findings.push(...checkKubeProxyAgainstKubelet(plan, rules, policyMinor, profile));
   findings.push(...checkRuntimes(snapshot, plan));
+  findings.push(...checkEtcdMembers(snapshot, plan));
   findings.push(...checkNodes(snapshot, plan, asOf, all));
-  if (all) findings.push(...onCalendar(checkReleases(snapshot, plan, asOf), plan, policyMinor, asOf));
-  if (all && apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
+  findings.push(...checkReleases(snapshot, plan, asOf));
+  if (apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
   for (const entry of plan.entries) {
     if (entry.featureGates === undefined || entry.kubernetes === null) continue;
     findings.push(...judgeFeatureGates(snapshot, entry.featureGates, `${entry.kubernetes.major}.${entry.kubernetes.minor}`, { component: entry.component, instance: entry.instance }));
   }
   if (all) findings.push(...knowledgeEdges(snapshot, plan));
   return dedupe(all ? findings : findings.filter((entry) => entry.severity === "ERROR"));
-}
-
-/**
- * On a managed platform, the platform's calendar judges the control plane's
- * minor instead of upstream's (which ends long before EKS's extended support):
- * checkReleases leaves out the minors the platform has rows for.
- */
-function onCalendar(upstream: Finding[], plan: ClusterPlan, minor: string | null, asOf: string): Finding[] {
-  if (plan.platform === undefined || minor === null) return upstream;
-  return [...upstream, ...judgePlatform(plan.platform, minor, asOf)];
 }
 
 /** Every add-on of the plan against the control plane's minor. */
@@ -122,8 +116,9 @@ function checkNodes(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string, endOf
     }
   }
   if (!endOfLife) return findings;
+  // Container runtimes and etcd alike: each by its own project's release lines.
   for (const runtime of plan.entries) {
-    if (runtime.category === "container-runtime") findings.push(...checkRuntimeEndOfLife(snapshot, runtime, asOf));
+    if (runtime.category === "container-runtime" || runtime.category === "datastore") findings.push(...checkRuntimeEndOfLife(snapshot, runtime, asOf));
   }
   return findings;
 }

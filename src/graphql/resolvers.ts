@@ -19,8 +19,8 @@ import { checkFirewall, firewallRules, listFlows, parseRoleCidrs } from "../doma
 import { upgradeImpact } from "../domain/impact.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { parseAsOf, today, validateCluster } from "../domain/validate.js";
-import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
-import { parseMinor } from "../core/versions.js";
+import { releaseStatus } from "../domain/release-status.js";
+import { readMinor } from "../domain/version-reader.js";
 import { filesFromBundle } from "../knowledge/export.js";
 import { requireImporter } from "../http/auth.js";
 import { InputError, UnavailableError } from "../core/errors.js";
@@ -73,7 +73,7 @@ export const resolvers: Resolvers = {
     },
     release: (_parent, { version, asOf }, { snapshot }) => {
       const day = parseAsOf(asOf, "asOf");
-      const release = snapshot.findRelease(parseMinor(String(resolveVersionAlias(snapshot, version, day, "version")), "version"));
+      const release = snapshot.findRelease(readMinor(snapshot, version, "version", day));
       return release === undefined ? null : { ...release, support: releaseStatus(snapshot, release, day) };
     },
     profiles: (_parent, _args, { snapshot }) => [...snapshot.profiles],
@@ -109,8 +109,8 @@ export const resolvers: Resolvers = {
     validateFromKubectl: (_parent, { kubectl, profile, asOf, platform }, { snapshot }) => validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
     planUpgradeFromKubectl: (_parent, { kubectl, targetVersion, profile, asOf, platform }, { snapshot }) =>
       planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, { profile, asOf, platform }),
-    checkRollback: (_parent, { current, component, instance, toVersion, profile }, { snapshot }) =>
-      checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile }),
+    checkRollback: (_parent, { current, component, instance, toVersion, profile, asOf, platform }, { snapshot }) =>
+      checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile, asOf, platform }),
     scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
     // In slices, so a large scan does not hold other requests (src/core/slices.ts).
     scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),

@@ -376,6 +376,15 @@ export const runtimeReleaseRecord = z
     tentative: z.boolean().default(false),
     /** Who extends support beyond the maintainers, and for what. */
     extendedSupportScope: optionalText,
+    /**
+     * The one line a running cluster may upgrade onto this line from (etcd: the previous minor; a minor is never
+     * skipped), null where the project states no such rule.
+     */
+    upgradeFromLine: releaseLineName.nullable().default(null),
+    /** The lowest version of upgradeFromLine that may move onto this line (etcd 3.5.32 before 3.6); null where none is stated. */
+    upgradeFromMinVersion: z.string().regex(/^\d+\.\d+\.\d+$/, "must be a version such as 3.5.32").nullable().default(null),
+    /** The project's upgrade guide or advisory that states the two fields above. */
+    upgradeSourceUrl: sourceUrl.nullable().default(null),
     sourceUrl,
     notes: optionalText,
     disagreement: optionalText,
@@ -387,7 +396,15 @@ export const runtimeReleaseRecord = z
   .refine(
     (release) => release.endOfActiveSupport === null || release.endOfLife === null || release.endOfActiveSupport <= release.endOfLife,
     { message: "must not be after endOfLife", path: ["endOfActiveSupport"] },
-  );
+  )
+  .refine((release) => release.upgradeFromMinVersion === null || (release.upgradeFromLine !== null && release.upgradeFromMinVersion.startsWith(`${release.upgradeFromLine}.`)), {
+    message: "must be a version of upgradeFromLine",
+    path: ["upgradeFromMinVersion"],
+  })
+  .refine((release) => (release.upgradeFromLine === null) === (release.upgradeSourceUrl === null), {
+    message: "an upgrade rule needs its source, and a source needs the rule",
+    path: ["upgradeSourceUrl"],
+  });
 
 /**
  * A fact about the node a component runs on rather than about a version of

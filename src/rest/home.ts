@@ -68,9 +68,13 @@ export interface PlanForm {
   readonly version: string;
   readonly target: string;
   readonly profile: string;
+  /** The platform as named (eks, gke, aks, upstream); empty: recognised from the nodes and versions. */
+  readonly platform: string;
+  /** The day the plan is judged on, YYYY-MM-DD; empty: today. */
+  readonly asOf: string;
 }
 
-const EMPTY_FORM: PlanForm = { nodes: "", version: "", target: "latest", profile: "upstream" };
+const EMPTY_FORM: PlanForm = { nodes: "", version: "", target: "latest", profile: "upstream", platform: "", asOf: "" };
 
 /** The drawn plan, or what to fix in the form. */
 export type PlanOutcome = { readonly plan: ReturnType<typeof planUpgradeFromKubectl>; readonly currentMinor: string } | { readonly error: string };
@@ -98,6 +102,8 @@ function planSection(form: PlanForm, outcome: PlanOutcome | undefined): string {
     <textarea id="version" name="version" rows="3" cols="100" spellcheck="false">${escape(form.version)}</textarea></p>
     <p><label for="target">Upgrade to</label> <input id="target" name="target" value="${escape(form.target)}" size="10">
     <label for="profile">profile</label> <select id="profile" name="profile">${profiles}</select>
+    <label for="platform">platform</label> <input id="platform" name="platform" value="${escape(form.platform)}" size="9" placeholder="recognised">
+    <label for="asOf">as of</label> <input id="asOf" name="asOf" value="${escape(form.asOf)}" size="10" placeholder="today">
     <button type="submit">Draw the plan</button></p>
   </form>
   ${answer}`;
@@ -175,7 +181,11 @@ export function drawPlan(snapshot: KbSnapshot, form: PlanForm): PlanOutcome {
     const kubectlVersion = kubectlVersionOf(form.version);
     if (kubectlVersion === undefined) throw new InputError("paste the output of `kubectl version` (or type the control plane's version, such as 1.30.4): `kubectl get nodes` does not show the apiserver's version", "version");
     const nodes = form.nodes.trim() === "" ? undefined : form.nodes;
-    const plan = planUpgradeFromKubectl(snapshot, { kubectlVersion, nodes }, form.target.trim() === "" ? "latest" : form.target.trim(), { profile: form.profile });
+    const plan = planUpgradeFromKubectl(snapshot, { kubectlVersion, nodes }, form.target.trim() === "" ? "latest" : form.target.trim(), {
+      profile: form.profile,
+      platform: form.platform.trim() === "" ? undefined : form.platform,
+      asOf: form.asOf.trim() === "" ? undefined : form.asOf,
+    });
     return { plan, currentMinor: startingMinor(plan) };
   } catch (error) {
     if (error instanceof InputError) return { error: error.message };
@@ -183,7 +193,7 @@ export function drawPlan(snapshot: KbSnapshot, form: PlanForm): PlanOutcome {
   }
 }
 
-type FormField = "nodes" | "version" | "target" | "profile";
+type FormField = keyof PlanForm;
 const MAX_FORM_BYTES = 5 * 1024 * 1024;
 
 export function homeRoutes(kb: KnowledgeBase): Router {
@@ -197,7 +207,14 @@ export function homeRoutes(kb: KnowledgeBase): Router {
       const value = body[name];
       return typeof value === "string" ? value : fallback;
     };
-    const form: PlanForm = { nodes: field("nodes", ""), version: field("version", ""), target: field("target", "latest"), profile: field("profile", "upstream") };
+    const form: PlanForm = {
+      nodes: field("nodes", ""),
+      version: field("version", ""),
+      target: field("target", "latest"),
+      profile: field("profile", "upstream"),
+      platform: field("platform", ""),
+      asOf: field("asOf", ""),
+    };
     const snapshot = kb.current();
     const outcome = drawPlan(snapshot, form);
     res.status("error" in outcome ? 400 : 200).type("html").send(homePage(summarise(snapshot), snapshot, form, outcome));

@@ -78,6 +78,8 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
       instance: body.instance,
       toVersion: body.toVersion,
       profile: body.profile,
+      asOf: body.asOf,
+      platform: body.platform,
     });
   });
 

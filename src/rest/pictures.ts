@@ -8,7 +8,7 @@
  */
 import type { CompatibilityMatrix, MatrixCell, MatrixColumn } from "../domain/matrix.js";
 import type { ReleaseStatus } from "../domain/release-status.js";
-import type { PlanHop } from "../domain/plan-timeline.js";
+import { stepText, type PlanHop } from "../domain/plan-timeline.js";
 import type { Finding } from "../domain/findings.js";
 
 const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -125,7 +125,7 @@ export function planSvg(hops: readonly PlanHop[], currentMinor: string): string 
   const maxLines = 14;
   const linesOf = (hop: PlanHop): Array<{ text: string; kind: string }> => {
     const lines = [
-      ...hop.steps.map((step) => ({ text: `${step.order}. ${step.component}${step.instance ? `@${step.instance}` : ""} → ${step.toVersion}`, kind: "step" })),
+      ...hop.steps.map((step) => ({ text: stepText(step), kind: "step" })),
       ...hop.removals.map((text) => ({ text: `removed: ${text}`, kind: "removal" })),
       ...hop.changes.map((text) => ({ text: `changes: ${text}`, kind: "change" })),
     ];

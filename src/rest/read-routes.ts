@@ -20,7 +20,7 @@ import {
 import { InputError } from "../core/errors.js";
 import { firewallRules, listFlows, parseRoleCidrs, type FirewallFormat } from "../domain/firewall.js";
 import { upgradeImpact } from "../domain/impact.js";
-import { releaseStatus, resolveVersionAlias } from "../domain/release-status.js";
+import { releaseStatus } from "../domain/release-status.js";
 import { parseAsOf } from "../domain/validate.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { EntityName } from "../knowledge/records.js";
@@ -100,7 +100,7 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
   get<{ version: string }>("/releases/:version", (req, snapshot) => {
     const query = parseQuery({ asOf: filterValue.optional() }, req);
     const asOf = parseAsOf(query.asOf);
-    const release = getRelease(snapshot, String(resolveVersionAlias(snapshot, req.params.version, asOf, "version")));
+    const release = getRelease(snapshot, req.params.version, asOf);
     // Computed, not part of the record: an edit may send it back and it is ignored.
     return { ...release, support: releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
   });

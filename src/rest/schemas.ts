@@ -64,7 +64,7 @@ const profile = shortText("Policy profile: upstream (default) or strict, or one 
 const asOf = shortText("The day to judge end of life on, YYYY-MM-DD (default today).", "2026-11-29").nullish();
 const targetVersion = shortText("The Kubernetes version to upgrade to; its minor is what counts.", "1.30");
 
-const platform = shortText("The managed platform: eks, gke or aks (its calendar judges the control plane's minor), or upstream for a self-managed cluster; recognised from versions such as v1.29.3-eks-1234567 and node labels when left out.", "eks").nullish();
+const platform = shortText("The managed platform: eks, gke or aks (its calendar judges every minor the cluster runs where it has a row), or upstream for a self-managed cluster; recognised from versions such as v1.29.3-eks-1234567 and node labels when left out.", "eks").nullish();
 
 export const validateRequest = z.strictObject({ components, profile, asOf, platform }).openapi("ValidateRequest");
 
@@ -79,6 +79,8 @@ export const rollbackRequest = z
     instance: shortText("Which instance, when the component runs as several.", "pool-a").nullish(),
     toVersion: shortText("The older version to go back to.", "1.28.9"),
     profile,
+    asOf,
+    platform,
   })
   .openapi("RollbackRequest");
 
@@ -169,11 +171,16 @@ export const upgradePlan = z
       z
         .object({
           order: z.number().int().openapi({ description: "Steps that share an order are done together." }),
+          action: z.enum(["UPGRADE", "MIGRATE_CGROUP_V2", "REMOVE_FEATURE_GATES"]).openapi({
+            description:
+              "UPGRADE moves the component from fromVersion to toVersion; MIGRATE_CGROUP_V2 moves the nodes of the kubelet's pool to cgroup v2 (versions unchanged) before its kubelet reaches a minor that refuses cgroup v1; REMOVE_FEATURE_GATES drops gates the next version no longer has from the component's --feature-gates (versions unchanged; the note names them).",
+          }),
           component: z.string(),
           instance: z.string().nullable(),
           fromVersion: z.string(),
           toVersion: z.string(),
           note: z.string(),
+          featureGates: z.string().nullable().openapi({ description: "For REMOVE_FEATURE_GATES: the component's --feature-gates after the step (A=true,B=false; empty when none is left); null for other steps." }),
         })
         .openapi("UpgradeStep"),
     ),

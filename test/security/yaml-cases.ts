@@ -86,9 +86,11 @@ const report = (check: (report: { documentsScanned: number; objectsScanned: numb
 const unreadable = (name: string, body: unknown, message: RegExp) =>
   scanYaml(name, body, 200, null, {
     check: (answer) => {
-      const scan = answer as { complete: boolean; status: string; notes: Array<{ code: string; message: string }> };
+      const scan = answer as { complete: boolean; status: string; objectsScanned: number; notes: Array<{ code: string; message: string }> };
       assert.equal(scan.complete, false);
-      assert.equal(scan.status, "UNSUPPORTED");
+      // Nothing readable is nothing judged (NOT_JUDGED, never green); an unreadable document beside judged objects is an ERROR.
+      assert.equal(scan.status, scan.objectsScanned === 0 ? "NOT_JUDGED" : "UNSUPPORTED");
+      if (scan.objectsScanned === 0) assert.ok(scan.notes.some((entry) => entry.code === "NOTHING_JUDGED"), JSON.stringify(scan.notes));
       const note = scan.notes.find((entry) => entry.code === "DOCUMENT_UNREADABLE");
       assert.ok(note, JSON.stringify(scan.notes));
       assert.match(note.message, message);

@@ -32,6 +32,8 @@ export interface ValidationAnswer {
 
 export interface UpgradeStep {
   readonly order: number;
+  /** UPGRADE or MIGRATE_CGROUP_V2 (the pool's nodes to cgroup v2, versions unchanged); absent from older servers. */
+  readonly action?: string;
   readonly component: string;
   readonly instance: string | null;
   readonly fromVersion: string;
@@ -80,6 +82,8 @@ export interface ManifestFinding extends ObjectFinding {
 
 export interface ScanAnswer {
   readonly targetVersion: string;
+  /** SUPPORTED, SUPPORTED_WITH_WARNINGS, UNSUPPORTED or NOT_JUDGED; absent from older servers. */
+  readonly status?: string;
   readonly kbRevision: number;
   readonly documentsScanned: number;
   readonly objectsScanned: number;
@@ -167,14 +171,32 @@ export function asScanAnswer(answer: unknown, server: string, route: string): Sc
 
 /**
  * The exit code of a judged answer under --fail-on: error fails on an ERROR
- * or a question that could not be checked (ok false); warning also on any
- * WARNING; eol also on anything past its end of life.
+ * or a question that could not be checked (status UNSUPPORTED or NOT_JUDGED,
+ * ok false); warning also on any WARNING; eol also on anything past its end
+ * of life. The exit code follows the status the server gave.
  */
-export function fails(answer: { readonly ok?: boolean; readonly findings: readonly { severity: string; code: string; check?: string }[] }, failOn: "error" | "warning" | "eol"): boolean {
-  if (answer.ok === false || hasError(answer.findings)) return true;
+export function fails(
+  answer: { readonly ok?: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string; check?: string }[] },
+  failOn: "error" | "warning" | "eol",
+): boolean {
+  if (answer.ok === false || answer.status === "UNSUPPORTED" || answer.status === "NOT_JUDGED" || hasError(answer.findings)) return true;
   if (failOn === "warning") return answer.findings.some((finding) => finding.severity === "WARNING");
   if (failOn === "eol") return answer.findings.some((finding) => finding.check === "END_OF_LIFE");
   return false;
+}
+
+/**
+ * The verdict of several files' scans as one: NOT_JUDGED only when no file could be judged (a values file
+ * among manifests is said by its own NOTHING_JUDGED warning), else the worst of the others.
+ */
+export function scanStatus(statuses: readonly (string | undefined)[]): string {
+  // An older server sends no status: its findings still decide the exit code (fails).
+  const known = statuses.map((status) => status ?? "SUPPORTED");
+  const judged = known.filter((status) => status !== "NOT_JUDGED");
+  if (judged.length === 0) return "NOT_JUDGED";
+  if (judged.includes("UNSUPPORTED")) return "UNSUPPORTED";
+  if (judged.length < known.length || judged.some((status) => status !== "SUPPORTED")) return "SUPPORTED_WITH_WARNINGS";
+  return "SUPPORTED";
 }
 
 export function hasError(findings: readonly { severity: string }[]): boolean {

@@ -59,17 +59,19 @@ const KUBECTL_WORKLOADS: FlagSpec = {
 const BUNDLE: FlagSpec = { name: "bundle", value: "FILE", description: "a bundle written by kubecompat collect: its kubectl version, nodes and workloads" };
 const PLATFORM: FlagSpec = { name: "platform", value: "NAME", description: "managed platform: eks, gke or aks (recognised from -eks-/-gke. versions and node labels when left out)" };
 
+const AS_OF: FlagSpec = { name: "as-of", value: "YYYY-MM-DD", description: "judge end of life and support on this day instead of today (overrides the plan file's asOf)" };
+
 const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
   check: [
     PROFILE,
-    { name: "as-of", value: "YYYY-MM-DD", description: "judge end of life on this day instead of today" },
+    AS_OF,
     KUBECTL_VERSION,
     KUBECTL_NODES,
     KUBECTL_WORKLOADS,
     BUNDLE,
     PLATFORM,
   ],
-  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, BUNDLE, PLATFORM],
+  plan: [{ name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.30 (required)" }, PROFILE, AS_OF, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, BUNDLE, PLATFORM],
   scan: [
     { name: "to", value: "VERSION", description: "target Kubernetes version, e.g. 1.29 (required)" },
     { name: "from", value: "VERSION", description: "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade" },
@@ -242,10 +244,11 @@ export function outputFormat(commandLine: CommandLine): OutputFormat {
 // ---------------------------------------------------------------------------------------------
 // Help
 
-const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; summary: string; examples: readonly string[] }>> = {
+const COMMAND_HELP: Readonly<Record<CommandName, { line: string; usage: readonly string[]; summary: string; examples: readonly string[] }>> = {
   check: {
+    line: "is this combination of versions supported?",
     usage: [
-      "kubecompat check PLAN_FILE [--profile NAME] [--as-of YYYY-MM-DD]",
+      "kubecompat check PLAN_FILE [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD]",
       "kubecompat check [--kubectl-version FILE] [--kubectl-nodes FILE] [--kubectl-workloads FILE] [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD]",
     ],
     summary:
@@ -258,9 +261,10 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     ],
   },
   plan: {
+    line: "the upgrade steps to a target version",
     usage: [
-      "kubecompat plan PLAN_FILE --to VERSION [--profile NAME]",
-      "kubecompat plan [--kubectl-version FILE] [--kubectl-nodes FILE] [--kubectl-workloads FILE] [--platform NAME] --to VERSION [--profile NAME]",
+      "kubecompat plan PLAN_FILE --to VERSION [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD]",
+      "kubecompat plan [--kubectl-version FILE] [--kubectl-nodes FILE] [--kubectl-workloads FILE] [--platform NAME] --to VERSION [--profile NAME] [--as-of YYYY-MM-DD]",
     ],
     summary:
       "The ordered upgrade steps from the versions in a plan file (or a running cluster, via kubectl) to a\n" +
@@ -268,6 +272,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat plan cluster.yaml --to 1.30", "kubecompat plan --kubectl-version v.json --kubectl-nodes nodes.json --to 1.30"],
   },
   scan: {
+    line: "manifests using API versions removed or deprecated at a target version",
     usage: ["kubecompat scan --to VERSION PATH..."],
     summary:
       "Which objects use API versions removed or deprecated at the target version? Each PATH is a file, a\n" +
@@ -276,6 +281,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat scan --to 1.29 manifests/", "helm template shop ./chart | kubecompat scan --to 1.29 -"],
   },
   collect: {
+    line: "gather what the checks need from a running cluster with your kubectl, into one bundle file",
     usage: ["kubecompat collect [--context NAME] [--output-file FILE]"],
     summary:
       "Runs your kubectl (KUBECTL, else kubectl on PATH) with your credentials to gather what the checks need into\n" +
@@ -284,6 +290,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat collect --context prod --output-file prod.json", "kubecompat scan-cluster --bundle prod.json --to 1.30"],
   },
   "scan-cluster": {
+    line: "what runs in a cluster (Helm releases, objects, deprecated API requests) judged for a target version",
     usage: ["kubecompat scan-cluster --to VERSION [--bundle FILE] [--helm FILE] [--objects FILE] [--metrics FILE] [--audit-log FILE]"],
     summary:
       "What runs in the cluster, judged for the target: the manifests Helm stored for each release (the next helm\n" +
@@ -292,6 +299,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat scan-cluster --bundle prod.json --to 1.30", "kubectl get --raw /metrics > m.txt && kubecompat scan-cluster --metrics m.txt --to 1.29"],
   },
   impact: {
+    line: "what changes between two minors beyond apiVersions",
     usage: ["kubecompat impact --from VERSION --to VERSION [--area AREAS]"],
     summary:
       "What changes between two minors beyond apiVersions: behaviour changes, configuration-file versions and\n" +
@@ -299,6 +307,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat impact --from 1.24 --to 1.29 --area tenant-isolation"],
   },
   flows: {
+    line: "the flows a firewall between node roles must allow, or them as firewall rules",
     usage: ["kubecompat flows [--from ROLE] [--to ROLE] [--cni NAME] [--at VERSION] [--rules nftables|iptables|json [--cidrs RANGES]]"],
     summary:
       "The network flows a firewall between node roles must allow, for Kubernetes and the CNI (GET /api/v1/flows);\n" +
@@ -306,6 +315,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat flows --from workers --to control-plane --cni calico", "kubecompat flows --cni cilium --rules nftables > kubecompat.nft && nft -c -f kubecompat.nft"],
   },
   firewall: {
+    line: "which needed flows an allowed-flows list lacks",
     usage: ["kubecompat firewall ALLOWED_FILE [--cni NAME] [--at VERSION]"],
     summary:
       "Which flows the cluster needs that the firewall does not allow (POST /api/v1/firewall/check). ALLOWED_FILE\n" +
@@ -313,6 +323,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
     examples: ["kubecompat firewall allowed.txt --cni calico --at 1.31"],
   },
   nodepool: {
+    line: "can a node pool be upgraded (or rolled back) from one spec to another?",
     usage: ["kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION [--profile NAME] [--rollback]"],
     summary:
       "Can a node pool move from one spec to another as one unit (kubelet version, flags and KubeletConfiguration,\n" +
@@ -343,7 +354,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { usage: readonly string[]; sum
 const EXIT_CODES = [
   "Exit codes:",
   "  0  supported: no ERROR finding",
-  "  1  at least one ERROR finding",
+  "  1  at least one ERROR finding, or nothing could be checked (status UNSUPPORTED or NOT_JUDGED)",
   "  2  the question could not be asked: wrong usage, a missing or invalid file, the server unreachable or refusing the request",
 ];
 
@@ -351,6 +362,12 @@ function flagLines(specs: readonly FlagSpec[]): string[] {
   const left = specs.map((spec) => `${spec.short ? `-${spec.short}, ` : "    "}--${spec.name}${spec.value ? ` ${spec.value}` : ""}`);
   const width = Math.max(...left.map((text) => text.length));
   return specs.map((spec, index) => `  ${left[index]!.padEnd(width)}  ${spec.description}`);
+}
+
+/** One line per command, from the same table as each command's help: a command cannot be left out. */
+function commandLines(): string[] {
+  const width = Math.max(...COMMANDS.map((command) => command.length));
+  return COMMANDS.map((command) => `  ${command.padEnd(width)}  ${COMMAND_HELP[command].line}`);
 }
 
 export function topLevelHelp(): string {
@@ -361,19 +378,13 @@ export function topLevelHelp(): string {
     ...COMMANDS.flatMap((command) => COMMAND_HELP[command].usage.map((line) => `  ${line}`)),
     "",
     "Commands:",
-    "  check     is this combination of versions supported?",
-    "  plan      the upgrade steps to a target version",
-    "  scan      manifests using API versions removed or deprecated at a target version",
-    "  impact    what changes between two minors beyond apiVersions",
-    "  flows     the flows a firewall between node roles must allow, or them as firewall rules",
-    "  firewall  which needed flows an allowed-flows list lacks",
-    "  nodepool  can a node pool be upgraded (or rolled back) from one spec to another?",
+    ...commandLines(),
     "",
     "Flags (every command):",
     ...flagLines(GLOBAL_FLAGS),
     "",
     "A plan file is YAML: `components:` as a list of {component, version, instance?} or as a map",
-    '"component[@instance]": version, plus optional `profile:` and `asOf:`. Example:',
+    '"component[@instance]": version, plus optional `profile:`, `asOf:` and `platform:`. Example:',
     "  components:",
     "    kube-apiserver@cp-1: 1.30.4",
     "    kubelet@pool-a: 1.29.8",

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { ServerRefusedError, type KubecompatApi } from "./api.js";
-import { asManifestFinding, asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, fails, type ManifestFinding, type ScanAnswer } from "./answers.js";
+import { asManifestFinding, asNodePoolAnswer, asScanAnswer, asUpgradePlanAnswer, asValidationAnswer, fails, scanStatus, type ManifestFinding, type ScanAnswer } from "./answers.js";
 import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
 import { parseBundle } from "./inputs.js";
@@ -155,11 +155,12 @@ export async function check(commandLine: CommandLine, context: CliContext): Prom
   const plan = input.kind === "plan-file" ? input.plan : undefined;
   const profile = flagValue(commandLine, "profile") ?? plan?.profile;
   const asOf = flagValue(commandLine, "as-of") ?? plan?.asOf;
+  const platform = flagValue(commandLine, "platform") ?? plan?.platform;
   const route = input.kind === "plan-file" ? "/api/v1/validate" : "/api/v1/validate/from-kubectl";
   const body =
     input.kind === "plan-file"
-      ? defined({ components: input.plan.components, profile, asOf, platform: flagValue(commandLine, "platform") })
-      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, workloads: input.workloads, profile, asOf, platform: flagValue(commandLine, "platform") });
+      ? defined({ components: input.plan.components, profile, asOf, platform })
+      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, workloads: input.workloads, profile, asOf, platform });
   const raw = await ask(context, route, body, plan === undefined ? {} : { plan });
   const answer = asValidationAnswer(raw, context.api.server, route);
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
@@ -172,13 +173,15 @@ export async function plan(commandLine: CommandLine, context: CliContext): Promi
   const targetVersion = requiredTarget("plan", commandLine);
   const input = await clusterInput("plan", commandLine, context);
   const planFile = input.kind === "plan-file" ? input.plan : undefined;
-  // A plan file's asOf is for `check`; the upgrade planner judges every step as of today.
+  // The file's (or the flags') profile, day and platform are the plan's as they are the check's: one question, one answer.
   const profile = flagValue(commandLine, "profile") ?? planFile?.profile;
+  const asOf = flagValue(commandLine, "as-of") ?? planFile?.asOf;
+  const platform = flagValue(commandLine, "platform") ?? planFile?.platform;
   const route = input.kind === "plan-file" ? "/api/v1/upgrade-plan" : "/api/v1/upgrade-plan/from-kubectl";
   const body =
     input.kind === "plan-file"
-      ? defined({ current: { components: input.plan.components }, targetVersion, profile, platform: flagValue(commandLine, "platform") })
-      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, workloads: input.workloads, targetVersion, profile, platform: flagValue(commandLine, "platform") });
+      ? defined({ current: { components: input.plan.components }, targetVersion, profile, asOf, platform })
+      : defined({ kubectlVersion: input.kubectlVersion, nodes: input.nodes, workloads: input.workloads, targetVersion, profile, asOf, platform });
   const raw = await ask(context, route, body, planFile === undefined ? {} : { plan: planFile });
   const answer = asUpgradePlanAnswer(raw, context.api.server, route);
   if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
@@ -224,6 +227,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     .flatMap(({ file, answer }) => (answer.notes ?? []).map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })))
     .filter((note, index, all) => all.findIndex((other) => other.code === note.code && other.message === note.message) === index);
   const first = results[0]!.answer;
+  const status = scanStatus(results.map(({ answer }) => answer.status));
   if (context.output === "sarif" || context.output === "junit" || context.output === "github") {
     const located = [
       ...findings.map((entry) => ({ code: entry.code, severity: entry.severity, message: entry.message, sourceUrl: entry.sourceUrl, file: entry.file, line: entry.line })),
@@ -233,6 +237,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   } else if (context.output === "json") {
     const report = {
       targetVersion: first.targetVersion,
+      status,
       notes,
       files: results.map(({ file, answer }) => ({ file, findings: answer.findings, changeFindings: answer.changeFindings ?? [] })),
     };
@@ -240,6 +245,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   } else {
     const summary = {
       targetVersion: first.targetVersion,
+      status,
       kbRevision: typeof first.kbRevision === "number" ? first.kbRevision : null,
       files: results.length,
       documentsScanned: results.reduce((sum, { answer }) => sum + (answer.documentsScanned ?? 0), 0),
@@ -249,7 +255,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
     };
     context.write(context.output === "markdown" ? scanMarkdown(summary) : scanText(summary, context.style));
   }
-  return fails({ findings: [...findings, ...notes] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
+  return fails({ status, findings: [...findings, ...notes] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
 
 /** Reads a node-pool file and, when it names one, its KubeletConfiguration file (relative to the node-pool file). */

@@ -5,7 +5,7 @@
  * answer says, only how it is laid out; `--output json` bypasses this module.
  */
 import { planMermaid } from "../../domain/plan-timeline.js";
-import type { ApiRemoval, Finding, ManifestFinding, NodePoolAnswer, UpgradePlanAnswer, ValidationAnswer } from "./answers.js";
+import type { ApiRemoval, Finding, ManifestFinding, NodePoolAnswer, UpgradePlanAnswer, UpgradeStep, ValidationAnswer } from "./answers.js";
 
 export interface TextStyle {
   /** ANSI colours on; the caller decides (TTY and NO_COLOR). */
@@ -28,6 +28,8 @@ export interface NodePoolQuestion {
 
 export interface ScanSummary {
   readonly targetVersion: string;
+  /** The files' verdicts as one (scanStatus). */
+  readonly status: string;
   readonly kbRevision: number | null;
   readonly files: number;
   readonly documentsScanned: number;
@@ -148,10 +150,6 @@ function findingsTable(findings: readonly Finding[], sources: Sources, style: Te
   );
 }
 
-function verdict(ok: boolean, okText: string, notOkText: string, style: TextStyle): string {
-  return ok ? paint(okText, ["green", "bold"], style) : paint(notOkText, ["red", "bold"], style);
-}
-
 type Status = "SUPPORTED" | "SUPPORTED_WITH_WARNINGS" | "UNSUPPORTED" | "NOT_JUDGED";
 
 /** The verdict of an answer: its status, or (from a server that sends none) what ok and the findings say. */
@@ -206,6 +204,13 @@ function apiVersionOf(removal: ApiRemoval): string {
   return removal.group ? `${removal.group}/${removal.version ?? ""}` : (removal.version ?? "?");
 }
 
+/** What a step changes, for its FROM and TO columns: versions, or the nodes' cgroup version. */
+function stepEnds(step: UpgradeStep): { from: string; to: string } {
+  if (step.action === "MIGRATE_CGROUP_V2") return { from: `${step.fromVersion} on cgroup v1`, to: `${step.toVersion} on cgroup v2` };
+  if (step.action === "REMOVE_FEATURE_GATES") return { from: `${step.fromVersion} with gates`, to: `${step.toVersion} without them` };
+  return { from: step.fromVersion, to: step.toVersion };
+}
+
 export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | undefined, style: TextStyle): string {
   const sources = new Sources();
   const steps =
@@ -216,8 +221,8 @@ export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | und
           answer.steps.map((step) => [
             { text: String(step.order) },
             { text: subject(step.component, step.instance) },
-            { text: step.fromVersion },
-            { text: step.toVersion },
+            { text: stepEnds(step).from },
+            { text: stepEnds(step).to },
             { text: step.note },
           ]),
           style,
@@ -236,7 +241,7 @@ export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | und
           style,
         )}`;
   const findings = answer.findings.length === 0 ? "" : `${paint("Findings", ["bold"], style)}\n${findingsTable(answer.findings, sources, style)}`;
-  const summary = `${verdict(answer.ok, "PLAN OK", "PLAN NOT OK", style)}: ${counted(answer.steps.length, "step")} to ${answer.targetVersion}, ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
+  const summary = `PLAN ${statusText(answer, style)}: ${counted(answer.steps.length, "step")} to ${answer.targetVersion}, ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
   return blocks(steps, removals, findings, sources.text(), summary);
 }
 
@@ -264,7 +269,7 @@ export function nodePoolText(answer: NodePoolAnswer, question: NodePoolQuestion,
           style,
         )}`;
   const what = question.rollback ? "ROLLBACK" : "UPGRADE";
-  const summary = `${verdict(answer.ok, `${what} OK`, `${what} NOT OK`, style)}: ${nodePoolSummary(answer, question)}${about(answer.kbRevision, question.profile)}`;
+  const summary = `${what} ${statusText(answer, style)}: ${nodePoolSummary(answer, question)}${about(answer.kbRevision, question.profile)}`;
   return blocks(findings, steps, sources.text(), summary);
 }
 
@@ -297,9 +302,8 @@ export function scanText(summary: ScanSummary, style: TextStyle): string {
           summary.notes.map((note) => [{ text: note.severity, paint: severityPaint(note.severity) }, { text: note.code }, { text: note.message + sources.cite(note.sourceUrl) }]),
           style,
         );
-  const ok = !summary.findings.some((finding) => finding.severity === "ERROR");
   const scanned = `${counted(summary.files, "file")}, ${counted(summary.documentsScanned, "document")}, ${counted(summary.objectsScanned, "object")} scanned for ${summary.targetVersion}`;
-  const line = `${verdict(ok, "OK", "REMOVED APIS", style)}: ${severityCounts(summary.findings)}; ${scanned}${about(summary.kbRevision, undefined)}`;
+  const line = `${statusText({ ok: false, status: summary.status, findings: [...summary.findings, ...summary.notes] }, style)}: ${severityCounts([...summary.findings, ...summary.notes])}; ${scanned}${about(summary.kbRevision, undefined)}`;
   return blocks(findings, notes, sources.text(), line);
 }
 
@@ -363,8 +367,8 @@ export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string |
           answer.steps.map((step) => [
             String(step.order),
             code(subject(step.component, step.instance)),
-            code(step.fromVersion),
-            code(step.toVersion),
+            code(stepEnds(step).from),
+            code(stepEnds(step).to),
             cell(step.note),
           ]),
         );
@@ -389,7 +393,7 @@ export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuest
   const what = question.rollback ? "rollback" : "upgrade";
   const heading =
     `### ${statusIcon(answer)} kubecompat nodepool ${what} of ${cell(answer.pool)} under control plane ${cell(question.controlPlaneVersion)}: ` +
-    `${answer.ok ? "supported" : "not supported"} (${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)})`;
+    `${statusPhrase(answer)} (${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)})`;
   const findings = answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
   const steps =
     answer.steps.length === 0
@@ -409,8 +413,8 @@ export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuest
 }
 
 export function scanMarkdown(summary: ScanSummary): string {
-  const ok = !summary.findings.some((finding) => finding.severity === "ERROR");
-  const heading = `### ${ok ? "✅" : "❌"} kubecompat scan for ${cell(summary.targetVersion)}: ${severityCounts(summary.findings)} in ${counted(summary.files, "file")}`;
+  const judged = { ok: false, status: summary.status, findings: [...summary.findings, ...summary.notes] };
+  const heading = `### ${statusIcon(judged)} kubecompat scan for ${cell(summary.targetVersion)}: ${statusPhrase(judged)} (${severityCounts(judged.findings)} in ${counted(summary.files, "file")})`;
   const findings =
     summary.findings.length === 0
       ? "No object uses an API version removed or deprecated at this version."

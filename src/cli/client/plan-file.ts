@@ -20,6 +20,8 @@ export interface ComponentVersion {
   readonly cgroupVersion?: string;
   /** For a kubelet: its KubeletConfiguration's failCgroupV1. */
   readonly failCgroupV1?: boolean;
+  /** For a Kubernetes component: its feature gates as --feature-gates takes them (A=true,B=false). */
+  readonly featureGates?: string;
 }
 
 export interface PlanFile {
@@ -30,13 +32,14 @@ export interface PlanFile {
   readonly lines: readonly number[];
   readonly profile?: string;
   readonly asOf?: string;
+  readonly platform?: string;
 }
 
-const TOP_LEVEL_KEYS = ["components", "profile", "asOf"] as const;
-const ENTRY_KEYS = ["component", "version", "instance", "cgroupVersion", "failCgroupV1"] as const;
+const TOP_LEVEL_KEYS = ["components", "profile", "asOf", "platform"] as const;
+const ENTRY_KEYS = ["component", "version", "instance", "cgroupVersion", "failCgroupV1", "featureGates"] as const;
 
 const FORMAT_HINT =
-  'A plan file has `components:` (a list of {component, version, instance?} or a map "component[@instance]": version) and optionally `profile:` and `asOf:`.';
+  'A plan file has `components:` (a list of {component, version, instance?} or a map "component[@instance]": version) and optionally `profile:`, `asOf:` and `platform:`.';
 
 export function parsePlanFile(name: string, text: string): PlanFile {
   const lineCounter = new LineCounter();
@@ -60,6 +63,7 @@ export function parsePlanFile(name: string, text: string): PlanFile {
   let components: { entries: ComponentVersion[]; lines: number[] } | undefined;
   let profile: string | undefined;
   let asOf: string | undefined;
+  let platform: string | undefined;
   for (const pair of root.items) {
     const key = scalarText(document, pair.key);
     if (key === null) return fail("top-level keys must be plain words such as components", keyNode(pair));
@@ -74,6 +78,9 @@ export function parsePlanFile(name: string, text: string): PlanFile {
       case "asOf":
         asOf = requiredText(document, value, "asOf must be a date written YYYY-MM-DD", fail, keyNode(pair));
         break;
+      case "platform":
+        platform = requiredText(document, value, "platform must name a platform such as eks, gke, aks or upstream", fail, keyNode(pair));
+        break;
       default: {
         const normalised = key.toLowerCase().replaceAll(/[-_]/g, "");
         const meant = TOP_LEVEL_KEYS.find((known) => known.toLowerCase() === normalised || known === `${key}s`);
@@ -82,7 +89,14 @@ export function parsePlanFile(name: string, text: string): PlanFile {
     }
   }
   if (components === undefined) return fail("no `components:`; list the cluster's components with their versions");
-  return { name, components: components.entries, lines: components.lines, ...(profile === undefined ? {} : { profile }), ...(asOf === undefined ? {} : { asOf }) };
+  return {
+    name,
+    components: components.entries,
+    lines: components.lines,
+    ...(profile === undefined ? {} : { profile }),
+    ...(asOf === undefined ? {} : { asOf }),
+    ...(platform === undefined ? {} : { platform }),
+  };
 }
 
 
@@ -117,6 +131,7 @@ function parseComponents(
       const instance = fields.get("instance");
       const cgroupVersion = fields.get("cgroupVersion");
       const failCgroupV1 = fields.get("failCgroupV1");
+      const featureGates = fields.get("featureGates");
       if (failCgroupV1 !== undefined && !/^(true|false)$/i.test(failCgroupV1)) return fail(`${where}.failCgroupV1 must be true or false`, entry);
       entries.push({
         component,
@@ -124,6 +139,7 @@ function parseComponents(
         ...(instance === undefined ? {} : { instance }),
         ...(cgroupVersion === undefined ? {} : { cgroupVersion }),
         ...(failCgroupV1 === undefined ? {} : { failCgroupV1: failCgroupV1.toLowerCase() === "true" }),
+        ...(featureGates === undefined ? {} : { featureGates }),
       });
       lines.push(lineOf(entry));
     }

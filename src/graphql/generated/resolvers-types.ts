@@ -648,6 +648,7 @@ export type Finding = {
    * - `SKEW_KUBE_PROXY_NEWER_THAN_KUBELET` (SKEW_KUBELET): kube-proxy is newer than the kubelet on the same instance allows.
    * - `SKEW_KUBE_PROXY_OLDER_THAN_KUBELET` (SKEW_KUBELET): kube-proxy is older than the kubelet on the same instance allows.
    * - `NO_APISERVER_IN_PLAN` (COVERAGE): The plan names no kube-apiserver, so skew against it was not checked.
+   * - `NOTHING_JUDGED` (COVERAGE): Nothing in the input could be judged (a scan with no Kubernetes object of an API the knowledge base knows: empty input, every document unreadable, no apiVersion and kind); the answer is NOT_JUDGED, never green.
    * - `RUNTIME_DOCKERSHIM_REMOVED` (RUNTIME): Docker Engine without cri-dockerd under a kubelet that no longer has dockershim.
    * - `RUNTIME_VERSION_TOO_OLD` (RUNTIME): The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires.
    * - `RUNTIME_BELOW_RECOMMENDED` (RUNTIME): The container runtime is older than the versions its project lists for this Kubernetes minor.
@@ -660,6 +661,7 @@ export type Finding = {
    * - `RELEASE_MAINTENANCE_MODE` (RELEASE): The Kubernetes minor is past the end of standard support (maintenance mode) on the asOf date.
    * - `VERSION_UNKNOWN_NEWER` (VERSION): The version is newer than any release the knowledge base knows; it was not checked against release data.
    * - `VERSION_OLDER_THAN_KB` (VERSION): The version is older than the oldest release the knowledge base covers.
+   * - `VERSION_NOT_YET_RELEASED` (VERSION): The version's minor was not released yet (upstream, or on the platform) on the day asked about (asOf).
    * - `VERSION_PRERELEASE` (VERSION): A pre-release version (alpha, beta, rc) is not meant for production.
    * - `DOWNGRADE_NOT_SUPPORTED` (PLAN): The target is older than the running control plane; Kubernetes does not support control-plane downgrades.
    * - `PLAN_CURRENT_STATE_INVALID` (PLAN): The current cluster does not validate; fix its ERROR findings before planning an upgrade.
@@ -667,6 +669,11 @@ export type Finding = {
    * - `PLAN_NOTHING_TO_DO` (PLAN): Every component is already at the target minor.
    * - `API_REMOVED_IN_UPGRADE` (API): An API version served by the current control plane stops being served on the way to the target.
    * - `RUNTIME_REQUIREMENT_IN_UPGRADE` (RUNTIME): A runtime requirement starts to apply on the way to the target.
+   * - `ETCD_MEMBERS_SKEWED` (ETCD): etcd members run minors that may not run together (more than one minor apart, or not the path etcd's upgrade guide allows).
+   * - `ETCD_UPGRADE_PATH` (ETCD): etcd members run the next minor beside members below the patch its upgrade guide requires before moving (3.5.32 before 3.6).
+   * - `ETCD_MIXED_VERSIONS` (ETCD): etcd members run two neighbouring minors: a rolling upgrade in progress, at the lower minor until every member moves.
+   * - `ETCD_NO_FAULT_TOLERANCE` (ETCD): etcd has one member: no failure is tolerated; a single member is for testing.
+   * - `ETCD_EVEN_MEMBERS` (ETCD): etcd has an even number of members: it tolerates no more failures than one member fewer would.
    * - `ETCD_VERSION_UNVERIFIED` (COVERAGE): The knowledge base has no etcd version for a minor on the way; check etcd against the release notes.
    * - `RECOMMENDATION` (ADVICE): Advice for the upgrade (headroom, leader election, draining).
    * - `ROLLBACK_NOT_A_DOWNGRADE` (ROLLBACK): The rollback version is not older than the running one.
@@ -726,9 +733,9 @@ export type Finding = {
    * - `CRD_VERSION_NOT_SERVED` (CRD): An object uses a version its CustomResourceDefinition does not serve (served: false, or not listed).
    * - `CRD_VERSION_DEPRECATED` (CRD): An object uses a version its CustomResourceDefinition marks deprecated (with its deprecationWarning).
    * - `CRD_STORED_VERSION_DROPPED` (CRD): A CustomResourceDefinition update drops a version still in the cluster's status.storedVersions; run a storage version migration first.
-   * - `PLATFORM_EXTENDED_SUPPORT` (PLATFORM): The control plane's minor is past the platform's end of standard support and in extended (or long-term) support.
-   * - `PLATFORM_END_OF_SUPPORT` (PLATFORM): The control plane's minor is past every support the platform gives; the platform upgrades it on its own.
-   * - `PLATFORM_VERSION_UNKNOWN` (COVERAGE): The platform's calendar has no row for the control plane's minor; it was not judged against the platform.
+   * - `PLATFORM_EXTENDED_SUPPORT` (PLATFORM): A minor the cluster runs (control plane, node pools or clients) is past the platform's end of standard support and in extended (or long-term) support.
+   * - `PLATFORM_END_OF_SUPPORT` (PLATFORM): A minor the cluster runs is past every support the platform gives; for the control plane, the platform upgrades it on its own.
+   * - `PLATFORM_VERSION_UNKNOWN` (COVERAGE): The platform's calendar has no row for a minor the cluster runs; it was judged by upstream's calendar instead.
    * - `PLATFORM_CHANGE_IN_UPGRADE` (PLATFORM): A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches.
    * - `DEPRECATED_API_REQUESTED` (API): The apiserver's apiserver_requested_deprecated_apis series shows clients requesting a deprecated API (an ERROR when it is removed at the target).
    * - `DEPRECATED_API_CALLED` (API): Audit events annotated k8s.io/deprecated show who requests a deprecated API, and how often (an ERROR when it is removed at the target).
@@ -767,6 +774,8 @@ export type FindingCheck =
   | 'CRD'
   /** A Kubernetes minor or a runtime's release line past its end of life on the day asked about. */
   | 'END_OF_LIFE'
+  /** etcd as a cluster: members on more than one minor, the upgrade path between etcd minors, and the number of members. */
+  | 'ETCD'
   /** Feature gates a component is started with, against the gates its version has (removed, not yet there, locked, deprecated). */
   | 'FEATURE_GATE'
   /** Fields and annotations of objects that a behaviour change breaks or weakens (kb/field-rules.yaml). */
@@ -1789,9 +1798,11 @@ export type QueryCheckNodePoolUpgradeArgs = {
  * answered with `ok: false` and ERROR findings.
  */
 export type QueryCheckRollbackArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
   component: Scalars['String']['input'];
   current: ClusterPlanInput;
   instance?: InputMaybe<Scalars['String']['input']>;
+  platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
   toVersion: Scalars['String']['input'];
 };
@@ -2205,6 +2216,12 @@ export type RuntimeRelease = {
   sourceUrl: Scalars['String']['output'];
   /** Whether the source marks the dates tentative. */
   tentative: Scalars['Boolean']['output'];
+  /** The one line a running cluster may upgrade onto this line from (etcd: the previous minor; a minor is never skipped); null where the project states none. */
+  upgradeFromLine?: Maybe<Scalars['String']['output']>;
+  /** The lowest version of upgradeFromLine that may move onto this line (etcd: 3.5.32 before 3.6); null where none is stated. */
+  upgradeFromMinVersion?: Maybe<Scalars['String']['output']>;
+  /** The upgrade guide or advisory that states the upgrade path. */
+  upgradeSourceUrl?: Maybe<Scalars['String']['output']>;
 };
 
 /** A requirement on a container runtime (or etcd) from a Kubernetes minor on. */
@@ -2292,6 +2309,15 @@ export type SkewRule = {
   sourceUrl: Scalars['String']['output'];
 };
 
+/** What an upgrade step does. */
+export type StepAction =
+  /** The nodes of the kubelet's pool move to cgroup v2 (a node image or OS that mounts cgroup v2), versions unchanged, before the kubelet reaches a minor that refuses cgroup v1. */
+  | 'MIGRATE_CGROUP_V2'
+  /** Gates the next version no longer has are dropped from the component's --feature-gates (each set to the value the gate had become, so only the flag changes), version unchanged. */
+  | 'REMOVE_FEATURE_GATES'
+  /** The component moves from fromVersion to toVersion. */
+  | 'UPGRADE';
+
 /** `before` is upgraded before `after`. */
 export type UpgradeDependency = {
   __typename?: 'UpgradeDependency';
@@ -2351,11 +2377,15 @@ export type UpgradePlan = {
   targetVersion: Scalars['String']['output'];
 };
 
-/** One component moving from one version to another. */
+/** One component moving from one version to another, or a pool's nodes moving to cgroup v2. */
 export type UpgradeStep = {
   __typename?: 'UpgradeStep';
+  /** What the step does; UPGRADE unless it changes the nodes or the flags rather than a version. */
+  action: StepAction;
   /** Canonical component name, e.g. kube-apiserver. */
   component: Scalars['String']['output'];
+  /** For REMOVE_FEATURE_GATES: the component's --feature-gates after the step (`A=true,B=false`; empty when none is left); null for other steps. */
+  featureGates?: Maybe<Scalars['String']['output']>;
   /** The component's version before this step, as given or as an earlier step left it. */
   fromVersion: Scalars['String']['output'];
   /** The instance as the input named it (`cp-1`, `pool-a`); null when the input gave none. */
@@ -2545,6 +2575,7 @@ export type ResolversTypes = {
   Severity: Severity;
   SkewCondition: ResolverTypeWrapper<SkewCondition>;
   SkewRule: ResolverTypeWrapper<SkewRuleRecord>;
+  StepAction: StepAction;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   UpgradeDependency: ResolverTypeWrapper<UpgradeDependencyRecord>;
   UpgradeImpact: ResolverTypeWrapper<DomainUpgradeImpact>;
@@ -3316,6 +3347,9 @@ export type RuntimeReleaseResolvers<ContextType = GraphQLContext, ParentType ext
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tentative?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  upgradeFromLine?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  upgradeFromMinVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  upgradeSourceUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type RuntimeRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RuntimeRequirement'] = ResolversParentTypes['RuntimeRequirement']> = {
@@ -3388,7 +3422,9 @@ export type UpgradePlanResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type UpgradeStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpgradeStep'] = ResolversParentTypes['UpgradeStep']> = {
+  action?: Resolver<ResolversTypes['StepAction'], ParentType, ContextType>;
   component?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  featureGates?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   fromVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   instance?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   note?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
