@@ -116,6 +116,12 @@ describe("the front page in a browser", () => {
     await page.keyboard.press("Control+A");
     await page.keyboard.type("1.33");
     await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "profile");
+    await page.keyboard.press("Tab");
+    // The platform and the day, as every other face takes them; left empty: recognised, and today.
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "platform");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "asOf");
     await page.keyboard.press("Tab");
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Draw the plan");
     await Promise.all([page.waitForLoadState("load"), page.keyboard.press("Enter")]);

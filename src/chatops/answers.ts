@@ -327,6 +327,10 @@ function clusterSnippet(text: string): ClusterInputs | undefined {
   return undefined;
 }
 
+function phaseWords(phase: string | null | undefined): string {
+  return phase === "ALREADY_REMOVED" ? " (already removed before the upgrade)" : phase === "REMOVED_IN_UPGRADE" ? " (breaks within the upgrade)" : "";
+}
+
 function runClusterScan(snapshot: KbSnapshot, inputs: ClusterInputs, to: string): ChatReplyDoc {
   const report = scanCluster(snapshot, inputs, to);
   const findings: Finding[] = report.findings.map((entry) => ({
@@ -355,22 +359,26 @@ export function runScan(snapshot: KbSnapshot, command: Extract<ChatCommand, { ki
   const cluster = clusterSnippet(command.manifests);
   if (cluster !== undefined) return runClusterScan(snapshot, cluster, command.to);
   const report = scanManifests(snapshot, command.manifests, command.to, { fromVersion: command.from });
-  const findings: Finding[] = report.findings.map((entry) => ({
+  const findings: Finding[] = [...report.findings, ...report.changeFindings].map((entry) => ({
     code: entry.code,
     check: checkOf(entry.code),
     severity: entry.severity,
     component: null,
     instance: null,
-    message: `document ${entry.documentIndex + 1}, line ${entry.line}${entry.phase === "ALREADY_REMOVED" ? " (already removed before the upgrade)" : entry.phase === "REMOVED_IN_UPGRADE" ? " (breaks within the upgrade)" : ""}: ${entry.message}`,
+    message: `document ${entry.documentIndex + 1}, line ${entry.line}${phaseWords("phase" in entry ? entry.phase : null)}: ${entry.message}`,
     sourceUrl: entry.sourceUrl,
     ruleId: null,
   }));
   const headline =
-    report.status === "UNSUPPORTED"
-      ? `❌ Removed APIs at ${report.targetVersion}`
-      : report.status === "SUPPORTED"
-        ? `✅ Nothing removed at ${report.targetVersion}`
-        : `⚠️ Deprecated APIs at ${report.targetVersion}`;
+    report.status === "NOT_JUDGED"
+      ? `❔ Nothing judged for ${report.targetVersion}`
+      : report.status === "UNSUPPORTED"
+        ? report.findings.some((entry) => entry.code === "API_REMOVED")
+          ? `❌ Removed APIs at ${report.targetVersion}`
+          : `❌ Not ready for ${report.targetVersion}`
+        : report.status === "SUPPORTED"
+          ? `✅ Nothing removed at ${report.targetVersion}`
+          : `⚠️ Deprecated APIs at ${report.targetVersion}`;
   const all = [...findings, ...report.notes];
   return {
     headline,

@@ -49,9 +49,26 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   pool: "nodepool-check",
 };
 
-/** `name[@instance]=version` pairs, also written `name version`. */
+type MutableInput = { -readonly [K in keyof ComponentVersionInput]: ComponentVersionInput[K] };
+
+/** What a component entry may say besides its version, as `name[@instance]:fact=value` (see takeComponents). */
+const FACTS: Readonly<Record<string, "cgroupVersion" | "failCgroupV1" | "featureGates">> = {
+  cgroup: "cgroupVersion",
+  cgroupversion: "cgroupVersion",
+  failcgroupv1: "failCgroupV1",
+  gate: "featureGates",
+  gates: "featureGates",
+  featuregates: "featureGates",
+};
+
+/**
+ * `name[@instance]=version` pairs, also written `name version`; and what the plan says of a node besides its
+ * version, as a word of its own after the component: `kubelet@pool-a:cgroup=v1`, `kubelet@pool-a:failCgroupV1=false`,
+ * `kubelet@pool-a:gate=InPlacePodVerticalScaling=true` (once per gate, or `:gates="A=true,B=false"`).
+ */
 function takeComponents(args: readonly string[], kind: "check" | "plan"): ComponentVersionInput[] {
-  const components: ComponentVersionInput[] = [];
+  const components: MutableInput[] = [];
+  const facts: Array<{ token: string; who: string; key: string; value: string }> = [];
   for (let index = 0; index < args.length; index += 1) {
     const token = args[index]!;
     let left: string;
@@ -68,27 +85,27 @@ function takeComponents(args: readonly string[], kind: "check" | "plan"): Compon
     } else {
       throw new Problem(`I could not read ${quote(token)}; write each component as name=version, e.g. kubelet=1.29 or kubelet@pool-a=1.29`, kind);
     }
+    const colon = left.lastIndexOf(":");
+    if (colon > 0) {
+      facts.push({ token, who: left.slice(0, colon), key: left.slice(colon + 1).toLowerCase(), value: version });
+      continue;
+    }
     const at = left.indexOf("@");
     const component = at === -1 ? left : left.slice(0, at);
     const instance = at === -1 ? undefined : left.slice(at + 1);
     if (component === "") throw new Problem(`${quote(token)} names no component`, kind);
-    // What the plan says of a node besides the version: kubelet@w=1.34.1;cgroup=v1;failCgroupV1=false;gates=A=true,B=false
-    const [bare, ...facts] = version.split(";");
-    const entry: { -readonly [K in keyof ComponentVersionInput]: ComponentVersionInput[K] } = { component, version: bare! };
-    if (instance !== undefined && instance !== "") entry.instance = instance;
-    for (const fact of facts) {
-      const equals = fact.indexOf("=");
-      const key = (equals === -1 ? fact : fact.slice(0, equals)).toLowerCase();
-      const value = equals === -1 ? "" : fact.slice(equals + 1);
-      if (value === "") throw new Problem(`${quote(fact)} in ${quote(token)} has no value; write e.g. ;cgroup=v1`, kind);
-      if (key === "cgroup" || key === "cgroupversion") entry.cgroupVersion = value;
-      else if (key === "failcgroupv1") {
-        if (!/^(true|false)$/i.test(value)) throw new Problem(`failCgroupV1 in ${quote(token)} must be true or false`, kind);
-        entry.failCgroupV1 = value.toLowerCase() === "true";
-      } else if (key === "gates" || key === "featuregates") entry.featureGates = value;
-      else throw new Problem(`${quote(fact)} in ${quote(token)} is not something a component can say; after the version come ;cgroup=v1, ;failCgroupV1=false or ;gates=A=true,B=false`, kind);
-    }
-    components.push(entry);
+    components.push(instance === undefined || instance === "" ? { component, version } : { component, instance, version });
+  }
+  for (const { token, who, key, value } of facts) {
+    const field = FACTS[key];
+    if (field === undefined) throw new Problem(`${quote(token)}: a component can say :cgroup=v1, :failCgroupV1=false or :gate=Name=true after its name, not :${key}`, kind);
+    const entry = components.find((candidate) => (candidate.instance === undefined ? candidate.component : `${candidate.component}@${candidate.instance}`).toLowerCase() === who.toLowerCase());
+    if (entry === undefined) throw new Problem(`${quote(token)} is about ${quote(who)}, which the command does not name with a version; write ${who}=VERSION too`, kind);
+    if (field === "failCgroupV1") {
+      if (!/^(true|false)$/i.test(value)) throw new Problem(`${quote(token)}: failCgroupV1 must be true or false`, kind);
+      entry.failCgroupV1 = value.toLowerCase() === "true";
+    } else if (field === "featureGates") entry.featureGates = entry.featureGates === undefined ? value : `${entry.featureGates},${value}`;
+    else entry.cgroupVersion = value;
   }
   return components;
 }

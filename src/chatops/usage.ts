@@ -10,7 +10,7 @@ import type { CommandKind, RunOptions, UsageProblem } from "./chat-command.js";
 import { renderReply, type ChatReply, type ChatReplyDoc, type Line } from "./reply.js";
 
 const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
-  check: "check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26;cgroup=v1 containerd=1.7.2 [profile=strict] [platform=eks] [asof=2026-12-01]",
+  check: "check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26 kubelet@pool-b:cgroup=v1 containerd=1.7.2 [profile=strict] [platform=eks] [asof=2026-12-01]",
   upgrade: "upgrade 1.27 -> 1.30 [profile=strict] [platform=eks] [asof=2026-12-01]",
   plan: "plan apiserver=1.27 kubelet=1.26 to 1.30 [profile=strict] [platform=eks] [asof=2026-12-01]",
   removals: "removals 1.25 1.29",

@@ -99,12 +99,15 @@ function runtimeRows(snapshot: KbSnapshot, columns: readonly MatrixColumn[]): Ma
   const components = [...new Set(snapshot.runtimeRequirements.map((entry) => entry.component))];
   return components.map((component) => {
     const all = snapshot.runtimeRequirements.filter((entry) => entry.component === component);
-    const cells = columns.map(({ minor }) =>
-      runtimeText(
+    const cells = columns.map(({ minor }) => {
+      const cell = runtimeText(
         minor,
         all.filter((entry) => compareMinors(entry.kubernetesFrom, minor) <= 0).sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom)),
-      ),
-    );
+      );
+      // etcd: also the version kubeadm deploys with the minor (kb/releases.yaml), where it is known.
+      const kubeadm = component === "etcd" ? snapshot.findRelease(minor)?.etcdVersion : null;
+      return kubeadm == null ? cell : { ...cell, text: `${cell.text}, kubeadm ${kubeadm.replace(/-\d+$/, "")}` };
+    });
     return { subject: component, kind: "RUNTIME", cells, sourceUrl: all[0]?.sourceUrl ?? null };
   });
 }

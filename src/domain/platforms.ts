@@ -59,8 +59,9 @@ const CONTROL_PLANE = new Set(["apiserver", "controller", "scheduler"]);
  */
 export function judgePlatformMinor(platform: PlatformRecord, release: PlatformRelease, entries: readonly PlannedComponent[], asOf: string): Finding[] {
   const { component, instance, who } = entriesNamed(entries);
-  const at = { component, instance, sourceUrl: release.sourceUrl };
   const minor = release.minor;
+  // The calendar row is the rule: one finding per minor, whichever components of it a state holds.
+  const at = { component, instance, sourceUrl: release.sourceUrl, ruleId: `${platform.name} ${minor}` };
   const month = release.precision === "MONTH" ? " (the platform gives the month only; its first day is used)" : "";
   const standard = release.endOfStandardSupport;
   const extended = release.endOfExtendedSupport;
@@ -107,6 +108,7 @@ export function platformWithoutRow(platform: PlatformRecord, minor: string, entr
     component,
     instance,
     sourceUrl: platform.sourceUrl,
+    ruleId: `${platform.name} ${minor}`,
     code: "PLATFORM_VERSION_UNKNOWN",
     severity: "WARNING",
     message: `${platform.displayName}'s calendar in the knowledge base has no row for ${minor} (it knows ${known[0] ?? "none"} to ${known.at(-1) ?? "none"}); ${who} ${entries.length === 1 ? "was" : "were"} judged by upstream's calendar, not ${platform.displayName}'s`,

@@ -31,9 +31,7 @@ import {
   compareMinors,
   formatVersion,
   minorIndex,
-  minorOf,
   parseComponentVersion,
-  parseKubernetesVersion,
   type ComponentVersion,
   type KubernetesVersion,
 } from "../core/versions.js";
@@ -153,6 +151,10 @@ export function planUpgrade(
     return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, hops, findings: judged.findings };
   };
 
+  // The cluster as it is, judged as validate judges it: a plan that is refused ends where it started, so it
+  // says what validate says of that state; one that is made starts from it.
+  const now = judgePlan(snapshot, plan, profile, asOf);
+  const asItIs = now.filter((entry) => entry.severity !== "INFO");
   if (targetMinor < newestMinor) {
     return result([], [
       finding({
@@ -162,6 +164,7 @@ export function planUpgrade(
         message: `the target ${targetText} is older than the running control plane (${minorWords(newestMinor)}); Kubernetes does not support downgrading the control plane (stored objects may already use newer API versions). To undo a node pool upgrade, use checkRollback.`,
         sourceUrl: snapshot.reference("skew-policy-upgrade-order"),
       }),
+      ...asItIs,
     ]);
   }
   // A target the knowledge base has no release for cannot be planned: a green plan to 1.45 would be a guess.
@@ -174,10 +177,11 @@ export function planUpgrade(
         message: `the target ${targetText} is not a release the knowledge base knows: the newest it knows is ${newestKnown.version}${newestKnown.releaseDate > asOf ? ` (planned for ${newestKnown.releaseDate})` : ` (released ${newestKnown.releaseDate})`}. Plan to ${newestKnown.version} or older, or refresh the knowledge base once ${targetText} is out.`,
         sourceUrl: newestKnown.sourceUrl,
       }),
+      ...asItIs,
     ]);
   }
   // A platform's end of support is why a cluster needs the plan, not a reason to refuse one.
-  const currentErrors = judgePlan(snapshot, plan, profile, asOf).filter((entry) => entry.severity === "ERROR" && entry.check !== "PLATFORM");
+  const currentErrors = now.filter((entry) => entry.severity === "ERROR" && entry.check !== "PLATFORM");
   if (currentErrors.length > 0) {
     return result([], [
       finding({
@@ -185,13 +189,12 @@ export function planUpgrade(
         severity: "ERROR",
         message: `the current cluster is not a supported combination (${currentErrors.length} error${currentErrors.length === 1 ? "" : "s"} below); bring it into skew before planning an upgrade`,
       }),
-      ...currentErrors,
+      ...asItIs,
     ]);
   }
 
   const planner = new Planner(snapshot, plan, profile, asOf, target);
   const findings: Finding[] = [];
-  const now = judgePlan(snapshot, plan, profile, asOf);
   // Said, as a WARNING: the cluster today is past its platform's support, which the plan is there to end.
   for (const past of now.filter((entry) => entry.code === "PLATFORM_END_OF_SUPPORT")) {
     findings.push({ ...past, severity: "WARNING", message: `now: ${past.message}` });
@@ -273,20 +276,27 @@ export function planUpgrade(
   return result(planner.steps, dedupeFindings(findings), removals);
 }
 
-/** Findings that say the same thing of the same entry. */
+/** Findings that say the same thing: of the same entry, or (a platform's calendar) of the same minor, whichever entries a state has at it. */
 function sameFinding(entry: Finding): string {
-  return `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message}`;
+  return entry.check === "PLATFORM" && entry.ruleId !== null ? `${entry.code}|${entry.ruleId}` : `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message}`;
 }
 
-/** The first of findings that say the same thing (a "now:" coverage finding the end state repeats stays once). */
+const SEVERITY_RANK = { ERROR: 0, WARNING: 1, INFO: 2 } as const;
+
+/**
+ * Findings that say the same thing once (a "now:" finding the end state repeats), at the place of the first and
+ * with the gravest severity any of them has: a blocked plan ends where it began, and what validate calls an
+ * ERROR there is not softened by the "now:" WARNING said of the same state.
+ */
 function dedupeFindings(findings: readonly Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((entry) => {
+  const kept = new Map<string, Finding>();
+  for (const entry of findings) {
     const key = `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message.replace(/^(now|on the way): /, "")}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+    const first = kept.get(key);
+    if (first === undefined) kept.set(key, entry);
+    else if (SEVERITY_RANK[entry.severity] < SEVERITY_RANK[first.severity]) kept.set(key, { ...first, severity: entry.severity, message: entry.message });
+  }
+  return [...kept.values()];
 }
 
 /** Of versions sorted oldest first: the newest patch of the oldest minor among them. */
@@ -663,7 +673,7 @@ class Planner {
     for (const change of changes) {
       const entry = this.state.entries.find((candidate) => label(candidate) === label(change.entry));
       if (entry?.featureGates === undefined || entry.kubernetes === null || change.to === entry.version) continue;
-      const minor = minorOf(parseKubernetesVersion(change.to));
+      const minor = minorWords(minorIndex(change.to));
       const droppable = entry.featureGates.filter((setting) => lockedValueAt(this.snapshot, setting.name, minor) === setting.value);
       if (droppable.length === 0) continue;
       const kept = entry.featureGates.filter((setting) => !droppable.includes(setting));
@@ -685,8 +695,8 @@ class Planner {
     const current = this.state.entries.find((entry) => entry.component === "kubelet" && entry.instance === kubelet.instance)!;
     const node = current.node;
     if (node === undefined || node.cgroupVersion !== "v1") return;
-    const at = parseKubernetesVersion(this.versionFor(minor));
-    const refused = checkKubeletCgroup(this.snapshot, { ...current, kubernetes: at, version: formatVersion(at) }, node).find((entry) => entry.severity === "ERROR");
+    const moved = plannedComponent(this.component("kubelet"), current.instance, this.versionFor(minor), "kubelet");
+    const refused = checkKubeletCgroup(this.snapshot, { ...moved, kubernetes: moved.kubernetes! }, node).find((entry) => entry.severity === "ERROR");
     if (refused === undefined) return;
     this.step(
       [{ entry: current, to: current.version, node: { cgroupVersion: "v2", failCgroupV1: node.failCgroupV1 } }],

@@ -1,0 +1,199 @@
+/**
+ * The same question on every face gets the same answer (issue 33): generated clusters (every input field, see
+ * test/support/cluster-generators.ts, typos included) are asked as a check and as a plan over real HTTP on
+ * REST, on GraphQL, on the chat bot endpoint (the words a person types, the reply a person reads) and, for a
+ * share of them, through the real `kubecompat --offline` executable with a plan file. Every face must give
+ * the same verdict and the same findings (REST, GraphQL and the CLI every code; chat its counts by severity
+ * and the codes it lists), or refuse the same input with the same message (and the CLI with exit code 2).
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
+import { stringify } from "yaml";
+import { createApp } from "../src/app.js";
+import { createLogger } from "../src/core/logger.js";
+import type { ComponentVersionInput } from "../src/domain/cluster-plan.js";
+import { FixedKnowledgeBase } from "../src/services/knowledge-base.js";
+import { loadKbDirectory } from "../src/knowledge/load.js";
+import { KbSnapshot } from "../src/knowledge/snapshot.js";
+import { kubecompat } from "./support/cli-process.js";
+import { clusterQuestion, propertyRuns, PROPERTY_SEED, type ClusterQuestion } from "./support/cluster-generators.js";
+import { KB_DIR } from "./support/runtime.js";
+
+const BOT_TOKEN = "differential-bot-token-0123456789";
+
+/** What a face answered: a verdict with its findings, or a refusal with its message. */
+type Answer =
+  | { readonly kind: "verdict"; readonly status: string; readonly codes: readonly string[]; readonly counts: Readonly<Record<string, number>> }
+  | { readonly kind: "refused"; readonly message: string };
+
+const FINDING_FIELDS = "status findings { code severity }";
+
+function verdictOf(body: { status: string; findings: Array<{ code: string; severity: string }> }): Answer {
+  const counts: Record<string, number> = { ERROR: 0, WARNING: 0, INFO: 0 };
+  for (const finding of body.findings) counts[finding.severity] = (counts[finding.severity] ?? 0) + 1;
+  return { kind: "verdict", status: body.status, codes: body.findings.map((finding) => finding.code), counts };
+}
+
+/** The question in chat words: `kubelet@pool-a=1.30 kubelet@pool-a:cgroup=v1 ... platform=eks asof=...`. */
+function chatWords(question: ClusterQuestion): string {
+  const words: string[] = [];
+  for (const entry of question.components) {
+    const who = entry.instance === undefined || entry.instance === null ? entry.component : `${entry.component}@${entry.instance}`;
+    words.push(`${who}=${entry.version}`);
+    if (entry.cgroupVersion != null) words.push(`${who}:cgroup=${entry.cgroupVersion}`);
+    if (entry.failCgroupV1 != null) words.push(`${who}:failCgroupV1=${entry.failCgroupV1}`);
+    for (const gate of entry.featureGates?.split(",") ?? []) words.push(`${who}:gate=${gate}`);
+  }
+  if (question.profile !== undefined) words.push(`profile=${question.profile}`);
+  if (question.platform !== undefined) words.push(`platform=${question.platform}`);
+  if (question.asOf !== undefined) words.push(`asof=${question.asOf}`);
+  return words.join(" ");
+}
+
+const CHAT_STATUS: ReadonlyArray<[RegExp, string]> = [
+  [/^\*\*✅ (Supported|Upgrade plan to)/, "SUPPORTED"],
+  [/^\*\*❌ /, "UNSUPPORTED"],
+  [/^\*\*❔ /, "NOT_JUDGED"],
+  [/^\*\*⚠️ (Supported, with warnings|End of life|Upgrade plan to .*, with warnings)\*\*/, "SUPPORTED_WITH_WARNINGS"],
+];
+
+/** A chat reply read as a person reads it: its headline, its counts, the codes it lists, or the refusal it quotes. */
+function chatAnswer(text: string): Answer {
+  if (text.startsWith("**⚠️ I could not answer that**")) return { kind: "refused", message: /\n> (.*)\n/.exec(text)?.[1] ?? text };
+  const status = CHAT_STATUS.find(([pattern]) => pattern.test(text))?.[1];
+  assert.ok(status !== undefined, `a chat headline the test cannot read: ${text.split("\n")[0]}`);
+  const counted = (word: string): number => Number(new RegExp(`(\\d+) ${word}s?\\b`).exec(text)?.[1] ?? 0);
+  const findings = text.split("**Findings**")[1] ?? "";
+  const codes = [...findings.matchAll(/^- \S+ `([A-Z0-9_]+)`/gm)].map((match) => match[1]!);
+  return { kind: "verdict", status, codes, counts: { ERROR: counted("error"), WARNING: counted("warning"), INFO: counted("note") } };
+}
+
+/** The plan file a person would write for the question (every value text, as the CLI's failsafe reading keeps it). */
+function planFile(question: ClusterQuestion): string {
+  const components = question.components.map((entry: ComponentVersionInput) => Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, String(value)])));
+  return stringify({ components, ...(question.profile === undefined ? {} : { profile: question.profile }), ...(question.asOf === undefined ? {} : { asOf: question.asOf }), ...(question.platform === undefined ? {} : { platform: question.platform }) });
+}
+
+describe("every face answers a generated question alike", () => {
+  let server: http.Server;
+  let url: string;
+  let snapshot: KbSnapshot;
+  let questions: ClusterQuestion[];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-differential-"));
+
+  before(async () => {
+    const bundle = await loadKbDirectory(KB_DIR);
+    snapshot = new KbSnapshot(bundle, { revision: 1, lastImportAt: null });
+    const app = await createApp({
+      kb: FixedKnowledgeBase.fromBundle(bundle),
+      isDatabaseReachable: () => Promise.resolve(true),
+      logger: createLogger("silent"),
+      chatops: { slackSigningSecret: null, botToken: BOT_TOKEN },
+      // The chat face's own limit (60 a minute) would answer 429 to this many questions from one address.
+      rateLimits: { writesPerMinute: 120, chatPerMinute: 100_000 },
+    });
+    server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    questions = fc.sample(clusterQuestion(snapshot, { typos: true }), { seed: PROPERTY_SEED, numRuns: propertyRuns(40) });
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = async (route: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> => {
+    const response = await fetch(`${url}${route}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    return { status: response.status, body: await response.json() };
+  };
+
+  const rest = async (route: string, body: unknown): Promise<Answer> => {
+    const answer = await post(route, body);
+    if (answer.status === 400) return { kind: "refused", message: (answer.body as { error: { message: string } }).error.message };
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return verdictOf(answer.body as { status: string; findings: Array<{ code: string; severity: string }> });
+  };
+
+  const graphql = async (query: string, variables: Record<string, unknown>, field: string): Promise<Answer> => {
+    const answer = await post("/graphql", { query, variables });
+    const body = answer.body as { data?: Record<string, { status: string; findings: Array<{ code: string; severity: string }> }> | null; errors?: Array<{ message: string; extensions: { code: string } }> };
+    if (body.errors !== undefined) {
+      assert.equal(body.errors[0]!.extensions.code, "BAD_USER_INPUT", JSON.stringify(body.errors));
+      return { kind: "refused", message: body.errors[0]!.message };
+    }
+    return verdictOf(body.data![field]!);
+  };
+
+  const chat = async (text: string): Promise<Answer> => {
+    const answer = await post("/chatops/command", { text }, { authorization: `Bearer ${BOT_TOKEN}` });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return chatAnswer((answer.body as { text: string }).text);
+  };
+
+  const cli = async (args: string[], question: ClusterQuestion, name: string): Promise<Answer> => {
+    const file = path.join(dir, `${name}.yaml`);
+    fs.writeFileSync(file, planFile(question));
+    const run = await kubecompat(["--offline", ...args.map((arg) => (arg === "FILE" ? file : arg)), "-o", "json"]);
+    if (run.code === 2) return { kind: "refused", message: run.stderr };
+    const answer = verdictOf(JSON.parse(run.stdout) as { status: string; findings: Array<{ code: string; severity: string }> });
+    // The exit code follows the status: 1 for UNSUPPORTED and NOT_JUDGED, else 0.
+    assert.equal(run.code, answer.kind === "verdict" && (answer.status === "UNSUPPORTED" || answer.status === "NOT_JUDGED") ? 1 : 0, `${args.join(" ")}: ${run.stderr}`);
+    return answer;
+  };
+
+  /** Faces agree with REST: the same verdict and findings, or the same refusal. */
+  function agree(reference: Answer, other: Answer, face: string, asked: string, options: { readonly listedOnly?: boolean } = {}): void {
+    if (reference.kind === "refused") {
+      assert.equal(other.kind, "refused", `${face} answered what REST refused (${reference.message}): ${asked}`);
+      assert.ok(other.message.includes(reference.message), `${face} refused with another message:\n  REST: ${reference.message}\n  ${face}: ${other.message}\n${asked}`);
+      return;
+    }
+    assert.equal(other.kind, "verdict", `${face} refused what REST answered: ${other.kind === "refused" ? other.message : ""}\n${asked}`);
+    if (other.kind !== "verdict") return;
+    assert.equal(other.status, reference.status, `${face} says ${other.status}, REST ${reference.status}: ${asked}`);
+    assert.deepEqual(other.counts, reference.counts, `${face}'s counts by severity: ${asked}`);
+    if (options.listedOnly === true) assert.deepEqual(other.codes, reference.codes.slice(0, other.codes.length), `${face} lists other codes: ${asked}`);
+    else assert.deepEqual(other.codes, reference.codes, `${face}'s codes: ${asked}`);
+  }
+
+  it("validate: REST, GraphQL and chat, and the offline CLI for a share", async () => {
+    const seen = { verdicts: new Set<string>(), refused: 0, cli: 0 };
+    for (const [index, question] of questions.entries()) {
+      const asked = JSON.stringify(question);
+      const options = { profile: question.profile, asOf: question.asOf, platform: question.platform };
+      const reference = await rest("/api/v1/validate", { components: question.components, ...options });
+      if (reference.kind === "verdict") seen.verdicts.add(reference.status);
+      else seen.refused += 1;
+      const query = `query($c: [ComponentVersionInput!]!, $p: String, $a: String, $f: String) { validateCluster(plan: { components: $c }, profile: $p, asOf: $a, platform: $f) { ${FINDING_FIELDS} } }`;
+      agree(reference, await graphql(query, { c: question.components, p: question.profile, a: question.asOf, f: question.platform }, "validateCluster"), "GraphQL", asked);
+      agree(reference, await chat(`check ${chatWords(question)}`), "chat", asked, { listedOnly: true });
+      if (index % 5 === 0) {
+        seen.cli += 1;
+        agree(reference, await cli(["check", "FILE"], question, `check-${index}`), "CLI --offline", asked);
+      }
+    }
+    // The questions reach every verdict and a refusal, or the comparison proves little.
+    assert.ok(seen.verdicts.has("SUPPORTED_WITH_WARNINGS") && seen.verdicts.has("UNSUPPORTED") && seen.refused > 0 && seen.cli > 0, JSON.stringify({ ...seen, verdicts: [...seen.verdicts] }));
+  });
+
+  it("plan: REST, GraphQL and chat, and the offline CLI for a share", async () => {
+    const seen = { verdicts: new Set<string>(), refused: 0 };
+    for (const [index, question] of questions.entries()) {
+      const asked = JSON.stringify(question);
+      const options = { profile: question.profile, asOf: question.asOf, platform: question.platform };
+      const reference = await rest("/api/v1/upgrade-plan", { current: { components: question.components }, targetVersion: question.target, ...options });
+      if (reference.kind === "verdict") seen.verdicts.add(reference.status);
+      else seen.refused += 1;
+      const query = `query($c: [ComponentVersionInput!]!, $t: String!, $p: String, $a: String, $f: String) { planUpgrade(current: { components: $c }, targetVersion: $t, profile: $p, asOf: $a, platform: $f) { ${FINDING_FIELDS} } }`;
+      agree(reference, await graphql(query, { c: question.components, t: question.target, p: question.profile, a: question.asOf, f: question.platform }, "planUpgrade"), "GraphQL", asked);
+      agree(reference, await chat(`plan ${chatWords(question)} to ${question.target}`), "chat", asked, { listedOnly: true });
+      if (index % 5 === 1) agree(reference, await cli(["plan", "FILE", "--to", question.target], question, `plan-${index}`), "CLI --offline", asked);
+    }
+    assert.ok(seen.verdicts.has("SUPPORTED_WITH_WARNINGS") && seen.verdicts.has("UNSUPPORTED") && seen.refused > 0, JSON.stringify({ ...seen, verdicts: [...seen.verdicts] }));
+  });
+});
