@@ -265,7 +265,7 @@ describe("chatops nodepool over HTTP", () => {
     assert.equal(headline(answer), "🤔 I did not understand that nodepool check command");
     const sections = sectionTexts(answer.blocks);
     assert.match(sections, /say what the pool becomes after to, e\.g\. to kubelet=1\.30\.1\./);
-    assert.match(sections, /Usage: `\/kubecompat nodepool check cp=1\.30 \[profile=strict\] from kubelet=1\.29\.4 .* to kubelet=1\.30\.1 /);
+    assert.match(sections, /Usage: `\/kubecompat nodepool check cp=1\.30 \[profile=strict\] \[platform=eks\] \[asof=2026-12-01\] from kubelet=1\.29\.4 .* to kubelet=1\.30\.1 /);
 
     const rollback = await slack("nodepool rollback from kubelet=1.29.4 to kubelet=1.28.9");
     assert.equal(headline(rollback), "🤔 I did not understand that nodepool rollback command");
@@ -283,7 +283,7 @@ describe("chatops nodepool over HTTP", () => {
   it("lists both nodepool forms and the pool words in help", async () => {
     const answer = await slack("help");
     const sections = sectionTexts(answer.blocks);
-    assert.match(sections, /• `\/kubecompat nodepool check cp=1\.30 \[profile=strict\] from .*` — can a node pool/);
+    assert.match(sections, /• `\/kubecompat nodepool check cp=1\.30 \[profile=strict\] \[platform=eks\] \[asof=2026-12-01\] from .*` — can a node pool/);
     assert.match(sections, /• `\/kubecompat nodepool rollback cp=1\.30 \[profile=strict\] from kubelet=1\.29\.4 to kubelet=1\.28\.9` — can a node pool go back/);
     assert.match(sections, /`proxy=nftables` \(the mode; `kube-proxy=1\.30\.1` its version\)/);
   });

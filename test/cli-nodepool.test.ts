@@ -315,7 +315,7 @@ describe("kubecompat nodepool", () => {
   it("--help describes the command and the node-pool file", async () => {
     const help = await kubecompat(["nodepool", "--help"]);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION \[--profile NAME\] \[--rollback\]/);
+    assert.match(help.stdout, /kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION \[--platform NAME\] \[--profile NAME\] \[--as-of YYYY-MM-DD\] \[--rollback\]/);
     assert.match(help.stdout, /kubeletConfigFile \(its path, relative to the node-pool file\)/);
     const top = await kubecompat(["--help"]);
     assert.match(top.stdout, /^ {2}nodepool +can a node pool be upgraded/m);

@@ -26,6 +26,22 @@ import { KB_DIR } from "./support/runtime.js";
 
 const BOT_TOKEN = "differential-bot-token-0123456789";
 
+/** Documents as manifests hold them: served and removed APIs, a behaviour change's field, a custom resource, values, unreadable YAML. */
+const DOCUMENTS = [
+  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n",
+  "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}\n",
+  "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec: {schedule: '@daily', jobTemplate: {spec: {template: {spec: {containers: [{name: a, image: b}], restartPolicy: Never}}}}}\n",
+  "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: shop}\nspec: {backend: {serviceName: shop, servicePort: 80}}\n",
+  "apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata: {name: restricted}\nspec: {privileged: false}\n",
+  "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 3}\n",
+  "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata: {name: fs}\n",
+  "apiVersion: v1\nkind: Service\nmetadata: {name: front}\nspec: {externalIPs: [10.0.0.9], ports: [{port: 80}]}\n",
+  "apiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata: {name: nightly}\n",
+  "replicas: 3\nimage: {tag: latest}\n",
+  "a: [\n",
+  "",
+];
+
 /** What a face answered: a verdict with its findings, or a refusal with its message. */
 type Answer =
   | { readonly kind: "verdict"; readonly status: string; readonly codes: readonly string[]; readonly counts: Readonly<Record<string, number>> }
@@ -56,10 +72,10 @@ function chatWords(question: ClusterQuestion): string {
 }
 
 const CHAT_STATUS: ReadonlyArray<[RegExp, string]> = [
-  [/^\*\*✅ (Supported|Upgrade plan to)/, "SUPPORTED"],
+  [/^\*\*✅ (Supported|Upgrade plan to|Nothing removed at)/, "SUPPORTED"],
   [/^\*\*❌ /, "UNSUPPORTED"],
   [/^\*\*❔ /, "NOT_JUDGED"],
-  [/^\*\*⚠️ (Supported, with warnings|End of life|Upgrade plan to .*, with warnings)\*\*/, "SUPPORTED_WITH_WARNINGS"],
+  [/^\*\*⚠️ (Supported, with warnings|End of life|Upgrade plan to .*, with warnings|Deprecated APIs at \S+)\*\*/, "SUPPORTED_WITH_WARNINGS"],
 ];
 
 /** A chat reply read as a person reads it: its headline, its counts, the codes it lists, or the refusal it quotes. */
@@ -179,6 +195,48 @@ describe("every face answers a generated question alike", () => {
     }
     // The questions reach every verdict and a refusal, or the comparison proves little.
     assert.ok(seen.verdicts.has("SUPPORTED_WITH_WARNINGS") && seen.verdicts.has("UNSUPPORTED") && seen.refused > 0 && seen.cli > 0, JSON.stringify({ ...seen, verdicts: [...seen.verdicts] }));
+  });
+
+  it("scan: generated manifests and targets (typos too) on REST, GraphQL, chat and the offline CLI", async () => {
+    const scans = fc.sample(
+      fc.record({
+        documents: fc.array(fc.constantFrom(...DOCUMENTS), { maxLength: 5 }),
+        target: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 16, max: 40 }).map((minor) => `1.${minor}`) }, { weight: 1, arbitrary: fc.constantFrom("latest", "1.3", "1.2", "v1.29.x") }),
+        from: fc.option(fc.constantFrom("1.16", "1.22", "1.25"), { nil: undefined }),
+      }),
+      { seed: PROPERTY_SEED, numRuns: propertyRuns(30) },
+    );
+    const seen = new Set<string>();
+    for (const [index, { documents, target, from }] of scans.entries()) {
+      const manifests = documents.join("---\n");
+      // Where from is newer than the target the question itself is refused on every face; keep it otherwise.
+      const fromVersion = from !== undefined && Number(from.split(".")[1]) <= Number(target.replace(/^v/, "").split(".")[1] ?? 0) ? from : undefined;
+      const asked = JSON.stringify({ manifests, target, fromVersion });
+      const all = (body: { status: string; findings: Array<{ code: string; severity: string }>; changeFindings: Array<{ code: string; severity: string }>; notes: Array<{ code: string; severity: string }> }) =>
+        verdictOf({ status: body.status, findings: [...body.findings, ...body.changeFindings, ...body.notes] });
+      const restAnswer = await post("/api/v1/scan", { manifests, targetVersion: target, ...(fromVersion === undefined ? {} : { fromVersion }) });
+      const reference: Answer = restAnswer.status === 400 ? { kind: "refused", message: (restAnswer.body as { error: { message: string } }).error.message } : all(restAnswer.body as Parameters<typeof all>[0]);
+      seen.add(reference.kind === "verdict" ? reference.status : "REFUSED");
+      const query = "query($m: String!, $t: String!, $f: String) { scanManifests(manifests: $m, targetVersion: $t, fromVersion: $f) { status findings { code severity } changeFindings { code severity } notes { code severity } } }";
+      const graph = await post("/graphql", { query, variables: { m: manifests, t: target, f: fromVersion } });
+      const graphBody = graph.body as { data?: { scanManifests: Parameters<typeof all>[0] } | null; errors?: Array<{ message: string }> };
+      agree(reference, graphBody.errors === undefined ? all(graphBody.data!.scanManifests) : { kind: "refused", message: graphBody.errors[0]!.message }, "GraphQL", asked);
+      // Chat reads a scan from its second line on; a scan of nothing is asked with an empty document.
+      if (manifests.trim() !== "") agree(reference, await chat(`scan ${fromVersion === undefined ? "" : `from ${fromVersion} `}to ${target}\n${manifests}`), "chat", asked, { listedOnly: true });
+      if (index % 4 === 0) {
+        const file = path.join(dir, `scan-${index}.yaml`);
+        fs.writeFileSync(file, manifests);
+        const run = await kubecompat(["--offline", "scan", "--to", target, ...(fromVersion === undefined ? [] : ["--from", fromVersion]), file, "-o", "json"]);
+        if (run.code === 2) agree(reference, { kind: "refused", message: run.stderr }, "CLI --offline", asked);
+        else {
+          const report = JSON.parse(run.stdout) as { status: string; notes: Array<{ code: string; severity: string }>; files: Array<{ findings: Array<{ code: string; severity: string }>; changeFindings: Array<{ code: string; severity: string }> }> };
+          const file0 = report.files[0]!;
+          agree(reference, verdictOf({ status: report.status, findings: [...file0.findings, ...file0.changeFindings, ...report.notes] }), "CLI --offline", asked);
+          assert.equal(run.code, report.status === "UNSUPPORTED" || report.status === "NOT_JUDGED" ? 1 : 0, asked);
+        }
+      }
+    }
+    assert.ok(["SUPPORTED", "UNSUPPORTED", "NOT_JUDGED", "REFUSED"].every((status) => seen.has(status)), [...seen].join(", "));
   });
 
   it("plan: REST, GraphQL and chat, and the offline CLI for a share", async () => {

@@ -490,8 +490,8 @@ function nodePoolStepLine(step: NodePoolStep): Line {
 export function runNodePool(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "nodepool-check" | "nodepool-rollback" }>): ChatReplyDoc {
   const rollback = command.kind === "nodepool-rollback";
   const result = rollback
-    ? checkNodePoolRollback(snapshot, { controlPlaneVersion: command.controlPlaneVersion, current: command.from, rollbackTo: command.to, profile: command.profile })
-    : checkNodePoolUpgrade(snapshot, { controlPlaneVersion: command.controlPlaneVersion, from: command.from, to: command.to, profile: command.profile });
+    ? checkNodePoolRollback(snapshot, { controlPlaneVersion: command.controlPlaneVersion, current: command.from, rollbackTo: command.to, profile: command.profile, asOf: command.asOf, platform: command.platform })
+    : checkNodePoolUpgrade(snapshot, { controlPlaneVersion: command.controlPlaneVersion, from: command.from, to: command.to, profile: command.profile, asOf: command.asOf, platform: command.platform });
   const profile = resolveProfile(snapshot, command.profile);
   const what = rollback ? "rollback" : "upgrade";
   // The domain calls an unnamed pool "pool"; the headline then just says "Node pool".

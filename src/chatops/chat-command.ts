@@ -40,11 +40,10 @@ export interface ClusterOptions {
   readonly platform?: string;
 }
 
-export interface NodePoolChange {
+export interface NodePoolChange extends ClusterOptions {
   readonly controlPlaneVersion: string;
   readonly from: NodePoolSpecInput;
   readonly to: NodePoolSpecInput;
-  readonly profile?: string;
 }
 
 export type CommandKind = ChatCommand["kind"];

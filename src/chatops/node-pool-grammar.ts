@@ -6,7 +6,7 @@
  */
 import type { NodePoolSpecInput } from "../domain/node-pool.js";
 import type { ChatCommand } from "./chat-command.js";
-import { Problem, SEPARATORS, isVersionLike, quote, takeOptions, withProfile } from "./words.js";
+import { Problem, SEPARATORS, isVersionLike, quote, takeOptions, withClusterOptions } from "./words.js";
 
 type NodePoolKind = "nodepool-check" | "nodepool-rollback";
 
@@ -147,7 +147,7 @@ function specOf(draft: SpecDraft, shared: SpecDraft, other: SpecDraft): NodePool
 /**
  * `nodepool check cp=1.30 [profile=strict] from <spec words> to <spec words>`
  * and `nodepool rollback cp=1.30 from <running spec> to <older spec>`.
- * cp= and profile= may stand anywhere; name= and os= before `from` hold for both sides.
+ * cp=, profile=, platform= and asof= may stand anywhere; name= and os= before `from` hold for both sides.
  */
 export function parseNodePool(args: string[]): ChatCommand {
   let kind: NodePoolKind = "nodepool-check";
@@ -160,7 +160,7 @@ export function parseNodePool(args: string[]): ChatCommand {
     throw new Problem(`I could not read ${quote(args[0]!)}; say nodepool check (an upgrade) or nodepool rollback`, "nodepool-check");
   }
   if (words.length === 0) throw new Problem("give the control plane's version and the pool before and after, e.g. cp=1.30 from kubelet=1.29.4 to kubelet=1.30.1", kind);
-  const { rest, options } = takeOptions(words, kind, new Set(["profile"]));
+  const { rest, options } = takeOptions(words, kind, new Set(["profile", "asOf", "platform"]));
 
   let controlPlaneVersion: string | undefined;
   const before: string[] = [];
@@ -206,5 +206,5 @@ export function parseNodePool(args: string[]): ChatCommand {
     if (draft.kubeletVersion === undefined) throw new Problem(`the ${side} pool needs its kubelet version, e.g. kubelet=1.30.1`, kind);
   }
   const command = { kind, controlPlaneVersion, from: specOf(from, shared, to), to: specOf(to, shared, from) };
-  return withProfile(command, options);
+  return withClusterOptions(command, options);
 }

@@ -23,7 +23,7 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   supported: "supported 1.28 [asof=2026-12-01]",
   scan: "scan [from 1.24] to 1.29, then the manifests on the next lines (or in a ``` block)",
   "nodepool-check":
-    'nodepool check cp=1.30 [profile=strict] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
+    'nodepool check cp=1.30 [profile=strict] [platform=eks] [asof=2026-12-01] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
   "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
 };
 

@@ -16,10 +16,10 @@ import { InputError } from "../core/errors.js";
 import type { FlagChangeRecord, ProxyModeRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
-import { plannedComponent, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
+import { plannedComponent, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
-import { judgePlan, today } from "./validate.js";
+import { judgePlan, onPlatform, parseAsOf } from "./validate.js";
 import { isAbsent, readKubernetesVersion } from "./version-reader.js";
 import { featureGateMap, judgeFeatureGates, parseFeatureGateList, type GateSetting } from "./feature-gates.js";
 import {
@@ -423,7 +423,7 @@ function checkChart(snapshot: KbSnapshot, pool: NodePool, controlPlane: Kubernet
 }
 
 /** The pool inside a minimal cluster, judged by the same rules as validateCluster. */
-function clusterFindings(snapshot: KbSnapshot, pool: NodePool, controlPlane: KubernetesVersion, profile: string): Finding[] {
+function clusterFindings(snapshot: KbSnapshot, pool: NodePool, controlPlane: KubernetesVersion, { profile, asOf, platform }: PoolContext): Finding[] {
   const component = (name: string) => snapshot.findComponent(name)!;
   const entries: PlannedComponent[] = [
     plannedComponent(component("kube-apiserver"), null, formatVersion(controlPlane), "controlPlaneVersion"),
@@ -431,9 +431,12 @@ function clusterFindings(snapshot: KbSnapshot, pool: NodePool, controlPlane: Kub
   ];
   if (pool.kubeProxy !== null) entries.push(plannedComponent(component("kube-proxy"), pool.name, formatVersion(pool.kubeProxy), "kubeProxyVersion"));
   if (pool.runtime !== null) entries.push(pool.runtime);
-  const plan: ClusterPlan = { entries };
-  // Release dates of the control plane are not this check's business.
-  return judgePlan(snapshot, plan, profile, today()).filter((entry) => !(entry.component === "kube-apiserver" && (entry.check === "RELEASE" || entry.check === "END_OF_LIFE")));
+  // The pool on its platform's calendar (named, or recognised from its versions), on the day asked about.
+  const plan = onPlatform(snapshot, { entries }, platform);
+  // Release dates of the control plane alone are not this check's business; the pool's, and the pool's with it, are.
+  return judgePlan(snapshot, plan, profile, asOf).filter(
+    (entry) => !(entry.component === "kube-apiserver" && (entry.check === "RELEASE" || entry.check === "END_OF_LIFE" || entry.check === "PLATFORM" || entry.check === "VERSION")),
+  );
 }
 
 function steps(from: NodePool, to: NodePool, direction: "upgrade" | "rollback"): NodePoolStep[] {
@@ -482,10 +485,22 @@ export interface NodePoolRequest {
   readonly from: unknown;
   readonly to: unknown;
   readonly profile?: string | null | undefined;
+  /** The day the pool is judged on (YYYY-MM-DD); today when absent. */
+  readonly asOf?: string | null | undefined;
+  /** The managed platform (eks, gke, aks, upstream); recognised from the versions when absent. */
+  readonly platform?: string | null | undefined;
+}
+
+/** Where and when a pool is judged: the cluster's profile, day and platform, as validate takes them. */
+interface PoolContext {
+  readonly profile: string;
+  readonly asOf: string;
+  readonly platform: string | null | undefined;
 }
 
 export function checkNodePoolUpgrade(snapshot: KbSnapshot, request: NodePoolRequest): NodePoolReport {
-  const controlPlane = readKubernetesVersion(snapshot, request.controlPlaneVersion, "controlPlaneVersion");
+  const asOf = parseAsOf(request.asOf);
+  const controlPlane = readKubernetesVersion(snapshot, request.controlPlaneVersion, "controlPlaneVersion", asOf);
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const from = parsePool(snapshot, request.from, "from");
   const to = parsePool(snapshot, request.to, "to");
@@ -498,13 +513,17 @@ export function checkNodePoolUpgrade(snapshot: KbSnapshot, request: NodePoolRequ
   findings.push(...checkConfiguration(snapshot, to, "upgrade"));
   findings.push(...checkProxyMode(snapshot, to, from));
   findings.push(...checkChart(snapshot, to, controlPlane));
-  findings.push(...clusterFindings(snapshot, to, controlPlane, profile));
+  findings.push(...clusterFindings(snapshot, to, controlPlane, { profile, asOf, platform: request.platform }));
   const judged = report(snapshot.revision, findings);
   return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, pool: to.name, findings: judged.findings, steps: steps(from, to, "upgrade") };
 }
 
-export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPlaneVersion: string; current: unknown; rollbackTo: unknown; profile?: string | null | undefined }): NodePoolReport {
-  const controlPlane = readKubernetesVersion(snapshot, request.controlPlaneVersion, "controlPlaneVersion");
+export function checkNodePoolRollback(
+  snapshot: KbSnapshot,
+  request: Omit<NodePoolRequest, "from" | "to"> & { readonly current: unknown; readonly rollbackTo: unknown },
+): NodePoolReport {
+  const asOf = parseAsOf(request.asOf);
+  const controlPlane = readKubernetesVersion(snapshot, request.controlPlaneVersion, "controlPlaneVersion", asOf);
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const current = parsePool(snapshot, request.current, "current");
   const target = parsePool(snapshot, request.rollbackTo, "rollbackTo");
@@ -515,7 +534,7 @@ export function checkNodePoolRollback(snapshot: KbSnapshot, request: { controlPl
   findings.push(...checkConfiguration(snapshot, target, "rollback"));
   findings.push(...checkProxyMode(snapshot, target, current));
   findings.push(...checkChart(snapshot, target, controlPlane));
-  const cluster = clusterFindings(snapshot, target, controlPlane, profile);
+  const cluster = clusterFindings(snapshot, target, controlPlane, { profile, asOf, platform: request.platform });
   // The trap: the control plane has moved beyond what the old kubelet may join.
   for (const problem of cluster) {
     if (problem.severity === "ERROR" && problem.component === "kubelet" && problem.check === "SKEW") {

@@ -114,10 +114,10 @@ export const resolvers: Resolvers = {
     scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
     // In slices, so a large scan does not hold other requests (src/core/slices.ts).
     scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),
-    checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile }, { snapshot }) =>
-      checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile }),
-    checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile }, { snapshot }) =>
-      checkNodePoolRollback(snapshot, { controlPlaneVersion, current, rollbackTo, profile }),
+    checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile, asOf, platform }, { snapshot }) =>
+      checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile, asOf, platform }),
+    checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile, asOf, platform }, { snapshot }) =>
+      checkNodePoolRollback(snapshot, { controlPlaneVersion, current, rollbackTo, profile, asOf, platform }),
     auditLog: async (_parent, args, { curator, principal }) => {
       const entries = await curatorOf(curator).audit(principal, {
         entity: optional(args.entity),

@@ -360,9 +360,9 @@ export const nodePoolSpec = z
   .openapi("NodePoolSpec");
 
 const controlPlaneVersion = shortText("The control plane's (kube-apiserver's) version.", "1.30");
-export const nodePoolUpgradeRequest = z.strictObject({ controlPlaneVersion, from: nodePoolSpec, to: nodePoolSpec, profile }).openapi("NodePoolUpgradeRequest");
+export const nodePoolUpgradeRequest = z.strictObject({ controlPlaneVersion, from: nodePoolSpec, to: nodePoolSpec, profile, asOf, platform }).openapi("NodePoolUpgradeRequest");
 export const nodePoolRollbackRequest = z
-  .strictObject({ controlPlaneVersion, current: nodePoolSpec, rollbackTo: nodePoolSpec, profile })
+  .strictObject({ controlPlaneVersion, current: nodePoolSpec, rollbackTo: nodePoolSpec, profile, asOf, platform })
   .openapi("NodePoolRollbackRequest");
 export const nodePoolReport = z
   .object({

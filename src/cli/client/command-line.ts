@@ -108,6 +108,8 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
   nodepool: [
     { name: "control-plane", value: "VERSION", description: "the control plane's (kube-apiserver's) version, e.g. 1.30 (required)" },
     PROFILE,
+    AS_OF,
+    PLATFORM,
     { name: "rollback", value: null, description: "check going back from FROM (running now) to TO (older) instead of an upgrade" },
   ],
 };
@@ -324,7 +326,7 @@ const COMMAND_HELP: Readonly<Record<CommandName, { line: string; usage: readonly
   },
   nodepool: {
     line: "can a node pool be upgraded (or rolled back) from one spec to another?",
-    usage: ["kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION [--profile NAME] [--rollback]"],
+    usage: ["kubecompat nodepool FROM_FILE TO_FILE --control-plane VERSION [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD] [--rollback]"],
     summary:
       "Can a node pool move from one spec to another as one unit (kubelet version, flags and KubeletConfiguration,\n" +
       "kube-proxy version and mode, container runtime, the chart's kubeVersion) under the control plane? Sends both\n" +

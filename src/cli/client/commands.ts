@@ -299,10 +299,12 @@ export async function nodepool(commandLine: CommandLine, context: CliContext): P
   const from = await nodePoolInput(fromPath, roles[0], context);
   const to = await nodePoolInput(toPath, roles[1], context);
   const profile = flagValue(commandLine, "profile");
+  const asOf = flagValue(commandLine, "as-of");
+  const platform = flagValue(commandLine, "platform");
   const route = rollback ? "/api/v1/node-pool/rollback-check" : "/api/v1/node-pool/upgrade-check";
   const body = rollback
-    ? defined({ controlPlaneVersion, current: from.spec, rollbackTo: to.spec, profile })
-    : defined({ controlPlaneVersion, from: from.spec, to: to.spec, profile });
+    ? defined({ controlPlaneVersion, current: from.spec, rollbackTo: to.spec, profile, asOf, platform })
+    : defined({ controlPlaneVersion, from: from.spec, to: to.spec, profile, asOf, platform });
   const sides: Record<string, NodePoolFile> = rollback ? { current: from.file, rollbackTo: to.file } : { from: from.file, to: to.file };
   const raw = await ask(context, route, body, { locate: nodePoolLocator(sides) });
   const answer = asNodePoolAnswer(raw, context.api.server, route);

@@ -1762,8 +1762,10 @@ export type QueryCheckFirewallArgs = {
  * answered with `ok: false` and ERROR findings.
  */
 export type QueryCheckNodePoolRollbackArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
   controlPlaneVersion: Scalars['String']['input'];
   current: NodePoolSpecInput;
+  platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
   rollbackTo: NodePoolSpecInput;
 };
@@ -1780,8 +1782,10 @@ export type QueryCheckNodePoolRollbackArgs = {
  * answered with `ok: false` and ERROR findings.
  */
 export type QueryCheckNodePoolUpgradeArgs = {
+  asOf?: InputMaybe<Scalars['String']['input']>;
   controlPlaneVersion: Scalars['String']['input'];
   from: NodePoolSpecInput;
+  platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
   to: NodePoolSpecInput;
 };
