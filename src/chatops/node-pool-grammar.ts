@@ -23,7 +23,7 @@ const NODEPOOL_SUBCOMMANDS: Readonly<Record<string, NodePoolKind>> = {
 const CONTROL_PLANE_KEYS = new Set(["cp", "control-plane", "controlplane", "control_plane", "apiserver", "kube-apiserver"]);
 
 /** The words of a pool spec, `key=value`, and which field of NodePoolSpecInput each fills. */
-type SpecField = "name" | "os" | "kubelet" | "proxy" | "kube-proxy" | "proxy-mode" | "runtime" | "flags" | "chart";
+type SpecField = "name" | "os" | "kubelet" | "proxy" | "kube-proxy" | "proxy-mode" | "runtime" | "flags" | "chart" | "cgroup";
 const SPEC_KEYS: Readonly<Record<string, SpecField>> = {
   name: "name",
   pool: "name",
@@ -47,10 +47,12 @@ const SPEC_KEYS: Readonly<Record<string, SpecField>> = {
   chart: "chart",
   "chart-kube-version": "chart",
   kubeversion: "chart",
+  cgroup: "cgroup",
+  cgroupversion: "cgroup",
 };
 /** Runtime words to the knowledge base's canonical component names. */
 const RUNTIME_NAMES: Readonly<Record<string, string>> = { containerd: "containerd", "cri-o": "cri-o", crio: "cri-o", docker: "docker-engine", "docker-engine": "docker-engine" };
-const SPEC_WORDS_HINT = 'kubelet=, proxy=<mode>, kube-proxy=<version>, containerd=, cri-o=, docker=, flags="…", chart="…", os=, name=';
+const SPEC_WORDS_HINT = 'kubelet=, proxy=<mode>, kube-proxy=<version>, containerd=, cri-o=, docker=, flags="…", chart="…", cgroup=, os=, name=';
 
 /** Chat clients turn `--` into an em or en dash; kubelet flags need the two hyphens back. */
 function restoreDashes(text: string): string {
@@ -67,6 +69,7 @@ interface SpecDraft {
   runtimeVersion?: string;
   flags: string[];
   chartKubeVersion?: string;
+  cgroupVersion?: string;
 }
 
 /** Reads the `key=value` words of one side of a node-pool change into a draft spec. */
@@ -122,6 +125,9 @@ function readSpec(words: readonly string[], side: string, kind: NodePoolKind): S
       case "chart":
         set("chartKubeVersion", value, key);
         break;
+      case "cgroup":
+        set("cgroupVersion", value, key);
+        break;
     }
   }
   return draft;
@@ -141,6 +147,7 @@ function specOf(draft: SpecDraft, shared: SpecDraft, other: SpecDraft): NodePool
     ...(os === undefined ? {} : { os }),
     ...(draft.runtime === undefined ? {} : { runtime: draft.runtime, runtimeVersion: draft.runtimeVersion! }),
     ...(draft.chartKubeVersion === undefined ? {} : { chartKubeVersion: draft.chartKubeVersion }),
+    ...(draft.cgroupVersion === undefined ? {} : { cgroupVersion: draft.cgroupVersion }),
   };
 }
 

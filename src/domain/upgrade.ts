@@ -513,11 +513,11 @@ class Planner {
 
   /** The state after `changes`: each entry moved to its version, with what the input said of it (its nodes, its feature gates) kept. */
   private withChanges(changes: readonly Change[]): ClusterPlan {
-    const replaced = new Map(changes.map((change) => [label(change.entry), change]));
+    const replaced = new Map(changes.map((change) => [change.entry, change]));
     return {
       ...this.state,
       entries: this.state.entries.map((entry) => {
-        const change = replaced.get(label(entry));
+        const change = replaced.get(entry);
         if (change === undefined) return entry;
         const moved =
           change.to === entry.version
@@ -538,9 +538,9 @@ class Planner {
 
   /** Applies one step (or a group done together); refuses any that leaves the cluster unsupported, naming the findings that block it. */
   private step(asked: readonly Change[], note: string, action: StepAction = "UPGRADE"): void {
-    if (action === "UPGRADE") this.dropLockedGatesBefore(asked);
-    // Entries by their name in the state as it is now (an earlier step of this one may have replaced them).
-    const changes = asked.map((change) => ({ ...change, entry: this.state.entries.find((entry) => label(entry) === label(change.entry)) ?? change.entry }));
+    const dropped = action === "UPGRADE" && this.dropLockedGatesBefore(asked);
+    // After a gate step, entries by their name in the state as it is now (that step replaced them).
+    const changes = dropped ? asked.map((change) => ({ ...change, entry: this.state.entries.find((entry) => label(entry) === label(change.entry)) ?? change.entry })) : asked;
     const next = this.withChanges(changes);
     const errors = this.errorsOf(
       next,
@@ -669,10 +669,11 @@ class Planner {
    * stays. A gate set against that value is not dropped (that changes behaviour), nor one locked the other way:
    * the step after then fails with FEATURE_GATE_REMOVED or FEATURE_GATE_LOCKED, and the plan says so.
    */
-  private dropLockedGatesBefore(changes: readonly Change[]): void {
+  private dropLockedGatesBefore(changes: readonly Change[]): boolean {
+    let dropped = false;
     for (const change of changes) {
-      const entry = this.state.entries.find((candidate) => label(candidate) === label(change.entry));
-      if (entry?.featureGates === undefined || entry.kubernetes === null || change.to === entry.version) continue;
+      const entry = change.entry;
+      if (entry.featureGates === undefined || entry.kubernetes === null || change.to === entry.version) continue;
       const minor = minorWords(minorIndex(change.to));
       const droppable = entry.featureGates.filter((setting) => lockedValueAt(this.snapshot, setting.name, minor) === setting.value);
       if (droppable.length === 0) continue;
@@ -682,7 +683,9 @@ class Planner {
         `drop ${droppable.map((setting) => `${setting.name}=${setting.value}`).join(", ")} from ${label(entry)}'s --feature-gates before it goes to ${minor}: ${minor} no longer takes ${droppable.length === 1 ? "this gate" : "these gates"} (removed, or locked to the value set), so the setting goes and the behaviour stays`,
         "REMOVE_FEATURE_GATES",
       );
+      dropped = true;
     }
+    return dropped;
   }
 
   /**

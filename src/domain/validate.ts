@@ -59,8 +59,8 @@ export function onPlatform(snapshot: KbSnapshot, plan: ClusterPlan, platform: st
 /**
  * All findings for an already parsed plan; the planner calls this after every step. With `errorsOnly` (the
  * planner asking whether a step is allowed) only ERRORs are returned, and only the checks that never give an
- * ERROR are left out (the knowledge's edges, runtimes' own end of life): every check that can fail on a state
- * runs on every state. test/plan-properties.test.ts re-validates every state of generated plans in full.
+ * ERROR are left out (the knowledge's edges, runtimes' own end of life, upstream's calendar): every check that
+ * can fail on a state runs on every state. test/plan-properties.test.ts re-validates every state of generated plans in full.
  */
 export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: string, asOf: string, options: { readonly errorsOnly?: boolean } = {}): Finding[] {
   const all = options.errorsOnly !== true;
@@ -86,7 +86,8 @@ export function judgePlan(snapshot: KbSnapshot, plan: ClusterPlan, profile: stri
   findings.push(...checkRuntimes(snapshot, plan));
   findings.push(...checkEtcdMembers(snapshot, plan));
   findings.push(...checkNodes(snapshot, plan, asOf, all));
-  findings.push(...checkReleases(snapshot, plan, asOf));
+  // Upstream's calendar gives no ERROR; a platform's can (past its end of support), so on a platform it runs on every state.
+  if (all || plan.platform !== undefined) findings.push(...checkReleases(snapshot, plan, asOf));
   if (apiservers.length > 0 && policyMinor !== null) findings.push(...checkAddons(snapshot, plan, policyMinor, asOf));
   for (const entry of plan.entries) {
     if (entry.featureGates === undefined || entry.kubernetes === null) continue;

@@ -181,7 +181,7 @@ function cluster(snapshot: KbSnapshot, plausible: boolean, options: { readonly t
         ...(options.typos === true ? [{ weight: 1, arbitrary: fc.constantFrom("1.2", "1.3") }] : []),
       );
       // With typos, now and then a control-plane version loses its zero as an unquoted 1.30 in YAML does.
-      const lostZero = options.typos === true ? fc.option(fc.constantFrom("1.2", "1.3"), { nil: undefined, freq: 8 }) : fc.constant(undefined);
+      const lostZero = options.typos === true ? fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("1.2", "1.3") }) : fc.constant(undefined);
       return fc.tuple(apiservers, controllers, pools, etcd, kubectl, addonEntries, target, lostZero).map(([a, c, p, e, k, addon, goal, typo]) => ({
         components: [...e, ...(typo === undefined ? a : [{ ...a[0]!, version: typo }, ...a.slice(1)]), ...c, ...p, ...k, ...addon],
         target: goal,
@@ -199,4 +199,80 @@ export function platformOf(snapshot: KbSnapshot, question: ClusterQuestion): str
     (platform) => platform.versionPattern !== null && question.components.some((entry) => new RegExp(platform.versionPattern!).test(entry.version.trim())),
   );
   return found?.name;
+}
+
+/** A node pool before and after an upgrade, under a control plane, with every field of a node-pool spec. */
+export interface NodePoolQuestion {
+  readonly controlPlaneVersion: string;
+  readonly from: Record<string, string | string[]>;
+  readonly to: Record<string, string | string[]>;
+  readonly profile?: string;
+  readonly asOf?: string;
+  readonly platform?: string;
+}
+
+const KUBELET_FLAGS = ["--max-pods=110", "--container-runtime=remote", "--network-plugin=cni", "--pod-infra-container-image=registry.k8s.io/pause:3.9", "--feature-gates=InPlacePodVerticalScaling=true", "--fail-cgroupv1=false", "--no-such-flag=1"];
+const KUBELET_CONFIGS = [
+  "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailCgroupV1: false\n",
+  "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 110\nfeatureGates:\n  InPlacePodVerticalScaling: true\n",
+  "apiVersion: kubelet.config.k8s.io/v1alpha1\nkind: KubeletConfiguration\n",
+];
+
+export function nodePoolQuestion(snapshot: KbSnapshot, options: { readonly chatWords?: boolean } = {}): fc.Arbitrary<NodePoolQuestion> {
+  const minors = snapshot.releases.map((release) => Number(release.version.split(".")[1]));
+  const newest = Math.max(...minors);
+  // Mostly a pool a team would run (fields that fit its minor and OS), now and then one drawn wild.
+  const mostly = <T>(tame: fc.Arbitrary<T>, wild: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ weight: 4, arbitrary: tame }, { weight: 1, arbitrary: wild });
+  return fc
+    .record({
+      minor: fc.integer({ min: newest - 10, max: newest }),
+      lag: fc.constantFrom(0, 1, 1, 2, 3),
+      step: mostly(fc.constantFrom(0, 1, 1, 2), fc.constantFrom(3, 4)),
+      // The OS and the kube-proxy modes it has (Windows: kernelspace), or any mode on either (wild).
+      node: mostly<{ os: string | undefined; modes: [string | undefined, string | undefined] }>(
+        fc.oneof(
+          fc.record({ os: fc.constantFrom(undefined, "linux"), modes: fc.tuple(fc.constantFrom(undefined, "iptables", "ipvs"), fc.constantFrom(undefined, "iptables", "nftables")) }),
+          fc.record({ os: fc.constant("windows"), modes: fc.tuple(fc.constantFrom(undefined, "kernelspace"), fc.constantFrom(undefined, "kernelspace")) }),
+        ),
+        fc.record({ os: fc.constantFrom(undefined, "linux", "windows"), modes: fc.tuple(fc.constantFrom("kernelspace", "ipvs", "userspace"), fc.constantFrom("kernelspace", "nftables", "userspace")) }),
+      ),
+      proxy: fc.boolean(),
+      runtime: mostly(fc.constantFrom(undefined, "containerd", "containerd", "cri-o"), fc.constant("docker-engine")),
+      runtimeVersions: fc.tuple(fc.constantFrom(...CONTAINERD.filter((text) => text >= "1.7")), fc.constantFrom(...CONTAINERD.filter((text) => text >= "1.7"))),
+      flags: mostly(fc.subarray(KUBELET_FLAGS.slice(0, 1).concat(["--node-ip=10.0.12.7"]), { maxLength: 2 }), fc.subarray(KUBELET_FLAGS, { maxLength: 3 })),
+      config: options.chatWords === true ? fc.constant(undefined) : fc.option(fc.constantFrom(...KUBELET_CONFIGS), { nil: undefined }),
+      chart: fc.option(mostly(fc.constant("open"), fc.constantFrom(">=1.27.0-0 <1.33.0-0", "~1.31.0")), { nil: undefined }),
+      cgroupVersion: fc.constantFrom(undefined, "v1", "v2"),
+      profile: fc.constantFrom(undefined, "upstream", "strict"),
+      platform: fc.constantFrom(undefined, "eks", "aks", "upstream"),
+      asOf: fc.option(day, { nil: undefined }),
+      controlPlane: fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("1.3", "latest") }),
+    })
+    .map((q) => {
+      const at = (minor: number) => `1.${minor}.${(minor * 7) % 13}`;
+      const kubeletFrom = q.minor - q.lag;
+      const kubeletTo = Math.min(q.minor + (q.step > 2 ? 1 : 0), kubeletFrom + q.step);
+      const runtimeVersion = (index: 0 | 1, kubelet: number) => (q.runtime === "containerd" ? q.runtimeVersions[index] : q.runtime === "cri-o" ? `1.${kubelet}.2` : "24.0.7");
+      const chart = q.chart === "open" ? `>=1.${kubeletFrom}.0-0` : q.chart;
+      const side = (kubelet: number, mode: string | undefined, index: 0 | 1): Record<string, string | string[]> => ({
+        name: "pool-a",
+        kubeletVersion: at(kubelet),
+        ...(q.proxy ? { kubeProxyVersion: at(kubelet) } : {}),
+        ...(mode === undefined ? {} : { kubeProxyMode: mode }),
+        ...(q.node.os === undefined ? {} : { os: q.node.os }),
+        ...(q.runtime === undefined ? {} : { runtime: q.runtime, runtimeVersion: runtimeVersion(index, kubelet) }),
+        ...(q.flags.length === 0 ? {} : { kubeletFlags: q.flags }),
+        ...(q.config === undefined ? {} : { kubeletConfig: q.config }),
+        ...(chart === undefined ? {} : { chartKubeVersion: chart }),
+        ...(q.cgroupVersion === undefined ? {} : { cgroupVersion: q.cgroupVersion }),
+      });
+      return {
+        controlPlaneVersion: q.controlPlane ?? `1.${q.minor}`,
+        from: side(kubeletFrom, q.node.modes[0], 0),
+        to: side(kubeletTo, q.node.modes[1], 1),
+        ...(q.profile === undefined ? {} : { profile: q.profile }),
+        ...(q.asOf === undefined ? {} : { asOf: q.asOf }),
+        ...(q.platform === undefined ? {} : { platform: q.platform }),
+      };
+    });
 }
