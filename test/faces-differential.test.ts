@@ -205,7 +205,7 @@ describe("every face answers a generated question alike", () => {
       const query = `query($c: [ComponentVersionInput!]!, $p: String, $a: String, $f: String) { validateCluster(plan: { components: $c }, profile: $p, asOf: $a, platform: $f) { ${FINDING_FIELDS} } }`;
       agree(reference, await graphql(query, { c: question.components, p: question.profile, a: question.asOf, f: question.platform }, "validateCluster"), "GraphQL", asked);
       agree(reference, await chat(`check ${chatWords(question)}`), "chat", asked, { listedOnly: true });
-      if (index % 5 === 0) {
+      if (index % 8 === 0) {
         seen.cli += 1;
         agree(reference, await cli(["check", "FILE"], question, `check-${index}`), "CLI --offline", asked);
       }
@@ -240,7 +240,7 @@ describe("every face answers a generated question alike", () => {
       agree(reference, graphBody.errors === undefined ? all(graphBody.data!.scanManifests) : { kind: "refused", message: graphBody.errors[0]!.message }, "GraphQL", asked);
       // Chat reads a scan from its second line on; a scan of nothing is asked with an empty document.
       if (manifests.trim() !== "") agree(reference, await chat(`scan ${fromVersion === undefined ? "" : `from ${fromVersion} `}to ${target}\n${manifests}`), "chat", asked, { listedOnly: true });
-      if (index % 4 === 0) {
+      if (index % 8 === 0) {
         const file = path.join(dir, `scan-${index}.yaml`);
         fs.writeFileSync(file, manifests);
         const run = await kubecompat(["--offline", "scan", "--to", target, ...(fromVersion === undefined ? [] : ["--from", fromVersion]), file, "-o", "json"]);
@@ -272,7 +272,7 @@ describe("every face answers a generated question alike", () => {
         const extra = [pool.profile === undefined ? "" : `profile=${pool.profile}`, pool.platform === undefined ? "" : `platform=${pool.platform}`, pool.asOf === undefined ? "" : `asof=${pool.asOf}`].filter((word) => word !== "").join(" ");
         agree(reference, await chat(`nodepool check cp=${pool.controlPlaneVersion} ${extra} from ${poolWords(pool.from)} to ${poolWords(pool.to)}`), "chat", asked, { listedOnly: true });
       }
-      if (index % 5 === 2) {
+      if (index % 8 === 2) {
         const files = (["from", "to"] as const).map((side) => {
           const file = path.join(dir, `pool-${index}-${side}.yaml`);
           fs.writeFileSync(file, stringify(pool[side]));
@@ -298,7 +298,7 @@ describe("every face answers a generated question alike", () => {
       const query = `query($c: [ComponentVersionInput!]!, $t: String!, $p: String, $a: String, $f: String) { planUpgrade(current: { components: $c }, targetVersion: $t, profile: $p, asOf: $a, platform: $f) { ${FINDING_FIELDS} } }`;
       agree(reference, await graphql(query, { c: question.components, t: question.target, p: question.profile, a: question.asOf, f: question.platform }, "planUpgrade"), "GraphQL", asked);
       agree(reference, await chat(`plan ${chatWords(question)} to ${question.target}`), "chat", asked, { listedOnly: true });
-      if (index % 5 === 1) agree(reference, await cli(["plan", "FILE", "--to", question.target], question, `plan-${index}`), "CLI --offline", asked);
+      if (index % 8 === 1) agree(reference, await cli(["plan", "FILE", "--to", question.target], question, `plan-${index}`), "CLI --offline", asked);
     }
     assert.ok(seen.verdicts.has("SUPPORTED_WITH_WARNINGS") && seen.verdicts.has("UNSUPPORTED") && seen.refused > 0, JSON.stringify({ ...seen, verdicts: [...seen.verdicts] }));
   });

@@ -216,6 +216,16 @@ describe("issue 33, item by item, on every face", () => {
       assert.match(run.stdout, /^NOT CHECKED: /m);
       assert.doesNotMatch(run.stdout, /^(OK|SUPPORTED)\b/m);
     }
+    // Evidence from a cluster that holds nothing to judge is not green either (REST, chat, the CLI).
+    const cluster = await request(runtime.app).post("/api/v1/scan/cluster").send({ objects: { items: [] }, metrics: "# HELP up\n", targetVersion: "1.31" }).expect(200);
+    assert.equal(cluster.body.status, "NOT_JUDGED");
+    const clusterChat = await request(runtime.app).post("/chatops/command").set("authorization", `Bearer ${BOT_TOKEN}`).send({ text: 'scan to 1.31\n{"kind": "List", "items": []}' }).expect(200);
+    assert.match(clusterChat.body.text, /^\*\*❔ Nothing judged for 1\.31\*\*/);
+    const objects = path.join(dir, "objects.json");
+    fs.writeFileSync(objects, '{"kind": "List", "items": []}');
+    const clusterRun = await kubecompat(["--server", url, "scan-cluster", "--to", "1.31", "--objects", objects]);
+    assert.equal(clusterRun.code, 1, clusterRun.stdout + clusterRun.stderr);
+    assert.match(clusterRun.stdout, /NOTHING_JUDGED/);
     // An ERROR row is never beside "OK": an unreadable document among readable ones is NOT SUPPORTED, exit 1.
     const file = path.join(dir, "mixed.yaml");
     fs.writeFileSync(file, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\na: [\n");

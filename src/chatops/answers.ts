@@ -344,7 +344,14 @@ function runClusterScan(snapshot: KbSnapshot, inputs: ClusterInputs, to: string)
     ruleId: null,
   }));
   const all = [...findings, ...report.notes];
-  const headline = report.status === "UNSUPPORTED" ? `❌ What runs breaks at ${report.targetVersion}` : report.status === "SUPPORTED" ? `✅ Nothing that runs breaks at ${report.targetVersion}` : `⚠️ Deprecated APIs in use at ${report.targetVersion}`;
+  const headline =
+    report.status === "NOT_JUDGED"
+      ? `❔ Nothing judged for ${report.targetVersion}`
+      : report.status === "UNSUPPORTED"
+        ? `❌ What runs breaks at ${report.targetVersion}`
+        : report.status === "SUPPORTED"
+          ? `✅ Nothing that runs breaks at ${report.targetVersion}`
+          : `⚠️ Deprecated APIs in use at ${report.targetVersion}`;
   return {
     headline,
     sections: [

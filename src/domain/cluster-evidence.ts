@@ -92,16 +92,33 @@ export function scanCluster(snapshot: KbSnapshot, inputs: ClusterInputs, targetV
   }
   const findings: EvidenceFinding[] = [];
   const notes: Finding[] = [];
+  // What was judged at all: objects of Helm releases and last-applied objects, an apiserver's metrics, audit events.
+  const judged: Judged = { count: 0 };
   let releases: ClusterScanReport["releases"] = [];
   if (inputs.helmReleases != null) {
     const read = readHelmReleases(inputs.helmReleases, notes);
     releases = read.map(({ manifest: _manifest, ...ref }) => ref);
-    for (const release of read) findings.push(...helmFindings(snapshot, release, target, notes));
+    for (const release of read) findings.push(...helmFindings(snapshot, release, target, notes, judged));
   }
-  if (inputs.objects != null) findings.push(...lastAppliedFindings(snapshot, inputs.objects, target, notes));
-  if (inputs.metrics != null) findings.push(...metricFindings(snapshot, inputs.metrics, target, notes));
-  if (inputs.auditLog != null) findings.push(...auditFindings(snapshot, inputs.auditLog, target, notes));
+  if (inputs.objects != null) findings.push(...lastAppliedFindings(snapshot, inputs.objects, target, notes, judged));
+  if (inputs.metrics != null) findings.push(...metricFindings(snapshot, inputs.metrics, target, notes, judged));
+  if (inputs.auditLog != null) findings.push(...auditFindings(snapshot, inputs.auditLog, target, notes, judged));
+  // Evidence that holds nothing to judge (no release, no object, no apiserver metric, no event) is never a green answer.
+  if (judged.count === 0) {
+    notes.unshift(
+      finding({
+        code: "NOTHING_JUDGED",
+        severity: "WARNING",
+        message: "nothing was judged: the evidence given holds no Helm release object, no object with its last-applied apiVersion, no apiserver metric and no audit event; give what `kubecompat collect` gathers, or the outputs named in the request's fields",
+      }),
+    );
+  }
   return { targetVersion: target, kbRevision: snapshot.revision, findings, releases, notes, status: verdictOf([...findings, ...notes]) };
+}
+
+/** How many pieces of evidence a scan judged (objects, metric texts, audit events). */
+interface Judged {
+  count: number;
 }
 
 interface DecodedRelease extends HelmReleaseRef {
@@ -176,10 +193,11 @@ export function readHelmReleases(input: unknown, notes: Finding[] = []): Decoded
   return [...newest.entries()].map(([key, release]) => ({ ...release, skippedRevisions: (skipped.get(key) ?? []).sort((a, b) => a - b) }));
 }
 
-function helmFindings(snapshot: KbSnapshot, release: DecodedRelease, target: string, notes: Finding[]): EvidenceFinding[] {
+function helmFindings(snapshot: KbSnapshot, release: DecodedRelease, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
   if (release.manifest.trim() === "") return [];
   const ref: HelmReleaseRef = { name: release.name, namespace: release.namespace, chart: release.chart, chartVersion: release.chartVersion, revision: release.revision };
   const scan = scanManifests(snapshot, release.manifest, target);
+  judged.count += scan.objectsScanned;
   for (const note of scan.notes) if (note.code === "DOCUMENT_UNREADABLE") notes.push({ ...note, message: `Helm release ${release.namespace}/${release.name}: ${note.message}` });
   const where = `Helm release ${release.name} (namespace ${release.namespace}, chart ${release.chart}-${release.chartVersion}, revision ${release.revision})`;
   return scan.findings.map((entry) => ({
@@ -212,7 +230,7 @@ function fromManifest(entry: ManifestFinding, evidence: Evidence, release: HelmR
 const LAST_APPLIED = ["kubectl.kubernetes.io/last-applied-configuration", "kapp.k14s.io/original"];
 
 /** Objects from the cluster, judged by the apiVersion they were applied with (their annotation), never by the served one. */
-function lastAppliedFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[]): EvidenceFinding[] {
+function lastAppliedFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
   const items = object(input)?.items;
   if (!Array.isArray(items)) throw new InputError("objects must be the JSON of `kubectl get <kinds> -A -o json` (a List with items)", "objects.items");
   if (items.length > MAX_CLUSTER_ITEMS) throw new InputError(`objects has ${items.length} items; at most ${MAX_CLUSTER_ITEMS} are accepted`, "objects.items");
@@ -238,6 +256,7 @@ function lastAppliedFindings(snapshot: KbSnapshot, input: unknown, target: strin
     );
   }
   if (applied.length === 0) return [];
+  judged.count += applied.length;
   const scan = scanManifests(snapshot, applied.map((entry) => entry.document).join("\n---\n"), target);
   return scan.findings.map((entry) => {
     const served = applied[entry.documentIndex]?.served ?? "?";
@@ -270,7 +289,7 @@ function requestSeverity(removedIn: string | null, target: string): "ERROR" | "W
 }
 
 /** `apiserver_requested_deprecated_apis{group,version,resource,subresource,removed_release} 1` lines of `kubectl get --raw /metrics`. */
-function metricFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[]): EvidenceFinding[] {
+function metricFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
   if (typeof input !== "string") throw new InputError("metrics must be the text of `kubectl get --raw /metrics` (Prometheus text format)", "metrics");
   const series = new Map<string, { apiVersion: string; resource: string; removedIn: string | null }>();
   let seen = false;
@@ -286,6 +305,8 @@ function metricFindings(snapshot: KbSnapshot, input: unknown, target: string, no
     const apiVersion = group === "" ? version : `${group}/${version}`;
     series.set(`${apiVersion} ${resource}`, { apiVersion, resource, removedIn: labels.get("removed_release") || null });
   }
+  // An apiserver's /metrics without the series is a real "none requested"; a text without any apiserver metric judged nothing.
+  if (seen || /^apiserver_\w+[{ ]/m.test(input)) judged.count += 1;
   if (!seen) {
     notes.push(finding({ code: "API_NOT_JUDGED", severity: "INFO", message: "the metrics hold no apiserver_requested_deprecated_apis series: no deprecated API was requested since this apiserver started, or the text is not the apiserver's /metrics (each apiserver of an HA control plane counts only its own requests)" }));
   }
@@ -311,7 +332,7 @@ function metricFindings(snapshot: KbSnapshot, input: unknown, target: string, no
 }
 
 /** Audit events (JSON lines) annotated `k8s.io/deprecated: "true"`, grouped by API and resource, with who called and how often. */
-function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[]): EvidenceFinding[] {
+function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
   if (typeof input !== "string") throw new InputError("auditLog must be the apiserver's audit log as text (JSON lines)", "auditLog");
   const groups = new Map<string, { apiVersion: string; resource: string; removedIn: string | null; callers: Map<string, Caller> }>();
   let unreadable = 0;
@@ -322,6 +343,7 @@ function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, not
       unreadable += 1;
       continue;
     }
+    judged.count += 1;
     const annotations = object(event.annotations) ?? {};
     if (annotations["k8s.io/deprecated"] !== "true") continue;
     const ref = object(event.objectRef) ?? {};

@@ -99,7 +99,7 @@ export const FINDING_CODES = {
   SKEW_KUBE_PROXY_NEWER_THAN_KUBELET: { check: "SKEW_KUBELET", description: "kube-proxy is newer than the kubelet on the same instance allows." },
   SKEW_KUBE_PROXY_OLDER_THAN_KUBELET: { check: "SKEW_KUBELET", description: "kube-proxy is older than the kubelet on the same instance allows." },
   NO_APISERVER_IN_PLAN: { check: "COVERAGE", description: "The plan names no kube-apiserver, so skew against it was not checked." },
-  NOTHING_JUDGED: { check: "COVERAGE", description: "Nothing in the input could be judged (a scan with no Kubernetes object of an API the knowledge base knows: empty input, every document unreadable, no apiVersion and kind); the answer is NOT_JUDGED, never green." },
+  NOTHING_JUDGED: { check: "COVERAGE", description: "Nothing in the input could be judged (a scan with no Kubernetes object of an API the knowledge base knows: empty input, every document unreadable, no apiVersion and kind; a cluster scan whose evidence holds no release object, no last-applied object, no apiserver metric and no audit event); the answer is NOT_JUDGED, never green." },
   RUNTIME_DOCKERSHIM_REMOVED: { check: "RUNTIME", description: "Docker Engine without cri-dockerd under a kubelet that no longer has dockershim." },
   RUNTIME_VERSION_TOO_OLD: { check: "RUNTIME", description: "The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires." },
   RUNTIME_BELOW_RECOMMENDED: { check: "RUNTIME", description: "The container runtime is older than the versions its project lists for this Kubernetes minor." },

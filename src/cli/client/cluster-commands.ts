@@ -136,5 +136,5 @@ export async function scanCluster(commandLine: CommandLine, context: CliContext)
     lines.push(`${raw.status} at ${raw.targetVersion}: ${raw.findings.length} finding${raw.findings.length === 1 ? "" : "s"}, ${raw.releases.length} Helm release${raw.releases.length === 1 ? "" : "s"} read`);
     context.write(`${lines.join("\n")}\n`);
   }
-  return fails({ findings: [...raw.findings, ...raw.notes] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
+  return fails({ status: raw.status, findings: [...raw.findings, ...raw.notes] }, failOn(commandLine)) ? EXIT_FINDINGS : EXIT_OK;
 }
