@@ -195,13 +195,15 @@ describe("every face answers a generated question alike", () => {
   }
 
   it("validate: REST, GraphQL and chat, and the offline CLI for a share", async () => {
-    const seen = { verdicts: new Set<string>(), refused: 0, cli: 0 };
+    const seen = { verdicts: new Set<string>(), refused: 0, cli: 0, codes: new Set<string>() };
     for (const [index, question] of questions.entries()) {
       const asked = JSON.stringify(question);
       const options = { profile: question.profile, asOf: question.asOf, platform: question.platform };
       const reference = await rest("/api/v1/validate", { components: question.components, ...options });
-      if (reference.kind === "verdict") seen.verdicts.add(reference.status);
-      else seen.refused += 1;
+      if (reference.kind === "verdict") {
+        seen.verdicts.add(reference.status);
+        for (const code of reference.codes) seen.codes.add(code);
+      } else seen.refused += 1;
       const query = `query($c: [ComponentVersionInput!]!, $p: String, $a: String, $f: String) { validateCluster(plan: { components: $c }, profile: $p, asOf: $a, platform: $f) { ${FINDING_FIELDS} } }`;
       agree(reference, await graphql(query, { c: question.components, p: question.profile, a: question.asOf, f: question.platform }, "validateCluster"), "GraphQL", asked);
       agree(reference, await chat(`check ${chatWords(question)}`), "chat", asked, { listedOnly: true });
@@ -211,7 +213,10 @@ describe("every face answers a generated question alike", () => {
       }
     }
     // The questions reach every verdict and a refusal, or the comparison proves little.
-    assert.ok(seen.verdicts.has("SUPPORTED_WITH_WARNINGS") && seen.verdicts.has("UNSUPPORTED") && seen.refused > 0 && seen.cli > 0, JSON.stringify({ ...seen, verdicts: [...seen.verdicts] }));
+    assert.ok(seen.verdicts.has("SUPPORTED_WITH_WARNINGS") && seen.verdicts.has("UNSUPPORTED") && seen.refused > 0 && seen.cli > 0, JSON.stringify({ ...seen, verdicts: [...seen.verdicts], codes: [...seen.codes] }));
+    // The rules issue 33 added or moved are asked of every face (the calendar of every minor, etcd, cgroup, gates).
+    const rules = ["PLATFORM_EXTENDED_SUPPORT", "PLATFORM_END_OF_SUPPORT", "VERSION_NOT_YET_RELEASED", "ETCD_UPGRADE_PATH", "ETCD_EVEN_MEMBERS", "RUNTIME_BELOW_RECOMMENDED", "CGROUP_V1_DEPRECATED", "FEATURE_GATE_REMOVED"];
+    assert.deepEqual(rules.filter((code) => !seen.codes.has(code)), [], "rules no generated question reached on the faces");
   });
 
   it("scan: generated manifests and targets (typos too) on REST, GraphQL, chat and the offline CLI", async () => {

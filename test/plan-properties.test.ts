@@ -54,6 +54,9 @@ export function replay(snapshot: KbSnapshot, start: readonly ComponentVersionInp
 }
 
 interface Outcome {
+  /** Every code validate gave on the generated clusters as they are: the rules the generators reach. */
+  codes: Set<string>;
+  wholeWayRuntimes: number;
   planned: number;
   refused: number;
   steps: number;
@@ -64,6 +67,11 @@ interface Outcome {
 }
 
 function checkPlan(snapshot: KbSnapshot, question: ClusterQuestion, outcome: Outcome): void {
+  try {
+    for (const finding of validateCluster(snapshot, question.components, question).findings) outcome.codes.add(finding.code);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+  }
   let plan: UpgradePlan;
   try {
     plan = planUpgrade(snapshot, question.components, question.target, question);
@@ -80,6 +88,7 @@ function checkPlan(snapshot: KbSnapshot, question: ClusterQuestion, outcome: Out
   outcome.cgroupSteps += plan.steps.filter((step) => step.action === "MIGRATE_CGROUP_V2").length;
   outcome.gateSteps += plan.steps.filter((step) => step.action === "REMOVE_FEATURE_GATES").length;
   if (plan.steps.some((step) => step.component === "etcd" && step.note.includes("on the way to"))) outcome.etcdWaypoints += 1;
+  outcome.wholeWayRuntimes += plan.steps.filter((step) => step.note.includes("moves its runtime once")).length;
 
   // The platform the plan judged on (named, or recognised from the input's vendor builds, which steps replace).
   const options = { profile: question.profile, asOf: question.asOf, platform: platformOf(snapshot, question) };
@@ -113,7 +122,7 @@ describe("plans and validate judge alike (generated clusters)", () => {
   });
 
   it("every state a plan passes through, and its end, are judged as validate judges them", () => {
-    const outcome: Outcome = { planned: 0, refused: 0, steps: 0, blocked: 0, cgroupSteps: 0, gateSteps: 0, etcdWaypoints: 0 };
+    const outcome: Outcome = { codes: new Set(), wholeWayRuntimes: 0, planned: 0, refused: 0, steps: 0, blocked: 0, cgroupSteps: 0, gateSteps: 0, etcdWaypoints: 0 };
     fc.assert(
       fc.property(clusterQuestion(snapshot), (question) => checkPlan(snapshot, question, outcome)),
       { seed: PROPERTY_SEED, numRuns: propertyRuns(250), endOnFailure: true, includeErrorInReport: true },
@@ -121,7 +130,14 @@ describe("plans and validate judge alike (generated clusters)", () => {
     // The generators must reach the rules, not only the parser, and the paths the issue is about.
     assert.ok(outcome.planned >= outcome.refused, JSON.stringify(outcome));
     assert.ok(outcome.steps > outcome.planned, JSON.stringify(outcome));
-    assert.ok(outcome.blocked > 0 && outcome.cgroupSteps > 0 && outcome.gateSteps > 0 && outcome.etcdWaypoints > 0, JSON.stringify(outcome));
+    assert.ok(outcome.blocked > 0 && outcome.cgroupSteps > 0 && outcome.gateSteps > 0 && outcome.etcdWaypoints > 0 && outcome.wholeWayRuntimes > 0, JSON.stringify({ ...outcome, codes: undefined }));
+    // Every rule issue 33 added or moved is reached by the generated clusters, so the properties above are asked of it.
+    const rules = [
+      ...["ETCD_MEMBERS_SKEWED", "ETCD_UPGRADE_PATH", "ETCD_MIXED_VERSIONS", "ETCD_NO_FAULT_TOLERANCE", "ETCD_EVEN_MEMBERS", "RUNTIME_BELOW_RECOMMENDED", "RUNTIME_END_OF_LIFE"],
+      ...["PLATFORM_EXTENDED_SUPPORT", "PLATFORM_END_OF_SUPPORT", "VERSION_NOT_YET_RELEASED", "VERSION_OLDER_THAN_KB", "RELEASE_END_OF_LIFE"],
+      ...["CGROUP_V1_UNSUPPORTED", "CGROUP_V1_DEPRECATED", "FEATURE_GATE_REMOVED", "FEATURE_GATE_LOCKED", "FEATURE_GATE_NOT_YET"],
+    ];
+    assert.deepEqual(rules.filter((code) => !outcome.codes.has(code)), [], "rules the generated clusters never reach");
   });
 
   it("a typo in the target is refused as a typo in the components is", () => {

@@ -198,6 +198,11 @@ export function label(entry: Pick<PlannedComponent, "component" | "instance">): 
   return entry.instance === null ? entry.component : `${entry.component}@${entry.instance}`;
 }
 
+/** An entry at another version that keeps what the input said of it: its nodes' facts and its feature gates. */
+export function withFactsOf(moved: PlannedComponent, from: Pick<PlannedComponent, "node" | "featureGates">): PlannedComponent {
+  return { ...moved, ...(from.node === undefined ? {} : { node: from.node }), ...(from.featureGates === undefined ? {} : { featureGates: from.featureGates }) };
+}
+
 /** Entries one finding is about: the entry itself when there is one, else none named and all listed (one finding per minor, not per pool). */
 export function entriesNamed(entries: readonly PlannedComponent[]): { component: string | null; instance: string | null; who: string } {
   return entries.length === 1

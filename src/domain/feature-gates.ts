@@ -54,6 +54,11 @@ function gateIndex(snapshot: KbSnapshot): ReadonlyMap<string, FeatureGateRecord>
   return perList(gateIndexes, snapshot.featureGates, (list) => new Map(list.map((gate) => [gate.name, gate])));
 }
 
+/** A gate by its name, from the index every judgement of gates uses. */
+export function findGate(snapshot: KbSnapshot, name: string): FeatureGateRecord | undefined {
+  return gateIndex(snapshot).get(name);
+}
+
 /** The gate's stage at a minor, or undefined when the minor is outside every stage. */
 export function stageAt(gate: FeatureGateRecord, minor: string): FeatureGateRecord["stages"][number] | undefined {
   return gate.stages.find((stage) => compareMinors(stage.fromVersion, minor) <= 0 && (stage.toVersion === null || compareMinors(minor, stage.toVersion) <= 0));

@@ -12,6 +12,7 @@ import { minorIndex, minorOf } from "../core/versions.js";
 import type { ReleaseRecord } from "../knowledge/records.js";
 import { judgePlatformMinor, platformWithoutRow } from "./platforms.js";
 import { olderThanKnowledge } from "./version-reader.js";
+import { releaseStatusOf, type ReleaseStatus } from "./release-status.js";
 
 /**
  * Every Kubernetes component's minor on the calendar that governs it: the
@@ -27,7 +28,6 @@ export function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: str
   const findings: Finding[] = [];
   const newest = snapshot.newestRelease;
   const byMinor = new Map<string, PlannedComponent[]>();
-  const notYetReleased = new Map<string, PlannedComponent[]>();
   for (const entry of plan.entries) {
     if (entry.kubernetes === null) continue;
     const minor = minorOf(entry.kubernetes);
@@ -62,65 +62,56 @@ export function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: str
       }
       continue;
     }
-    if (asOf < release.releaseDate && entry.kubernetes.prerelease === null) {
-      append(notYetReleased, minor, entry);
-      continue;
-    }
     append(byMinor, minor, entry);
   }
-  for (const [minor, entries] of notYetReleased) {
-    const release = snapshot.findRelease(minor)!;
-    const { component, instance, who } = entriesNamed(entries);
-    findings.push(
-      finding({
-        code: "VERSION_NOT_YET_RELEASED",
-        severity: "WARNING",
-        component,
-        instance,
-        ruleId: `kubernetes ${minor}`,
-        message: `Kubernetes ${minor} was not released yet on ${asOf} (released ${release.releaseDate}): ${who} did not exist on the day asked about; judge a day on or after ${release.releaseDate}, or the versions that day had`,
-        sourceUrl: release.sourceUrl,
-      }),
-    );
-  }
   for (const [minor, entries] of byMinor) {
+    const release = snapshot.findRelease(minor)!;
+    // One reading of the calendar, release-status.ts's, for every operation: the same as GET /releases/{minor} says.
+    const status = releaseStatusOf(snapshot, release, asOf);
+    if (status === "NOT_YET_RELEASED") {
+      // A pre-release before its release day is what pre-releases are (VERSION_PRERELEASE says so).
+      const released = entries.filter((entry) => entry.kubernetes!.prerelease === null);
+      if (released.length > 0) findings.push(notYetReleased(release, released, asOf));
+      continue;
+    }
     const row = plan.platform?.releases.find((candidate) => candidate.minor === minor);
     if (plan.platform !== undefined && row !== undefined) {
       findings.push(...judgePlatformMinor(plan.platform, row, entries, asOf));
       continue;
     }
     if (plan.platform !== undefined) findings.push(platformWithoutRow(plan.platform, minor, entries));
-    findings.push(...upstreamCalendar(snapshot.findRelease(minor)!, entries, asOf));
+    findings.push(...upstreamCalendar(release, entries, status));
   }
   return findings;
 }
 
-/** Upstream's calendar for the entries of one minor: end of life, or maintenance mode. */
-function upstreamCalendar(release: ReleaseRecord, entries: PlannedComponent[], asOf: string): Finding[] {
+function notYetReleased(release: ReleaseRecord, entries: readonly PlannedComponent[], asOf: string): Finding {
   const { component, instance, who } = entriesNamed(entries);
-  if (release.endOfLife !== null && asOf > release.endOfLife) {
-    return [
-      finding({
-        code: "RELEASE_END_OF_LIFE",
-        severity: "WARNING",
-        component,
-        instance,
-        ruleId: `kubernetes ${release.version}`,
-        message: `Kubernetes ${release.version} reached end of life on ${release.endOfLife} and gets no more patches (${who})`,
-        sourceUrl: release.sourceUrl,
-      }),
-    ];
+  return finding({
+    code: "VERSION_NOT_YET_RELEASED",
+    severity: "WARNING",
+    component,
+    instance,
+    ruleId: `kubernetes ${release.version}`,
+    message: `Kubernetes ${release.version} was not released yet on ${asOf} (released ${release.releaseDate}): ${who} did not exist on the day asked about; judge a day on or after ${release.releaseDate}, or the versions that day had`,
+    sourceUrl: release.sourceUrl,
+  });
+}
+
+/** Upstream's calendar for the entries of one minor, by its status on the day: end of life, or maintenance mode. */
+function upstreamCalendar(release: ReleaseRecord, entries: readonly PlannedComponent[], status: ReleaseStatus): Finding[] {
+  const { component, instance, who } = entriesNamed(entries);
+  const at = { component, instance, ruleId: `kubernetes ${release.version}`, sourceUrl: release.sourceUrl };
+  if (status === "END_OF_LIFE") {
+    return [finding({ ...at, code: "RELEASE_END_OF_LIFE", severity: "WARNING", message: `Kubernetes ${release.version} reached end of life on ${release.endOfLife} and gets no more patches (${who})` })];
   }
-  if (release.endOfStandardSupport !== null && asOf > release.endOfStandardSupport) {
+  if (status === "MAINTENANCE") {
     return [
       finding({
+        ...at,
         code: "RELEASE_MAINTENANCE_MODE",
         severity: "INFO",
-        component,
-        instance,
-        ruleId: `kubernetes ${release.version}`,
         message: `Kubernetes ${release.version} left standard support on ${release.endOfStandardSupport} and is in maintenance mode until ${release.endOfLife ?? "its end of life"} (${who})`,
-        sourceUrl: release.sourceUrl,
       }),
     ];
   }

@@ -10,7 +10,7 @@ import { InputError } from "../core/errors.js";
 import type { RollbackPolicyRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, readPlannedComponent, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import { label, parseClusterPlan, readPlannedComponent, withFactsOf, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { controlPlaneMinor, judgePlan, onPlatform, parseAsOf } from "./validate.js";
 import { compareComponentVersions, compareVersions, minorIndex } from "../core/versions.js";
@@ -61,9 +61,8 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
       "instance",
     );
   }
-  const read = readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf);
   // Going back changes the version, not the nodes or the gates the component is started with.
-  const rolledBack: PlannedComponent = { ...read, ...(entry.node === undefined ? {} : { node: entry.node }), ...(entry.featureGates === undefined ? {} : { featureGates: entry.featureGates }) };
+  const rolledBack = withFactsOf(readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf), entry);
   const findings: Finding[] = [];
   const who = label(entry);
 

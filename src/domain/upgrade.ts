@@ -14,13 +14,13 @@ import { InputError } from "../core/errors.js";
 import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, plannedAddon, plannedComponent, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
+import { label, parseClusterPlan, plannedAddon, plannedComponent, withFactsOf, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
 import { addonFits, candidateVersions } from "./addons.js";
 import { platformChanges } from "./platforms.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { checkKubeletCgroup, checkRuntimeEndOfLife, lastSupportedDay } from "./node-checks.js";
 import { checkRuntimes } from "./runtime-checks.js";
-import type { GateSetting } from "./feature-gates.js";
+import { findGate, type GateSetting } from "./feature-gates.js";
 import { etcdWaypoints } from "./etcd-checks.js";
 import { readKubernetesVersion } from "./version-reader.js";
 import { changesBetween, impactEdges, type ImpactRelease } from "./impact.js";
@@ -268,17 +268,21 @@ export function planUpgrade(
   findings.push(...end);
   // Errors a state on the way has that the plan goes through rather than stops at: a platform's end of support
   // (a WARNING: the platform may upgrade on its own meanwhile), an add-on between the hop and its own move (INFO:
-  // the plan's next steps move it).
-  const said = new Set(end.map(sameFinding));
+  // the plan's next steps move it). One the end state has too stays the end state's (dedupeFindings).
   for (const passing of planner.onTheWay) {
-    if (!said.has(sameFinding(passing))) findings.push({ ...passing, severity: passing.check === "PLATFORM" ? "WARNING" : "INFO", message: `on the way: ${passing.message}` });
+    findings.push({ ...passing, severity: passing.check === "PLATFORM" ? "WARNING" : "INFO", message: `on the way: ${passing.message}` });
   }
   return result(planner.steps, dedupeFindings(findings), removals);
 }
 
-/** Findings that say the same thing: of the same entry, or (a platform's calendar) of the same minor, whichever entries a state has at it. */
+/**
+ * Findings that say the same thing: of the same entry (a "now:" or "on the way:" finding the end state repeats),
+ * or, for a platform's calendar, of the same minor, whichever entries a state has at it (the row is the rule).
+ */
 function sameFinding(entry: Finding): string {
-  return entry.check === "PLATFORM" && entry.ruleId !== null ? `${entry.code}|${entry.ruleId}` : `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message}`;
+  return entry.check === "PLATFORM" && entry.ruleId !== null
+    ? `${entry.code}|${entry.ruleId}`
+    : `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message.replace(/^(now|on the way): /, "")}`;
 }
 
 const SEVERITY_RANK = { ERROR: 0, WARNING: 1, INFO: 2 } as const;
@@ -291,7 +295,7 @@ const SEVERITY_RANK = { ERROR: 0, WARNING: 1, INFO: 2 } as const;
 function dedupeFindings(findings: readonly Finding[]): Finding[] {
   const kept = new Map<string, Finding>();
   for (const entry of findings) {
-    const key = `${entry.code}|${entry.component}|${entry.instance}|${entry.ruleId}|${entry.message.replace(/^(now|on the way): /, "")}`;
+    const key = sameFinding(entry);
     const first = kept.get(key);
     if (first === undefined) kept.set(key, entry);
     else if (SEVERITY_RANK[entry.severity] < SEVERITY_RANK[first.severity]) kept.set(key, { ...first, severity: entry.severity, message: entry.message });
@@ -525,9 +529,7 @@ class Planner {
             : entry.addon === undefined
               ? plannedComponent(this.component(entry.component), entry.instance, change.to, entry.component)
               : plannedAddon(entry.addon, entry.instance, change.to, entry.component);
-        const node = change.node ?? entry.node;
-        const featureGates = change.featureGates ?? entry.featureGates;
-        return { ...moved, ...(node === undefined ? {} : { node }), ...(featureGates === undefined ? {} : { featureGates }) };
+        return withFactsOf(moved, { ...entry, node: change.node ?? entry.node, featureGates: change.featureGates ?? entry.featureGates });
       }),
     };
   }
@@ -768,28 +770,32 @@ class Planner {
     };
   }
 
+  /** The runtime's next version by its requirements and table at `minor` (runtimeTarget), when no line covers the whole way. */
+  private minorByMinor(runtime: PlannedComponent, kubelet: PlannedComponent, minor: number, wayEnd: number): { version: string; why: string } | null {
+    const inForce = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor);
+    const rows = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
+    const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
+    // Support that ends anywhere on the way (containerd 1.x from 1.34) rules the line out from the first step, so the
+    // pool moves its runtime once rather than onto a line it must leave again a few minors later.
+    const endings = this.snapshot.runtimeRequirements
+      .filter((requirement) => requirement.component === runtime.component && requirement.kind === "SUPPORT_ENDING" && requirement.minVersion !== null && minorIndex(requirement.kubernetesFrom) <= wayEnd)
+      .map((requirement) => parseComponentVersion(requirement.minVersion))
+      .filter((floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0);
+    const endingBelow = endings.length === 0 ? null : endings.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
+    return runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, { lines, asOf: this.asOf, endingBelow });
+  }
+
   private prepareRuntimeFor(kubelet: PlannedComponent, minor: number): void {
     const runtimes = this.state.entries.filter(
       (entry) =>
         (entry.category === "container-runtime" || entry.category === "runtime-shim") &&
         (entry.instance === kubelet.instance || (entry.instance === null && !this.state.entries.some((other) => other.category === entry.category && other.instance === kubelet.instance && other.instance !== null))),
     );
+    const wayEnd = Math.max(minor, this.targetMinor);
     for (const runtime of runtimes) {
-      const inForce = this.snapshot.runtimeRequirements.filter(
-        (requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor,
-      );
-      const rows = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
-      const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
-      const wayEnd = Math.max(minor, this.targetMinor);
-      // Support that ends anywhere on the way (containerd 1.x from 1.34) rules the line out from the first step, so the
-      // pool moves its runtime once rather than onto a line it must leave again a few minors later.
-      const endings = this.snapshot.runtimeRequirements
-        .filter((requirement) => requirement.component === runtime.component && requirement.kind === "SUPPORT_ENDING" && requirement.minVersion !== null && minorIndex(requirement.kubernetesFrom) <= wayEnd)
-        .map((requirement) => parseComponentVersion(requirement.minVersion))
-        .filter((floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0);
-      const endingBelow = endings.length === 0 ? null : endings.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
+      // One line for the whole way when there is one; else the minor-by-minor choice of the runtime's table.
       const whole = this.lineForWholePath(runtime, kubelet, wayEnd);
-      const wanted = whole !== undefined ? whole : runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, { lines, asOf: this.asOf, endingBelow });
+      const wanted = whole !== undefined ? whole : this.minorByMinor(runtime, kubelet, minor, wayEnd);
       if (wanted === null) continue;
       this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
     }
@@ -810,7 +816,7 @@ interface Change {
  * gate still exists at `minor`, or its last value was still a choice.
  */
 function lockedValueAt(snapshot: KbSnapshot, name: string, minor: string): boolean | undefined {
-  const gate = snapshot.featureGates.find((candidate) => candidate.name === name);
+  const gate = findGate(snapshot, name);
   if (gate === undefined || gate.removedIn === null || compareMinors(gate.removedIn, minor) > 0) return undefined;
   const last = gate.stages.at(-1)!;
   return last.locked || last.stage === "GA" || last.stage === "DEPRECATED" ? last.defaultValue : undefined;

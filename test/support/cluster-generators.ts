@@ -56,14 +56,17 @@ function gateNames(snapshot: KbSnapshot): string[] {
   return [...changing.slice(0, 60).map((gate) => gate.name), ...snapshot.featureGates.slice(0, 20).map((gate) => gate.name), "NoSuchGateAtAll"];
 }
 
-/** Settings a component of `minor` starts with: gates it has at that minor, set to a value it takes (a locked one to its value). */
-function liveGateSettings(snapshot: KbSnapshot, minor: number): string[] {
+/**
+ * Settings a component of `minor` starts with: gates it has at that minor, set to a value it takes (a locked one
+ * to its value); with `againstLocks`, locked ones set the other way too (what a component refuses).
+ */
+function liveGateSettings(snapshot: KbSnapshot, minor: number, againstLocks = false): string[] {
   const at = `1.${minor}`;
   const changing = snapshot.featureGates.filter((gate) => gate.removedIn !== null || gate.stages.some((stage) => stage.locked || stage.stage === "DEPRECATED"));
   return changing.flatMap((gate) => {
     const stage = stageAt(gate, at);
     if (stage === undefined || (gate.removedIn !== null && Number(gate.removedIn.split(".")[1]) <= minor)) return [];
-    return stage.locked ? [`${gate.name}=${stage.defaultValue}`] : [`${gate.name}=${stage.defaultValue}`, `${gate.name}=${!stage.defaultValue}`];
+    return stage.locked && !againstLocks ? [`${gate.name}=${stage.defaultValue}`] : [`${gate.name}=${stage.defaultValue}`, `${gate.name}=${!stage.defaultValue}`];
   });
 }
 
@@ -127,7 +130,10 @@ function cluster(snapshot: KbSnapshot, plausible: boolean, options: { readonly t
                 // Gates the kubelet has at its own minor (plausible), or any the knowledge base knows, either way (wild).
                 plausible
                   ? fc.subarray(liveGateSettings(snapshot, minor - p.lag), { maxLength: 2 })
-                  : fc.subarray(gates, { maxLength: 2 }).chain((names) => fc.tuple(...names.map((gate) => fc.boolean().map((value) => `${gate}=${value}`)))),
+                  : fc.oneof(
+                      fc.subarray(liveGateSettings(snapshot, minor - p.lag, true), { maxLength: 2 }),
+                      fc.subarray(gates, { maxLength: 2 }).chain((names) => fc.tuple(...names.map((gate) => fc.boolean().map((value) => `${gate}=${value}`)))),
+                    ),
               )
               .map(([kubeletVersion, proxyVersion, settings]) => {
                 // One value per gate: a component refuses a gate named twice.
