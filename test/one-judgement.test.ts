@@ -134,7 +134,7 @@ describe("issue 33, item by item, on every face", () => {
         assert.ok(migrate && kubelet && migrate.order < kubelet.order && migrate.instance === "w", JSON.stringify(steps));
         assert.ok(!answer.findings.some((finding) => finding.code === "CGROUP_V1_UNSUPPORTED"), JSON.stringify(answer.findings));
       }
-      assert.match(faces.chat, /kubelet@w 1\.34\.1: nodes cgroup v1 → v2/);
+      assert.match(faces.chat, /kubelet@w 1\.34\.1: nodes to cgroup v2/);
     }
     // The end state the plan reaches, asked of validate: no refusal to start.
     const end = await request(runtime.app)

@@ -11,7 +11,7 @@ import { planFromKubectl } from "../domain/kubectl-inputs.js";
 import { scanCluster, type ClusterInputs } from "../domain/cluster-evidence.js";
 import { checkNodePoolRollback, checkNodePoolUpgrade, type NodePoolSpecInput, type NodePoolStep } from "../domain/node-pool.js";
 import { planUpgrade, type UpgradePlan } from "../domain/upgrade.js";
-import { planMermaid } from "../domain/plan-timeline.js";
+import { actionWords, planMermaid } from "../domain/plan-timeline.js";
 import { scanManifests } from "../domain/scan.js";
 import { listFlows } from "../domain/firewall.js";
 import { upgradeImpact, type ImpactItem } from "../domain/impact.js";
@@ -103,9 +103,8 @@ function stepLines(plan: UpgradePlan): Line[] {
     const together = plan.steps.filter((step) => step.order === order);
     const moves = together.map((step) => {
       const who = step.instance ? `${step.component}@${step.instance}` : step.component;
-      if (step.action === "MIGRATE_CGROUP_V2") return `${who} ${step.fromVersion}: nodes cgroup v1 → v2`;
-      if (step.action === "REMOVE_FEATURE_GATES") return `${who} ${step.fromVersion}: drop feature gates`;
-      return `${who} ${step.fromVersion} → ${step.toVersion}`;
+      const words = actionWords(step);
+      return words === null ? `${who} ${step.fromVersion} → ${step.toVersion}` : `${who} ${step.fromVersion}: ${words}`;
     });
     return [`${order}. `, { bold: moves.join(" + ") }, ` — ${together[0]?.note ?? ""}`];
   });

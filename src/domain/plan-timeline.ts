@@ -17,12 +17,18 @@ export interface TimelineStep {
   readonly action?: string;
 }
 
+/** What a step changes when it is not a version (its nodes, its flags), in the words every face shows; null for an upgrade. */
+export function actionWords(step: Pick<TimelineStep, "action">): string | null {
+  if (step.action === "MIGRATE_CGROUP_V2") return "nodes to cgroup v2";
+  if (step.action === "REMOVE_FEATURE_GATES") return "drop feature gates";
+  return null;
+}
+
 /** A step as a line of a drawing: `3. kubelet@pool-a → 1.31.2`, or what it changes when not a version. */
 export function stepText(step: TimelineStep): string {
   const who = `${step.order}. ${step.component}${step.instance === null ? "" : `@${step.instance}`}`;
-  if (step.action === "MIGRATE_CGROUP_V2") return `${who}: nodes to cgroup v2`;
-  if (step.action === "REMOVE_FEATURE_GATES") return `${who}: drop feature gates`;
-  return `${who} → ${step.toVersion}`;
+  const words = actionWords(step);
+  return words === null ? `${who} → ${step.toVersion}` : `${who}: ${words}`;
 }
 
 export interface TimelinePlan {

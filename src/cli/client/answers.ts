@@ -32,7 +32,7 @@ export interface ValidationAnswer {
 
 export interface UpgradeStep {
   readonly order: number;
-  /** UPGRADE or MIGRATE_CGROUP_V2 (the pool's nodes to cgroup v2, versions unchanged); absent from older servers. */
+  /** UPGRADE, MIGRATE_CGROUP_V2 or REMOVE_FEATURE_GATES (versions unchanged for the last two); absent from older servers. */
   readonly action?: string;
   readonly component: string;
   readonly instance: string | null;
