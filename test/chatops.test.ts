@@ -12,6 +12,8 @@ import { renderReply, SLACK_MAX_BLOCKS, SLACK_MAX_SECTION_TEXT, type SlackBlock 
 import type { Config } from "../src/core/config.js";
 import { listApiRemovals } from "../src/domain/catalog.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
+import { newestReleasedOn } from "../src/domain/release-status.js";
+import { today } from "../src/domain/days.js";
 import { createLogger } from "../src/core/logger.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
@@ -334,7 +336,9 @@ describe("chatops HTTP endpoints", () => {
       const stepLines = sections.split("\n").filter((line) => /^\d+\. /.test(line));
       assert.equal(stepLines.length, new Set(expected.steps.map((step) => step.order)).size);
       const first = expected.steps[0]!;
-      assert.equal(stepLines[0], `1. *${first.component} ${first.fromVersion} → ${first.toVersion}* — ${first.note}`);
+      // A control-plane hop also says the last point it can be undone (upstream: only before the step).
+      assert.ok(first.undo !== null);
+      assert.equal(stepLines[0], `1. *${first.component} ${first.fromVersion} → ${first.toVersion}* — ${first.note} (undo: ${first.undo})`);
       assert.match(stepLines[0], /^1\. \*kube-apiserver 1\.27 → 1\.28/);
       assert.ok(expected.apiRemovals.length > 0);
       for (const removal of expected.apiRemovals) {
@@ -388,14 +392,15 @@ describe("chatops HTTP endpoints", () => {
     });
 
     it("answers skew without `at` for the newest release, and with a profile", async () => {
-      const newest = runtime.kb.current().newestRelease!.version;
+      // The newest minor released today: one only scheduled (1.38 before 2026-12-16) is not the default.
+      const newest = newestReleasedOn(runtime.kb.current(), today())!.version;
       const answer = await slackAnswer("skew kubelet profile=strict");
       assert.equal(headline(answer), `📏 Skew rules for kubelet for ${newest} control planes`);
       const sections = sectionTexts(answer.blocks);
       assert.match(sections, /`upstream-kubelet-vs-apiserver-n3`/);
       assert.match(sections, /`strict-kubelet-vs-apiserver-n1`/);
       const context = answer.blocks.at(-1);
-      assert.ok(context?.type === "context" && context.elements.some((element) => element.text === `${newest} is the newest release known`));
+      assert.ok(context?.type === "context" && context.elements.some((element) => element.text === `${newest} is the newest minor released today`));
     });
 
     it("answers release with its dates and latest patch", async () => {

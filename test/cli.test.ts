@@ -391,10 +391,14 @@ describe("the kubecompat CLI", () => {
       const run = await kubecompat(["--server", serverUrl, "plan", fixture("cluster.yaml"), "--to", "1.31"]);
       assert.equal(run.code, 0, run.stderr);
       const direct = (await ask("/api/v1/upgrade-plan", { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31", asOf: "2025-01-15" })).body as {
-        steps: { order: number; component: string; instance: string | null; fromVersion: string; toVersion: string; note: string }[];
+        steps: { order: number; component: string; instance: string | null; fromVersion: string; toVersion: string; note: string; undo: string | null }[];
       };
       const lines = run.stdout.split("\n");
       assert.equal(lines[0], "Upgrade steps to 1.31");
+      // Each control-plane hop's last point of undoing, once, below the table.
+      const undos = [...new Set(direct.steps.map((step) => step.undo).filter((undo): undo is string => undo !== null))];
+      assert.ok(undos.length > 0);
+      for (const undo of undos) assert.equal(run.stdout.split(undo).length - 1, 1, undo);
       const rows = cellsOf(tableLines(lines.slice(1).join("\n")), ["ORDER", "COMPONENT", "FROM", "TO", "NOTE"]);
       assert.deepEqual(
         rows,

@@ -158,7 +158,7 @@ describe("where the knowledge ends, in the domain (synthetic kb)", () => {
   });
 
   it("refuses a coverage claim that no record backs", () => {
-    const bundle = { ...snapshot, coverage: [...snapshot.coverage, { knowledge: "releases", throughMinor: "1.60", source: "wishful thinking", sourceRevision: null, sourceDate: null, sourceUrl: "https://example.org/x", notes: null }] };
+    const bundle = { ...snapshot, coverage: [...snapshot.coverage, { knowledge: "releases", throughMinor: "1.60", stage: "RELEASED" as const, source: "wishful thinking", sourceRevision: null, sourceDate: null, sourceUrl: "https://example.org/x", notes: null }] };
     const issues = crossCheckBundle(bundle);
     assert.equal(issues.length, 1, JSON.stringify(issues));
     assert.equal(issues[0]?.field, "throughMinor");
@@ -216,7 +216,8 @@ describe("where the knowledge ends, on every face", () => {
     const parsed = parseCommand("coverage");
     assert.ok(parsed.ok);
     const reply = runCommand(runtime.kb.current(), parsed.command);
-    assert.match(reply.text, /apiRemovals:\*\* through 1\.40 from kubernetes\/api lifecycle markers @ 10b39a39/);
+    assert.match(reply.text, /apiRemovals:\*\* through 1\.36 from kubernetes\/api lifecycle markers at release tags @ /);
+    assert.match(reply.text, /apiRemovals:\*\* through 1\.40 \(pre-release\) from kubernetes\/api lifecycle markers at master and v0\.37\.0-beta\.0 @ 10b39a39/);
   });
 
   it("says KNOWLEDGE_EDGE on REST, GraphQL, chat and the CLI", async () => {

@@ -17,7 +17,8 @@ import { listFlows } from "../domain/firewall.js";
 import { upgradeImpact, type ImpactItem } from "../domain/impact.js";
 import type { NetworkFlowRecord } from "../knowledge/records.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
-import { releaseStatus, supportedReleases } from "../domain/release-status.js";
+import { newestReleasedOn, releaseStatus, supportedReleases } from "../domain/release-status.js";
+import { today } from "../domain/days.js";
 import { readKubernetesVersion, readMinor } from "../domain/version-reader.js";
 import { NotFoundError } from "../core/errors.js";
 import type { ApiRemovalRecord, PortRecord, SkewRuleRecord } from "../knowledge/records.js";
@@ -99,6 +100,8 @@ export function runCheck(snapshot: KbSnapshot, asked: Extract<ChatCommand, { kin
 
 function stepLines(plan: UpgradePlan): Line[] {
   const orders = [...new Set(plan.steps.map((step) => step.order))];
+  // A hop's undo is said once, at its first kube-apiserver step.
+  const said = new Set<string>();
   return orders.map((order) => {
     const together = plan.steps.filter((step) => step.order === order);
     const moves = together.map((step) => {
@@ -106,7 +109,9 @@ function stepLines(plan: UpgradePlan): Line[] {
       const words = actionWords(step);
       return words === null ? `${who} ${step.fromVersion} → ${step.toVersion}` : `${who} ${step.fromVersion}: ${words}`;
     });
-    return [`${order}. `, { bold: moves.join(" + ") }, ` — ${together[0]?.note ?? ""}`];
+    const undo = together.find((step) => step.undo !== null && !said.has(step.undo))?.undo ?? undefined;
+    if (undo !== undefined) said.add(undo);
+    return [`${order}. `, { bold: moves.join(" + ") }, ` — ${together[0]?.note ?? ""}${undo === undefined ? "" : ` (undo: ${undo})`}`];
   });
 }
 
@@ -279,7 +284,8 @@ function skewLine(rule: SkewRuleRecord): Line {
 export function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "skew" }>): ChatReplyDoc {
   const component = resolveComponent(snapshot, command.component);
   const profile = resolveProfile(snapshot, command.profile);
-  const at = command.at ?? snapshot.newestRelease?.version;
+  // Without a minor, the newest released one (not one that is only scheduled).
+  const at = command.at ?? newestReleasedOn(snapshot, today())?.version;
   const minor = at === undefined ? undefined : readMinor(snapshot, at, "at");
   // Rules on either side: `skew kubelet` also shows how far kube-proxy may drift from it.
   const rules = listSkewRules(snapshot, { kubernetesVersion: minor, profile }).filter(
@@ -294,7 +300,7 @@ export function runSkew(snapshot: KbSnapshot, command: Extract<ChatCommand, { ki
         ? { style: "plain", lines: [[`No skew rule of profile ${profile} constrains ${component.name} ${where}.`]] }
         : { style: "bullets", lines: shown.map(skewLine), omitted },
     ],
-    context: [revision(snapshot), `profile ${profile}`, command.at === undefined && minor !== undefined ? `${minor} is the newest release known` : ""].filter(
+    context: [revision(snapshot), `profile ${profile}`, command.at === undefined && minor !== undefined ? `${minor} is the newest minor released today` : ""].filter(
       (text) => text !== "",
     ),
   };
@@ -422,7 +428,7 @@ export function runSupported(snapshot: KbSnapshot, command: Extract<ChatCommand,
 export function runCoverage(snapshot: KbSnapshot): ChatReplyDoc {
   const lines: Line[] = snapshot.coverage.map((claim) => [
     { bold: `${claim.knowledge}:` },
-    ` through ${claim.throughMinor} from ${claim.source}${claim.sourceRevision === null ? "" : ` @ ${claim.sourceRevision}`}${claim.sourceDate === null ? "" : ` (${claim.sourceDate})`} `,
+    ` through ${claim.throughMinor}${claim.stage === "PRERELEASE" ? " (pre-release)" : ""} from ${claim.source}${claim.sourceRevision === null ? "" : ` @ ${claim.sourceRevision}`}${claim.sourceDate === null ? "" : ` (${claim.sourceDate})`} `,
     { link: claim.sourceUrl, label: "source" },
   ]);
   return {
@@ -436,7 +442,7 @@ export function runCoverage(snapshot: KbSnapshot): ChatReplyDoc {
 }
 
 export function runRelease(snapshot: KbSnapshot, command: Extract<ChatCommand, { kind: "release" }>): ChatReplyDoc {
-  const version = command.version ?? snapshot.newestRelease?.version;
+  const version = command.version ?? newestReleasedOn(snapshot, today())?.version;
   if (version === undefined) throw new NotFoundError("the knowledge base holds no release yet");
   const release = getRelease(snapshot, version);
   const unknown = "not published";

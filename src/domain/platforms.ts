@@ -62,7 +62,7 @@ export function judgePlatformMinor(platform: PlatformRecord, release: PlatformRe
   const minor = release.minor;
   // The calendar row is the rule: one finding per minor, whichever components of it a state holds.
   const at = { component, instance, sourceUrl: release.sourceUrl, ruleId: `${platform.name} ${minor}` };
-  const month = release.precision === "MONTH" ? " (the platform gives the month only; its first day is used)" : "";
+  const month = release.precision === "MONTH" ? " (the platform gives the month only and means its last day)" : "";
   const standard = release.endOfStandardSupport;
   const extended = release.endOfExtendedSupport;
   const controlPlane = entries.some((entry) => CONTROL_PLANE.has(entry.category));
@@ -126,7 +126,8 @@ export function platformChanges(platform: PlatformRecord, fromMinor: number, toM
       finding({
         code: "PLATFORM_CHANGE_IN_UPGRADE",
         severity: "WARNING",
-        message: `${platform.displayName} from ${fact.fromMinor}: ${fact.text}`,
+        // On the platform its own statement applies; where upstream says otherwise, both are said.
+        message: `${platform.displayName} from ${fact.fromMinor}: ${fact.text}${fact.disagreement === null ? "" : ` On ${platform.displayName} this statement applies; upstream Kubernetes differs: ${fact.disagreement}`}`,
         sourceUrl: fact.sourceUrl,
         ruleId: fact.id,
       }),

@@ -31,6 +31,11 @@ export function releaseStatusOf(snapshot: KbSnapshot, release: ReleaseRecord, as
   return newestReleased?.version === release.version ? "SUPPORTED" : "UNKNOWN";
 }
 
+/** The newest minor released on or before asOf (a scheduled one, such as a release a few days off, is not). */
+export function newestReleasedOn(snapshot: KbSnapshot, asOf: string): ReleaseRecord | undefined {
+  return [...snapshot.releases].sort((a, b) => compareMinors(a.version, b.version)).reverse().find((release) => release.releaseDate <= asOf);
+}
+
 /** The minors still patched on asOf, oldest first. */
 export function supportedReleases(snapshot: KbSnapshot, asOf: string): ReleaseRecord[] {
   return snapshot.releases.filter((release) => {
@@ -66,7 +71,7 @@ export function resolveVersionAlias(snapshot: KbSnapshot, text: unknown, asOf: s
   const pick =
     word === "oldest-supported"
       ? supportedReleases(snapshot, asOf)[0]
-      : [...snapshot.releases].sort((a, b) => compareMinors(a.version, b.version)).reverse().find((release) => release.releaseDate <= asOf);
+      : newestReleasedOn(snapshot, asOf);
   if (pick === undefined) throw new InputError(`${field} "${word}": the knowledge base knows no ${word === "oldest-supported" ? "supported" : "released"} minor on ${asOf}`, field);
   return pick.latestPatch ?? pick.version;
 }

@@ -12,6 +12,7 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
 import { label, parseClusterPlan, readPlannedComponent, withFactsOf, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
+import { platformRollback } from "./platform-rollback.js";
 import { controlPlaneMinor, judgePlan, onPlatform, parseAsOf } from "./validate.js";
 import { compareComponentVersions, compareVersions, minorIndex } from "../core/versions.js";
 
@@ -25,6 +26,8 @@ export interface RollbackRequest {
   readonly asOf?: string | null | undefined;
   /** The managed platform (eks, gke, aks); recognised from the versions when not given. */
   readonly platform?: string | null | undefined;
+  /** The day the control plane reached its current minor (YYYY-MM-DD): a platform's rollback window counts from it. */
+  readonly upgradedOn?: string | null | undefined;
 }
 
 /** The finding of a rollback beyond what its policy allows: the code says which kind of policy it is. */
@@ -32,6 +35,7 @@ function rollbackFinding(policy: RollbackPolicyRecord, who: string, entry: Plann
   const base = { component: entry.component, instance: entry.instance, sourceUrl: policy.sourceUrl, ruleId: policy.id };
   switch (policy.minorDowngrade) {
     case "UNSUPPORTED":
+    case "PLATFORM_ROLLBACK":
       return finding({ ...base, code: "ROLLBACK_CONTROL_PLANE_UNSUPPORTED", severity: "ERROR", message: `${who} cannot go back from ${entry.version} to ${toVersion}: ${policy.summary}` });
     case "REPLACE_NODES":
       return finding({ ...base, code: "ROLLBACK_MULTIPLE_MINORS", severity: "WARNING", message: `${who} would go back ${minorsBack} minors (${entry.version} to ${toVersion}): ${policy.summary}` });
@@ -84,19 +88,23 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
     return report(snapshot.revision, findings);
   }
 
-  // What going back means for this kind of component: kb/rollback-policies.yaml.
-  const policy = snapshot.rollbackPolicy(component);
+  // What going back means for this kind of component (on its platform, the platform's own): kb/rollback-policies.yaml.
+  const policy = snapshot.rollbackPolicy(component, plan.platform?.name ?? null);
   const minorsBack =
     entry.kubernetes !== null && rolledBack.kubernetes !== null
       ? minorIndex(entry.kubernetes) - minorIndex(rolledBack.kubernetes)
       : entry.release !== null && rolledBack.release !== null
         ? (entry.release.major - rolledBack.release.major) * 1000 + (entry.release.minor - rolledBack.release.minor)
         : 0;
-  if (policy !== undefined && minorsBack > policy.maxMinorsBack) {
+  let after: ClusterPlan = { ...plan, entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };
+  if (policy?.minorDowngrade === "PLATFORM_ROLLBACK" && plan.platform !== undefined && minorsBack > 0) {
+    const taken = platformRollback(snapshot, policy, plan.platform, plan, entry, rolledBack, asOf, request.upgradedOn);
+    findings.push(...taken.findings);
+    after = taken.after;
+  } else if (policy !== undefined && minorsBack > policy.maxMinorsBack) {
     findings.push(rollbackFinding(policy, who, entry, rolledBack.version, minorsBack));
   }
 
-  const after: ClusterPlan = { ...plan, entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };
   const problems = judgePlan(snapshot, after, profile, asOf);
   const errors = problems.filter((problem) => problem.severity === "ERROR");
   const trapped = errors.filter(

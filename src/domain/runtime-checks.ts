@@ -58,9 +58,25 @@ function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): reado
 
 const requirementIndexes = new WeakMap<readonly RuntimeRequirementRecord[], ReadonlyMap<string, readonly RuntimeRequirementRecord[]>>();
 
-/** A runtime's requirements, grouped once per list (the planner judges every step). */
-function requirementsOf(snapshot: KbSnapshot, component: string): readonly RuntimeRequirementRecord[] {
-  return perList(requirementIndexes, snapshot.runtimeRequirements, (list) => groupedBy(list, (requirement) => [requirement.component])).get(component) ?? [];
+/**
+ * The requirements in force on a platform: upstream's, and the platform's own where it has stricter ones
+ * (a platform's rule applies on that platform). Kept once per list and platform (the planner asks at every step).
+ */
+export function requirementsOn(snapshot: KbSnapshot, platform: string | null): readonly RuntimeRequirementRecord[] {
+  const byPlatform = perList(requirementsByPlatform, snapshot.runtimeRequirements, () => new Map<string | null, readonly RuntimeRequirementRecord[]>());
+  let list = byPlatform.get(platform);
+  if (list === undefined) {
+    list = snapshot.runtimeRequirements.filter((requirement) => requirement.platform === null || requirement.platform === platform);
+    byPlatform.set(platform, list);
+  }
+  return list;
+}
+
+const requirementsByPlatform = new WeakMap<readonly RuntimeRequirementRecord[], Map<string | null, readonly RuntimeRequirementRecord[]>>();
+
+/** A runtime's requirements on the plan's platform, grouped once per list (the planner judges every step). */
+function requirementsOf(snapshot: KbSnapshot, component: string, platform: string | null): readonly RuntimeRequirementRecord[] {
+  return perList(requirementIndexes, requirementsOn(snapshot, platform), (list) => groupedBy(list, (requirement) => [requirement.component])).get(component) ?? [];
 }
 
 export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
@@ -69,7 +85,7 @@ export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[
   const index = runtimeIndex(plan);
   for (const runtime of plan.entries) {
     if (runtime.release === null) continue;
-    const requirements = requirementsOf(snapshot, runtime.component);
+    const requirements = requirementsOf(snapshot, runtime.component, plan.platform?.name ?? null);
     if (requirements.length === 0) continue;
     // etcd serves the apiservers; container runtimes serve kubelets.
     const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
@@ -160,7 +176,7 @@ function checkRuntimeFor(
               ...base(requirement),
               code: runtime.category === "datastore" ? "RUNTIME_UNSUPPORTED" : "RUNTIME_VERSION_TOO_OLD",
               severity: "ERROR",
-              message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
+              message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}${requirement.platform === null ? "" : ` on ${requirement.platform.toUpperCase()} (the platform's own rule: ${requirement.summary})`}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
             }),
           );
         }

@@ -445,7 +445,7 @@ function findingFor(
       ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
       : `which will no longer be served from Kubernetes ${record.removedIn}`;
   const advice = resolvedAtTarget(record, target, removals);
-  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, removed, advice)}`;
+  const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, from, removed, advice)}`;
   const interim = advice.interim?.record ?? null;
 
   return {
@@ -534,7 +534,7 @@ interface Interim {
 }
 
 /** The rest of the message, from the separator after the status to the final period. */
-function migrationAdvice(record: ApiRemovalRecord, target: string, removed: boolean, { advised, detour, interim }: MigrationAdvice): string {
+function migrationAdvice(record: ApiRemovalRecord, target: string, from: string | null, removed: boolean, { advised, detour, interim }: MigrationAdvice): string {
   const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
   if (interim !== null) {
     const { record: meanwhile, because } = interim;
@@ -559,6 +559,13 @@ function migrationAdvice(record: ApiRemovalRecord, target: string, removed: bool
     }
     const andDeadline = removed ? "" : `, and before upgrading to ${record.removedIn}`;
     return `${detour}; migrate to ${advised.replacement} once the cluster runs ${availableIn} (it is not served in ${target})${andDeadline}.`;
+  }
+  if (from !== null && availableIn !== null && compareMinors(availableIn, from) > 0) {
+    // The cluster as it runs today does not serve the replacement yet: say from which minor on it does.
+    const bothServe = compareMinors(availableIn, advised.removedIn) < 0;
+    return bothServe
+      ? `${detour}; its replacement ${advised.replacement} is not served at ${from}: migrate to it once the cluster runs ${availableIn}, before it reaches ${advised.removedIn}.`
+      : `${detour}; its replacement ${advised.replacement} is first served in ${availableIn}, not at ${from}, and no release serves both. ${withPeriod(advised.notes === null ? `See ${advised.sourceUrl}` : `Notes: ${advised.notes}`)}`;
   }
   const since = availableIn === null ? "" : ` (available since ${availableIn})`;
   return `${detour}; migrate to ${advised.replacement}${since}${deadline}.`;

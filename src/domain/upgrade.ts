@@ -19,9 +19,10 @@ import { addonFits, candidateVersions } from "./addons.js";
 import { platformChanges } from "./platforms.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { checkKubeletCgroup, checkRuntimeEndOfLife, lastSupportedDay } from "./node-checks.js";
-import { checkRuntimes } from "./runtime-checks.js";
+import { checkRuntimes, requirementsOn } from "./runtime-checks.js";
 import { findGate, type GateSetting } from "./feature-gates.js";
 import { etcdWaypoints } from "./etcd-checks.js";
+import { howToUndoHop } from "./platform-rollback.js";
 import { readKubernetesVersion } from "./version-reader.js";
 import { changesBetween, impactEdges, type ImpactRelease } from "./impact.js";
 import { finding, report, type Finding, type Verdict } from "./findings.js";
@@ -31,6 +32,7 @@ import {
   compareMinors,
   formatVersion,
   minorIndex,
+  minorOf,
   parseComponentVersion,
   type ComponentVersion,
   type KubernetesVersion,
@@ -55,6 +57,8 @@ export interface UpgradeStep {
   readonly note: string;
   /** For REMOVE_FEATURE_GATES: the component's --feature-gates after the step (A=true,B=false; empty when none is left); else null. */
   readonly featureGates: string | null;
+  /** For a kube-apiserver step that crosses a minor (a hop): the last point at which the hop can be undone, and how; else null. */
+  readonly undo: string | null;
 }
 
 export interface UpgradePlan {
@@ -534,6 +538,11 @@ class Planner {
     };
   }
 
+  /** The runtime requirements in force on the cluster's platform (upstream's, and the platform's own). */
+  private get requirements(): readonly RuntimeRequirementRecord[] {
+    return requirementsOn(this.snapshot, this.state.platform?.name ?? null);
+  }
+
   private component(name: string): ComponentRecord {
     return this.snapshot.findComponent(name)!;
   }
@@ -558,7 +567,9 @@ class Planner {
     this.order += 1;
     for (const { entry, to, featureGates } of changes) {
       const gates = action === "REMOVE_FEATURE_GATES" ? (featureGates ?? []).map((setting) => `${setting.name}=${setting.value}`).join(",") : null;
-      this.steps.push({ order: this.order, action, component: entry.component, instance: entry.instance, fromVersion: entry.version, toVersion: to, note, featureGates: gates });
+      const hop = action === "UPGRADE" && entry.category === "apiserver" && entry.kubernetes !== null && minorIndex(to) !== minorIndex(entry.kubernetes);
+      const undo = hop ? howToUndoHop(this.snapshot, this.state.platform, minorOf(entry.kubernetes), minorWords(minorIndex(to))) : null;
+      this.steps.push({ order: this.order, action, component: entry.component, instance: entry.instance, fromVersion: entry.version, toVersion: to, note, featureGates: gates, undo });
     }
     this.state = next;
   }
@@ -734,11 +745,11 @@ class Planner {
       const candidate = plannedComponent(runtimeRecord, runtime.instance, version, runtime.component);
       if (checkRuntimeEndOfLife(this.snapshot, candidate, this.asOf).length > 0) return false;
       return minors.every((at) => {
-        const pair: ClusterPlan = { entries: [candidate, plannedComponent(kubeletRecord, runtime.instance, this.versionFor(at), "kubelet")] };
+        const pair: ClusterPlan = { entries: [candidate, plannedComponent(kubeletRecord, runtime.instance, this.versionFor(at), "kubelet")], ...(this.state.platform === undefined ? {} : { platform: this.state.platform }) };
         return checkRuntimes(this.snapshot, pair).every((entry) => entry.severity === "INFO");
       });
     };
-    const floors = this.snapshot.runtimeRequirements
+    const floors = this.requirements
       .filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= wayEnd)
       .flatMap((requirement) => [...requirement.lineMinVersions, ...(requirement.minVersion === null ? [] : [requirement.minVersion])])
       .map((floor) => parseComponentVersion(floor));
@@ -772,12 +783,12 @@ class Planner {
 
   /** The runtime's next version by its requirements and table at `minor` (runtimeTarget), when no line covers the whole way. */
   private minorByMinor(runtime: PlannedComponent, kubelet: PlannedComponent, minor: number, wayEnd: number): { version: string; why: string } | null {
-    const inForce = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor);
-    const rows = this.snapshot.runtimeRequirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
+    const inForce = this.requirements.filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor);
+    const rows = this.requirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
     const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
     // Support that ends anywhere on the way (containerd 1.x from 1.34) rules the line out from the first step, so the
     // pool moves its runtime once rather than onto a line it must leave again a few minors later.
-    const endings = this.snapshot.runtimeRequirements
+    const endings = this.requirements
       .filter((requirement) => requirement.component === runtime.component && requirement.kind === "SUPPORT_ENDING" && requirement.minVersion !== null && minorIndex(requirement.kubernetesFrom) <= wayEnd)
       .map((requirement) => parseComponentVersion(requirement.minVersion))
       .filter((floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0);

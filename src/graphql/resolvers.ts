@@ -109,8 +109,8 @@ export const resolvers: Resolvers = {
     validateFromKubectl: (_parent, { kubectl, profile, asOf, platform }, { snapshot }) => validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
     planUpgradeFromKubectl: (_parent, { kubectl, targetVersion, profile, asOf, platform }, { snapshot }) =>
       planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, { profile, asOf, platform }),
-    checkRollback: (_parent, { current, component, instance, toVersion, profile, asOf, platform }, { snapshot }) =>
-      checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile, asOf, platform }),
+    checkRollback: (_parent, { current, component, instance, toVersion, profile, asOf, platform, upgradedOn }, { snapshot }) =>
+      checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile, asOf, platform, upgradedOn }),
     scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
     // In slices, so a large scan does not hold other requests (src/core/slices.ts).
     scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),

@@ -264,6 +264,11 @@ export const runtimeRequirementRecord = z
      */
     lineMinVersions: z.array(componentVersion).max(20).default([]),
     requires: componentName.nullable().default(null),
+    /**
+     * The managed platform (kb/platforms.yaml) whose own rule this is, where it is stricter than upstream's (EKS:
+     * containerd 2.0 from 1.36); null: upstream Kubernetes, in force everywhere.
+     */
+    platform: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/).nullable().default(null),
     summary: text,
     sourceUrl,
     notes: optionalText,
@@ -441,6 +446,12 @@ export const hostRequirementRecord = z.strictObject({
 export const coverageRecord = z.strictObject({
   knowledge: z.string().regex(/^[a-z][A-Za-z]+$/, "must name a kind of knowledge (an entity such as apiRemovals)"),
   throughMinor: minorVersion,
+  /**
+   * RELEASED: the source describes throughMinor as released. PRERELEASE: it was read before throughMinor's
+   * release (alpha or beta notes, master's markers, a release schedule): its facts are judged, with a
+   * KNOWLEDGE_EDGE that says they may change until the release.
+   */
+  stage: z.enum(["RELEASED", "PRERELEASE"]).default("RELEASED"),
   source: text,
   sourceRevision: optionalText,
   sourceDate: isoDate.nullable().default(null),
@@ -484,15 +495,33 @@ export const rollbackPolicyRecord = z
     /** Component categories the policy applies to (kb/components.yaml), or none when components names them. */
     categories: z.array(z.enum(["apiserver", "datastore", "controller", "scheduler", "node-agent", "network-proxy", "container-runtime", "runtime-shim", "client"])).max(10).default([]),
     components: z.array(componentName).max(20).default([]),
-    /** UNSUPPORTED: no minor downgrade at all; REPLACE_NODES: go back on new nodes; OWN_PROCEDURE: the component's own downgrade procedure (or a restore). */
-    minorDowngrade: z.enum(["UNSUPPORTED", "REPLACE_NODES", "OWN_PROCEDURE"]),
+    /**
+     * UNSUPPORTED: no minor downgrade at all; REPLACE_NODES: go back on new nodes; OWN_PROCEDURE: the component's own
+     * downgrade procedure (or a restore); PLATFORM_ROLLBACK: the managed platform takes the control plane back, at most
+     * maxMinorsBack minors, within windowDays of the upgrade.
+     */
+    minorDowngrade: z.enum(["UNSUPPORTED", "REPLACE_NODES", "OWN_PROCEDURE", "PLATFORM_ROLLBACK"]),
     /** How many minors back are judged without a warning (0: any minor downgrade is the finding). */
     maxMinorsBack: z.number().int().min(0).max(10),
+    /** The managed platform (kb/platforms.yaml) the policy holds on; null: upstream Kubernetes, wherever no platform policy applies. */
+    platform: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/).nullable().default(null),
+    /** PLATFORM_ROLLBACK: the days after the minor upgrade during which the platform still takes it back. */
+    windowDays: z.number().int().min(1).max(366).nullable().default(null),
+    /** PLATFORM_ROLLBACK: what the platform requires of the cluster, told with every answer (not judged). */
+    conditions: z.array(text).max(20).default([]),
     summary: text,
     sourceUrl,
     notes: optionalText,
   })
-  .refine((policy) => policy.categories.length + policy.components.length > 0, { message: "must name categories or components", path: ["categories"] });
+  .refine((policy) => policy.categories.length + policy.components.length > 0, { message: "must name categories or components", path: ["categories"] })
+  .refine((policy) => policy.minorDowngrade !== "PLATFORM_ROLLBACK" || (policy.platform !== null && policy.windowDays !== null), {
+    message: "a PLATFORM_ROLLBACK policy must name its platform and windowDays",
+    path: ["minorDowngrade"],
+  })
+  .refine((policy) => policy.minorDowngrade === "PLATFORM_ROLLBACK" || (policy.windowDays === null && policy.conditions.length === 0), {
+    message: "windowDays and conditions are only for a PLATFORM_ROLLBACK policy",
+    path: ["windowDays"],
+  });
 
 /**
  * A change in a Kubernetes minor that can break or weaken a cluster on upgrade although no apiVersion goes
@@ -747,7 +776,11 @@ export const platformReleaseRecord = z.strictObject({
   endOfStandardSupport: isoDate.nullable().default(null),
   /** Extended (EKS), long-term (AKS LTS) or extended-channel (GKE) support; null where the platform has none or it is not published. */
   endOfExtendedSupport: isoDate.nullable().default(null),
-  /** DAY, or MONTH when the source gives only the month (then an end is written as the month's first day, so no judgement is late). */
+  /**
+   * DAY, or MONTH when the source gives only the month. A month-only date is written as the day the platform
+   * means by it: AKS defines a month-only date as the month's last day (supported-kubernetes-versions, "dates
+   * with only a month and year").
+   */
   precision: z.enum(["DAY", "MONTH"]).default("DAY"),
   sourceUrl,
   disagreement: optionalText,
@@ -772,6 +805,11 @@ export const platformFactRecord = z.strictObject({
   fromMinor: minorVersion,
   text,
   sourceUrl,
+  /**
+   * Where upstream Kubernetes says otherwise: what upstream says, with its source. The platform's own statement
+   * applies on the platform; answers say both.
+   */
+  disagreement: optionalText,
 });
 
 /**

@@ -127,12 +127,15 @@ export class KbSnapshot implements KbBundle {
     return this.references.find((reference) => reference.id === id)?.sourceUrl ?? null;
   }
 
-  /** The rollback policy for a component: the one naming it, else the one for its category. */
-  rollbackPolicy(component: Pick<ComponentRecord, "name" | "category">): RollbackPolicyRecord | undefined {
-    return (
-      this.rollbackPolicies.find((policy) => policy.components.includes(component.name)) ??
-      this.rollbackPolicies.find((policy) => policy.categories.includes(component.category))
-    );
+  /**
+   * The rollback policy for a component: on a platform, the platform's own (naming the component, else its
+   * category) where it has one; else upstream's, the one naming it, else the one for its category.
+   */
+  rollbackPolicy(component: Pick<ComponentRecord, "name" | "category">, platform: string | null = null): RollbackPolicyRecord | undefined {
+    const on = (owner: string | null) => this.rollbackPolicies.filter((policy) => policy.platform === owner);
+    const pick = (policies: readonly RollbackPolicyRecord[]) =>
+      policies.find((policy) => policy.components.includes(component.name)) ?? policies.find((policy) => policy.categories.includes(component.category));
+    return (platform === null ? undefined : pick(on(platform))) ?? pick(on(null));
   }
 
   /** Finds a component by canonical name or alias, ignoring case and surrounding blanks. */

@@ -114,6 +114,16 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
     if (!behaviourChangeIds().has(rule.behaviourChange)) at("fieldRules", index, "behaviourChange", `names behaviour change "${rule.behaviourChange}", which kb/behaviour-changes.yaml does not have`);
   });
   namesComponents("rollbackPolicies", (policy) => each("components", policy.components));
+  perRecord("platforms named by rollbackPolicies", [bundle.platforms], "rollbackPolicies", (policy, index, { at }) => {
+    if (policy.platform !== null && !bundle.platforms.some((platform) => platform.name === policy.platform)) {
+      at("rollbackPolicies", index, "platform", `names platform "${policy.platform}", which kb/platforms.yaml does not have; known: ${bundle.platforms.map((platform) => platform.name).join(", ")}`);
+    }
+  });
+  perRecord("platforms named by runtimeRequirements", [bundle.platforms], "runtimeRequirements", (requirement, index, { at }) => {
+    if (requirement.platform !== null && !bundle.platforms.some((platform) => platform.name === requirement.platform)) {
+      at("runtimeRequirements", index, "platform", `names platform "${requirement.platform}", which kb/platforms.yaml does not have; known: ${bundle.platforms.map((platform) => platform.name).join(", ")}`);
+    }
+  });
   // A claim reads the kind it claims: the lists are the claims, the releases, and each claimed kind's.
   const claimed = [...new Set(bundle.coverage.map((claim) => claim.knowledge))].flatMap((knowledge) => (isClaimable(knowledge) ? [bundle[knowledge]] : []));
   part("coverage", [bundle.coverage, bundle.releases, ...claimed], ({ add }) => coverageIssues(bundle).forEach(add));
@@ -268,7 +278,21 @@ function coverageIssues(bundle: KbBundle): KbIssue[] {
     const reached = newestMinorMentioned(bundle[claim.knowledge as keyof KbBundle]);
     const released = releaseDate.get(claim.throughMinor);
     const readAfterRelease = claim.sourceDate !== null && released !== undefined && claim.sourceDate >= released;
-    if (reached < claimed && !readAfterRelease) {
+    // A claim says truly whether what was read described the minor as released: read before the release day it is pre-release material.
+    // (A minor kb/releases.yaml does not know yet, such as a removal schedule's, is pre-release by nature.)
+    if (claim.stage === "PRERELEASE" && readAfterRelease) {
+      issues.push({ ...where, field: "stage", message: `claims pre-release knowledge of ${claim.throughMinor}, but the source was read on ${claim.sourceDate}, on or after its release (${released}); mark it RELEASED` });
+      return;
+    }
+    if (claim.stage === "RELEASED" && claim.sourceDate !== null && released !== undefined && claim.sourceDate < released) {
+      issues.push({
+        ...where,
+        field: "stage",
+        message: `claims ${claim.knowledge} through ${claim.throughMinor} as released, but the source was read on ${claim.sourceDate}, before ${claim.throughMinor}'s release (${released}); mark it PRERELEASE or claim the minor before`,
+      });
+      return;
+    }
+    if (reached < claimed && !readAfterRelease && claim.stage === "RELEASED") {
       issues.push({
         ...where,
         field: "throughMinor",

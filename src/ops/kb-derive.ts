@@ -8,6 +8,7 @@
  *   --endoflife <endoflife.date's kubernetes.json>                          → kb/releases.yaml
  *   --containerd-releases <containerd's RELEASES.md> [--containerd-commit]  → kb/runtime-requirements.yaml
  *   --feature-gates <kubernetes/website feature-gates folder> [--website-commit] → kb/feature-gates.yaml
+ *   --released <1.N> with any of the above: 1.N's pre-release facts against those released sources → kb/coverage.yaml
  *
  * Exit 0: nothing differs; 1: something to review; 2: bad usage or unreadable input.
  * The parsing and comparing is pure (src/ops/derive/); this file only reads
@@ -36,6 +37,7 @@ import {
   type PackageSnapshot,
   type TagSnapshot,
 } from "./derive/lifecycle.js";
+import { releaseDaySection } from "./derive/prerelease.js";
 import { renderText, renderYaml } from "./derive/render.js";
 import { type EntityName, type KbBundle } from "../knowledge/records.js";
 import { ENTITIES } from "../knowledge/registry.js";
@@ -54,6 +56,11 @@ It never edits kb/. Give at least one input:
   --feature-gates <dir>         kubernetes/website's ${FEATURE_GATES_DIR}
                                 folder (or the root of a website checkout), e.g. extracted with git archive
       --website-commit <sha>    the kubernetes/website commit the pages are from (sourceUrl links to the pages there)
+
+Release day:
+  --released <1.N>              the pre-release knowledge of 1.N (coverage claims PRERELEASE, notes "Pre-release (1.N)")
+                                against the released sources given: confirmed, differs or not yet read; each claim
+                                whose kind was read is proposed as RELEASED
 
 Options:
   --output text|yaml            a report (default), or proposed YAML per kb file
@@ -396,6 +403,7 @@ function run(argv: readonly string[]): { code: number; stdout: string; stderr: s
         "containerd-commit": { type: "string" },
         "feature-gates": { type: "string" },
         "website-commit": { type: "string" },
+        released: { type: "string" },
         output: { type: "string" },
         kb: { type: "string" },
         help: { type: "boolean" },
@@ -428,6 +436,16 @@ function run(argv: readonly string[]): { code: number; stdout: string; stderr: s
     if (values.endoflife !== undefined) sections.push(releasesSection(values.endoflife, kbDir));
     if (values["containerd-releases"] !== undefined) sections.push(containerdSection(values["containerd-releases"], values["containerd-commit"], kbDir));
     if (values["feature-gates"] !== undefined) sections.push(featureGatesSection(values["feature-gates"], values["website-commit"], kbDir));
+    if (values.released !== undefined) {
+      if (!/^1\.(0|[1-9]\d{0,2})$/.test(values.released)) throw new DeriveInputError(`--released: "${values.released}" is not a Kubernetes minor such as 1.38`);
+      sections.push(releaseDaySection({
+        minor: values.released,
+        coverage: readKb("coverage", kbDir).records,
+        records: { featureGates: readKb("featureGates", kbDir).records, apiRemovals: readKb("apiRemovals", kbDir).records, releases: readKb("releases", kbDir).records },
+        sections: [...sections],
+        file: readKb("coverage", kbDir).file,
+      }));
+    }
     const yaml = (): string => sections.map((section) => (section.entity === "featureGates" ? renderFeatureGatesYaml(section) : renderYaml([section]))).join("---\n");
     return { code: needsReview(sections) ? 1 : 0, stdout: output === "yaml" ? yaml() : renderText(sections), stderr: "" };
   } catch (error) {

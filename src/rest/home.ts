@@ -42,7 +42,7 @@ function knowledgeSection(summary: KbSummary | undefined): string {
   const rows = summary.coverage
     .map(
       (claim) =>
-        `<tr><td>${escape(claim.knowledge)}</td><td>${escape(claim.throughMinor)}</td><td>${link(claim.sourceUrl, claim.source)}</td><td>${escape(claim.sourceDate ?? "")}</td></tr>`,
+        `<tr><td>${escape(claim.knowledge)}</td><td>${escape(claim.throughMinor)}${claim.stage === "PRERELEASE" ? " (pre-release)" : ""}</td><td>${link(claim.sourceUrl, claim.source)}</td><td>${escape(claim.sourceDate ?? "")}</td></tr>`,
     )
     .join("\n      ");
   const conflicts =

@@ -80,6 +80,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
       profile: body.profile,
       asOf: body.asOf,
       platform: body.platform,
+      upgradedOn: body.upgradedOn,
     });
   });
 

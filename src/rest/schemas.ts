@@ -81,6 +81,7 @@ export const rollbackRequest = z
     profile,
     asOf,
     platform,
+    upgradedOn: shortText("The day the control plane reached its current minor, YYYY-MM-DD: a managed platform's rollback window (EKS: 7 days) counts from it.", "2026-12-01").nullish(),
   })
   .openapi("RollbackRequest");
 
@@ -181,6 +182,7 @@ export const upgradePlan = z
           toVersion: z.string(),
           note: z.string(),
           featureGates: z.string().nullable().openapi({ description: "For REMOVE_FEATURE_GATES: the component's --feature-gates after the step (A=true,B=false; empty when none is left); null for other steps." }),
+          undo: z.string().nullable().openapi({ description: "For a kube-apiserver step that crosses a minor (a hop): the last point at which the hop can be undone, and how (EKS: within 7 days; upstream: only before the step); null for other steps." }),
         })
         .openapi("UpgradeStep"),
     ),

@@ -39,6 +39,8 @@ export interface UpgradeStep {
   readonly fromVersion: string;
   readonly toVersion: string;
   readonly note: string;
+  /** The last point a control-plane hop can be undone (servers before this field was added send none). */
+  readonly undo?: string | null;
 }
 
 export interface ApiRemoval {

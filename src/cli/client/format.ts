@@ -227,6 +227,10 @@ export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | und
           ]),
           style,
         )}`;
+  // One line per control-plane hop (its first kube-apiserver step): the last point it can be undone.
+  const hops = answer.steps.filter((step, index, all) => typeof step.undo === "string" && all.findIndex((other) => other.undo === step.undo) === index);
+  const undo = hops.length === 0 ? "" : `${paint("Undoing a hop", ["bold"], style)}
+${hops.map((step) => `  step ${step.order} (${step.fromVersion} to ${step.toVersion}): ${step.undo!}`).join("\n")}`;
   const removals =
     answer.apiRemovals.length === 0
       ? ""
@@ -242,7 +246,7 @@ export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | und
         )}`;
   const findings = answer.findings.length === 0 ? "" : `${paint("Findings", ["bold"], style)}\n${findingsTable(answer.findings, sources, style)}`;
   const summary = `PLAN ${statusText(answer, style)}: ${counted(answer.steps.length, "step")} to ${answer.targetVersion}, ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
-  return blocks(steps, removals, findings, sources.text(), summary);
+  return blocks(steps, undo, removals, findings, sources.text(), summary);
 }
 
 function nodePoolSummary(answer: NodePoolAnswer, question: NodePoolQuestion): string {

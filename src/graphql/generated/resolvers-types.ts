@@ -457,6 +457,8 @@ export type Coverage = {
   sourceRevision?: Maybe<Scalars['String']['output']>;
   /** Where the source can be read. */
   sourceUrl: Scalars['String']['output'];
+  /** RELEASED, or PRERELEASE when the source was read before throughMinor's release (its facts may still change). */
+  stage: Scalars['String']['output'];
   /** The newest Kubernetes minor this source covers for it, e.g. "1.40". */
   throughMinor: Scalars['String']['output'];
 };
@@ -681,6 +683,12 @@ export type Finding = {
    * - `ROLLBACK_MULTIPLE_MINORS` (ROLLBACK): The rollback goes back more than one minor.
    * - `ROLLBACK_TRAP` (ROLLBACK): After the rollback the component would be out of skew with the control plane that has moved on.
    * - `ROLLBACK_UNSUPPORTED_ETCD_MINOR` (ROLLBACK): etcd minor downgrades need etcd's own downgrade procedure.
+   * - `PLATFORM_ROLLBACK_AVAILABLE` (ROLLBACK): The managed platform can take the control plane back a minor, until the day said (EKS: within 7 days of the upgrade).
+   * - `ROLLBACK_WINDOW_CLOSED` (ROLLBACK): The managed platform's window for taking the control plane back has closed.
+   * - `ROLLBACK_WINDOW_UNKNOWN` (ROLLBACK): The platform takes the control plane back only within a window after the upgrade, and the day of the upgrade (upgradedOn) was not given.
+   * - `ROLLBACK_STORED_VERSIONS` (ROLLBACK): API versions first served at the newer minor: objects stored in them are not served after going back.
+   * - `ROLLBACK_ETCD_MINOR` (ROLLBACK): etcd runs a newer minor than the older Kubernetes minor ships with, and does not go back with the control plane.
+   * - `ROLLBACK_GATES_LOCKED_ON` (ROLLBACK): Feature gates locked on at the newer minor and off at the older one: what was done with them may not go back.
    * - `TARGET_UNKNOWN` (RELEASE): The upgrade target is newer than any release the knowledge base knows; no plan is made.
    * - `TARGET_END_OF_LIFE` (END_OF_LIFE): The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.
    * - `API_NOT_JUDGED` (COVERAGE): Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count.
@@ -1567,8 +1575,10 @@ export type Query = {
   checkNodePoolUpgrade: NodePoolReport;
   /**
    * Can `component` (on `instance`) go back to `toVersion` with the rest of the cluster as
-   * it is? A control-plane minor downgrade is refused; a rollback that leaves the component
-   * out of skew with a control plane that has moved on is a ROLLBACK_TRAP.
+   * it is? A control-plane minor downgrade is refused upstream; on a platform that takes a
+   * control plane back (EKS within 7 days of the upgrade) the answer says until when and
+   * what still blocks it. A rollback that leaves the component out of skew with a control
+   * plane that has moved on is a ROLLBACK_TRAP.
    */
   checkRollback: ValidationReport;
   /** One component by canonical name or alias (case-insensitive: `apiserver`, `API Server`); null when unknown. */
@@ -1809,6 +1819,7 @@ export type QueryCheckRollbackArgs = {
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
   toVersion: Scalars['String']['input'];
+  upgradedOn?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2247,6 +2258,8 @@ export type RuntimeRequirement = {
   minVersion?: Maybe<Scalars['String']['output']>;
   /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
+  /** The managed platform whose own, stricter rule this is (eks); null for upstream's, in force everywhere. */
+  platform?: Maybe<Scalars['String']['output']>;
   /** A component that must be present as well (cri-dockerd). */
   requires?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
@@ -2400,6 +2413,8 @@ export type UpgradeStep = {
   order: Scalars['Int']['output'];
   /** The target as given for the last minor, else the newest patch the knowledge base knows. */
   toVersion: Scalars['String']['output'];
+  /** For a kube-apiserver step that crosses a minor (a hop): the last point at which the hop can be undone, and how (EKS: within 7 days; upstream: only before the step); null for other steps. */
+  undo?: Maybe<Scalars['String']['output']>;
 };
 
 /** The verdict of validateCluster and checkRollback. */
@@ -2867,6 +2882,7 @@ export type CoverageResolvers<ContextType = GraphQLContext, ParentType extends R
   sourceDate?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sourceRevision?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stage?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   throughMinor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -3365,6 +3381,7 @@ export type RuntimeRequirementResolvers<ContextType = GraphQLContext, ParentType
   lineMinVersions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   minVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  platform?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   requires?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -3434,6 +3451,7 @@ export type UpgradeStepResolvers<ContextType = GraphQLContext, ParentType extend
   note?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   order?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   toVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  undo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ValidationReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidationReport'] = ResolversParentTypes['ValidationReport']> = {
