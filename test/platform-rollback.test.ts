@@ -91,6 +91,29 @@ describe("platform rollbacks", () => {
     }
   });
 
+  it("GKE from 1.33: a two-step upgrade's soak may take it back, a window set per upgrade and so not judged; before 1.33 GKE takes none", () => {
+    const policy = snapshot.rollbackPolicies.find((candidate) => candidate.platform === "gke")!;
+    assert.equal(policy.windowDays, null);
+    const gke = (version: string) => [
+      { component: "kube-apiserver", version: `v${version}-gke.1200` },
+      { component: "kubelet", instance: "pool", version: `v${version.replace(/^1\.(\d+)/, (_, minor: string) => `1.${Number(minor) - 1}`)}-gke.1200` },
+    ];
+    // fromMinor: the first minor a control plane can be taken back from (1.34: two-step upgrades start on 1.33).
+    const from = policy.fromMinor!;
+    const minor = (offset: number) => `1.${Number(from.split(".")[1]) + offset}`;
+    const soak = checkRollback(snapshot, { current: gke(`${from}.3`), component: "kube-apiserver", toVersion: `${minor(-1)}.5`, asOf: AS_OF, upgradedOn: AS_OF });
+    const unknown = soak.findings.find((finding) => finding.code === "ROLLBACK_WINDOW_UNKNOWN");
+    assert.ok(unknown, codes(soak).join(", "));
+    assert.match(unknown.message, /Google Kubernetes Engine can take the control plane back .* only within a window it sets for each upgrade/);
+    assert.match(unknown.message, /controlPlaneUpgradeRollbackEndTime/);
+    assert.ok(!codes(soak).some((code) => code.endsWith("PLATFORM_ROLLBACK_AVAILABLE") || code.endsWith("ROLLBACK_WINDOW_CLOSED")));
+    const older = checkRollback(snapshot, { current: gke(`${minor(-1)}.3`), component: "kube-apiserver", toVersion: `${minor(-2)}.5`, asOf: AS_OF });
+    assert.ok(codes(older).includes("ERROR ROLLBACK_CONTROL_PLANE_UNSUPPORTED"), codes(older).join(", "));
+    const plan = planUpgrade(snapshot, gke(`${minor(-1)}.3`).map((entry) => (entry.component === "kubelet" ? { ...entry, version: `v${minor(-1)}.3-gke.1200` } : entry)), from, { asOf: AS_OF });
+    const hop = plan.steps.find((step) => step.component === "kube-apiserver");
+    assert.match(hop?.undo ?? "", new RegExp(`Google Kubernetes Engine can take this hop back to ${minor(-1).replace(".", "\\.")} only within the window it sets for the upgrade`));
+  });
+
   it("nodes newer than the older control plane block it (EKS rolls nodes back first)", () => {
     const current = EKS_135.map((entry) => (entry.component === "kubelet" ? { ...entry, version: "v1.35.2-eks-3a1b2c4" } : entry));
     const result = rollback({ upgradedOn: AS_OF }, current);

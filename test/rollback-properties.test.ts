@@ -65,16 +65,16 @@ describe("control-plane rollbacks over generated clusters", () => {
         }
         const codes = result.findings.map((finding) => finding.code);
         const platform = platformOf(snapshot, question);
-        const policy = snapshot.rollbackPolicy({ name: "kube-apiserver", category: "apiserver" }, platform === "upstream" ? null : (platform ?? null));
+        const policy = snapshot.rollbackPolicy({ name: "kube-apiserver", category: "apiserver" }, platform === "upstream" ? null : (platform ?? null), `1.${match[1]}`);
         const outcomes = ["ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "ROLLBACK_WINDOW_UNKNOWN", "ROLLBACK_WINDOW_CLOSED", "PLATFORM_ROLLBACK_AVAILABLE"].filter((code) => (codes as readonly string[]).includes(code));
         const why = `${JSON.stringify(ask)}\n${result.findings.map((finding) => `${finding.severity} ${finding.code}: ${finding.message}`).join("\n")}`;
         if (policy?.minorDowngrade === "PLATFORM_ROLLBACK") {
           const expected =
             back > policy.maxMinorsBack
               ? "ROLLBACK_CONTROL_PLANE_UNSUPPORTED"
-              : upgradedOn === undefined
+              : upgradedOn === undefined || policy.windowDays === null
                 ? "ROLLBACK_WINDOW_UNKNOWN"
-                : asOf > addDays(upgradedOn, policy.windowDays!)
+                : asOf > addDays(upgradedOn, policy.windowDays)
                   ? "ROLLBACK_WINDOW_CLOSED"
                   : "PLATFORM_ROLLBACK_AVAILABLE";
           assert.deepEqual(outcomes, [expected], why);
@@ -101,7 +101,7 @@ describe("control-plane rollbacks over generated clusters", () => {
       }),
       { numRuns: propertyRuns(160), seed: PROPERTY_SEED },
     );
-    for (const what of ["eks ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "eks ROLLBACK_WINDOW_UNKNOWN", "eks ROLLBACK_WINDOW_CLOSED", "eks PLATFORM_ROLLBACK_AVAILABLE", "aks refused", "gke refused", "upstream refused", "upgradedOn refused", "REST"]) {
+    for (const what of ["eks ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "eks ROLLBACK_WINDOW_UNKNOWN", "eks ROLLBACK_WINDOW_CLOSED", "eks PLATFORM_ROLLBACK_AVAILABLE", "gke ROLLBACK_WINDOW_UNKNOWN", "gke ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "aks refused", "gke refused", "upstream refused", "upgradedOn refused", "REST"]) {
       assert.ok((reached.get(what) ?? 0) > 0, `the generators never reached ${what}: ${JSON.stringify([...reached])}`);
     }
   });

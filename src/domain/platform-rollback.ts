@@ -81,9 +81,20 @@ function window(
   upgradedOnText: string | null | undefined,
   at: { component: string; instance: string | null; sourceUrl: string; ruleId: string },
 ): Finding {
-  const days = policy.windowDays!;
+  const days = policy.windowDays;
   const conditions = policy.conditions.length === 0 ? "" : ` The platform also requires: ${policy.conditions.join("; ")}.`;
-  if (upgradedOnText === undefined || upgradedOnText === null || upgradedOnText.trim() === "") {
+  const upgradedOn = upgradedOnText === undefined || upgradedOnText === null || upgradedOnText.trim() === "" ? null : parseAsOf(upgradedOnText, "upgradedOn");
+  if (upgradedOn !== null && upgradedOn > asOf) throw new InputError(`upgradedOn ${upgradedOn} is after the day judged (${asOf}); give the day the control plane reached ${from}`, "upgradedOn");
+  if (days === null) {
+    // The platform sets the window per upgrade (GKE's soak): the day of the upgrade does not tell whether it is open.
+    return finding({
+      ...at,
+      code: "ROLLBACK_WINDOW_UNKNOWN",
+      severity: "WARNING",
+      message: `${name} can take the control plane back from ${from} to ${to} only within a window it sets for each upgrade: ${policy.summary} Whether that window is still open was not judged.${conditions}`,
+    });
+  }
+  if (upgradedOn === null) {
     return finding({
       ...at,
       code: "ROLLBACK_WINDOW_UNKNOWN",
@@ -91,8 +102,6 @@ function window(
       message: `${name} can take the control plane back from ${from} to ${to} only within ${days} days of the upgrade to ${from}; the day of that upgrade was not given (upgradedOn), so whether the window is still open was not judged.${conditions}`,
     });
   }
-  const upgradedOn = parseAsOf(upgradedOnText, "upgradedOn");
-  if (upgradedOn > asOf) throw new InputError(`upgradedOn ${upgradedOn} is after the day judged (${asOf}); give the day the control plane reached ${from}`, "upgradedOn");
   const closes = addDays(upgradedOn, days);
   if (asOf > closes) {
     return finding({
@@ -159,9 +168,11 @@ function gatesLockedOn(snapshot: KbSnapshot, from: string, to: string): Said | u
  * platform that takes control planes back, within its window; elsewhere only before the step (no minor downgrade).
  */
 export function howToUndoHop(snapshot: KbSnapshot, platform: PlatformRecord | undefined, from: string, to: string): string {
-  const policy = snapshot.rollbackPolicy({ name: "kube-apiserver", category: "apiserver" }, platform?.name ?? null);
+  const policy = snapshot.rollbackPolicy({ name: "kube-apiserver", category: "apiserver" }, platform?.name ?? null, to);
   if (policy?.minorDowngrade === "PLATFORM_ROLLBACK" && platform !== undefined) {
-    return `${platform.displayName} can take this hop back to ${from} within ${policy.windowDays} days of it (ask rollback-check with upgradedOn: the day of this step); after that, ${to} cannot go back`;
+    return policy.windowDays === null
+      ? `${platform.displayName} can take this hop back to ${from} only within the window it sets for the upgrade (${policy.conditions[0] ?? policy.summary}); after that, ${to} cannot go back`
+      : `${platform.displayName} can take this hop back to ${from} within ${policy.windowDays} days of it (ask rollback-check with upgradedOn: the day of this step); after that, ${to} cannot go back`;
   }
   const where = platform === undefined ? "" : ` on ${platform.displayName}`;
   const back = platform === undefined ? `restoring the etcd backup taken just before it (take one)` : `a new cluster on ${from}`;

@@ -14,7 +14,7 @@ import { label, parseClusterPlan, readPlannedComponent, withFactsOf, type Cluste
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { platformRollback } from "./platform-rollback.js";
 import { controlPlaneMinor, judgePlan, onPlatform, parseAsOf } from "./validate.js";
-import { compareComponentVersions, compareVersions, minorIndex } from "../core/versions.js";
+import { compareComponentVersions, compareVersions, minorIndex, minorOf } from "../core/versions.js";
 
 export interface RollbackRequest {
   readonly current: unknown;
@@ -89,7 +89,7 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
   }
 
   // What going back means for this kind of component (on its platform, the platform's own): kb/rollback-policies.yaml.
-  const policy = snapshot.rollbackPolicy(component, plan.platform?.name ?? null);
+  const policy = snapshot.rollbackPolicy(component, plan.platform?.name ?? null, entry.kubernetes === null ? null : minorOf(entry.kubernetes));
   const minorsBack =
     entry.kubernetes !== null && rolledBack.kubernetes !== null
       ? minorIndex(entry.kubernetes) - minorIndex(rolledBack.kubernetes)

@@ -505,8 +505,13 @@ export const rollbackPolicyRecord = z
     maxMinorsBack: z.number().int().min(0).max(10),
     /** The managed platform (kb/platforms.yaml) the policy holds on; null: upstream Kubernetes, wherever no platform policy applies. */
     platform: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/).nullable().default(null),
-    /** PLATFORM_ROLLBACK: the days after the minor upgrade during which the platform still takes it back. */
+    /**
+     * PLATFORM_ROLLBACK: the days after the minor upgrade during which the platform still takes it back; null when
+     * the platform sets the window per upgrade (GKE's soak), so that it cannot be judged from the day of the upgrade.
+     */
     windowDays: z.number().int().min(1).max(366).nullable().default(null),
+    /** The first minor a control plane can be taken back from for the policy to hold (GKE: two-step upgrades from 1.33, so from 1.34); null: any. */
+    fromMinor: minorVersion.nullable().default(null),
     /** PLATFORM_ROLLBACK: what the platform requires of the cluster, told with every answer (not judged). */
     conditions: z.array(text).max(20).default([]),
     summary: text,
@@ -514,8 +519,8 @@ export const rollbackPolicyRecord = z
     notes: optionalText,
   })
   .refine((policy) => policy.categories.length + policy.components.length > 0, { message: "must name categories or components", path: ["categories"] })
-  .refine((policy) => policy.minorDowngrade !== "PLATFORM_ROLLBACK" || (policy.platform !== null && policy.windowDays !== null), {
-    message: "a PLATFORM_ROLLBACK policy must name its platform and windowDays",
+  .refine((policy) => policy.minorDowngrade !== "PLATFORM_ROLLBACK" || policy.platform !== null, {
+    message: "a PLATFORM_ROLLBACK policy must name its platform",
     path: ["minorDowngrade"],
   })
   .refine((policy) => policy.minorDowngrade === "PLATFORM_ROLLBACK" || (policy.windowDays === null && policy.conditions.length === 0), {

@@ -131,8 +131,10 @@ export class KbSnapshot implements KbBundle {
    * The rollback policy for a component: on a platform, the platform's own (naming the component, else its
    * category) where it has one; else upstream's, the one naming it, else the one for its category.
    */
-  rollbackPolicy(component: Pick<ComponentRecord, "name" | "category">, platform: string | null = null): RollbackPolicyRecord | undefined {
-    const on = (owner: string | null) => this.rollbackPolicies.filter((policy) => policy.platform === owner);
+  rollbackPolicy(component: Pick<ComponentRecord, "name" | "category">, platform: string | null = null, minor: string | null = null): RollbackPolicyRecord | undefined {
+    // A platform policy from a minor on (GKE's two-step upgrades from 1.33) holds for control planes on that minor or later.
+    const holds = (policy: RollbackPolicyRecord) => policy.fromMinor === null || minor === null || compareMinors(minor, policy.fromMinor) >= 0;
+    const on = (owner: string | null) => this.rollbackPolicies.filter((policy) => policy.platform === owner && holds(policy));
     const pick = (policies: readonly RollbackPolicyRecord[]) =>
       policies.find((policy) => policy.components.includes(component.name)) ?? policies.find((policy) => policy.categories.includes(component.category));
     return (platform === null ? undefined : pick(on(platform))) ?? pick(on(null));
