@@ -133,6 +133,10 @@ describe("the front page in a browser", () => {
     const steps = await page.locator("#plan-timeline .hop .step title").allTextContents();
     assert.ok(steps.some((text) => /kube-apiserver → 1\.32/.test(text)), steps.join(" | "));
     assert.ok(steps.some((text) => /kubelet@workers → 1\.3\d/.test(text)), steps.join(" | "));
+    // Each control-plane hop says the last point it can be undone (upstream: only before its step).
+    const undo = await page.locator('#plan-timeline .hop[data-minor="1.32"] .undo title').allTextContents();
+    assert.equal(undo.length, 1, undo.join(" | "));
+    assert.match(undo[0]!, /^undo: no control-plane minor downgrade: the last point to stay on 1\.31 is before this step/);
     assert.ok((await page.locator("#plan-findings .finding").count()) > 0, "the plan's findings are listed");
     assert.match(await page.locator("#plan-status").innerText(), /SUPPORTED|UNSUPPORTED/);
     // The form keeps what was pasted, so a person can change the target and draw again.

@@ -15,6 +15,8 @@ export interface TimelineStep {
   readonly toVersion: string;
   /** UPGRADE unless the step changes the nodes or the flags rather than a version; absent from older servers. */
   readonly action?: string;
+  /** For a control-plane hop: the last point it can be undone, and how; absent from older servers. */
+  readonly undo?: string | null;
 }
 
 /** What a step changes when it is not a version (its nodes, its flags), in the words every face shows; null for an upgrade. */

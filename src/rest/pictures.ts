@@ -124,8 +124,11 @@ export function planSvg(hops: readonly PlanHop[], currentMinor: string): string 
   const line = 15;
   const maxLines = 14;
   const linesOf = (hop: PlanHop): Array<{ text: string; kind: string }> => {
+    // A hop's control-plane step says how far it can be undone (the full words in the line's title).
+    const undo = [...new Set(hop.steps.flatMap((step) => (typeof step.undo === "string" ? [step.undo] : [])))];
     const lines = [
       ...hop.steps.map((step) => ({ text: stepText(step), kind: "step" })),
+      ...undo.map((text) => ({ text: `undo: ${text}`, kind: "undo" })),
       ...hop.removals.map((text) => ({ text: `removed: ${text}`, kind: "removal" })),
       ...hop.changes.map((text) => ({ text: `changes: ${text}`, kind: "change" })),
     ];
