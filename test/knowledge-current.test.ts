@@ -49,6 +49,20 @@ describe("knowledge current to 2026-12-04", () => {
     }
   });
 
+  it("a plan to 1.37 drops a gate 1.37 removed before the hop, and a node pool at 1.37 with it is refused", () => {
+    const cluster = [
+      { component: "kube-apiserver", version: "1.36.4", featureGates: "RetryGenerateName=true" },
+      { component: "kubelet", instance: "a", version: "1.36.4" },
+    ];
+    const plan = planUpgrade(snapshot, cluster, "1.37", { asOf: AS_OF });
+    const drop = plan.steps.find((step) => step.action === "REMOVE_FEATURE_GATES" && step.component === "kube-apiserver");
+    assert.ok(drop, JSON.stringify(plan.steps));
+    const hop = plan.steps.find((step) => step.component === "kube-apiserver" && step.toVersion.startsWith("1.37"));
+    assert.ok(hop !== undefined && drop.order < hop.order, "the gate goes before the hop");
+    const after = validateCluster(snapshot, [{ ...cluster[0]!, version: "1.37.1" }, { ...cluster[1]!, version: "1.37.1" }], { asOf: AS_OF });
+    assert.ok(after.findings.some((finding) => finding.code === "FEATURE_GATE_REMOVED" && finding.severity === "ERROR"));
+  });
+
   it("1.37's release status has its end of life; 1.38 is scheduled and not yet released", async () => {
     const release = await request(runtime.app).get("/api/v1/releases/1.37").query({ asOf: "2027-11-01" }).expect(200);
     assert.equal(release.body.endOfStandardSupport, "2027-08-28");
