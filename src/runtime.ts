@@ -28,7 +28,7 @@ export async function openDatabase(
 ): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (config.database.kind === "external") return { url: config.database.url };
   if (options.shareRunning) {
-    const running = await connectToRunningEmbedded(config.database.port, "kubecompat");
+    const running = await connectToRunningEmbedded({ dataDir: config.database.dataDir, port: config.database.port, database: "kubecompat" });
     if (running !== undefined) {
       logger.info({ port: config.database.port }, "using the embedded PostgreSQL of the running service");
       return { url: running.url, embedded: running };

@@ -36,9 +36,12 @@ export interface EmbeddedOptions {
 }
 
 const USER = "postgres";
-// Only reachable on 127.0.0.1, but still not trust auth: the password keeps
-// other local users of a shared machine out of the embedded database.
-const PASSWORD = "kubecompat-embedded";
+// The superuser's password is made when the data directory is, and kept in it (0600): other local
+// users of the machine cannot read it, so cannot connect as superuser (and from there forge tokens
+// or run programs as the postgres OS user). It is never logged nor put in an error.
+const PASSWORD_FILE = "kubecompat-password";
+// What data directories made before 2026-12 were given; only used to replace it with a random one.
+const FORMER_PASSWORD = "kubecompat-embedded";
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 const ROOT_FALLBACK = "/var/lib/kubecompat";
@@ -65,14 +68,16 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!initialised) await initialise(binaries, dataDir, identity, log);
   const server = await start(binaries, dataDir, options.port, identity, log);
 
-  const base = `postgresql://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${options.port}`;
-  const adminUrl = `${base}/postgres`;
+  let base: string;
   try {
-    await createDatabaseIfMissing(adminUrl, options.database);
+    const password = initialised ? await passwordOf(dataDir, options.port, identity, log) : await readPassword(dataDir);
+    base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+    await createDatabaseIfMissing(`${base}/postgres`, options.database);
   } catch (error) {
     await stopServer(server);
     throw error;
   }
+  const adminUrl = `${base}/postgres`;
 
   let stopped = false;
   return {
@@ -145,13 +150,19 @@ async function reachableBinaries(binaries: Binaries, identity: Identity, log: (m
   return { initdb: relocate(binaries.initdb), postgres: relocate(binaries.postgres) };
 }
 
-async function reachableDataDir(requested: string, identity: Identity, log: (message: string) => void): Promise<string> {
-  if (identity.uid === undefined) return requested;
+/** Where the data is kept: the requested directory, or its stand-in under /var/lib/kubecompat when the postgres OS user cannot reach it. */
+async function dataDirFor(requested: string, asPostgresUser: boolean): Promise<{ dataDir: string; closed: string[] }> {
+  if (!asPostgresUser) return { dataDir: requested, closed: [] };
   const closed = await closedAncestors(requested);
-  let dataDir = requested;
+  if (closed.length === 0) return { dataDir: requested, closed };
+  const digest = crypto.createHash("sha256").update(requested).digest("hex").slice(0, 12);
+  return { dataDir: path.join(ROOT_FALLBACK, `${path.basename(requested)}-${digest}`), closed };
+}
+
+async function reachableDataDir(requested: string, identity: Identity, log: (message: string) => void): Promise<string> {
+  const { dataDir, closed } = await dataDirFor(requested, identity.uid !== undefined);
+  if (identity.uid === undefined) return dataDir;
   if (closed.length > 0) {
-    const digest = crypto.createHash("sha256").update(requested).digest("hex").slice(0, 12);
-    dataDir = path.join(ROOT_FALLBACK, `${path.basename(requested)}-${digest}`);
     log(`the postgres OS user cannot reach ${requested} (${closed.join(", ")} closed to other users); keeping the embedded database in ${dataDir} instead`);
     await fs.mkdir(ROOT_FALLBACK, { recursive: true, mode: 0o755 });
     await fs.chmod(ROOT_FALLBACK, 0o755);
@@ -175,9 +186,78 @@ function run(binary: string, args: string[], identity: Identity): ChildProcess {
   });
 }
 
+function newPassword(): string {
+  return crypto.randomBytes(32).toString("base64url");
+}
+
+/** The data directory's password file, written whole or not at all, readable by its owner only. */
+async function writePassword(dataDir: string, password: string, identity: Identity): Promise<void> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  const partial = `${file}.${crypto.randomBytes(6).toString("hex")}`;
+  // "wx": a new file (never one that is there, nor a link's target), 0600 whatever the umask.
+  const handle = await fs.open(partial, "wx", 0o600);
+  try {
+    await handle.writeFile(`${password}\n`);
+    await handle.chmod(0o600);
+    if (identity.uid !== undefined) await handle.chown(identity.uid, identity.gid ?? identity.uid);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.rename(partial, file);
+}
+
+async function readPassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  const stats = await fs.lstat(file).catch(() => undefined);
+  if (stats === undefined) throw new Error(`the embedded database in ${dataDir} has no ${PASSWORD_FILE} file; start the service once as the user that runs it to make one`);
+  if (!stats.isFile()) throw new Error(`${file} is not a regular file; remove it and start the service again`);
+  if ((stats.mode & 0o077) !== 0) {
+    // Someone loosened it: close it again rather than go on with a password others could read.
+    await fs.chmod(file, 0o600);
+  }
+  const password = (await fs.readFile(file, "utf8")).trim();
+  if (password === "") throw new Error(`${file} is empty; remove the data directory's password file and the service makes a new one`);
+  return password;
+}
+
+/**
+ * The password of an existing data directory. One made before the password was random still has the
+ * former built-in one: it is replaced by a random one on this start (nothing else changes).
+ */
+async function passwordOf(dataDir: string, port: number, identity: Identity, log: (message: string) => void): Promise<string> {
+  if (await exists(path.join(dataDir, PASSWORD_FILE))) return readPassword(dataDir);
+  const client = new pg.Client({ connectionString: `postgresql://${USER}:${encodeURIComponent(FORMER_PASSWORD)}@127.0.0.1:${port}/postgres` });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `the embedded database in ${dataDir} has no ${PASSWORD_FILE} file and does not take the former built-in password (${(error as Error).message}); ` +
+        "if you set its password yourself, write it to that file (mode 0600)",
+    );
+  }
+  try {
+    const password = newPassword();
+    // The file first: if the change fails, the old password still works and the next start tries again.
+    await writePassword(dataDir, password, identity);
+    try {
+      const quoted = (await client.query<{ q: string }>("SELECT quote_literal($1) AS q", [password])).rows[0]!.q;
+      await client.query(`ALTER ROLE ${USER} PASSWORD ${quoted}`);
+    } catch (error) {
+      await fs.rm(path.join(dataDir, PASSWORD_FILE), { force: true });
+      throw error;
+    }
+    log(`the embedded database in ${dataDir} had the former built-in password; it now has a random one, kept in ${path.join(dataDir, PASSWORD_FILE)}`);
+    return password;
+  } finally {
+    await client.end();
+  }
+}
+
 async function initialise(binaries: Binaries, dataDir: string, identity: Identity, log: (message: string) => void): Promise<void> {
+  const password = newPassword();
   const passwordFile = path.join(os.tmpdir(), `kubecompat-pg-${crypto.randomBytes(6).toString("hex")}`);
-  await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  await fs.writeFile(passwordFile, `${password}\n`, { mode: 0o600, flag: "wx" });
   if (identity.uid !== undefined) await fs.chown(passwordFile, identity.uid, identity.gid ?? identity.uid);
   try {
     const child = run(
@@ -196,6 +276,7 @@ async function initialise(binaries: Binaries, dataDir: string, identity: Identit
       child.once("close", resolve);
     });
     if (code !== 0) throw new Error(`initdb failed (exit ${code}) for ${dataDir}: ${output.trim()}`);
+    await writePassword(dataDir, password, identity);
   } finally {
     await fs.rm(passwordFile, { force: true });
   }
@@ -255,8 +336,12 @@ async function stopServer(child: ChildProcess): Promise<void> {
  * runs on this port, when there is one: the command-line tools use it
  * instead of failing on a busy port.
  */
-export async function connectToRunningEmbedded(port: number, database: string): Promise<EmbeddedDatabase | undefined> {
-  const base = `postgresql://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`;
+export async function connectToRunningEmbedded(options: { dataDir: string; port: number; database: string }): Promise<EmbeddedDatabase | undefined> {
+  const { dataDir } = await dataDirFor(options.dataDir, process.getuid?.() === 0);
+  const password = await readPassword(dataDir).catch(() => undefined);
+  // Without the password file there is no embedded database of ours here to share (or it is not this user's to use).
+  if (password === undefined) return undefined;
+  const base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
   const client = new pg.Client({ connectionString: `${base}/postgres`, connectionTimeoutMillis: 2_000 });
   try {
     await client.connect();
@@ -264,8 +349,8 @@ export async function connectToRunningEmbedded(port: number, database: string): 
   } catch {
     return undefined;
   }
-  await createDatabaseIfMissing(`${base}/postgres`, database);
-  return { url: `${base}/${database}`, adminUrl: `${base}/postgres`, stop: () => Promise.resolve() };
+  await createDatabaseIfMissing(`${base}/postgres`, options.database);
+  return { url: `${base}/${options.database}`, adminUrl: `${base}/postgres`, stop: () => Promise.resolve() };
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
