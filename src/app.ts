@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type Request, type Router } from "express";
 import { AnswerCache } from "./services/answer-cache.js";
 import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
-import type { Config } from "./core/config.js";
+import type { Config, TrustProxy } from "./core/config.js";
 import type { KnowledgeBase } from "./services/knowledge-base.js";
 import type { Logger } from "./core/logger.js";
 import { errorMiddleware, notFoundHandler } from "./rest/error-middleware.js";
@@ -24,8 +24,11 @@ import type { RememberedData } from "./graphql/remembered-answers.js";
 import type { Authenticator } from "./services/authenticator.js";
 import type { Curator } from "./services/curation.js";
 import { authenticate } from "./http/auth.js";
+import { metricsGuard } from "./http/metrics-guard.js";
 import { curationRoutes } from "./rest/curation-routes.js";
-import { limitJsonDepth, rateLimited } from "./rest/limits.js";
+import { limitJsonDepth } from "./rest/limits.js";
+import { rateLimited } from "./http/rate-limits.js";
+import { MinuteBudgets } from "./core/minute-budgets.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./rest/large-requests.js";
 import { arrivedAt, readTurns } from "./rest/read-turns.js";
 import { ENTITIES } from "./knowledge/registry.js";
@@ -44,6 +47,14 @@ export interface AppDependencies {
   /** Resolves bearer tokens; without it every caller is anonymous. */
   readonly authenticator?: Authenticator;
   readonly requireAuthForReads?: boolean;
+  /** The token /metrics asks for; without it /metrics follows requireAuthForReads. */
+  readonly metricsToken?: string | null;
+  /** Which proxies in front may name the client (Express's "trust proxy"); none by default. */
+  readonly trustProxy?: TrustProxy;
+  /** Strict-Transport-Security on every answer (TLS ends in front); else only on answers that came over TLS. */
+  readonly hsts?: boolean;
+  /** Failed authentications an address may make a minute before it is refused unchecked. */
+  readonly authFailuresPerMinute?: number;
   readonly rateLimits?: Config["rateLimits"];
   /** Production hides schema details (field suggestions) from GraphQL errors. */
   readonly production?: boolean;
@@ -70,6 +81,22 @@ export const DEFAULT_READS_PER_TURN = 4;
 
 /** Probes and scrapes: a busy instance must still say it is alive, or it is restarted for being busy. */
 const PROBES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * Paths that do not go through token identification: the probes (a kubelet sends no token), /metrics
+ * (its own token, below) and the chat endpoints (Slack's signature, the bots' CHATOPS_TOKEN).
+ */
+function identifiedElsewhere(path: string): boolean {
+  return PROBES.has(path) || path === "/chatops" || path.startsWith("/chatops/");
+}
+
+/**
+ * The Content-Security-Policy of every answer but the documentation and the playground, which run
+ * scripts: nothing may be loaded, framed or run. The front page widens it to its inline styles.
+ */
+const NOTHING_LOADS = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** A year, as browsers' preload lists ask. */
+const HSTS = "max-age=31536000; includeSubDomains";
 
 /**
  * Whether a request is a read that takes its turn (src/rest/read-turns.ts): everything but the probes
@@ -109,6 +136,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
   (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) => turns.admit(req, res, () => handle(req, res, callback));
   app.disable("x-powered-by");
+  app.set("trust proxy", deps.trustProxy ?? false);
   app.set("etag", false);
   app.set("query parser", "simple");
 
@@ -146,8 +174,17 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     });
     next();
   });
-  // Security headers; no CSP, since the offline playground and docs run inlined scripts and the API serves JSON.
-  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
+  // Security headers from helmet; the CSP and HSTS are ours (below).
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, strictTransportSecurity: false }));
+  app.use((req, res, next) => {
+    res.setHeader("Content-Security-Policy", NOTHING_LOADS);
+    // Over plain HTTP the header means nothing to a browser and misleads a reader; behind a proxy that ends TLS, HSTS=true.
+    if (deps.hsts === true || req.secure) res.setHeader("Strict-Transport-Security", HSTS);
+    next();
+  });
+  // Who is calling, before any body is read: with reads protected, an anonymous caller makes the service parse nothing.
+  const identify = authenticate({ authenticator: deps.authenticator, requireAuthForReads: deps.requireAuthForReads ?? false, failuresPerMinute: deps.authFailuresPerMinute });
+  app.use((req, res, next) => (identifiedElsewhere(req.path) ? next() : identify(req, res, next)));
   // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).
   // Large bodies (manifests, bundles) are read a few at a time, so the capped heap cannot run out.
   app.use(admitLargeRequests(deps.largeRequests ?? DEFAULT_LARGE_REQUEST_LIMITS));
@@ -173,7 +210,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     });
   });
 
-  app.get("/metrics", async (_req, res) => {
+  app.get("/metrics", metricsGuard({ token: deps.metricsToken ?? null, identify, requireAuthForReads: deps.requireAuthForReads ?? false }), async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
@@ -191,10 +228,10 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     }
     next();
   });
-  const identify = authenticate(deps.authenticator, deps.requireAuthForReads ?? false);
   const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };
-  const writeLimit = rateLimited(limits.writesPerMinute, "write");
-  app.use("/api/v1", identify);
+  // One budget per caller for every write, whether it came over REST or as a GraphQL mutation.
+  const writeBudgets = new MinuteBudgets(limits.writesPerMinute);
+  const writeLimit = rateLimited(limits.writesPerMinute, "write", writeBudgets);
   const reads = readRoutes(deps.kb, restAnswers);
   // Reads are GETs: checks and edits skip matching the read routes' paths one by one.
   app.use("/api/v1", (req, res, next) => (req.method === "GET" || req.method === "HEAD" ? reads(req, res, next) : next()));
@@ -204,20 +241,13 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   if (curation) app.use("/api/v1", curation);
   const docs = docsRoutes();
   app.use(docs);
-  const chat = chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger });
-  app.use("/chatops", rateLimited(limits.chatPerMinute, "chat"), chat);
+  const chat = chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger, perMinute: limits.chatPerMinute });
+  app.use("/chatops", chat);
   const graphql = await mountGraphQL(app, {
     kb: deps.kb,
     logger: deps.logger,
     curator: deps.curator,
-    identify,
-    // GraphQL mutations are writes: the same limit as the REST edit routes.
-    writeLimit: (req, res, next) => {
-      const query = (req.body as { query?: unknown } | undefined)?.query;
-      // Commas are white space in GraphQL, so `,mutation` starts an operation too.
-      if (typeof query === "string" && /(^|[\s},])mutation\b/.test(query)) writeLimit(req, res, next);
-      else next();
-    },
+    writeBudgets,
     production: deps.production ?? false,
     answers: graphqlAnswers,
     plugins: [metrics.apolloPlugin()],

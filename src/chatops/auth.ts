@@ -55,3 +55,26 @@ export function bearerTokenMatches(authorization: string | undefined, token: str
   const digest = (text: string): Buffer => crypto.createHash("sha256").update(text, "utf8").digest();
   return crypto.timingSafeEqual(digest(given), digest(token));
 }
+
+/**
+ * Slack's signatures seen within the five minutes a signed request is accepted: a captured request
+ * sent again is refused, not answered twice. Bounded, oldest first out, so a flood cannot grow it.
+ */
+export class SeenSignatures {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly capacity = 100_000) {}
+
+  /** Whether the signature was seen before within the window; remembers it either way. */
+  replayed(signature: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+    const seenAt = this.seen.get(signature);
+    if (seenAt !== undefined && nowSeconds - seenAt <= 2 * SLACK_MAX_CLOCK_SKEW_SECONDS) return true;
+    for (const [oldest, at] of this.seen) {
+      if (nowSeconds - at <= 2 * SLACK_MAX_CLOCK_SKEW_SECONDS && this.seen.size < this.capacity) break;
+      this.seen.delete(oldest);
+    }
+    this.seen.delete(signature);
+    this.seen.set(signature, nowSeconds);
+    return false;
+  }
+}

@@ -5,15 +5,23 @@
  * transport (401, 415, 503, 400) go through the app's REST error middleware,
  * while a verified Slack request always gets a 200 chat message, because
  * Slack shows anything else to the user as a cryptic failure.
+ *
+ * Rate limits count verified requests per Slack workspace and per bot
+ * address, and everything else (unsigned, forged, replayed, unconfigured)
+ * per address in a budget of its own: forged traffic can use up only its
+ * own budget, never the real bots'.
  */
 import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import type { Config } from "../core/config.js";
-import { InputError, UnauthenticatedError, UnavailableError } from "../core/errors.js";
+import { InputError, UnauthenticatedError, UnavailableError, UnsupportedMediaTypeError } from "../core/errors.js";
+import { MinuteBudgets } from "../core/minute-budgets.js";
+import { ipKeyGenerator } from "express-rate-limit";
+import { giveBackUnlessWorked, overBudget } from "../http/rate-limits.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
 import { errorBody } from "../services/errors.js";
-import { bearerTokenMatches, slackRequestProblem } from "./auth.js";
+import { SeenSignatures, bearerTokenMatches, slackRequestProblem } from "./auth.js";
 import { MAX_COMMAND_TEXT, parseCommand, runCommand, takeVisibility, usageReply } from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";
 
@@ -21,6 +29,8 @@ export interface ChatopsDependencies {
   readonly kb: KnowledgeBase;
   readonly chatops: Config["chatops"] | undefined;
   readonly logger: Logger;
+  /** Commands a workspace or bot may send a minute; unverified requests get as many per address. */
+  readonly perMinute: number;
 }
 
 /** Slack's slash-command payloads are a few hundred bytes; 64 KB leaves room and bounds the HMAC work. */
@@ -58,6 +68,15 @@ function failureReply(message: string): ChatReply {
 export function chatopsRouter(deps: ChatopsDependencies): Router {
   const router = Router();
   const { kb, logger } = deps;
+  const verified = new MinuteBudgets(deps.perMinute);
+  const unverified = new MinuteBudgets(deps.perMinute);
+  const seen = new SeenSignatures();
+
+  /** A request that proved nothing: counted against its address; the error to answer with (past the budget, 429). */
+  const unverifiedRefusal = (req: Request, res: Response, error: Error): Error => {
+    const use = unverified.take(`address:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
+    return overBudget(res, unverified, use, "unverified chat") ?? error;
+  };
 
   /** Parses and answers a text; the domain core does the rest. Logged with the request id, as the request's own line is. */
   const reply = (res: Response, text: string, invokedAs: string | undefined, face: string, who: Record<string, string | undefined>): ChatReply => {
@@ -72,11 +91,10 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
     "/slack",
     (req, res, next) => {
       if (deps.chatops?.slackSigningSecret == null) {
-        throw new UnavailableError("Slack commands are not configured; set SLACK_SIGNING_SECRET to the Slack app's signing secret", [], null);
+        throw unverifiedRefusal(req, res, new UnavailableError("Slack commands are not configured; set SLACK_SIGNING_SECRET to the Slack app's signing secret", [], null));
       }
       if (!req.is(SLACK_FORM)) {
-        unsupportedMediaType(res, SLACK_FORM);
-        return;
+        throw unverifiedRefusal(req, res, new UnsupportedMediaTypeError(`send the request as ${SLACK_FORM}`));
       }
       next();
     },
@@ -90,9 +108,20 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         timestamp: header(req, "x-slack-request-timestamp"),
         rawBody,
       });
-      if (problem !== null) throw new UnauthenticatedError(problem);
+      if (problem !== null) {
+        throw unverifiedRefusal(req, res, new UnauthenticatedError(problem));
+      }
+      if (seen.replayed(header(req, "x-slack-signature")!)) {
+        throw unverifiedRefusal(req, res, new UnauthenticatedError("this signed request was already received: a replay is not answered twice"));
+      }
 
       const form = new URLSearchParams(rawBody.toString("utf8"));
+      const use = verified.take(`slack:${form.get("team_id") ?? "?"}`);
+      if (!use.allowed) {
+        const busy = failureReply(`Too many commands from this workspace: at most ${verified.perMinute} a minute. Try again in ${use.resetSeconds} s.`);
+        res.json({ response_type: "ephemeral", text: busy.fallback, blocks: busy.blocks });
+        return;
+      }
       const { text, public: inChannel } = takeVisibility(slackUnescape(form.get("text") ?? ""));
       let answer: ChatReply;
       try {
@@ -116,11 +145,17 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
     "/command",
     (req, res, next) => {
       const token = deps.chatops?.botToken;
-      if (token == null) throw new UnavailableError("the chat command endpoint is not configured; set CHATOPS_TOKEN to the token bots send", [], null);
+      if (token == null) {
+        throw unverifiedRefusal(req, res, new UnavailableError("the chat command endpoint is not configured; set CHATOPS_TOKEN to the token bots send", [], null));
+      }
       if (!bearerTokenMatches(header(req, "authorization"), token)) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="kubecompat chatops"');
-        throw new UnauthenticatedError("send Authorization: Bearer <CHATOPS_TOKEN>");
+        throw unverifiedRefusal(req, res, new UnauthenticatedError("send Authorization: Bearer <CHATOPS_TOKEN>"));
       }
+      const use = verified.take(`bot:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
+      const refused = overBudget(res, verified, use, "chat");
+      if (refused !== undefined) throw refused;
+      giveBackUnlessWorked(res, use);
       if (!req.is("application/json")) {
         unsupportedMediaType(res, "application/json");
         return;

@@ -6,6 +6,7 @@
  * a variable already in the environment wins over the file.
  */
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -38,6 +39,19 @@ const environmentSchema = z.object({
   SLACK_SIGNING_SECRET: z.string().min(16, "must be the Slack app's signing secret (at least 16 characters)").optional(),
   CHATOPS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
+  TRUST_PROXY: z
+    .string()
+    .transform((value, context) => {
+      const trust = parseTrustProxy(value);
+      if ("problem" in trust) {
+        context.addIssue({ code: "custom", message: trust.problem });
+        return z.NEVER;
+      }
+      return trust.trust;
+    })
+    .optional(),
+  HSTS: booleanFromEnv.default(false),
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   EDIT_GATHER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number of milliseconds").min(0, "must be 0 (off) or more").max(1_000, "must be at most 1000").default(50),
@@ -65,6 +79,15 @@ export interface Config {
   readonly chatops: { readonly slackSigningSecret: string | null; readonly botToken: string | null };
   /** Reads (and checks) need a reader token too, not only edits. */
   readonly requireAuthForReads: boolean;
+  /** A token that Prometheus sends for /metrics (else /metrics follows requireAuthForReads). */
+  readonly metricsToken: string | null;
+  /**
+   * Which proxies in front may say who the client is (X-Forwarded-For), as Express's "trust proxy":
+   * false (none: the connection's address is the client), a number of hops, or their addresses.
+   */
+  readonly trustProxy: TrustProxy;
+  /** Send Strict-Transport-Security on every answer (TLS ends at a proxy in front); else only on answers over TLS. */
+  readonly hsts: boolean;
   /** Requests per minute per token (or client address) on edits, import and chat. */
   readonly rateLimits: { readonly writesPerMinute: number; readonly chatPerMinute: number };
   /** Under steady writes, a group of edits starts at most every gatherMs (0: as soon as the one before committed). */
@@ -82,6 +105,39 @@ export interface Config {
    * orphaned, with its embedded PostgreSQL.
    */
   readonly stopWhenLauncherExits: boolean;
+}
+
+export type TrustProxy = false | number | readonly string[];
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/**
+ * TRUST_PROXY: "false", a number of proxies in front (1 for one ingress), or a comma-separated list of
+ * their addresses, subnets (CIDR) or Express's names (loopback, linklocal, uniquelocal). "true" is
+ * refused: trusting every hop lets any client write its own address, and so pick its own rate limit.
+ */
+export function parseTrustProxy(value: string): { trust: TrustProxy } | { problem: string } {
+  const text = value.trim().toLowerCase();
+  if (text === "false" || text === "0") return { trust: false };
+  if (text === "true") return { problem: "trusting every proxy lets any client choose the address it is counted under; give the number of proxies in front of the service (e.g. 1) or their addresses" };
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    return hops <= 10 ? { trust: hops } : { problem: "at most 10 proxies in front of the service" };
+  }
+  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const bad = entries.filter((entry) => {
+    if (PROXY_NAMES.has(entry)) return false;
+    const [address, bits, ...rest] = entry.split("/");
+    const family = net.isIP(address ?? "");
+    if (family === 0 || rest.length > 0) return true;
+    if (bits === undefined) return false;
+    const size = Number(bits);
+    return !/^\d+$/.test(bits) || size > (family === 4 ? 32 : 128);
+  });
+  if (entries.length === 0 || bad.length > 0) {
+    return { problem: `must be false, a number of proxies, or a comma-separated list of addresses, subnets (10.0.0.0/8) or loopback/linklocal/uniquelocal; not ${bad.map((entry) => `"${entry}"`).join(", ") || "empty"}` };
+  }
+  return { trust: entries };
 }
 
 export class ConfigError extends Error {
@@ -123,6 +179,9 @@ export function parseConfig(
     logLevel: env.LOG_LEVEL,
     chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
+    metricsToken: env.METRICS_TOKEN ?? null,
+    trustProxy: env.TRUST_PROXY ?? false,
+    hsts: env.HSTS,
     rateLimits: { writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE, chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE },
     edits: { gatherMs: env.EDIT_GATHER_MS },
     answerCacheBytes: Math.round(env.ANSWER_CACHE_MB * 1024 * 1024),

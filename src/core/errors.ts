@@ -51,6 +51,18 @@ export class ForbiddenError extends KubecompatError {
   readonly code = "FORBIDDEN";
 }
 
+/** Too many requests of a kind from one caller; retry after the given seconds. */
+export class RateLimitedError extends KubecompatError {
+  readonly code = "RATE_LIMITED";
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /** The request body is in a format this route does not take. */
 export class UnsupportedMediaTypeError extends KubecompatError {
   readonly code = "UNSUPPORTED_MEDIA_TYPE";

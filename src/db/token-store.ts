@@ -12,6 +12,7 @@ export interface StoredToken {
   readonly createdBy: string;
   readonly revokedAt: Date | null;
   readonly lastUsedAt: Date | null;
+  readonly expiresAt: Date | null;
 }
 
 async function currentRevision(db: Pick<Database, "kbState">): Promise<number> {
@@ -20,7 +21,7 @@ async function currentRevision(db: Pick<Database, "kbState">): Promise<number> {
 
 export async function insertToken(
   db: Database,
-  token: { name: string; role: Role; secretHash: string; prefix: string },
+  token: { name: string; role: Role; secretHash: string; prefix: string; expiresAt?: Date | null },
   actor: { name: string; role: string },
 ): Promise<StoredToken> {
   return db.$transaction(async (tx) => {
@@ -32,7 +33,7 @@ export async function insertToken(
         action: "token.create",
         entity: "token",
         key: token.name,
-        after: { name: token.name, role: token.role, prefix: token.prefix },
+        after: { name: token.name, role: token.role, prefix: token.prefix, expiresAt: token.expiresAt?.toISOString() ?? null },
         kbRevision: await currentRevision(tx),
       },
     });

@@ -13,6 +13,8 @@ export interface GraphQLContext {
    */
   snapshot: KbSnapshot;
   readonly principal: Principal;
+  /** Who rate limits count this request against: the token, else the client address. */
+  readonly caller: string;
   /** Absent when the knowledge base is read-only. */
   readonly curator: Curator | undefined;
   /** The request's X-Request-Id, for the log line of an internal error. */

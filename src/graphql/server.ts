@@ -10,10 +10,10 @@ import { unwrapResolverError } from "@apollo/server/errors";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import type { Express, RequestHandler } from "express";
+import type { Express } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
 import type { Curator } from "../services/curation.js";
-import { principalOf } from "../http/auth.js";
+import { callerKey, principalOf } from "../http/auth.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
 import type { GraphQLContext } from "./context.js";
@@ -23,6 +23,8 @@ import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import { rememberedAnswers, type RememberedData } from "./remembered-answers.js";
+import { mutationBudget } from "./mutation-budget.js";
+import type { MinuteBudgets } from "../core/minute-budgets.js";
 
 export const SCHEMA_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../schema.graphql");
 
@@ -30,10 +32,8 @@ export interface GraphQLDependencies {
   readonly kb: KnowledgeBase;
   readonly logger: Logger;
   readonly curator: Curator | undefined;
-  /** Resolves the caller (bearer token) into res.locals.principal. */
-  readonly identify: RequestHandler;
-  /** Rate limit applied to mutations. */
-  readonly writeLimit: RequestHandler;
+  /** The write budgets mutations take from, shared with the REST edit routes. */
+  readonly writeBudgets: MinuteBudgets;
   /** In production, errors do not suggest field names (no schema probing through typos). */
   readonly production: boolean;
   /** Answers remembered per snapshot (src/graphql/remembered-answers.ts); off unless given. */
@@ -130,6 +130,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
       ApolloServerPluginCacheControlDisabled(),
       unavailableAs503,
       errorLog(logger),
+      mutationBudget(deps.writeBudgets),
       rememberedAnswers(deps.answers ?? new AnswerCache<RememberedData>(0)),
       ...(deps.plugins ?? []),
     ],
@@ -142,31 +143,18 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
       next();
       return;
     }
+    // The playground runs its (inlined) scripts: the app's policy that nothing runs does not fit it.
+    res.removeHeader("Content-Security-Policy");
     res.type("html").send(await playgroundPage());
   });
-  // Who is calling, answered in GraphQL's shape when the token is refused.
-  const identify: RequestHandler = (req, res, next) => {
-    deps.identify(req, res, (error?: unknown) => {
-      if (error === undefined) {
-        next();
-        return;
-      }
-      const described = describeError(error);
-      if (described.internal) {
-        next(error);
-        return;
-      }
-      if (described.retryAfterSeconds !== null) res.setHeader("Retry-After", String(described.retryAfterSeconds));
-      res.status(described.status).json({ errors: [{ message: described.message, extensions: { code: described.code } }] });
-    });
-  };
   const graphql = expressMiddleware(server, {
     // One snapshot per request: every field of one answer comes from the same revision.
-    context: ({ res }) => {
+    context: ({ req, res }) => {
       const header = res.getHeader("x-request-id");
       const requestId = typeof header === "string" ? header : undefined;
       try {
-        return Promise.resolve({ snapshot: kb.current(), principal: principalOf(res), curator: deps.curator, requestId });
+        const principal = principalOf(res);
+        return Promise.resolve({ snapshot: kb.current(), principal, caller: callerKey(principal, req.ip), curator: deps.curator, requestId });
       } catch (error) {
         // Before the operation starts, so errorLog never sees it: logged here, with the request id.
         if (describeError(error).internal) logger.error({ err: error, requestId }, "unhandled GraphQL error");
@@ -176,7 +164,8 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
   });
   // Routes, not a mounted middleware: GraphQL is served at /graphql itself over GET and POST, any
   // other method is 405 (src/rest/route-table.ts), and logs and metrics name it "/graphql".
-  app.get("/graphql", identify, deps.writeLimit, graphql);
-  app.post("/graphql", identify, deps.writeLimit, graphql);
+  // The caller was identified before the body was read (src/app.ts); mutations are counted inside execution.
+  app.get("/graphql", graphql);
+  app.post("/graphql", graphql);
   return server;
 }

@@ -196,9 +196,16 @@ export function drawPlan(snapshot: KbSnapshot, form: PlanForm): PlanOutcome {
 type FormField = keyof PlanForm;
 const MAX_FORM_BYTES = 5 * 1024 * 1024;
 
+/**
+ * The front page runs no script: its policy lets in only its own inline styles and data: images, and
+ * its form posts back to it. An injected <script> or handler would not run.
+ */
+export const FRONT_PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 export function homeRoutes(kb: KnowledgeBase): Router {
   const router = Router();
   router.get("/", (_req, res) => {
+    res.setHeader("Content-Security-Policy", FRONT_PAGE_POLICY);
     res.type("html").send(homePage(kb.loaded ? summarise(kb.current()) : undefined, kb.loaded ? kb.current() : undefined));
   });
   router.post("/", express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 10 }), (req, res) => {
@@ -217,6 +224,7 @@ export function homeRoutes(kb: KnowledgeBase): Router {
     };
     const snapshot = kb.current();
     const outcome = drawPlan(snapshot, form);
+    res.setHeader("Content-Security-Policy", FRONT_PAGE_POLICY);
     res.status("error" in outcome ? 400 : 200).type("html").send(homePage(summarise(snapshot), snapshot, form, outcome));
   });
   return router;

@@ -27,6 +27,26 @@ export interface AuthenticatorOptions {
   readonly staleMs?: number;
 }
 
+/**
+ * The token of an Authorization header: "Bearer <token>", or "Basic" with the token as the password
+ * (or as the user name with an empty password, as `curl -u TOKEN:` sends it), so that a browser can
+ * open the pages of a service that requires a token for reads: it asks for the token in its own dialog.
+ */
+function secretOf(authorization: string): string {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (bearer) return bearer[1]!;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon >= 0) {
+      const password = decoded.slice(colon + 1);
+      return password !== "" ? password : decoded.slice(0, colon);
+    }
+  }
+  throw new UnauthenticatedError('the Authorization header must be "Bearer <token>" (or Basic with the token as the password)');
+}
+
 export class Authenticator {
   private readonly cache = new Map<string, { token: StoredToken | null; checkedAt: number }>();
   private readonly lastUsedWritten = new Map<number, number>();
@@ -51,14 +71,15 @@ export class Authenticator {
    */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     if (authorization === undefined || authorization.trim() === "") return ANONYMOUS;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw new UnauthenticatedError('the Authorization header must be "Bearer <token>"');
-    const secret = match[1]!;
+    const secret = secretOf(authorization);
     if (!looksLikeSecret(secret)) throw new UnauthenticatedError("the bearer token is not a kubecompat token (kc_...)");
     const hash = hashSecret(secret);
     const token = await this.lookup(hash);
     if (token === null || !sameHash(token.secretHash, hash)) throw new UnauthenticatedError("the bearer token is unknown");
     if (token.revokedAt !== null) throw new UnauthenticatedError(`the token "${token.name}" was revoked on ${token.revokedAt.toISOString()}`);
+    if (token.expiresAt !== null && token.expiresAt.getTime() <= Date.now()) {
+      throw new UnauthenticatedError(`the token "${token.name}" expired on ${token.expiresAt.toISOString()}; ask an admin for a new one`);
+    }
     this.noteUse(token);
     return { name: token.name, role: token.role };
   }

@@ -6,7 +6,7 @@
  * same over REST and GraphQL, INTERNAL_SERVER_ERROR included. One body shape for REST and chat: errorBody.
  */
 import { asUnavailable } from "../db/unavailable.js";
-import { InputError, KubecompatError, UnavailableError, type ErrorDetail } from "../core/errors.js";
+import { InputError, KubecompatError, RateLimitedError, UnavailableError, type ErrorDetail } from "../core/errors.js";
 
 export const INTERNAL_CODE = "INTERNAL_SERVER_ERROR";
 
@@ -55,16 +55,27 @@ function known(status: number, code: string, message: string, details?: readonly
   return { status, code, message, details: details !== undefined && details.length > 0 ? details : undefined, field, retryAfterSeconds, internal: false };
 }
 
+/**
+ * Where the JSON went wrong, never what it said: the parser's own message quotes the body's first
+ * bytes, which may be someone's secret sent to the wrong place, and would land in logs and proxies.
+ */
+function notJson(parserMessage: string | undefined): string {
+  const position = /position (\d+)/.exec(parserMessage ?? "")?.[1];
+  const end = /Unexpected end of JSON input/.test(parserMessage ?? "");
+  const where = position !== undefined ? ` at byte ${position}` : end ? ": it ends too early" : "";
+  return `the request body is not valid JSON${where}; send a JSON document with Content-Type: application/json`;
+}
+
 export function describeError(caught: unknown): DescribedError {
   const error = caught instanceof KubecompatError ? caught : (asUnavailable(caught) ?? caught);
   if (error instanceof KubecompatError) {
     const field = error instanceof InputError ? error.field : undefined;
-    const retryAfter = error instanceof UnavailableError ? error.retryAfterSeconds : null;
+    const retryAfter = error instanceof UnavailableError || error instanceof RateLimitedError ? error.retryAfterSeconds : null;
     return known(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details, field, retryAfter);
   }
   const parserError = (error ?? {}) as HttpParserError;
   if (parserError.type === "entity.too.large") return known(413, "PAYLOAD_TOO_LARGE", `the request body is larger than the limit of ${parserError.limit ?? "?"} bytes`);
-  if (parserError.type === "entity.parse.failed") return known(400, "BAD_USER_INPUT", `the request body is not valid JSON: ${parserError.message ?? ""}`);
+  if (parserError.type === "entity.parse.failed") return known(400, "BAD_USER_INPUT", notJson(parserError.message));
   if (parserError.type === "charset.unsupported" || parserError.type === "encoding.unsupported") return known(415, "UNSUPPORTED_MEDIA_TYPE", parserError.message ?? "unsupported encoding");
   // A route parameter that is not valid percent-encoding (`/components/%E0%A4%A`): the router says 400 but does not expose it.
   if (error instanceof URIError) return known(400, "BAD_USER_INPUT", `the URL is not valid percent-encoding (${error.message}); encode % as %25`);

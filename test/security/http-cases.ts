@@ -440,7 +440,8 @@ const hugeQueries: HostileCase[] = [
 
 function bogusAuthorization(): HostileCase[] {
   const headers: Array<[string, string, RegExp]> = [
-    ["the Basic scheme", "Basic dXNlcjpwYXNz", /Bearer <token>/],
+    ["the Basic scheme with a password that is no token", "Basic dXNlcjpwYXNz", /not a kubecompat token/],
+    ["the Basic scheme without a colon", "Basic dXNlcnBhc3M=", /Bearer <token>/],
     ["the Token scheme", "Token kc_abc", /Bearer <token>/],
     ["the Digest scheme", 'Digest username="x", response="y"', /Bearer <token>/],
     ["Bearer without a token", "Bearer", /Bearer <token>/],

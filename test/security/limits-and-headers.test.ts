@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import express, { type Express } from "express";
-import { rateLimited } from "../../src/rest/limits.js";
+import { rateLimited } from "../../src/http/rate-limits.js";
 import request from "supertest";
 import { createApp } from "../../src/app.js";
+import { errorMiddleware } from "../../src/rest/error-middleware.js";
 import { Authenticator } from "../../src/services/authenticator.js";
 import { pingDatabase } from "../../src/db/health.js";
 import { Curator } from "../../src/services/curation.js";
@@ -128,6 +129,7 @@ describe("the rate limiter itself", () => {
       if (req.query.hang === "1") return; // the client gives up before any answer
       res.status(status).json({ status });
     });
+    app.use(errorMiddleware(createLogger("silent")));
     return app;
   }
 
@@ -171,7 +173,7 @@ describe("security headers", () => {
     "x-content-type-options": "nosniff",
     "x-frame-options": "SAMEORIGIN",
     "referrer-policy": "no-referrer",
-    "strict-transport-security": /^max-age=\d+/,
+    "content-security-policy": /^default-src 'none'; frame-ancestors 'none'/,
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
     "x-dns-prefetch-control": "off",
@@ -202,8 +204,34 @@ describe("security headers", () => {
         else assert.match(String(value), expected, header);
       }
       assert.equal(response.headers["x-powered-by"], undefined);
+      assert.equal(response.headers["strict-transport-security"], undefined, "no HSTS over plain HTTP");
     });
   }
+
+  it("sends HSTS only over TLS: said by a trusted proxy, or by the operator", async () => {
+    const logger = createLogger("silent");
+    const behindProxy = await createApp({ kb: runtime.kb, isDatabaseReachable: () => Promise.resolve(true), logger, trustProxy: 1 });
+    const overTls = await request(behindProxy).get("/healthz").set("X-Forwarded-Proto", "https").expect(200);
+    assert.match(String(overTls.headers["strict-transport-security"]), /^max-age=31536000; includeSubDomains$/);
+    const plain = await request(behindProxy).get("/healthz").set("X-Forwarded-Proto", "http").expect(200);
+    assert.equal(plain.headers["strict-transport-security"], undefined);
+    // Without a trusted proxy, a client's own X-Forwarded-Proto is not believed.
+    const untrusted = await request(runtime.app).get("/healthz").set("X-Forwarded-Proto", "https").expect(200);
+    assert.equal(untrusted.headers["strict-transport-security"], undefined);
+    const always = await createApp({ kb: runtime.kb, isDatabaseReachable: () => Promise.resolve(true), logger, hsts: true });
+    assert.match(String((await request(always).get("/healthz").expect(200)).headers["strict-transport-security"]), /^max-age=/);
+  });
+
+  it("gives the front page, which runs no script, a policy that lets none run; the docs and the playground, which do, none", async () => {
+    for (const page of [await request(runtime.app).get("/").expect(200), await request(runtime.app).post("/").type("form").send({ nodes: "", version: "" })]) {
+      const policy = String(page.headers["content-security-policy"]);
+      assert.match(policy, /default-src 'none'/);
+      assert.doesNotMatch(policy, /script-src/);
+      assert.match(policy, /form-action 'self'/);
+    }
+    assert.equal((await request(runtime.app).get("/docs").expect(200)).headers["content-security-policy"], undefined);
+    assert.equal((await request(runtime.app).get("/playground").expect(200)).headers["content-security-policy"], undefined);
+  });
 
   it("does not echo a hostile X-Request-Id", async () => {
     const response = await request(runtime.app).get("/api/v1/kb").set("X-Request-Id", "<script>alert(1)</script>").expect(200);

@@ -2,17 +2,20 @@
  * `kubecompat collect` and `kubecompat scan-cluster`: what runs in a cluster.
  * collect runs the user's own kubectl (KUBECTL, else `kubectl` on PATH) with
  * their credentials and context, and writes one bundle file that check and
- * scan-cluster accept; nothing is sent anywhere by it. scan-cluster sends
+ * scan-cluster accept; nothing is sent anywhere by it. Helm release records
+ * are cut down to what the scan reads (helm-release-records.ts) both before
+ * collect writes them and before scan-cluster sends them. scan-cluster sends
  * the bundle's (or the given files') Helm releases, objects, metrics and
  * audit log to POST /api/v1/scan/cluster.
  */
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
 import { fails } from "./answers.js";
+import { protectStandardOutput, writeBundleFile } from "./bundle-file.js";
 import { failOn, flagValue, type CommandLine } from "./command-line.js";
 import { askServer, ciReport, type CliContext } from "./commands.js";
 import { EXIT_FINDINGS, EXIT_OK, InputFileError, ServerAnswerError, UsageError } from "./errors.js";
-import { BUNDLE_KIND, parseBundle, parseKubectlOutput } from "./inputs.js";
+import { stripHelmReleases } from "./helm-release-records.js";
+import { BUNDLE_KIND, labelOf, parseBundle, parseKubectlOutput } from "./inputs.js";
 
 /** One kubectl command the bundle holds, and the field it fills. */
 const COLLECTED: ReadonlyArray<{ readonly field: string; readonly args: readonly string[]; readonly json: boolean }> = [
@@ -41,29 +44,56 @@ export async function collect(commandLine: CommandLine, context: CliContext, env
   const contextName = flagValue(commandLine, "context");
   const bundle: Record<string, unknown> = { kind: BUNDLE_KIND, apiVersion: "kubecompat.io/v1", collectedAt: new Date().toISOString(), context: contextName ?? null };
   const errors: Array<{ command: string; message: string }> = [];
+  const warnings: string[] = [];
   for (const { field, args, json } of COLLECTED) {
     const full = [...(contextName === undefined ? [] : ["--context", contextName]), ...args];
+    const command = `kubectl ${full.join(" ")}`;
+    let collected: unknown;
     try {
       const output = await runKubectl(kubectl, full);
-      bundle[field] = json ? (JSON.parse(output) as unknown) : output;
+      collected = json ? (JSON.parse(output) as unknown) : output;
     } catch (error) {
       const failure = error as NodeJS.ErrnoException & { stderr?: string };
       if (failure.code === "ENOENT") throw new InputFileError(`kubectl was not found (${kubectl}); install it, or set KUBECTL to its path`);
       // A command the user may not run (no access to Secrets, no /metrics) leaves a gap the bundle names.
-      errors.push({ command: `kubectl ${full.join(" ")}`, message: (failure.stderr ?? failure.message).trim().split("\n")[0]!.slice(0, 300) });
+      const message = (failure.stderr ?? failure.message).trim().split("\n")[0]!.slice(0, 300);
+      errors.push({ command, message });
+      warnings.push(`${command} failed: ${message}`);
+      continue;
+    }
+    if (field !== "helmReleases") {
+      bundle[field] = collected;
+      continue;
+    }
+    // The records hold the user's values and Secrets; only what the scan reads is written.
+    const stripped = stripHelmReleases(collected);
+    const leftOut = stripped === undefined ? ["its output is not a List of Helm release records, so it was left out"] : stripped.leftOut;
+    if (stripped !== undefined) bundle[field] = stripped.list;
+    for (const message of leftOut) {
+      errors.push({ command, message });
+      warnings.push(`${command}: ${message}`);
     }
   }
   bundle.errors = errors;
   const text = `${JSON.stringify(bundle, null, 2)}\n`;
   const file = flagValue(commandLine, "output-file");
-  if (file === undefined) context.write(text);
-  else {
-    await writeFile(file, text, { mode: 0o600 }).catch((error: unknown) => {
-      throw new InputFileError(`cannot write ${file}: ${(error as Error).message}`);
-    });
+  if (file === undefined) {
+    const warning = protectStandardOutput();
+    if (warning !== undefined) process.stderr.write(`kubecompat collect: warning: ${warning}\n`);
+    context.write(text);
+  } else {
+    await writeBundleFile(file, text);
   }
-  for (const entry of errors) process.stderr.write(`kubecompat collect: ${entry.command} failed: ${entry.message}\n`);
+  for (const warning of warnings) process.stderr.write(`kubecompat collect: ${warning}\n`);
   return EXIT_OK;
+}
+
+/** Helm release records as sent to the server: cut down as collect writes them, whether or not they came from collect. */
+function releasesToSend(source: string, input: unknown): unknown {
+  const stripped = stripHelmReleases(input);
+  if (stripped === undefined) throw new InputFileError(`${source} holds no List of Helm release records; expected the output of \`kubectl get secrets -A -l owner=helm -o json\``);
+  for (const message of stripped.leftOut) process.stderr.write(`kubecompat scan-cluster: ${message} (not sent)\n`);
+  return stripped.list;
 }
 
 interface ClusterFinding {
@@ -100,7 +130,8 @@ export async function scanCluster(commandLine: CommandLine, context: CliContext)
   const bundlePath = flagValue(commandLine, "bundle");
   if (bundlePath !== undefined) {
     const bundle = parseBundle(bundlePath, await context.inputs.read(bundlePath, "--bundle"));
-    for (const field of ["helmReleases", "metrics"]) if (bundle[field] !== undefined) body[field] = bundle[field];
+    if (bundle.helmReleases !== undefined) body.helmReleases = releasesToSend(`the helmReleases of ${labelOf(bundlePath)}`, bundle.helmReleases);
+    if (bundle.metrics !== undefined) body.metrics = bundle.metrics;
   }
   const files: ReadonlyArray<{ flag: string; field: string; json: boolean }> = [
     { flag: "helm", field: "helmReleases", json: true },
@@ -112,7 +143,8 @@ export async function scanCluster(commandLine: CommandLine, context: CliContext)
     const path = flagValue(commandLine, flag);
     if (path === undefined) continue;
     const text = await context.inputs.read(path, `--${flag}`);
-    body[field] = json ? parseKubectlOutput(path, text, "workloads") : text;
+    const given = json ? parseKubectlOutput(path, text, "workloads") : text;
+    body[field] = field === "helmReleases" ? releasesToSend(labelOf(path), given) : given;
   }
   if (Object.keys(body).length === 1) {
     throw new UsageError("kubecompat scan-cluster needs something to scan: --bundle FILE (from kubecompat collect), or --helm, --objects, --metrics, --audit-log FILE", "scan-cluster");
