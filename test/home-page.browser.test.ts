@@ -44,7 +44,7 @@ describe("the front page in a browser", () => {
   });
 
   it("shows the revision and coverage, and its links lead to the docs and the playground", async () => {
-    const { page, foreign, pageErrors } = await watchedPage(browser);
+    const { page, foreign, pageErrors, refusedByPolicy } = await watchedPage(browser);
 
     const response = await page.goto(`${listening.url}/`, { waitUntil: "load" });
     assert.equal(response?.status(), 200);
@@ -64,6 +64,7 @@ describe("the front page in a browser", () => {
 
     assert.deepEqual(foreign, [], "nothing loaded from outside");
     assert.deepEqual(pageErrors, []);
+    assert.deepEqual(refusedByPolicy, [], "the page needs nothing its Content-Security-Policy refuses");
   });
 
   it("draws the release calendar with today marked and the compatibility matrix the domain answers", async () => {
@@ -102,7 +103,7 @@ describe("the front page in a browser", () => {
   });
 
   it("turns a pasted `kubectl get nodes -o wide` into a drawn plan, with the keyboard alone", async () => {
-    const { page, foreign, pageErrors } = await watchedPage(browser);
+    const { page, foreign, pageErrors, refusedByPolicy } = await watchedPage(browser);
     await page.setViewportSize({ width: 1280, height: 1000 });
     await page.goto(`${listening.url}/`, { waitUntil: "load" });
     // Keyboard only: focus the first field, then Tab from field to field, paste (insertText) and type.
@@ -151,5 +152,6 @@ describe("the front page in a browser", () => {
     assert.equal(await page.locator("#nodes").inputValue(), NODES_WIDE);
     assert.deepEqual(foreign, []);
     assert.deepEqual(pageErrors, []);
+    assert.deepEqual(refusedByPolicy, [], "the page needs nothing its Content-Security-Policy refuses");
   });
 });
