@@ -25,6 +25,7 @@
  * orphaned, with its embedded PostgreSQL and both ports.
  */
 import type http from "node:http";
+import net from "node:net";
 import { ConfigError, loadConfig, type Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import type { Runtime } from "./runtime.js";
@@ -34,6 +35,8 @@ import { ResponsesInFlight } from "./http/in-flight.js";
 
 /** How long stopping the runtime (listener, pool, embedded PostgreSQL) may take after the drain. */
 const STOP_RUNTIME_GRACE_MS = 15_000;
+/** How long, after the signal, connections that were already on their way are still accepted. */
+const LAST_ACCEPTS_MS = 500;
 /** How often the parent process is looked at (stopWhenLauncherExits). */
 const LAUNCHER_CHECK_MS = 500;
 
@@ -108,6 +111,10 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const inFlight = new ResponsesInFlight();
+  let accepted = 0;
+  server.on("connection", () => {
+    accepted += 1;
+  });
   // Runs before the app: while draining, every answer closes its connection.
   server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (stopping) {
@@ -152,14 +159,26 @@ async function main(): Promise<void> {
       logger.warn({ timeoutMs: config.http.shutdownTimeoutMs }, "drain timeout: closing the remaining connections");
       server.closeAllConnections();
     }, config.http.shutdownTimeoutMs);
-    // After this turn of the event loop, requests whose bytes arrived with the signal have been read (they are in flight).
-    setImmediate(() =>
-      server.close(() => {
-        clearTimeout(force);
-        logger.info({ ms: Date.now() - started }, "requests drained; stopping");
-        void stopAndExit(handle, runtime, logger, started);
-      }),
-    );
+    // Connections that arrived before the signal may still wait to be accepted (one is taken per pass of
+    // the event loop), and the ones taken in the last pass have not been read yet, so they look idle.
+    // Closing the listener and the idle connections at once (as http.Server.close does) would reset
+    // requests sent whole before the signal: so the listener stays open until a pass takes no new
+    // connection (at most LAST_ACCEPTS_MS), and idle connections are closed one pass after that.
+    const closeWhenQuiet = (seen: number): void => {
+      setImmediate(() => {
+        if (accepted !== seen && Date.now() - started < LAST_ACCEPTS_MS) {
+          closeWhenQuiet(accepted);
+          return;
+        }
+        net.Server.prototype.close.call(server, () => {
+          clearTimeout(force);
+          logger.info({ ms: Date.now() - started }, "requests drained; stopping");
+          void stopAndExit(handle, runtime, logger, started);
+        });
+        setImmediate(() => setImmediate(() => server.closeIdleConnections()));
+      });
+    };
+    closeWhenQuiet(-1);
   };
   onSignal = shutdown;
 }
