@@ -1,7 +1,20 @@
-# Multi-stage image: dependencies and the Prisma client are built in the
-# first stage; the runtime stage carries production dependencies only and
-# runs as the unprivileged "node" user.
-FROM node:20-bookworm-slim AS build
+# Multi-stage image: the build stage installs every dependency, generates the Prisma client
+# (postinstall) and compiles src/ to dist/ (npm run build; the client, TypeScript under
+# src/db/generated/, is compiled into dist/db/generated/ with the rest). The runtime stage carries
+# production dependencies only (no TypeScript, tsx or Prisma CLI) and the compiled dist/, and runs
+# `node dist/server.js` as the unprivileged "node" user.
+#
+# Node.js 24 LTS ("Krypton", security fixes until 2028-04-30; README "Node.js versions"): Node 20,
+# which the image ran before, reached its end of life on 2026-04-30. Both stages use the same Node
+# major, so what the build stage installs and compiles is what runs.
+#
+# An operator runs the tools of src/ops/ compiled, in the image as it is (each reads DATABASE_URL):
+#   docker run --rm -e DATABASE_URL=... IMAGE node dist/ops/db-migrate.js        apply migrations
+#   docker run --rm -e DATABASE_URL=... IMAGE node dist/ops/kb-import.js [--prefer-kb]
+#   docker run --rm -e DATABASE_URL=... IMAGE node dist/ops/token.js create --role admin --name NAME
+#   docker run --rm IMAGE node dist/ops/kb-check.js                               validate kb/
+# (kubectl exec DEPLOYMENT -- node dist/ops/token.js list, in a pod.)
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
@@ -11,21 +24,29 @@ RUN npm ci
 COPY . .
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=4000
 # glibc gives every thread its own malloc arena by default; V8's helper threads then keep
 # tens of MB each that are never handed back. Two arenas are plenty on a 1-2 CPU pod.
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts ./scripts
+# npm ci runs the postinstall (scripts/prisma-generate.mjs), which finds no Prisma CLI and steps aside.
+COPY scripts/prisma-generate.mjs ./scripts/
 COPY prisma ./prisma
-COPY prisma.config.ts ./
-RUN npm ci --omit=dev && npm cache clean --force
+# --legacy-peer-deps: npm ci --omit=dev alone still installs a dev dependency that a production one
+# names as an optional peer (npm/cli#7772): @prisma/client names prisma (the CLI, with its own
+# tree) and typescript, so both would ship. With it npm installs no peer that "dependencies" does not
+# name; the one required peer left out, graphql-yoga (of @graphql-yoga/render-graphiql), is never
+# loaded, the playground page being rendered by render-graphiql alone (the replay below probes it).
+# test/deployment-files.test.ts computes this install from package-lock.json and keeps it free of them.
+RUN npm ci --omit=dev --legacy-peer-deps && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # What the server reads at run time besides dist/ and node_modules/: the knowledge base it
-# imports, the GraphQL SDL (dist/graphql/server.js reads ../../schema.graphql), and prisma/migrations
-# (copied above). scripts/docker-stage.ts replays this stage and probes each (test/docker-stage.test.ts).
+# imports, the GraphQL SDL (dist/graphql/server.js reads ../../schema.graphql, as deep as
+# src/graphql/server.ts: tsconfig.build.json's rootDir is src), and prisma/migrations (copied
+# above; dist/db/migrator.js reads ../../prisma/migrations). scripts/docker-stage.ts replays this
+# stage and probes each (test/docker-stage.test.ts).
 COPY kb ./kb
 COPY schema.graphql ./
 USER node

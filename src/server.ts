@@ -5,12 +5,12 @@
  * Draining: every request that reached the server is answered; each answer
  * from then on says `Connection: close`, so keep-alive connections end
  * after their request instead of holding the process open; the listener
- * closes (idle keep-alive connections with it) one turn of the event loop
- * after the signal, so requests already in the socket buffers are read and
- * answered rather than cut off. Connections still open after
+ * closes once the connections already on their way are taken (idle
+ * keep-alive connections are closed a turn later), so requests already in
+ * the socket buffers are read and answered rather than cut off. Connections still open after
  * SHUTDOWN_TIMEOUT_MS are closed; should stopping the runtime then hang,
  * the process exits 1 after STOP_RUNTIME_GRACE_MS more. A repeated signal
- * only logs: npm and tsx relay Ctrl-C to a process that the terminal has
+ * only logs: npm relays Ctrl-C to a process that the terminal has
  * already sent it to, so one keypress arrives twice.
  *
  * Only the configuration is loaded before it is checked: a bad one exits 2

@@ -1,9 +1,14 @@
 /**
  * `npm start` as people run it, in a checkout of its own (a temporary
- * directory whose package.json, src/, kb/, prisma/, node_modules/ ... are
- * the repository's, so its .env and .data/ are the test's): with no
- * DATABASE_URL, on the embedded PostgreSQL.
+ * directory holding a copy of the repository's package.json, tsconfigs,
+ * scripts/, src/, kb/, prisma/ ..., its node_modules/ linked, so its .env,
+ * .data/ and dist/ are the test's): with no DATABASE_URL, on the embedded
+ * PostgreSQL.
  *
+ * - On a fresh checkout (no dist/), npm start compiles src/ to dist/ first,
+ *   then runs the compiled server: the process npm runs is `node
+ *   dist/server.js`, no tsx loader in its arguments or NODE_OPTIONS. Later
+ *   starts with nothing changed do not compile again.
  * - .env is read at start; a variable already in the environment wins; a
  *   malformed .env stops the start naming its line. The start-up line
  *   prints the addresses of the front page, the playground and the docs.
@@ -33,8 +38,19 @@ const READY_WITHIN_MS = 120_000;
 const STOPPED_WITHIN_MS = 30_000;
 const CONFIG_EXIT_WITHIN_MS = 30_000;
 
-/** What a checkout holds that `npm start` reads; everything else (.env, .data/) is the test's own. */
-const CHECKOUT_ENTRIES = ["package.json", "package-lock.json", "tsconfig.json", "node_modules", "src", "kb", "prisma", "schema.graphql"];
+/**
+ * What a checkout holds that `npm start` reads, copied (the build writes dist/ beside them, and
+ * scripts/build.mjs finds the checkout from its own path); node_modules/ is linked. Everything else
+ * (.env, .data/, dist/) is the test's own.
+ */
+const CHECKOUT_COPIES = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "scripts", "src", "kb", "prisma", "schema.graphql"];
+
+/** The arguments and environment of a running process (Linux's /proc). */
+function processOf(pid: number): { argv: string[]; env: Map<string, string>; cwd: string } {
+  const split = (file: string): string[] => fs.readFileSync(`/proc/${pid}/${file}`, "utf8").split("\0").filter((entry) => entry !== "");
+  const env = new Map(split("environ").map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)] as const));
+  return { argv: split("cmdline"), env, cwd: fs.realpathSync(`/proc/${pid}/cwd`) };
+}
 
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -80,7 +96,8 @@ describe("npm start", () => {
     checkout = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-checkout-"));
     // As root, the embedded PostgreSQL runs as the "postgres" OS user, which must reach .data/.
     fs.chmodSync(checkout, 0o755);
-    for (const entry of CHECKOUT_ENTRIES) fs.symlinkSync(path.join(REPO_ROOT, entry), path.join(checkout, entry));
+    for (const entry of CHECKOUT_COPIES) fs.cpSync(path.join(REPO_ROOT, entry), path.join(checkout, entry), { recursive: true, preserveTimestamps: true });
+    fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(checkout, "node_modules"));
     pgPort = await freePort();
   });
 
@@ -107,6 +124,12 @@ describe("npm start", () => {
     const pid = serverPid(run);
     serverPids.push(pid);
     assert.notEqual(pid, run.pid, "the server is npm's child, so the signals below go to npm, not to the server");
+    // The compiled server, exec'd by the start script: node and its script, no loader.
+    const server = processOf(pid);
+    assert.deepEqual(server.argv.slice(1), ["dist/server.js"], `npm start runs the compiled server: ${server.argv.join(" ")}`);
+    assert.match(path.basename(server.argv[0]!), /^node/);
+    assert.equal(server.cwd, fs.realpathSync(checkout), "the checkout's own dist/");
+    assert.doesNotMatch(server.env.get("NODE_OPTIONS") ?? "", /tsx|--import|--loader|--require/, "no loader through NODE_OPTIONS");
     assert.equal(await connects(pgPort), true, "the embedded PostgreSQL listens");
     return { run, pid };
   }
@@ -132,13 +155,25 @@ describe("npm start", () => {
       extra,
     ].join("\n");
 
-  // One start serves both the .env checks and SIGTERM (each start of npm start costs seconds); SIGINT gets its own below.
-  it("reads .env at start, and a variable in the environment wins over it; then SIGTERM to the npm process stops the server and the embedded PostgreSQL, frees both ports, and npm exits 0", async () => {
+  /** When dist/server.js was written by the first start's build. */
+  let builtAt: number | undefined;
+
+  /** Asserts that this start compiled nothing: dist/ is as the first start built it. */
+  function assertNotRebuilt(): void {
+    assert.ok(builtAt !== undefined, "the first start built dist/");
+    assert.equal(fs.statSync(path.join(checkout, "dist/server.js")).mtimeMs, builtAt, "nothing changed in src/, so npm start did not compile again");
+  }
+
+  // One start serves the build on a fresh checkout, the .env checks and SIGTERM (each start of npm start costs seconds); SIGINT gets its own below.
+  it("on a fresh checkout builds dist/ first and runs it; reads .env at start, and a variable in the environment wins over it; then SIGTERM to the npm process stops the server and the embedded PostgreSQL, frees both ports, and npm exits 0", async () => {
+    assert.equal(fs.existsSync(path.join(checkout, "dist")), false, "a fresh checkout has no dist/");
     const fromDotenv = await freePort();
     const fromEnvironment = await freePort();
     const token = "chatops-token-from-dotenv-0123456789";
     const { run, pid } = await start(fromEnvironment, dotenvFor(fromDotenv, `CHATOPS_TOKEN="${token}"`), { PORT: String(fromEnvironment) });
     try {
+      for (const built of ["server.js", "db/generated/client.js", "ops/token.js", ".build-stamp"]) assert.ok(fs.existsSync(path.join(checkout, "dist", built)), `npm start built dist/${built}`);
+      builtAt = fs.statSync(path.join(checkout, "dist/server.js")).mtimeMs;
       assert.equal(await probe(fromDotenv, "/healthz"), undefined, "the PORT in .env lost to the environment's");
       const answer = await fetch(`http://127.0.0.1:${fromEnvironment}/chatops/command`, {
         method: "POST",
@@ -173,6 +208,7 @@ describe("npm start", () => {
     it(`${signal} to the npm process stops the server and the embedded PostgreSQL, frees both ports, and npm exits 0`, async () => {
       const port = await freePort();
       const { run, pid } = await start(port, dotenvFor(port));
+      assertNotRebuilt();
       process.kill(run.pid, signal);
       const exit = await exitWithin(run, STOPPED_WITHIN_MS);
       assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, `npm start ended once the server had stopped:\n${run.stderr()}`);
