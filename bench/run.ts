@@ -14,14 +14,15 @@
  * writes, then again while a writer (bench/writer.ts, its own process,
  * pinned like the load) creates knowledge-base records at a steady rate
  * with an editor token the bench makes itself (`kubecompat token`, against
- * the bench's database). Targets: edit p99 < 100 ms at 50 edits/s, and reads
- * with writes >= 90% of the reads without.
+ * the bench's database). Targets (issue 36: a knowledge base people curate,
+ * one write path): edit p99 < 250 ms at 10 edits/s, and reads with writes
+ * within 15% of the reads without.
  *
  * Knobs: BENCH_SECONDS (8) and BENCH_CONNECTIONS (32) per scenario;
  * BENCH_WRITES_SECONDS (4) for each of the two reads of a round of the
  * writes scenario, BENCH_WRITES_ROUNDS (8, each a read without and a read
  * with writes, after one warm-up round that is not counted; the ratio is
- * the rounds' median), BENCH_WRITES_PER_SECOND (50),
+ * the rounds' median), BENCH_WRITES_PER_SECOND (10),
  * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_WRITES_CONTROL=refused
  * or healthz (a control run: the writer sends edits the server refuses, 400, which pay for the requests without
  * their commits, or GET /healthz, what any request sent that way costs and waits); EDIT_GATHER_MS and the
@@ -50,7 +51,10 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 // Many short rounds, not a few long ones: on a shared machine the read rate drifts by 10-15% from one window to the
 // next, so pairs of windows close in time and the median of many pairs are what hold still.
 const WRITES_DURATION = Number(process.env.BENCH_WRITES_SECONDS ?? 4);
-const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
+const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 10);
+/** The writes scenario's targets: an edit's p99, and the share of the idle-writes read rate kept. */
+const EDIT_P99_TARGET_MS = 250;
+const READS_KEPT_TARGET = 0.85;
 const WRITES_WARMUP = Number(process.env.BENCH_WRITES_WARMUP_SECONDS ?? 1);
 const WRITES_ROUNDS = Number(process.env.BENCH_WRITES_ROUNDS ?? 8);
 /** Where the server's CPU profile goes (BENCH_CPU_PROF), when one is taken. */
@@ -705,16 +709,16 @@ async function main(): Promise<void> {
     } else if (writes !== undefined) {
       targets.push(
         [
-          `edits sustained at ${WRITES_PER_SECOND}/s with p99 < 100 ms (${editsPerSecond.toFixed(1)}/s answered 2xx, p99 ${ms(writes.edits.p99)})`,
-          editsPerSecond >= 0.95 * WRITES_PER_SECOND && writes.edits.p99 !== null && writes.edits.p99 < 100,
+          `edits sustained at ${WRITES_PER_SECOND}/s with p99 < ${EDIT_P99_TARGET_MS} ms (${editsPerSecond.toFixed(1)}/s answered 2xx, p99 ${ms(writes.edits.p99)})`,
+          editsPerSecond >= 0.95 * WRITES_PER_SECOND && writes.edits.p99 !== null && writes.edits.p99 < EDIT_P99_TARGET_MS,
         ],
-        [`reads with ${WRITES_PER_SECOND} edits/s >= 90% of reads with none (${(readRatio * 100).toFixed(1)}%, median of ${writes.rounds.length} rounds)`, readRatio >= 0.9],
+        [`reads with ${WRITES_PER_SECOND} edits/s >= ${READS_KEPT_TARGET * 100}% of reads with none (${(readRatio * 100).toFixed(1)}%, median of ${writes.rounds.length} rounds)`, readRatio >= READS_KEPT_TARGET],
         // Thousands of edits: what each one leaves behind (old snapshots, what was derived from them) must go. A list that
         // kept every earlier one alive grew the RSS by 60 MB over the group's 2 200 edits.
         [`RSS grows < 30 MB over the writes (${rssBeforeWrites.toFixed(0)} → ${writesRss.toFixed(0)} MB, ${writes.edits.sent + writes.edits.warmUpSent} edits)`, writesRss - rssBeforeWrites < 30],
       );
     } else if (writesSkipped !== undefined) {
-      targets.push(["edits at 50/s with p99 < 100 ms", "skipped"], ["reads with writes >= 90% of reads with none", "skipped"]);
+      targets.push([`edits at ${WRITES_PER_SECOND}/s with p99 < ${EDIT_P99_TARGET_MS} ms`, "skipped"], [`reads with writes >= ${READS_KEPT_TARGET * 100}% of reads with none`, "skipped"]);
     }
     targets.push([`no errors and no non-2xx answers (${errors})`, errors === 0]);
     process.stdout.write(`\ntargets:\n${targets.map(([name, met]) => `  ${met === "skipped" ? "SKIPPED" : met ? "met    " : "MISSED "} ${name}`).join("\n")}\n`);
