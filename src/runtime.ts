@@ -38,9 +38,10 @@ export async function openDatabase(
   const embedded = await startEmbeddedPostgres({
     dataDir: config.database.dataDir,
     port: config.database.port,
+    anotherPortIfBusy: !config.database.portGiven,
     database: "kubecompat",
     log: (message) =>
-      message.startsWith("the postgres OS user cannot reach")
+      message.startsWith("the postgres OS user cannot reach") || message.includes("the embedded PostgreSQL uses port")
         ? logger.warn(message)
         : logger.debug({ postgres: message.trim() }, "embedded postgres"),
   });

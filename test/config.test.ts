@@ -20,7 +20,7 @@ describe("configuration", () => {
   it("defaults to port 4000 and an embedded database", () => {
     const config = parseConfig({}, "/srv/app");
     assert.equal(config.http.port, 4000);
-    assert.deepEqual(config.database, { kind: "embedded", dataDir: "/srv/app/.data/postgres", port: 54329, poolSize: 10 });
+    assert.deepEqual(config.database, { kind: "embedded", dataDir: "/srv/app/.data/postgres", port: 54329, portGiven: false, poolSize: 10 });
     assert.equal(config.kb.dir, "/srv/app/kb");
     assert.equal(config.kb.importOnStart, true);
   });

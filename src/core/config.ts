@@ -71,7 +71,14 @@ export interface Config {
   /** Where the database comes from: a server the operator runs, or one we embed. */
   readonly database:
     | { readonly kind: "external"; readonly url: string; readonly poolSize: number }
-    | { readonly kind: "embedded"; readonly dataDir: string; readonly port: number; readonly poolSize: number };
+    | {
+        readonly kind: "embedded";
+        readonly dataDir: string;
+        readonly port: number;
+        /** EMBEDDED_PG_PORT was set: a busy port is then an error, not a reason to take another. */
+        readonly portGiven: boolean;
+        readonly poolSize: number;
+      };
   /** pollMs: how often the revision is checked as a fallback for missed change notifications. */
   readonly kb: { readonly dir: string; readonly importOnStart: boolean; readonly pollMs: number };
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -172,6 +179,7 @@ export function parseConfig(
             kind: "embedded",
             dataDir: path.resolve(cwd, env.EMBEDDED_PG_DIR),
             port: env.EMBEDDED_PG_PORT,
+            portGiven: present.EMBEDDED_PG_PORT !== undefined,
             poolSize: env.DATABASE_POOL_SIZE,
           }
         : { kind: "external", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },

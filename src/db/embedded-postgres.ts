@@ -32,6 +32,8 @@ export interface EmbeddedOptions {
   readonly database: string;
   /** Delete the data directory on stop (tests). */
   readonly ephemeral?: boolean;
+  /** When `port` is taken, use a free one instead (and say so) rather than fail: the port was not chosen by the operator. */
+  readonly anotherPortIfBusy?: boolean;
   readonly log?: (message: string) => void;
 }
 
@@ -58,7 +60,12 @@ interface Identity {
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
-  await assertPortFree(options.port);
+  let port = options.port;
+  if (!(await portFree(port))) {
+    if (options.anotherPortIfBusy !== true) throw portTaken(port);
+    port = await freePort();
+    log(`port ${options.port} on 127.0.0.1 is already in use; the embedded PostgreSQL uses port ${port} instead (set EMBEDDED_PG_PORT to choose one)`);
+  }
   const identity = runAsIdentity();
   const binaries = await reachableBinaries(await packagedBinaries(), identity, log);
   const dataDir = await reachableDataDir(options.dataDir, identity, log);
@@ -66,12 +73,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   const initialised = await exists(path.join(dataDir, "PG_VERSION"));
   if (!initialised) await initialise(binaries, dataDir, identity, log);
-  const server = await start(binaries, dataDir, options.port, identity, log);
+  const server = await start(binaries, dataDir, port, identity, log);
 
   let base: string;
   try {
-    const password = initialised ? await passwordOf(dataDir, options.port, identity, log) : await readPassword(dataDir);
-    base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+    const password = initialised ? await passwordOf(dataDir, port, identity, log) : await readPassword(dataDir);
+    base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
     await createDatabaseIfMissing(`${base}/postgres`, options.database);
   } catch (error) {
     await stopServer(server);
@@ -341,7 +348,11 @@ export async function connectToRunningEmbedded(options: { dataDir: string; port:
   const password = await readPassword(dataDir).catch(() => undefined);
   // Without the password file there is no embedded database of ours here to share (or it is not this user's to use).
   if (password === undefined) return undefined;
-  const base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+  // The running server's port is in its postmaster.pid (fourth line): it may have taken another than the configured one.
+  const pidFile = await fs.readFile(path.join(dataDir, "postmaster.pid"), "utf8").catch(() => "");
+  const running = Number(pidFile.split("\n")[3]);
+  const port = Number.isInteger(running) && running > 0 ? running : options.port;
+  const base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   const client = new pg.Client({ connectionString: `${base}/postgres`, connectionTimeoutMillis: 2_000 });
   try {
     await client.connect();
@@ -378,19 +389,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function assertPortFree(port: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
+function portFree(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     const probe = net.createServer();
-    probe.once("error", () =>
-      reject(
-        new Error(
-          `port ${port} on 127.0.0.1 is already in use, so the embedded PostgreSQL cannot start there; ` +
-            "stop what uses it, set EMBEDDED_PG_PORT to a free port, or set DATABASE_URL to use a server you run",
-        ),
-      ),
-    );
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
+}
+
+function portTaken(port: number): Error {
+  return new Error(
+    `port ${port} on 127.0.0.1 is already in use, so the embedded PostgreSQL cannot start there; ` +
+      "stop what uses it, set EMBEDDED_PG_PORT to a free port (or leave it unset and a free one is taken), or set DATABASE_URL to use a server you run",
+  );
 }
 
 async function exists(file: string): Promise<boolean> {
