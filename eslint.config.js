@@ -7,11 +7,14 @@ import tseslint from "typescript-eslint";
 // checks the same table and refuses cycles between folders.
 const { layers } = JSON.parse(fs.readFileSync(`${import.meta.dirname}/layers.json`, "utf8"));
 const PRISMA = { group: ["**/db/generated/*", "@prisma/client", "@prisma/adapter-pg"], message: "only src/db/ talks to Prisma" };
+const HTTP_FRAMEWORKS = ["express", "express-*", "@apollo/*", "@as-integrations/*", "helmet", "body-parser", "prom-client"];
 const folders = Object.keys(layers).filter((folder) => folder !== "(root)");
 const layerRules = folders.map((folder) => {
   const forbidden = folders.filter((other) => other !== folder && !layers[folder].includes(other));
   const patterns = forbidden.map((other) => ({ group: [`../${other}/*`, `../../${other}/*`, `../${other}/**`, `../../${other}/**`], message: `src/${folder}/ may not import src/${other}/ (layers.json: ${folder} imports ${layers[folder].join(", ") || "nothing"})` }));
   if (!layers[folder].includes("(root)")) patterns.push({ group: ["../*.js", "../../*.js"], message: `src/${folder}/ may not import the composition files at the root of src/` });
+  // Below the faces, nothing knows HTTP: statuses, bodies and frameworks are src/http/'s and the faces'.
+  if (!layers[folder].includes("http") && folder !== "http") patterns.push({ group: HTTP_FRAMEWORKS, message: `src/${folder}/ may not use an HTTP framework: that is src/http/'s and the faces'` });
   return { files: [`src/${folder}/**/*.ts`], ignores: ["src/db/generated/**"], rules: { "no-restricted-imports": ["error", { patterns: folder === "db" ? patterns : [PRISMA, ...patterns] }] } };
 });
 

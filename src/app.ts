@@ -34,7 +34,7 @@ import { arrivedAt, readTurns } from "./rest/read-turns.js";
 import { ENTITIES } from "./knowledge/registry.js";
 import helmet from "helmet";
 import type { PoolStats } from "./db/client.js";
-import { Metrics } from "./services/metrics.js";
+import { Metrics } from "./http/metrics.js";
 
 export interface AppDependencies {
   readonly kb: KnowledgeBase;

@@ -13,7 +13,7 @@ import { createApp } from "../src/app.js";
 import { InputError } from "../src/core/errors.js";
 import { KnowledgeBase } from "../src/services/knowledge-base.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { describeError, INTERNAL_CODE } from "../src/services/errors.js";
+import { describeError, INTERNAL_CODE } from "../src/http/errors.js";
 import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 /** A knowledge base whose snapshot fails when its components are read, as a broken refactoring would. */

@@ -107,8 +107,8 @@ describe("the layout's dependencies point one way", () => {
     try {
       fs.mkdirSync(path.join(root, "knowledge"));
       const probe = path.join(root, "knowledge", "probe.ts");
-      fs.writeFileSync(probe, 'import { planUpgrade } from "../domain/upgrade.js";\nexport { ok } from "./own.js";\nexport const later = () => import("../services/errors.js");\nimport "../app.js";\n');
-      assert.deepEqual(crossFolderImports([probe], root).map((entry) => entry.to).sort(), ["(root)", "domain", "services"]);
+      fs.writeFileSync(probe, 'import { planUpgrade } from "../domain/upgrade.js";\nexport { ok } from "./own.js";\nexport const later = () => import("../http/errors.js");\nimport "../app.js";\n');
+      assert.deepEqual(crossFolderImports([probe], root).map((entry) => entry.to).sort(), ["(root)", "domain", "http"]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

@@ -20,7 +20,7 @@ import { ipKeyGenerator } from "express-rate-limit";
 import { giveBackUnlessWorked, overBudget } from "../http/rate-limits.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
-import { errorBody } from "../services/errors.js";
+import { errorBody } from "../http/errors.js";
 import { SeenSignatures, bearerTokenMatches, slackRequestProblem } from "./auth.js";
 import { MAX_COMMAND_TEXT, parseCommand, runCommand, takeVisibility, usageReply } from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";

@@ -6,7 +6,7 @@
  */
 import type { GraphQLFormattedError } from "graphql";
 import { unwrapResolverError } from "@apollo/server/errors";
-import { describeError, INTERNAL_CODE } from "../services/errors.js";
+import { describeError, INTERNAL_CODE } from "../http/errors.js";
 
 /**
  * graphql-js's "Did you mean ...?" suggestions name fields, arguments, types

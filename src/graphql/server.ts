@@ -18,7 +18,7 @@ import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
 import type { GraphQLContext } from "./context.js";
 import { formatGraphQLError, isInternalGraphQLError } from "./errors.js";
-import { describeError } from "../services/errors.js";
+import { describeError } from "../http/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
 import { AnswerCache } from "../services/answer-cache.js";

@@ -1,6 +1,6 @@
 /**
  * The REST half of error mapping (GraphQL's formatError is the other); what an
- * error means is describeError's (src/services/errors.ts): this only writes
+ * error means is describeError's (src/http/errors.ts): this only writes
  * `{"error": {"code", "message", "details"?}}` with its status, and logs an
  * internal error with the request id. Errors of requests to
  * /graphql that never reach Apollo (a body too large or not JSON) are
@@ -8,7 +8,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "../core/logger.js";
-import { describeError, errorBody } from "../services/errors.js";
+import { describeError, errorBody } from "../http/errors.js";
 import { pathOf, type RouteTable } from "./route-table.js";
 
 /**

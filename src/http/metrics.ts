@@ -7,7 +7,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import type { Request, RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { AnswerCacheStats } from "./answer-cache.js";
+import type { AnswerCacheStats } from "../services/answer-cache.js";
 
 export interface MetricsSources {
   readonly revision: () => number | undefined;

@@ -5,7 +5,7 @@
  * Apollo's formatError are the only two places that map errors; both call describeError, so a code is the
  * same over REST and GraphQL, INTERNAL_SERVER_ERROR included. One body shape for REST and chat: errorBody.
  */
-import { asUnavailable } from "../db/unavailable.js";
+import { asKnownError } from "../services/failures.js";
 import { InputError, KubecompatError, RateLimitedError, UnavailableError, type ErrorDetail } from "../core/errors.js";
 
 export const INTERNAL_CODE = "INTERNAL_SERVER_ERROR";
@@ -67,7 +67,7 @@ function notJson(parserMessage: string | undefined): string {
 }
 
 export function describeError(caught: unknown): DescribedError {
-  const error = caught instanceof KubecompatError ? caught : (asUnavailable(caught) ?? caught);
+  const error = asKnownError(caught);
   if (error instanceof KubecompatError) {
     const field = error instanceof InputError ? error.field : undefined;
     const retryAfter = error instanceof UnavailableError || error instanceof RateLimitedError ? error.retryAfterSeconds : null;
