@@ -11,9 +11,9 @@ import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
 import type { Config, TrustProxy } from "./core/config.js";
 import type { KnowledgeBase } from "./services/knowledge-base.js";
 import type { Logger } from "./core/logger.js";
-import { errorMiddleware, notFoundHandler } from "./rest/error-middleware.js";
+import { errorMiddleware, notFoundHandler } from "./http/error-middleware.js";
 import { homeRoutes } from "./rest/home.js";
-import { RouteTable, pathOf } from "./rest/route-table.js";
+import { RouteTable, pathOf } from "./http/route-table.js";
 import { readRoutes } from "./rest/read-routes.js";
 import { operationRoutes } from "./rest/operation-routes.js";
 import { DOCS_ASSETS, docsRoutes } from "./rest/docs.js";
@@ -26,11 +26,11 @@ import type { Curator } from "./services/curation.js";
 import { authenticate } from "./http/auth.js";
 import { metricsGuard } from "./http/metrics-guard.js";
 import { curationRoutes } from "./rest/curation-routes.js";
-import { limitJsonDepth } from "./rest/limits.js";
+import { limitJsonDepth } from "./http/limits.js";
 import { rateLimited } from "./http/rate-limits.js";
 import { MinuteBudgets } from "./core/minute-budgets.js";
-import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./rest/large-requests.js";
-import { arrivedAt, readTurns } from "./rest/read-turns.js";
+import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./http/large-requests.js";
+import { arrivedAt, readTurns } from "./http/read-turns.js";
 import { ENTITIES } from "./knowledge/registry.js";
 import helmet from "helmet";
 import type { PoolStats } from "./db/client.js";
@@ -66,7 +66,7 @@ export interface AppDependencies {
   readonly answerCacheBytes?: number;
   /** How many large requests are read at a time, and how long others wait. */
   readonly largeRequests?: LargeRequestLimits;
-  /** Reads let in per pass of the event loop, so edits and probes do not wait behind them (src/rest/read-turns.ts); 0: no turns. */
+  /** Reads let in per pass of the event loop, so edits and probes do not wait behind them (src/http/read-turns.ts); 0: no turns. */
   readonly readsPerTurn?: number;
 }
 
@@ -99,7 +99,7 @@ const NOTHING_LOADS = "default-src 'none'; frame-ancestors 'none'; base-uri 'non
 const HSTS = "max-age=31536000; includeSubDomains";
 
 /**
- * Whether a request is a read that takes its turn (src/rest/read-turns.ts): everything but the probes
+ * Whether a request is a read that takes its turn (src/http/read-turns.ts): everything but the probes
  * and the edits (POST, PUT, DELETE on a collection of records, and an import). A GraphQL mutation is
  * told apart only once its body is parsed, so it takes its turn like any GraphQL request.
  */
@@ -130,7 +130,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
  */
 export async function createAppHandle(deps: AppDependencies): Promise<AppHandle> {
   const app = express();
-  // Reads wait their turn (src/rest/read-turns.ts) before the app handles them at all: Express calls
+  // Reads wait their turn (src/http/read-turns.ts) before the app handles them at all: Express calls
   // app.handle for every request, however the app is served (src/http/app-server.ts, app.listen, the tests).
   const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
   const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);

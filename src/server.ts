@@ -29,7 +29,7 @@ import net from "node:net";
 import { ConfigError, loadConfig, type Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import type { Runtime } from "./runtime.js";
-import { DEFAULT_LARGE_REQUEST_LIMITS } from "./rest/large-requests.js";
+import { DEFAULT_LARGE_REQUEST_LIMITS } from "./http/large-requests.js";
 import { createAppServer } from "./http/app-server.js";
 import { ResponsesInFlight } from "./http/in-flight.js";
 

@@ -1,5 +1,5 @@
 /**
- * Reads take turns (src/rest/read-turns.ts): under a flood of checks, a probe and an edit are answered
+ * Reads take turns (src/http/read-turns.ts): under a flood of checks, a probe and an edit are answered
  * in the pass they arrive in, not after every read that arrived before them. Real HTTP against the app,
  * the reviewed kb/; a new question per read, so each one is judged (nothing remembered).
  */
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { EventEmitter } from "node:events";
-import { readTurns } from "../src/rest/read-turns.js";
+import { readTurns } from "../src/http/read-turns.js";
 import { collectGarbage } from "./support/collect.js";
 import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 import { close, listen } from "./support/cli-process.js";

@@ -101,9 +101,9 @@ export interface Config {
   readonly edits: { readonly gatherMs: number };
   /** Bytes of answers each face (REST, GraphQL) remembers per snapshot; 0 turns remembering off. */
   readonly answerCacheBytes: number;
-  /** Reads let in per pass of the event loop, so edits and probes go first (src/rest/read-turns.ts); 0: no turns. */
+  /** Reads let in per pass of the event loop, so edits and probes go first (src/http/read-turns.ts); 0: no turns. */
   readonly readsPerTurn: number;
-  /** Requests with bodies of 1 MiB or more read at a time; the rest wait (src/rest/large-requests.ts). */
+  /** Requests with bodies of 1 MiB or more read at a time; the rest wait (src/http/large-requests.ts). */
   readonly largeRequestsInFlight: number;
   /**
    * Started by an npm script (`npm start`, `npm run dev`): that npm process is the service as far

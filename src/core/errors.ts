@@ -1,7 +1,7 @@
 /**
  * The one error hierarchy of kubecompat. Domain and knowledge-base code throw
  * these; they are mapped to transport answers in exactly two places: the REST
- * error middleware (src/rest/error-middleware.ts) and GraphQL's formatError.
+ * error middleware (src/http/error-middleware.ts) and GraphQL's formatError.
  * Anything that is not a KubecompatError is an internal error and is masked.
  *
  * Codes are stable identifiers: bots branch on them, not on wording.

@@ -163,7 +163,7 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
     },
   });
   // Routes, not a mounted middleware: GraphQL is served at /graphql itself over GET and POST, any
-  // other method is 405 (src/rest/route-table.ts), and logs and metrics name it "/graphql".
+  // other method is 405 (src/http/route-table.ts), and logs and metrics name it "/graphql".
   // The caller was identified before the body was read (src/app.ts); mutations are counted inside execution.
   app.get("/graphql", graphql);
   app.post("/graphql", graphql);

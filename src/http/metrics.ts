@@ -18,7 +18,7 @@ export interface MetricsSources {
   readonly pool: () => { total: number; idle: number; waiting: number; max: number } | undefined;
   /** Remembered answers per face (rest, graphql). */
   readonly answerCaches?: () => Readonly<Record<string, AnswerCacheStats>>;
-  /** Reads waiting for their turn on the event loop (src/rest/read-turns.ts). */
+  /** Reads waiting for their turn on the event loop (src/http/read-turns.ts). */
   readonly readsWaiting?: () => number;
 }
 

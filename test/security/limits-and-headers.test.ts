@@ -8,7 +8,7 @@ import express, { type Express } from "express";
 import { rateLimited } from "../../src/http/rate-limits.js";
 import request from "supertest";
 import { createApp } from "../../src/app.js";
-import { errorMiddleware } from "../../src/rest/error-middleware.js";
+import { errorMiddleware } from "../../src/http/error-middleware.js";
 import { Authenticator } from "../../src/services/authenticator.js";
 import { pingDatabase } from "../../src/db/health.js";
 import { Curator } from "../../src/services/curation.js";

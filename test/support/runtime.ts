@@ -1,6 +1,6 @@
 /** A fully started kubecompat (own database, migrated, kb/ imported) for integration tests. */
 import path from "node:path";
-import type { LargeRequestLimits } from "../../src/rest/large-requests.js";
+import type { LargeRequestLimits } from "../../src/http/large-requests.js";
 import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import { createApp } from "../../src/app.js";
@@ -97,7 +97,7 @@ export interface SnapshotRuntimeOptions {
   readonly kbDir?: string;
   readonly chatops?: Config["chatops"];
   readonly largeRequests?: LargeRequestLimits;
-  /** Reads let in per pass of the event loop (src/rest/read-turns.ts); the app's default unless given. */
+  /** Reads let in per pass of the event loop (src/http/read-turns.ts); the app's default unless given. */
   readonly readsPerTurn?: number;
 }
 

@@ -8,7 +8,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "../core/logger.js";
-import { describeError, errorBody } from "../http/errors.js";
+import { describeError, errorBody } from "./errors.js";
 import { pathOf, type RouteTable } from "./route-table.js";
 
 /**
