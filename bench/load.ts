@@ -45,7 +45,10 @@ const result = await autocannon({
           {
             setupRequest: (request) => {
               counter += 1;
-              return { ...request, body: scenario.body!.replace('"instance":"bench"', `"instance":"bench-${counter}"`) };
+              return {
+                ...request,
+                body: scenario.body!.replace('"instance":"bench"', `"instance":"bench-${counter}"`),
+              };
             },
           },
         ],

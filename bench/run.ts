@@ -64,9 +64,14 @@ const WRITES_CONTROL = ((): "refused" | "healthz" | undefined => {
   const control = process.env.BENCH_WRITES_CONTROL;
   if (control === undefined || control === "") return undefined;
   if (control === "refused" || control === "healthz") return control;
-  throw new Error(`BENCH_WRITES_CONTROL must be refused or healthz, not ${JSON.stringify(control)}`);
+  throw new Error(
+    `BENCH_WRITES_CONTROL must be refused or healthz, not ${JSON.stringify(control)}`,
+  );
 })();
-const CONTROL_WRITES = { refused: "sends recommendations the server refuses (400) over POST /api/v1/recommendations", healthz: "sends GET /healthz" } as const;
+const CONTROL_WRITES = {
+  refused: "sends recommendations the server refuses (400) over POST /api/v1/recommendations",
+  healthz: "sends GET /healthz",
+} as const;
 /** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
 const WRITES_PER_MINUTE_LIMIT = 100_000;
 
@@ -77,16 +82,25 @@ const ONLY = (process.env.BENCH_ONLY ?? "")
   .map((entry) => entry.trim())
   .filter((entry) => entry !== "");
 for (const entry of ONLY) {
-  if (!(GROUPS as readonly string[]).includes(entry)) throw new Error(`BENCH_ONLY: unknown scenario group "${entry}"; use ${GROUPS.join(", ")}`);
+  if (!(GROUPS as readonly string[]).includes(entry))
+    throw new Error(`BENCH_ONLY: unknown scenario group "${entry}"; use ${GROUPS.join(", ")}`);
 }
 const selected = (group: Group): boolean => ONLY.length === 0 || ONLY.includes(group);
-for (const [name, value] of [["BENCH_SECONDS", DURATION], ["BENCH_WRITES_SECONDS", WRITES_DURATION], ["BENCH_WRITES_PER_SECOND", WRITES_PER_SECOND]] as const) {
+for (const [name, value] of [
+  ["BENCH_SECONDS", DURATION],
+  ["BENCH_WRITES_SECONDS", WRITES_DURATION],
+  ["BENCH_WRITES_PER_SECOND", WRITES_PER_SECOND],
+] as const) {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
 }
-if (!Number.isFinite(WRITES_WARMUP) || WRITES_WARMUP < 0) throw new Error("BENCH_WRITES_WARMUP_SECONDS must be 0 or more");
-if (!Number.isInteger(WRITES_ROUNDS) || WRITES_ROUNDS < 1) throw new Error("BENCH_WRITES_ROUNDS must be a whole number, 1 or more");
+if (!Number.isFinite(WRITES_WARMUP) || WRITES_WARMUP < 0)
+  throw new Error("BENCH_WRITES_WARMUP_SECONDS must be 0 or more");
+if (!Number.isInteger(WRITES_ROUNDS) || WRITES_ROUNDS < 1)
+  throw new Error("BENCH_WRITES_ROUNDS must be a whole number, 1 or more");
 if (WRITES_PER_SECOND * 60 >= WRITES_PER_MINUTE_LIMIT) {
-  throw new Error(`BENCH_WRITES_PER_SECOND ${WRITES_PER_SECOND} is ${WRITES_PER_SECOND * 60} a minute, at or over the write limit the bench configures (${WRITES_PER_MINUTE_LIMIT})`);
+  throw new Error(
+    `BENCH_WRITES_PER_SECOND ${WRITES_PER_SECOND} is ${WRITES_PER_SECOND * 60} a minute, at or over the write limit the bench configures (${WRITES_PER_MINUTE_LIMIT})`,
+  );
 }
 
 async function freePort(): Promise<number> {
@@ -231,7 +245,10 @@ function moveProfilerThread(serverPid: number): boolean {
   let moved = false;
   for (const tid of fs.readdirSync(`/proc/${serverPid}/task`)) {
     const name = fs.readFileSync(`/proc/${serverPid}/task/${tid}/comm`, "utf8").trim();
-    if (name === "v8:ProfEvntProc") moved = spawnSync("taskset", ["-p", "-c", LOAD_CPUS, tid], { stdio: "ignore" }).status === 0 || moved;
+    if (name === "v8:ProfEvntProc")
+      moved =
+        spawnSync("taskset", ["-p", "-c", LOAD_CPUS, tid], { stdio: "ignore" }).status === 0 ||
+        moved;
   }
   return moved;
 }
@@ -248,15 +265,29 @@ function moveEmbeddedPostgres(serverPid: number): number {
       return false;
     }
   });
-  for (const pid of pids) spawnSync("taskset", ["-a", "-p", "-c", LOAD_CPUS, String(pid)], { stdio: "ignore" });
+  for (const pid of pids)
+    spawnSync("taskset", ["-a", "-p", "-c", LOAD_CPUS, String(pid)], { stdio: "ignore" });
   return pids.length;
 }
 
 /** Runs one scenario in the load process; `onStart` is called when the load begins (with announceStart). */
-async function load(name: string, scenario: Partial<LoadScenario> & { url: string }, onStart?: () => void): Promise<Row> {
+async function load(
+  name: string,
+  scenario: Partial<LoadScenario> & { url: string },
+  onStart?: () => void,
+): Promise<Row> {
   const profiling = CPU_PROFILE_DIR !== undefined;
-  const spec: LoadScenario = { connections: CONNECTIONS, duration: DURATION, ...scenario, ...(onStart || profiling ? { announceStart: true } : {}) };
-  const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/load.ts")]);
+  const spec: LoadScenario = {
+    connections: CONNECTIONS,
+    duration: DURATION,
+    ...scenario,
+    ...(onStart || profiling ? { announceStart: true } : {}),
+  };
+  const [command, args] = pinned(LOAD_CPUS, process.execPath, [
+    "--import",
+    "tsx",
+    path.join(ROOT, "bench/load.ts"),
+  ]);
   const child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
   child.stdin.end(JSON.stringify(spec));
   let output = "";
@@ -273,8 +304,21 @@ async function load(name: string, scenario: Partial<LoadScenario> & { url: strin
   const code = await new Promise((resolve) => child.once("exit", resolve));
   if (profiling) windows.push({ name, from, to: monotonicMicros() });
   if (code !== 0) throw new Error(`the load generator failed for ${name} (exit ${String(code)})`);
-  const result = JSON.parse(output.trim().split("\n").at(-1) ?? "") as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; timeouts: number; non2xx: number };
-  return { name, requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  const result = JSON.parse(output.trim().split("\n").at(-1) ?? "") as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+  };
+  return {
+    name,
+    requests: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
 }
 
 interface LargeScans {
@@ -303,8 +347,13 @@ async function largeScans(base: string, pid: number): Promise<LargeScans> {
   // process's CPU from the load generator measuring /healthz beside it.
   const scan = async (parse = false): Promise<number> => {
     const started = performance.now();
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/yaml" }, body: text });
-    if (parse) findings = ((await response.json()) as { findings?: unknown[] }).findings?.length ?? 0;
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/yaml" },
+      body: text,
+    });
+    if (parse)
+      findings = ((await response.json()) as { findings?: unknown[] }).findings?.length ?? 0;
     else await response.arrayBuffer();
     if (response.status !== 200) failures += 1;
     return performance.now() - started;
@@ -321,7 +370,9 @@ async function largeScans(base: string, pid: number): Promise<LargeScans> {
     concurrentMs = performance.now() - started;
     concurrentPeakRss = statusField(pid, "VmHWM");
   } catch (error) {
-    process.stdout.write(`four concurrent scans: could not reset the peak RSS (${(error as Error).message})\n`);
+    process.stdout.write(
+      `four concurrent scans: could not reset the peak RSS (${(error as Error).message})\n`,
+    );
   }
   let running = true;
   let scansDuring = 0;
@@ -333,10 +384,23 @@ async function largeScans(base: string, pid: number): Promise<LargeScans> {
   };
   const loops = [loop(), loop()];
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const healthz = await load("GET /healthz during large scans", { url: `${base}/healthz`, connections: 4, duration: DURATION });
+  const healthz = await load("GET /healthz during large scans", {
+    url: `${base}/healthz`,
+    connections: 4,
+    duration: DURATION,
+  });
   running = false;
   await Promise.all(loops);
-  return { bytes: Buffer.byteLength(text), findings, singleMs, concurrentMs, concurrentPeakRss, healthz, scansDuring, failures };
+  return {
+    bytes: Buffer.byteLength(text),
+    findings,
+    singleMs,
+    concurrentMs,
+    concurrentPeakRss,
+    healthz,
+    scansDuring,
+    failures,
+  };
 }
 
 /** Runs a command to its end; its stdout, or an error with its output. */
@@ -346,7 +410,8 @@ async function output(command: string, args: string[], env: NodeJS.ProcessEnv): 
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
   const code = await new Promise((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`${[command, ...args].join(" ")} failed (exit ${String(code)}):\n${text}`);
+  if (code !== 0)
+    throw new Error(`${[command, ...args].join(" ")} failed (exit ${String(code)}):\n${text}`);
   return text;
 }
 
@@ -385,8 +450,23 @@ interface WritesAtLoad {
 /** The writer results of several windows as one: counts added, percentiles over all latencies. */
 function pooled(results: readonly WriterResult[]): WriterResult {
   const latencies = results.flatMap((result) => result.latencies).sort((a, b) => a - b);
-  const percentile = (q: number): number | null => (latencies.length === 0 ? null : latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))]!);
-  const sum = (field: "seconds" | "sent" | "ok" | "non2xx" | "errors" | "timeouts" | "warmUpSent" | "warmUpFailed"): number => results.reduce((total, result) => total + result[field], 0);
+  const percentile = (q: number): number | null =>
+    latencies.length === 0
+      ? null
+      : latencies[
+          Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))
+        ]!;
+  const sum = (
+    field:
+      | "seconds"
+      | "sent"
+      | "ok"
+      | "non2xx"
+      | "errors"
+      | "timeouts"
+      | "warmUpSent"
+      | "warmUpFailed",
+  ): number => results.reduce((total, result) => total + result[field], 0);
   const firstFailure = results.find((result) => result.firstFailure !== undefined)?.firstFailure;
   return {
     seconds: sum("seconds"),
@@ -423,23 +503,45 @@ function median(values: readonly number[]): number {
  * it falls in, spoils one round's ratio rather than the result: the ratio is
  * the median of the rounds'.
  */
-async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: string; scenario: Partial<LoadScenario> & { url: string } }): Promise<WritesAtLoad> {
+async function writesAtLoad(
+  base: string,
+  env: NodeJS.ProcessEnv,
+  read: { name: string; scenario: Partial<LoadScenario> & { url: string } },
+): Promise<WritesAtLoad> {
   // The bench's own editor token, made the way an operator makes one, in the bench's database.
   const tokenCli = path.join(ROOT, "dist/ops/token.js");
   const tokenName = `bench-writer-${Date.now().toString(36)}`;
-  const created = await output(process.execPath, [tokenCli, "create", "--role", "editor", "--name", tokenName], env);
+  const created = await output(
+    process.execPath,
+    [tokenCli, "create", "--role", "editor", "--name", tokenName],
+    env,
+  );
   const secret = /\bkc_[A-Za-z0-9_-]{43}\b/.exec(created)?.[0];
-  if (secret === undefined) throw new Error(`kubecompat token create printed no secret:\n${created}`);
+  if (secret === undefined)
+    throw new Error(`kubecompat token create printed no secret:\n${created}`);
   try {
     let warmUp: WritesRound | undefined;
     const rounds: WritesRound[] = [];
     // Round 0 warms the edit path up (the JIT, the pools) and is not counted: with the reads group left out
     // (BENCH_ONLY=writes) the server would otherwise still be getting faster during the first rounds.
     for (let round = 0; round <= WRITES_ROUNDS; round += 1) {
-      const idle = await load(`${read.name}, no writes (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`, { ...read.scenario, duration: WRITES_DURATION });
+      const idle = await load(
+        `${read.name}, no writes (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`,
+        { ...read.scenario, duration: WRITES_DURATION },
+      );
 
-      const spec: WriterScenario = { base, token: secret, rate: WRITES_PER_SECOND, idPrefix: `bench-${Date.now().toString(36)}-${round}`, mode: WRITES_CONTROL ?? "edits" };
-      const [command, args] = pinned(LOAD_CPUS, process.execPath, ["--import", "tsx", path.join(ROOT, "bench/writer.ts")]);
+      const spec: WriterScenario = {
+        base,
+        token: secret,
+        rate: WRITES_PER_SECOND,
+        idPrefix: `bench-${Date.now().toString(36)}-${round}`,
+        mode: WRITES_CONTROL ?? "edits",
+      };
+      const [command, args] = pinned(LOAD_CPUS, process.execPath, [
+        "--import",
+        "tsx",
+        path.join(ROOT, "bench/writer.ts"),
+      ]);
       const writer = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
       // A writer that died is reported by its exit code, not by an EPIPE on its stdin.
       writer.stdin.on("error", () => undefined);
@@ -457,25 +559,49 @@ async function writesAtLoad(base: string, env: NodeJS.ProcessEnv, read: { name: 
       try {
         await sending;
         await new Promise((resolve) => setTimeout(resolve, WRITES_WARMUP * 1000));
-        withWrites = await load(`${read.name}, ${WRITES_PER_SECOND} edits/s (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`, { ...read.scenario, duration: WRITES_DURATION }, () => writer.stdin.write("measure\n"));
+        withWrites = await load(
+          `${read.name}, ${WRITES_PER_SECOND} edits/s (${round === 0 ? "warm-up round, not counted" : `round ${round}`})`,
+          { ...read.scenario, duration: WRITES_DURATION },
+          () => writer.stdin.write("measure\n"),
+        );
       } finally {
         writer.stdin.end("stop\n");
       }
       const code = await exited;
-      if (code !== 0 || resultLine === undefined) throw new Error(`the writer failed (exit ${String(code)})`);
+      if (code !== 0 || resultLine === undefined)
+        throw new Error(`the writer failed (exit ${String(code)})`);
       const edits = JSON.parse(resultLine) as WriterResult;
-      if (edits.sent === 0) throw new Error("the writer's measured window holds no edit: the load generator never announced its start");
+      if (edits.sent === 0)
+        throw new Error(
+          "the writer's measured window holds no edit: the load generator never announced its start",
+        );
       if (round === 0) warmUp = { idle, withWrites, edits };
       else rounds.push({ idle, withWrites, edits });
     }
-    const readRatio = median(rounds.map((round) => round.withWrites.requests / Math.max(round.idle.requests, 1e-9)));
-    const sum = (rows: readonly Row[]): number => rows.reduce((total, row) => total + row.requests, 0);
-    const meanRatio = sum(rounds.map((round) => round.withWrites)) / Math.max(sum(rounds.map((round) => round.idle)), 1e-9);
-    return { read: read.name, warmUp, rounds, readRatio, meanRatio, edits: pooled(rounds.map((round) => round.edits)) };
+    const readRatio = median(
+      rounds.map((round) => round.withWrites.requests / Math.max(round.idle.requests, 1e-9)),
+    );
+    const sum = (rows: readonly Row[]): number =>
+      rows.reduce((total, row) => total + row.requests, 0);
+    const meanRatio =
+      sum(rounds.map((round) => round.withWrites)) /
+      Math.max(sum(rounds.map((round) => round.idle)), 1e-9);
+    return {
+      read: read.name,
+      warmUp,
+      rounds,
+      readRatio,
+      meanRatio,
+      edits: pooled(rounds.map((round) => round.edits)),
+    };
   } finally {
-    await output(process.execPath, [tokenCli, "revoke", "--name", tokenName], env).catch((error: unknown) => {
-      process.stderr.write(`could not revoke the bench's token ${tokenName}: ${(error as Error).message}\n`);
-    });
+    await output(process.execPath, [tokenCli, "revoke", "--name", tokenName], env).catch(
+      (error: unknown) => {
+        process.stderr.write(
+          `could not revoke the bench's token ${tokenName}: ${(error as Error).message}\n`,
+        );
+      },
+    );
   }
 }
 
@@ -484,7 +610,9 @@ async function main(): Promise<void> {
   const pgPort = await freePort();
   const image = dockerRuntime();
   // The bench's own database, removed after the run (the writes scenario fills it with test records).
-  const pgDir = process.env.DATABASE_URL ? undefined : path.join(os.tmpdir(), `kubecompat-bench-pg-${process.pid}`);
+  const pgDir = process.env.DATABASE_URL
+    ? undefined
+    : path.join(os.tmpdir(), `kubecompat-bench-pg-${process.pid}`);
   const env = {
     ...process.env,
     ...image.env,
@@ -504,28 +632,42 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write("building dist/ (npm run build)...\n");
     const build = spawn("npm", ["run", "-s", "build"], { cwd: ROOT, stdio: "inherit" });
-    if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0) throw new Error("npm run build failed");
+    if ((await new Promise((resolve) => build.once("exit", resolve))) !== 0)
+      throw new Error("npm run build failed");
   }
   const serverFlags = [
     ...(CPU_PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`]),
     // Extra flags for the server's node (e.g. --trace-gc), which NODE_OPTIONS does not all allow.
-    ...(process.env.BENCH_NODE_FLAGS === undefined ? [] : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== "")),
+    ...(process.env.BENCH_NODE_FLAGS === undefined
+      ? []
+      : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter((flag) => flag !== "")),
   ];
-  const [command, args] = pinned(SERVER_CPUS, process.execPath, [...image.nodeFlags, ...serverFlags, image.script]);
+  const [command, args] = pinned(SERVER_CPUS, process.execPath, [
+    ...image.nodeFlags,
+    ...serverFlags,
+    image.script,
+  ]);
   const server = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
   const base = `http://127.0.0.1:${port}`;
   try {
     for (let attempt = 0; ; attempt += 1) {
-      const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+      const ready = await fetch(`${base}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (ready) break;
-      if (attempt > 240 || server.exitCode !== null) throw new Error("the server did not become ready");
+      if (attempt > 240 || server.exitCode !== null)
+        throw new Error("the server did not become ready");
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     // With taskset in between, the server is taskset's child's image: same pid (taskset execs).
     const pid = server.pid!;
     const idleRss = statusField(pid, "VmRSS");
     const movedPostgres = PIN && !process.env.DATABASE_URL ? moveEmbeddedPostgres(pid) : 0;
-    if (PIN && CPU_PROFILE_DIR !== undefined && !moveProfilerThread(pid)) process.stderr.write("could not move the profiler's thread off the server's CPU: the profile undercounts busy time\n");
+    if (PIN && CPU_PROFILE_DIR !== undefined && !moveProfilerThread(pid))
+      process.stderr.write(
+        "could not move the profiler's thread off the server's CPU: the profile undercounts busy time\n",
+      );
     const json = { "content-type": "application/json" };
     const scanInput = manifest(1_000_000);
     const scanBody = JSON.stringify({ manifests: scanInput, targetVersion: "1.29" });
@@ -536,13 +678,30 @@ async function main(): Promise<void> {
     // Warm up the JIT on every path before measuring.
     const warmUps = [
       ...(selected("reads") || selected("writes") ? [["/api/v1/validate", validate] as const] : []),
-      ...(selected("reads") ? ([["/graphql", graphql], ["/api/v1/upgrade-plan", upgrade]] as const) : []),
+      ...(selected("reads")
+        ? ([
+            ["/graphql", graphql],
+            ["/api/v1/upgrade-plan", upgrade],
+          ] as const)
+        : []),
     ];
     for (const [url, body] of warmUps) {
-      await load("warm-up", { url: `${base}${url}`, method: "POST", headers: json, body, duration: 2, distinct: true });
+      await load("warm-up", {
+        url: `${base}${url}`,
+        method: "POST",
+        headers: json,
+        body,
+        duration: 2,
+        distinct: true,
+      });
     }
 
-    const validateScenario = { url: `${base}/api/v1/validate`, method: "POST", headers: json, body: validate } as const;
+    const validateScenario = {
+      url: `${base}/api/v1/validate`,
+      method: "POST",
+      headers: json,
+      body: validate,
+    } as const;
     const rows: Row[] = [];
     let floor: Row | undefined;
     let validateRow: Row | undefined;
@@ -553,21 +712,75 @@ async function main(): Promise<void> {
       rows.push(await load("GET /api/v1/api-removals", { url: `${base}/api/v1/api-removals` }));
       validateRow = await load("POST /api/v1/validate (12 components)", validateScenario);
       rows.push(validateRow);
-      graphqlRow = await load("POST /graphql validateCluster", { url: `${base}/graphql`, method: "POST", headers: json, body: graphql });
+      graphqlRow = await load("POST /graphql validateCluster", {
+        url: `${base}/graphql`,
+        method: "POST",
+        headers: json,
+        body: graphql,
+      });
       rows.push(graphqlRow);
-      rows.push(await load("POST /api/v1/upgrade-plan (1.25 -> 1.30, 3 pools)", { url: `${base}/api/v1/upgrade-plan`, method: "POST", headers: json, body: upgrade }));
+      rows.push(
+        await load("POST /api/v1/upgrade-plan (1.25 -> 1.30, 3 pools)", {
+          url: `${base}/api/v1/upgrade-plan`,
+          method: "POST",
+          headers: json,
+          body: upgrade,
+        }),
+      );
       const fresh = "a new question every request: nothing remembered";
-      rows.push({ ...(await load("POST /api/v1/validate, new plan each time", { url: `${base}/api/v1/validate`, method: "POST", headers: json, body: validate, distinct: true })), note: fresh });
-      rows.push({ ...(await load("POST /graphql validateCluster, new plan each time", { url: `${base}/graphql`, method: "POST", headers: json, body: graphql, distinct: true })), note: fresh });
-      rows.push({ ...(await load("POST /api/v1/upgrade-plan, new plan each time", { url: `${base}/api/v1/upgrade-plan`, method: "POST", headers: json, body: upgrade, distinct: true })), note: fresh });
+      rows.push({
+        ...(await load("POST /api/v1/validate, new plan each time", {
+          url: `${base}/api/v1/validate`,
+          method: "POST",
+          headers: json,
+          body: validate,
+          distinct: true,
+        })),
+        note: fresh,
+      });
+      rows.push({
+        ...(await load("POST /graphql validateCluster, new plan each time", {
+          url: `${base}/graphql`,
+          method: "POST",
+          headers: json,
+          body: graphql,
+          distinct: true,
+        })),
+        note: fresh,
+      });
+      rows.push({
+        ...(await load("POST /api/v1/upgrade-plan, new plan each time", {
+          url: `${base}/api/v1/upgrade-plan`,
+          method: "POST",
+          headers: json,
+          body: upgrade,
+          distinct: true,
+        })),
+        note: fresh,
+      });
     }
     let single: Row | undefined;
     let bareParseMs = 0;
     let loadAllMs = 0;
     let large: LargeScans | undefined;
     if (selected("scan")) {
-      rows.push(await load("POST /api/v1/scan (1 MB manifest, 2 connections)", { url: `${base}/api/v1/scan`, method: "POST", headers: json, body: scanBody, connections: 2 }));
-      single = await load("scan, one connection", { url: `${base}/api/v1/scan`, method: "POST", headers: json, body: scanBody, connections: 1, duration: 5 });
+      rows.push(
+        await load("POST /api/v1/scan (1 MB manifest, 2 connections)", {
+          url: `${base}/api/v1/scan`,
+          method: "POST",
+          headers: json,
+          body: scanBody,
+          connections: 2,
+        }),
+      );
+      single = await load("scan, one connection", {
+        url: `${base}/api/v1/scan`,
+        method: "POST",
+        headers: json,
+        body: scanBody,
+        connections: 1,
+        duration: 5,
+      });
       // Yardsticks, in this process on the same input: js-yaml's loadAll (the target), and the yaml library's
       // parseAllDocuments, which the scan took as long as before the fast path (1.02x of it in earlier runs).
       const medianTime = (run: () => void): number => {
@@ -595,28 +808,48 @@ async function main(): Promise<void> {
     const rssBeforeWrites = statusField(pid, "VmRSS");
     if (selected("writes")) {
       if (process.env.DATABASE_URL && process.env.BENCH_WRITES_ON_DATABASE_URL !== "1") {
-        writesSkipped = "DATABASE_URL is set, and this scenario would add its records to that database: unset it (the bench then runs its own embedded PostgreSQL) or set BENCH_WRITES_ON_DATABASE_URL=1";
+        writesSkipped =
+          "DATABASE_URL is set, and this scenario would add its records to that database: unset it (the bench then runs its own embedded PostgreSQL) or set BENCH_WRITES_ON_DATABASE_URL=1";
       } else {
-        writes = await writesAtLoad(base, env, { name: "POST /api/v1/validate (12 components)", scenario: validateScenario });
+        writes = await writesAtLoad(base, env, {
+          name: "POST /api/v1/validate (12 components)",
+          scenario: validateScenario,
+        });
       }
     }
     const writesRss = statusField(pid, "VmRSS");
     const writesPeakRss = statusField(pid, "VmHWM");
 
     const cpu = os.cpus()[0]?.model ?? "?";
-    process.stdout.write(`\nkubecompat benchmark: ${CPUS} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per scenario${ONLY.length > 0 ? ` (BENCH_ONLY=${ONLY.join(",")})` : ""}\n`);
     process.stdout.write(
-      PIN ? `server pinned to CPU ${SERVER_CPUS}, load generator (autocannon, own process) to CPU ${LOAD_CPUS}\n` : "server and load generator share the CPUs (no taskset, one CPU, or BENCH_NO_PIN set)\n",
+      `\nkubecompat benchmark: ${CPUS} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per scenario${ONLY.length > 0 ? ` (BENCH_ONLY=${ONLY.join(",")})` : ""}\n`,
     );
-    if (movedPostgres > 0) process.stdout.write(`embedded PostgreSQL (${movedPostgres} processes) moved to CPU ${LOAD_CPUS}, off the server's: in production it runs in its own container\n`);
-    process.stdout.write(`server: node ${image.nodeFlags.join(" ")} ${image.script}; ${Object.entries(image.env).map(([name, value]) => `${name}=${value}`).join(" ")} (the Dockerfile's)\n\n`);
-    const ratio = (row: Row): string => (floor === undefined ? "-" : `${((row.requests / floor.requests) * 100).toFixed(1)}%`);
-    const p99Ratio = (row: Row): string => (floor === undefined ? "-" : `${(row.p99 / Math.max(floor.p99, 0.01)).toFixed(2)}x`);
+    process.stdout.write(
+      PIN
+        ? `server pinned to CPU ${SERVER_CPUS}, load generator (autocannon, own process) to CPU ${LOAD_CPUS}\n`
+        : "server and load generator share the CPUs (no taskset, one CPU, or BENCH_NO_PIN set)\n",
+    );
+    if (movedPostgres > 0)
+      process.stdout.write(
+        `embedded PostgreSQL (${movedPostgres} processes) moved to CPU ${LOAD_CPUS}, off the server's: in production it runs in its own container\n`,
+      );
+    process.stdout.write(
+      `server: node ${image.nodeFlags.join(" ")} ${image.script}; ${Object.entries(image.env)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" ")} (the Dockerfile's)\n\n`,
+    );
+    const ratio = (row: Row): string =>
+      floor === undefined ? "-" : `${((row.requests / floor.requests) * 100).toFixed(1)}%`;
+    const p99Ratio = (row: Row): string =>
+      floor === undefined ? "-" : `${(row.p99 / Math.max(floor.p99, 0.01)).toFixed(2)}x`;
     if (rows.length > 0) {
       const table = [
         "| scenario | req/s | p50 ms | p99 ms | throughput vs floor | p99 vs floor | errors | non-2xx |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
-        ...rows.map((row) => `| ${row.name}${row.note ? ` (${row.note})` : ""} | ${row.requests.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${ratio(row)} | ${p99Ratio(row)} | ${row.errors} | ${row.non2xx} |`),
+        ...rows.map(
+          (row) =>
+            `| ${row.name}${row.note ? ` (${row.note})` : ""} | ${row.requests.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${ratio(row)} | ${p99Ratio(row)} | ${row.errors} | ${row.non2xx} |`,
+        ),
       ];
       process.stdout.write(`${table.join("\n")}\n\n`);
     }
@@ -637,11 +870,15 @@ async function main(): Promise<void> {
       );
     }
     if (selected("reads") || selected("scan")) {
-      process.stdout.write(`server resident memory: ${idleRss.toFixed(0)} MB idle after start, ${rss.toFixed(0)} MB after the run, ${peakRss.toFixed(0)} MB at the peak\n`);
+      process.stdout.write(
+        `server resident memory: ${idleRss.toFixed(0)} MB idle after start, ${rss.toFixed(0)} MB after the run, ${peakRss.toFixed(0)} MB at the peak\n`,
+      );
     }
-    const ms = (value: number | null): string => (value === null ? "n/a" : `${value.toFixed(1)} ms`);
+    const ms = (value: number | null): string =>
+      value === null ? "n/a" : `${value.toFixed(1)} ms`;
     const readRatio = writes === undefined ? 0 : writes.readRatio;
-    const editsPerSecond = writes === undefined ? 0 : writes.edits.ok / Math.max(writes.edits.seconds, 1e-9);
+    const editsPerSecond =
+      writes === undefined ? 0 : writes.edits.ok / Math.max(writes.edits.seconds, 1e-9);
     if (writes !== undefined) {
       const { rounds, edits } = writes;
       process.stdout.write(
@@ -651,10 +888,12 @@ async function main(): Promise<void> {
           "",
           "| run | reads/s | read p50 ms | read p99 ms | errors | non-2xx | ratio | edit p50 | edit p99 |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-          ...[...(writes.warmUp === undefined ? [] : [writes.warmUp]), ...rounds].flatMap(({ idle, withWrites, edits: roundEdits }) => [
-            `| ${idle.name} | ${idle.requests.toFixed(0)} | ${idle.p50.toFixed(2)} | ${idle.p99.toFixed(2)} | ${idle.errors} | ${idle.non2xx} | | | |`,
-            `| ${withWrites.name} | ${withWrites.requests.toFixed(0)} | ${withWrites.p50.toFixed(2)} | ${withWrites.p99.toFixed(2)} | ${withWrites.errors} | ${withWrites.non2xx} | ${(withWrites.requests / Math.max(idle.requests, 1e-9)).toFixed(3)} | ${ms(roundEdits.p50)} | ${ms(roundEdits.p99)} |`,
-          ]),
+          ...[...(writes.warmUp === undefined ? [] : [writes.warmUp]), ...rounds].flatMap(
+            ({ idle, withWrites, edits: roundEdits }) => [
+              `| ${idle.name} | ${idle.requests.toFixed(0)} | ${idle.p50.toFixed(2)} | ${idle.p99.toFixed(2)} | ${idle.errors} | ${idle.non2xx} | | | |`,
+              `| ${withWrites.name} | ${withWrites.requests.toFixed(0)} | ${withWrites.p50.toFixed(2)} | ${withWrites.p99.toFixed(2)} | ${withWrites.errors} | ${withWrites.non2xx} | ${(withWrites.requests / Math.max(idle.requests, 1e-9)).toFixed(3)} | ${ms(roundEdits.p50)} | ${ms(roundEdits.p99)} |`,
+            ],
+          ),
           "",
           `reads with writes / reads without = ${readRatio.toFixed(3)} (median of the rounds; all the rounds' reads together: ${writes.meanRatio.toFixed(3)})`,
           `edits of all rounds: ${edits.sent} sent in ${edits.seconds.toFixed(1)} s (${(edits.sent / Math.max(edits.seconds, 1e-9)).toFixed(1)}/s), ${edits.ok} answered 2xx = ${editsPerSecond.toFixed(1)} edits/s; latency p50 ${ms(edits.p50)}, p99 ${ms(edits.p99)}, max ${ms(edits.max)}; ${edits.errors} errors (${edits.timeouts} of them no answer within 10 s, counted in the latencies at 10 s), ${edits.non2xx} non-2xx; writer sent at most ${edits.maxSendLagMs.toFixed(1)} ms late; warm-up ${edits.warmUpSent} edits, ${edits.warmUpFailed} failed`,
@@ -671,62 +910,129 @@ async function main(): Promise<void> {
       rows.reduce((sum, row) => sum + row.errors + row.non2xx, 0) +
       (single === undefined ? 0 : single.errors + single.non2xx) +
       (large === undefined ? 0 : large.failures + large.healthz.errors + large.healthz.non2xx) +
-      (writes === undefined ? 0 : writes.rounds.reduce((sum, round) => sum + round.idle.errors + round.idle.non2xx + round.withWrites.errors + round.withWrites.non2xx, 0) + writes.edits.errors + (WRITES_CONTROL === "refused" ? writes.edits.ok : writes.edits.non2xx));
+      (writes === undefined
+        ? 0
+        : writes.rounds.reduce(
+            (sum, round) =>
+              sum +
+              round.idle.errors +
+              round.idle.non2xx +
+              round.withWrites.errors +
+              round.withWrites.non2xx,
+            0,
+          ) +
+          writes.edits.errors +
+          (WRITES_CONTROL === "refused" ? writes.edits.ok : writes.edits.non2xx));
     const targets: Array<readonly [string, boolean | "skipped"]> = [];
     if (floor !== undefined && validateRow !== undefined && graphqlRow !== undefined) {
       targets.push(
-        [`validate REST >= 60% of floor (${((validateRow.requests / floor.requests) * 100).toFixed(0)}%)`, validateRow.requests / floor.requests >= 0.6],
-        [`validate REST p99 <= 1.5x floor p99 (${(validateRow.p99 / floor.p99).toFixed(2)}x)`, validateRow.p99 <= 1.5 * floor.p99],
-        [`validate GraphQL >= 45% of floor (${((graphqlRow.requests / floor.requests) * 100).toFixed(0)}%)`, graphqlRow.requests / floor.requests >= 0.45],
+        [
+          `validate REST >= 60% of floor (${((validateRow.requests / floor.requests) * 100).toFixed(0)}%)`,
+          validateRow.requests / floor.requests >= 0.6,
+        ],
+        [
+          `validate REST p99 <= 1.5x floor p99 (${(validateRow.p99 / floor.p99).toFixed(2)}x)`,
+          validateRow.p99 <= 1.5 * floor.p99,
+        ],
+        [
+          `validate GraphQL >= 45% of floor (${((graphqlRow.requests / floor.requests) * 100).toFixed(0)}%)`,
+          graphqlRow.requests / floor.requests >= 0.45,
+        ],
       );
     }
     if (single !== undefined) {
       targets.push(
-        [`scan within 1.5x of js-yaml loadAll (${(single.p50 / loadAllMs).toFixed(2)}x)`, single.p50 <= 1.5 * loadAllMs],
-        [`scan >= 15x faster than before the fast path (${(bareParseMs / single.p50).toFixed(1)}x)`, bareParseMs / single.p50 >= 15],
+        [
+          `scan within 1.5x of js-yaml loadAll (${(single.p50 / loadAllMs).toFixed(2)}x)`,
+          single.p50 <= 1.5 * loadAllMs,
+        ],
+        [
+          `scan >= 15x faster than before the fast path (${(bareParseMs / single.p50).toFixed(1)}x)`,
+          bareParseMs / single.p50 >= 15,
+        ],
       );
     }
     if (large !== undefined) {
       targets.push(
-        [`10 MiB scan < 1 s (median ${median(large.singleMs).toFixed(0)} ms)`, median(large.singleMs) < 1000],
-        [`four concurrent 10 MiB scans < 300 MB peak RSS (${large.concurrentPeakRss.toFixed(0)} MB)`, large.concurrentPeakRss < 300],
-        [`/healthz p99 < 50 ms during large scans (${large.healthz.p99.toFixed(1)} ms)`, large.healthz.p99 < 50],
+        [
+          `10 MiB scan < 1 s (median ${median(large.singleMs).toFixed(0)} ms)`,
+          median(large.singleMs) < 1000,
+        ],
+        [
+          `four concurrent 10 MiB scans < 300 MB peak RSS (${large.concurrentPeakRss.toFixed(0)} MB)`,
+          large.concurrentPeakRss < 300,
+        ],
+        [
+          `/healthz p99 < 50 ms during large scans (${large.healthz.p99.toFixed(1)} ms)`,
+          large.healthz.p99 < 50,
+        ],
       );
     }
-    const fresh = (name: string) => rows.find((row) => row.name.startsWith(name) && row.note !== undefined);
+    const fresh = (name: string) =>
+      rows.find((row) => row.name.startsWith(name) && row.note !== undefined);
     const freshTargets: Array<readonly [string, string, number]> = [
       ["POST /api/v1/validate, new plan", "validate REST, a new plan every request", 0.6],
-      ["POST /graphql validateCluster, new plan", "validate GraphQL, a new plan every request", 0.45],
+      [
+        "POST /graphql validateCluster, new plan",
+        "validate GraphQL, a new plan every request",
+        0.45,
+      ],
       ["POST /api/v1/upgrade-plan, new plan", "upgrade plans, a new plan every request", 0.3],
     ];
     for (const [prefix, name, goal] of freshTargets) {
       const row = fresh(prefix);
-      if (row !== undefined && floor !== undefined) targets.push([`${name} >= ${goal * 100}% of floor (${((row.requests / floor.requests) * 100).toFixed(0)}%)`, row.requests / floor.requests >= goal]);
+      if (row !== undefined && floor !== undefined)
+        targets.push([
+          `${name} >= ${goal * 100}% of floor (${((row.requests / floor.requests) * 100).toFixed(0)}%)`,
+          row.requests / floor.requests >= goal,
+        ]);
     }
-    if (selected("reads") || selected("scan")) targets.push([`RSS < 200 MB after the run (${rss.toFixed(0)} MB)`, rss < 200]);
+    if (selected("reads") || selected("scan"))
+      targets.push([`RSS < 200 MB after the run (${rss.toFixed(0)} MB)`, rss < 200]);
     if (writes !== undefined && WRITES_CONTROL !== undefined) {
-      targets.push([`edits and the read rate with them (BENCH_WRITES_CONTROL=${WRITES_CONTROL}, a control run: reads kept ${(readRatio * 100).toFixed(1)}%, p99 ${ms(writes.edits.p99)})`, "skipped"]);
+      targets.push([
+        `edits and the read rate with them (BENCH_WRITES_CONTROL=${WRITES_CONTROL}, a control run: reads kept ${(readRatio * 100).toFixed(1)}%, p99 ${ms(writes.edits.p99)})`,
+        "skipped",
+      ]);
     } else if (writes !== undefined) {
       targets.push(
         [
           `edits sustained at ${WRITES_PER_SECOND}/s with p99 < ${EDIT_P99_TARGET_MS} ms (${editsPerSecond.toFixed(1)}/s answered 2xx, p99 ${ms(writes.edits.p99)})`,
-          editsPerSecond >= 0.95 * WRITES_PER_SECOND && writes.edits.p99 !== null && writes.edits.p99 < EDIT_P99_TARGET_MS,
+          editsPerSecond >= 0.95 * WRITES_PER_SECOND &&
+            writes.edits.p99 !== null &&
+            writes.edits.p99 < EDIT_P99_TARGET_MS,
         ],
-        [`reads with ${WRITES_PER_SECOND} edits/s >= ${READS_KEPT_TARGET * 100}% of reads with none (${(readRatio * 100).toFixed(1)}%, median of ${writes.rounds.length} rounds)`, readRatio >= READS_KEPT_TARGET],
+        [
+          `reads with ${WRITES_PER_SECOND} edits/s >= ${READS_KEPT_TARGET * 100}% of reads with none (${(readRatio * 100).toFixed(1)}%, median of ${writes.rounds.length} rounds)`,
+          readRatio >= READS_KEPT_TARGET,
+        ],
         // Thousands of edits: what each one leaves behind (old snapshots, what was derived from them) must go. A list that
         // kept every earlier one alive grew the RSS by 60 MB over the group's 2 200 edits.
-        [`RSS grows < 30 MB over the writes (${rssBeforeWrites.toFixed(0)} → ${writesRss.toFixed(0)} MB, ${writes.edits.sent + writes.edits.warmUpSent} edits)`, writesRss - rssBeforeWrites < 30],
+        [
+          `RSS grows < 30 MB over the writes (${rssBeforeWrites.toFixed(0)} → ${writesRss.toFixed(0)} MB, ${writes.edits.sent + writes.edits.warmUpSent} edits)`,
+          writesRss - rssBeforeWrites < 30,
+        ],
       );
     } else if (writesSkipped !== undefined) {
-      targets.push([`edits at ${WRITES_PER_SECOND}/s with p99 < ${EDIT_P99_TARGET_MS} ms`, "skipped"], [`reads with writes >= ${READS_KEPT_TARGET * 100}% of reads with none`, "skipped"]);
+      targets.push(
+        [`edits at ${WRITES_PER_SECOND}/s with p99 < ${EDIT_P99_TARGET_MS} ms`, "skipped"],
+        [`reads with writes >= ${READS_KEPT_TARGET * 100}% of reads with none`, "skipped"],
+      );
     }
     targets.push([`no errors and no non-2xx answers (${errors})`, errors === 0]);
-    process.stdout.write(`\ntargets:\n${targets.map(([name, met]) => `  ${met === "skipped" ? "SKIPPED" : met ? "met    " : "MISSED "} ${name}`).join("\n")}\n`);
+    process.stdout.write(
+      `\ntargets:\n${targets.map(([name, met]) => `  ${met === "skipped" ? "SKIPPED" : met ? "met    " : "MISSED "} ${name}`).join("\n")}\n`,
+    );
   } finally {
     server.kill("SIGTERM");
-    if (server.exitCode === null && server.signalCode === null) await new Promise((resolve) => server.once("exit", resolve));
+    if (server.exitCode === null && server.signalCode === null)
+      await new Promise((resolve) => server.once("exit", resolve));
     if (pgDir !== undefined) fs.rmSync(pgDir, { recursive: true, force: true });
-    if (CPU_PROFILE_DIR !== undefined) fs.writeFileSync(path.join(CPU_PROFILE_DIR, "windows.json"), `${JSON.stringify(windows, null, 2)}\n`);
+    if (CPU_PROFILE_DIR !== undefined)
+      fs.writeFileSync(
+        path.join(CPU_PROFILE_DIR, "windows.json"),
+        `${JSON.stringify(windows, null, 2)}\n`,
+      );
   }
 }
 

@@ -124,7 +124,13 @@ function send(n: number): void {
       {
         method: healthz ? "GET" : "POST",
         agent,
-        headers: healthz ? {} : { authorization: `Bearer ${scenario.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: healthz
+          ? {}
+          : {
+              authorization: `Bearer ${scenario.token}`,
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(body),
+            },
         timeout: TIMEOUT_MS,
       },
       (response) => {
@@ -134,7 +140,12 @@ function send(n: number): void {
         response.on("data", (chunk: string) => {
           if (status < 200 || status > 299) text += chunk;
         });
-        response.on("end", () => finish(status, status >= 200 && status <= 299 ? undefined : `HTTP ${status}: ${text.slice(0, 500)}`));
+        response.on("end", () =>
+          finish(
+            status,
+            status >= 200 && status <= 299 ? undefined : `HTTP ${status}: ${text.slice(0, 500)}`,
+          ),
+        );
         response.on("error", (error) => finish("error", error.message));
       },
     );
@@ -182,9 +193,16 @@ await Promise.all([...pending]);
 agent.destroy();
 
 const measured = outcomes.filter((outcome) => outcome.phase === "measured");
-const timed = measured.filter((outcome) => outcome.status !== "error").map((outcome) => outcome.latencyMs).sort((a, b) => a - b);
-const percentile = (q: number): number | null => (timed.length === 0 ? null : timed[Math.min(timed.length - 1, Math.max(0, Math.ceil(q * timed.length) - 1))]!);
-const isOk = (outcome: Outcome): boolean => typeof outcome.status === "number" && outcome.status >= 200 && outcome.status <= 299;
+const timed = measured
+  .filter((outcome) => outcome.status !== "error")
+  .map((outcome) => outcome.latencyMs)
+  .sort((a, b) => a - b);
+const percentile = (q: number): number | null =>
+  timed.length === 0
+    ? null
+    : timed[Math.min(timed.length - 1, Math.max(0, Math.ceil(q * timed.length) - 1))]!;
+const isOk = (outcome: Outcome): boolean =>
+  typeof outcome.status === "number" && outcome.status >= 200 && outcome.status <= 299;
 const warmUp = outcomes.filter((outcome) => outcome.phase === "warm-up");
 const result: WriterResult = {
   seconds: measureStart === 0 ? 0 : (measureEnd - measureStart) / 1000,

@@ -26,7 +26,11 @@ function builtAt() {
 /** Whether a file under src/ (or a tsconfig) changed after `built`. */
 function changedSince(built) {
   const inputs = [path.join(root, "tsconfig.json"), path.join(root, "tsconfig.build.json")];
-  const files = fs.existsSync(source) ? fs.readdirSync(source, { recursive: true, encoding: "utf8" }).map((file) => path.join(source, file)) : [];
+  const files = fs.existsSync(source)
+    ? fs
+        .readdirSync(source, { recursive: true, encoding: "utf8" })
+        .map((file) => path.join(source, file))
+    : [];
   return [...inputs, ...files].some((file) => {
     try {
       return fs.statSync(file).mtimeMs > built;
@@ -53,7 +57,9 @@ if (built !== undefined && !changedSince(built)) {
   } else if (fs.existsSync(compiled)) {
     await import(pathToFileURL(compiled).href);
   } else {
-    process.stderr.write("kubecompat: dist/ is not built and tsx is not installed: run npm run build (with the dev dependencies installed)\n");
+    process.stderr.write(
+      "kubecompat: dist/ is not built and tsx is not installed: run npm run build (with the dev dependencies installed)\n",
+    );
     process.exit(1);
   }
 }

@@ -32,7 +32,8 @@ const BUILD_INFO = ".tsbuildinfo";
 const args = process.argv.slice(2);
 const outFlag = args.indexOf("--outDir");
 const outDir = outFlag >= 0 ? path.resolve(args[outFlag + 1] ?? "") : path.join(root, "dist");
-const extra = outFlag >= 0 ? args.filter((_, index) => index !== outFlag && index !== outFlag + 1) : args;
+const extra =
+  outFlag >= 0 ? args.filter((_, index) => index !== outFlag && index !== outFlag + 1) : args;
 
 /** Every .ts file under src/, relative to it ("graphql/server.ts"). */
 function sources() {
@@ -46,7 +47,11 @@ const compiledName = (source) => source.replace(/\.ts$/, ".js");
 
 const tsc = (() => {
   try {
-    return path.join(path.dirname(fileURLToPath(import.meta.resolve("typescript/package.json"))), "bin", "tsc");
+    return path.join(
+      path.dirname(fileURLToPath(import.meta.resolve("typescript/package.json"))),
+      "bin",
+      "tsc",
+    );
   } catch {
     return undefined;
   }
@@ -54,10 +59,14 @@ const tsc = (() => {
 
 if (tsc === undefined || !fs.existsSync(tsc)) {
   if (fs.existsSync(path.join(outDir, "server.js"))) {
-    process.stderr.write(`build: TypeScript is not installed (production dependencies only): running ${path.relative(root, outDir) || "."}/ as it was built\n`);
+    process.stderr.write(
+      `build: TypeScript is not installed (production dependencies only): running ${path.relative(root, outDir) || "."}/ as it was built\n`,
+    );
     process.exit(0);
   }
-  process.stderr.write("build: TypeScript is not installed and there is no dist/ to run: build where the dev dependencies are installed (npm ci && npm run build) and ship dist/ with the production install\n");
+  process.stderr.write(
+    "build: TypeScript is not installed and there is no dist/ to run: build where the dev dependencies are installed (npm ci && npm run build) and ship dist/ with the production install\n",
+  );
   process.exit(1);
 }
 
@@ -73,16 +82,33 @@ const lastBuild = (() => {
 const missing =
   lastBuild === undefined
     ? []
-    : sources().filter((source) => !fs.existsSync(path.join(outDir, compiledName(source))) && fs.statSync(path.join(SOURCE, source)).mtimeMs <= lastBuild);
+    : sources().filter(
+        (source) =>
+          !fs.existsSync(path.join(outDir, compiledName(source))) &&
+          fs.statSync(path.join(SOURCE, source)).mtimeMs <= lastBuild,
+      );
 const tscArgs =
   outFlag >= 0
-    ? ["-p", CONFIG, "--outDir", outDir, "--tsBuildInfoFile", path.join(outDir, BUILD_INFO), ...extra]
+    ? [
+        "-p",
+        CONFIG,
+        "--outDir",
+        outDir,
+        "--tsBuildInfoFile",
+        path.join(outDir, BUILD_INFO),
+        ...extra,
+      ]
     : ["--build", CONFIG, ...(missing.length > 0 ? ["--force"] : []), ...extra];
-if (missing.length > 0 && outFlag < 0) process.stderr.write(`build: ${missing.length} compiled file(s) missing from dist/ (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", ..." : ""}): building everything\n`);
+if (missing.length > 0 && outFlag < 0)
+  process.stderr.write(
+    `build: ${missing.length} compiled file(s) missing from dist/ (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", ..." : ""}): building everything\n`,
+  );
 const result = spawnSync(process.execPath, [tsc, ...tscArgs], { cwd: root, stdio: "inherit" });
 if (result.status !== 0) {
   fs.rmSync(path.join(outDir, STAMP), { force: true });
-  process.stderr.write(`build: tsc failed (exit ${result.status ?? result.signal}); dist/ is not up to date\n`);
+  process.stderr.write(
+    `build: tsc failed (exit ${result.status ?? result.signal}); dist/ is not up to date\n`,
+  );
   process.exit(result.status ?? 1);
 }
 
@@ -90,7 +116,10 @@ if (result.status !== 0) {
 const expected = new Set(sources().map(compiledName));
 for (const file of fs.readdirSync(outDir, { recursive: true, encoding: "utf8" })) {
   const relative = file.split(path.sep).join("/");
-  if (/\.(js|js\.map|d\.ts)$/.test(relative) && !expected.has(relative.replace(/\.js\.map$|\.d\.ts$/, ".js"))) {
+  if (
+    /\.(js|js\.map|d\.ts)$/.test(relative) &&
+    !expected.has(relative.replace(/\.js\.map$|\.d\.ts$/, ".js"))
+  ) {
     fs.rmSync(path.join(outDir, file), { force: true });
   }
 }

@@ -38,7 +38,12 @@ export const DOCKERFILE = path.join(REPO_ROOT, "Dockerfile");
 export type StageStep =
   | { readonly kind: "workdir"; readonly path: string }
   | { readonly kind: "env"; readonly values: Readonly<Record<string, string>> }
-  | { readonly kind: "copy"; readonly from: string | undefined; readonly sources: readonly string[]; readonly dest: string }
+  | {
+      readonly kind: "copy";
+      readonly from: string | undefined;
+      readonly sources: readonly string[];
+      readonly dest: string;
+    }
   | { readonly kind: "run"; readonly command: string }
   | { readonly kind: "user"; readonly user: string };
 
@@ -62,7 +67,15 @@ export function parseDockerfile(text: string): DockerStage[] {
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== "" && !line.startsWith("#"));
-  const stages: Array<{ name: string | undefined; base: string; steps: StageStep[]; env: Record<string, string>; workdir: string; user: string | undefined; cmd: string[] }> = [];
+  const stages: Array<{
+    name: string | undefined;
+    base: string;
+    steps: StageStep[];
+    env: Record<string, string>;
+    workdir: string;
+    user: string | undefined;
+    cmd: string[];
+  }> = [];
   for (const line of lines) {
     const match = /^([A-Za-z]+)\s+(.*)$/.exec(line);
     if (!match) throw new Error(`Dockerfile: cannot read "${line}"`);
@@ -71,7 +84,15 @@ export function parseDockerfile(text: string): DockerStage[] {
     if (instruction === "FROM") {
       const from = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(rest);
       if (!from) throw new Error(`Dockerfile: cannot read FROM ${rest}`);
-      stages.push({ name: from[2], base: from[1]!, steps: [], env: {}, workdir: "/", user: undefined, cmd: [] });
+      stages.push({
+        name: from[2],
+        base: from[1]!,
+        steps: [],
+        env: {},
+        workdir: "/",
+        user: undefined,
+        cmd: [],
+      });
       continue;
     }
     const stage = stages.at(-1);
@@ -85,7 +106,8 @@ export function parseDockerfile(text: string): DockerStage[] {
           if (!legacy) throw new Error(`Dockerfile: cannot read ENV ${rest}`);
           values[legacy[1]!] = legacy[2]!;
         }
-        for (const pair of pairs) values[pair[1]!] = pair[2]!.startsWith('"') ? (JSON.parse(pair[2]!) as string) : pair[2]!;
+        for (const pair of pairs)
+          values[pair[1]!] = pair[2]!.startsWith('"') ? (JSON.parse(pair[2]!) as string) : pair[2]!;
         Object.assign(stage.env, values);
         stage.steps.push({ kind: "env", values });
         break;
@@ -100,14 +122,21 @@ export function parseDockerfile(text: string): DockerStage[] {
         while (words[0]?.startsWith("--")) {
           const flag = words.shift()!;
           if (flag.startsWith("--from=")) from = flag.slice("--from=".length);
-          else throw new Error(`Dockerfile: COPY ${flag} is not something the replay (scripts/docker-stage.ts) knows how to do`);
+          else
+            throw new Error(
+              `Dockerfile: COPY ${flag} is not something the replay (scripts/docker-stage.ts) knows how to do`,
+            );
         }
-        if (words.length < 2) throw new Error(`Dockerfile: COPY ${rest} needs a source and a destination`);
+        if (words.length < 2)
+          throw new Error(`Dockerfile: COPY ${rest} needs a source and a destination`);
         stage.steps.push({ kind: "copy", from, sources: words.slice(0, -1), dest: words.at(-1)! });
         break;
       }
       case "RUN":
-        if (rest.startsWith("[")) throw new Error("Dockerfile: RUN in exec form is not something the replay knows how to do");
+        if (rest.startsWith("["))
+          throw new Error(
+            "Dockerfile: RUN in exec form is not something the replay knows how to do",
+          );
         stage.steps.push({ kind: "run", command: rest });
         break;
       case "USER":
@@ -115,7 +144,10 @@ export function parseDockerfile(text: string): DockerStage[] {
         stage.steps.push({ kind: "user", user: rest });
         break;
       case "CMD":
-        if (!rest.startsWith("[")) throw new Error("Dockerfile: CMD must be in exec form (a JSON array), so signals reach node");
+        if (!rest.startsWith("["))
+          throw new Error(
+            "Dockerfile: CMD must be in exec form (a JSON array), so signals reach node",
+          );
         stage.cmd = JSON.parse(rest) as string[];
         break;
       case "EXPOSE":
@@ -124,7 +156,9 @@ export function parseDockerfile(text: string): DockerStage[] {
         // Metadata for the engine; test/deployment-files.test.ts checks them against the app.
         break;
       default:
-        throw new Error(`Dockerfile: ${instruction} is not something the replay (scripts/docker-stage.ts) knows how to do`);
+        throw new Error(
+          `Dockerfile: ${instruction} is not something the replay (scripts/docker-stage.ts) knows how to do`,
+        );
     }
   }
   return stages;
@@ -146,10 +180,19 @@ export function dockerignore(text: string): (relative: string) => boolean {
     .filter((line) => line !== "" && !line.startsWith("#"))
     .map((line) => {
       const negated = line.startsWith("!");
-      const pattern = path.posix.normalize((negated ? line.slice(1) : line).replace(/^\/+/, "")).replace(/\/+$/, "");
+      const pattern = path.posix
+        .normalize((negated ? line.slice(1) : line).replace(/^\/+/, ""))
+        .replace(/\/+$/, "");
       const source = pattern
         .split("/")
-        .map((segment) => (segment === "**" ? "(?:.*)" : segment.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]")))
+        .map((segment) =>
+          segment === "**"
+            ? "(?:.*)"
+            : segment
+                .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+                .replace(/\*/g, "[^/]*")
+                .replace(/\?/g, "[^/]"),
+        )
         .join("/")
         .replace(/\(\?:\.\*\)\//g, "(?:.*/)?");
       return { negated, expression: new RegExp(`^${source}$`) };
@@ -195,18 +238,40 @@ function imagePath(root: string, inside: string): string {
 function userIds(name: string): { uid: number; gid: number } | undefined {
   try {
     return {
-      uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()),
-      gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()),
+      uid: Number(
+        execFileSync("id", ["-u", name], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "ignore"],
+        }).trim(),
+      ),
+      gid: Number(
+        execFileSync("id", ["-g", name], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "ignore"],
+        }).trim(),
+      ),
     };
   } catch {
     return undefined;
   }
 }
 
-function run(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }, what: string): void {
-  const result = spawnSync(command, args, { ...options, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  what: string,
+): void {
+  const result = spawnSync(command, args, {
+    ...options,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status !== 0) {
-    throw new Error(`${what} failed (exit ${result.status ?? result.signal}):\n${(result.stdout ?? "").slice(-3000)}\n${(result.stderr ?? "").slice(-3000)}`);
+    throw new Error(
+      `${what} failed (exit ${result.status ?? result.signal}):\n${(result.stdout ?? "").slice(-3000)}\n${(result.stderr ?? "").slice(-3000)}`,
+    );
   }
 }
 
@@ -220,7 +285,9 @@ export function replayRuntimeStage(options: ReplayOptions = {}): ReplayedStage {
   fs.chmodSync(root, 0o755);
   const remove = (): void => fs.rmSync(root, { recursive: true, force: true });
   try {
-    const ignored = fs.existsSync(path.join(REPO_ROOT, ".dockerignore")) ? dockerignore(fs.readFileSync(path.join(REPO_ROOT, ".dockerignore"), "utf8")) : () => false;
+    const ignored = fs.existsSync(path.join(REPO_ROOT, ".dockerignore"))
+      ? dockerignore(fs.readFileSync(path.join(REPO_ROOT, ".dockerignore"), "utf8"))
+      : () => false;
     const home = path.join(root, "root");
     const npmCache = path.join(root, "npm-cache");
     fs.mkdirSync(home, { recursive: true });
@@ -228,7 +295,12 @@ export function replayRuntimeStage(options: ReplayOptions = {}): ReplayedStage {
     const machineCache = path.join(os.homedir(), ".npm", "_cacache");
     if (fs.existsSync(machineCache)) {
       fs.mkdirSync(npmCache, { recursive: true });
-      run("cp", ["-al", machineCache, path.join(npmCache, "_cacache")], { cwd: root, env: process.env }, "linking the npm cache");
+      run(
+        "cp",
+        ["-al", machineCache, path.join(npmCache, "_cacache")],
+        { cwd: root, env: process.env },
+        "linking the npm cache",
+      );
     }
     let workdir = "/";
     const env: Record<string, string> = {};
@@ -249,7 +321,9 @@ export function replayRuntimeStage(options: ReplayOptions = {}): ReplayedStage {
             const build = stages.find((candidate) => candidate.name === step.from);
             const source = step.sources.length === 1 ? step.sources[0]! : "";
             if (build === undefined || source !== path.posix.join(build.workdir, "dist")) {
-              throw new Error(`COPY --from=${step.from} ${step.sources.join(" ")}: the replay provides only the build stage's dist/ (npm run build)`);
+              throw new Error(
+                `COPY --from=${step.from} ${step.sources.join(" ")}: the replay provides only the build stage's dist/ (npm run build)`,
+              );
             }
             const dist = options.dist ?? buildDist(root, log);
             log(`COPY --from=${step.from} ${source} ${step.dest} (from ${dist})`);
@@ -258,13 +332,17 @@ export function replayRuntimeStage(options: ReplayOptions = {}): ReplayedStage {
           }
           for (const source of step.sources) {
             const from = path.join(REPO_ROOT, source);
-            if (!fs.existsSync(from)) throw new Error(`COPY ${source}: no such file in the build context`);
+            if (!fs.existsSync(from))
+              throw new Error(`COPY ${source}: no such file in the build context`);
             const relative = path.relative(REPO_ROOT, from).split(path.sep).join("/");
             if (ignored(relative)) throw new Error(`COPY ${source}: excluded by .dockerignore`);
             // As Docker: a directory's contents go into the destination; a file goes into it when it
             // names a directory (a trailing slash, or several sources), else becomes it.
             const intoDirectory = step.dest.endsWith("/") || step.sources.length > 1;
-            const target = fs.statSync(from).isDirectory() || !intoDirectory ? destination : path.join(destination, path.basename(from));
+            const target =
+              fs.statSync(from).isDirectory() || !intoDirectory
+                ? destination
+                : path.join(destination, path.basename(from));
             fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
             fs.cpSync(from, target, {
               recursive: true,
@@ -277,10 +355,20 @@ export function replayRuntimeStage(options: ReplayOptions = {}): ReplayedStage {
         case "run": {
           log(`RUN ${step.command}`);
           const started = Date.now();
-          run("/bin/sh", ["-c", step.command], {
-            cwd: imagePath(root, workdir),
-            env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: home, npm_config_cache: npmCache, ...env },
-          }, `RUN ${step.command}`);
+          run(
+            "/bin/sh",
+            ["-c", step.command],
+            {
+              cwd: imagePath(root, workdir),
+              env: {
+                PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+                HOME: home,
+                npm_config_cache: npmCache,
+                ...env,
+              },
+            },
+            `RUN ${step.command}`,
+          );
           log(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
           break;
         }
@@ -289,9 +377,13 @@ export function replayRuntimeStage(options: ReplayOptions = {}): ReplayedStage {
     const app = imagePath(root, stage.workdir);
     let runAs: ReplayedStage["runAs"];
     if (process.getuid?.() === 0) {
-      const name = stage.user !== undefined && userIds(stage.user) !== undefined ? stage.user : "nobody";
+      const name =
+        stage.user !== undefined && userIds(stage.user) !== undefined ? stage.user : "nobody";
       runAs = { name, ...userIds(name)! };
-      if (name !== stage.user) log(`USER ${stage.user ?? "(none)"}: no such user here; CMD runs as ${name}, unprivileged as ${stage.user ?? "root"} is in the image`);
+      if (name !== stage.user)
+        log(
+          `USER ${stage.user ?? "(none)"}: no such user here; CMD runs as ${name}, unprivileged as ${stage.user ?? "root"} is in the image`,
+        );
     }
     return { stage, root, app, runAs, remove };
   } catch (error) {
@@ -304,7 +396,12 @@ function buildDist(root: string, log: (line: string) => void): string {
   const dist = path.join(root, "build", "dist");
   log(`npm run build -- --outDir ${dist}`);
   const started = Date.now();
-  run("npm", ["run", "-s", "build", "--", "--outDir", dist], { cwd: REPO_ROOT, env: process.env }, "npm run build");
+  run(
+    "npm",
+    ["run", "-s", "build", "--", "--outDir", dist],
+    { cwd: REPO_ROOT, env: process.env },
+    "npm run build",
+  );
   log(`  built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return dist;
 }
@@ -315,7 +412,11 @@ export async function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -334,7 +435,11 @@ export interface RunningStage {
  * Runs the stage's CMD in its WORKDIR with its ENV and `runEnv` (what `docker run -e` adds),
  * as the stage's user; waits until /readyz answers 200.
  */
-export async function startStage(replayed: ReplayedStage, runEnv: Record<string, string>, options: { readyWithinMs?: number } = {}): Promise<RunningStage> {
+export async function startStage(
+  replayed: ReplayedStage,
+  runEnv: Record<string, string>,
+  options: { readyWithinMs?: number } = {},
+): Promise<RunningStage> {
   const port = Number(runEnv.PORT ?? replayed.stage.env.PORT);
   const [command, ...args] = replayed.stage.cmd;
   const home = path.join(replayed.root, "home");
@@ -342,14 +447,21 @@ export async function startStage(replayed: ReplayedStage, runEnv: Record<string,
   if (replayed.runAs) fs.chownSync(home, replayed.runAs.uid, replayed.runAs.gid);
   const child = spawn(command!, args, {
     cwd: replayed.app,
-    env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: home, ...replayed.stage.env, ...runEnv },
+    env: {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: home,
+      ...replayed.stage.env,
+      ...runEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     ...(replayed.runAs ? { uid: replayed.runAs.uid, gid: replayed.runAs.gid } : {}),
   });
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, signal) => resolve({ code, signal })),
+  );
   let ended = false;
   void exited.then(() => (ended = true));
   const base = `http://127.0.0.1:${port}`;
@@ -369,12 +481,18 @@ export async function startStage(replayed: ReplayedStage, runEnv: Record<string,
   };
   const deadline = Date.now() + (options.readyWithinMs ?? 120_000);
   for (;;) {
-    if (ended) throw new Error(`the image's CMD exited before it was ready:\n${output.slice(-6000)}`);
-    const status = await fetch(`${base}/readyz`).then((answer) => answer.status, () => undefined);
+    if (ended)
+      throw new Error(`the image's CMD exited before it was ready:\n${output.slice(-6000)}`);
+    const status = await fetch(`${base}/readyz`).then(
+      (answer) => answer.status,
+      () => undefined,
+    );
     if (status === 200) return running;
     if (Date.now() > deadline) {
       await running.stop();
-      throw new Error(`the image's CMD was not ready within ${options.readyWithinMs ?? 120_000} ms:\n${output.slice(-6000)}`);
+      throw new Error(
+        `the image's CMD was not ready within ${options.readyWithinMs ?? 120_000} ms:\n${output.slice(-6000)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -389,41 +507,100 @@ export interface Probe {
 /** What reads files at run time, asked of a running image; each probe says what it saw. */
 export async function probeStage(base: string): Promise<Probe[]> {
   const probes: Probe[] = [];
-  const check = async (what: string, url: string, init: RequestInit, expect: (status: number, body: string, type: string) => boolean): Promise<string> => {
+  const check = async (
+    what: string,
+    url: string,
+    init: RequestInit,
+    expect: (status: number, body: string, type: string) => boolean,
+  ): Promise<string> => {
     try {
       const answer = await fetch(`${base}${url}`, init);
       const body = await answer.text();
       const ok = expect(answer.status, body, answer.headers.get("content-type") ?? "");
-      probes.push({ what, ok, detail: `${init.method ?? "GET"} ${url} -> ${answer.status}${ok ? "" : `: ${body.slice(0, 300)}`}` });
+      probes.push({
+        what,
+        ok,
+        detail: `${init.method ?? "GET"} ${url} -> ${answer.status}${ok ? "" : `: ${body.slice(0, 300)}`}`,
+      });
       return body;
     } catch (error) {
       probes.push({ what, ok: false, detail: `${url}: ${(error as Error).message}` });
       return "";
     }
   };
-  await check("ready, with kb/ imported and migrations applied", "/readyz", {}, (status, body) => status === 200 && /"loaded":true/.test(body));
-  await check("GraphQL answers (schema.graphql)", "/graphql", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ query: "{ coverage { knowledge throughMinor } }" }),
-  }, (status, body) => status === 200 && /"knowledge"/.test(body));
-  await check("the playground page (GraphiQL from node_modules)", "/graphql", { headers: { Accept: "text/html" } }, (status, body, type) => status === 200 && type.startsWith("text/html") && /graphiql/i.test(body));
-  const docs = await check("the REST docs page", "/docs", {}, (status, _body, type) => status === 200 && type.startsWith("text/html"));
-  for (const asset of [...docs.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((match) => match[1]!)) {
-    await check(`REST docs asset ${asset} (swagger-ui-dist)`, asset, {}, (status) => status === 200);
+  await check(
+    "ready, with kb/ imported and migrations applied",
+    "/readyz",
+    {},
+    (status, body) => status === 200 && /"loaded":true/.test(body),
+  );
+  await check(
+    "GraphQL answers (schema.graphql)",
+    "/graphql",
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ query: "{ coverage { knowledge throughMinor } }" }),
+    },
+    (status, body) => status === 200 && /"knowledge"/.test(body),
+  );
+  await check(
+    "the playground page (GraphiQL from node_modules)",
+    "/graphql",
+    { headers: { Accept: "text/html" } },
+    (status, body, type) =>
+      status === 200 && type.startsWith("text/html") && /graphiql/i.test(body),
+  );
+  const docs = await check(
+    "the REST docs page",
+    "/docs",
+    {},
+    (status, _body, type) => status === 200 && type.startsWith("text/html"),
+  );
+  for (const asset of [...docs.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map(
+    (match) => match[1]!,
+  )) {
+    await check(
+      `REST docs asset ${asset} (swagger-ui-dist)`,
+      asset,
+      {},
+      (status) => status === 200,
+    );
   }
-  await check("the OpenAPI document", "/openapi.json", {}, (status, body) => status === 200 && body.includes('"openapi":"3.1.0"'));
-  await check("the front page", "/", { headers: { Accept: "text/html" } }, (status, body) => status === 200 && body.includes('id="kb-revision"'));
-  await check("a REST check against kb/", "/api/v1/validate", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ components: [{ component: "kube-apiserver", version: "1.30" }, { component: "kubelet", version: "1.26", instance: "pool-a" }] }),
-  }, (status, body) => status === 200 && /"findings"/.test(body));
+  await check(
+    "the OpenAPI document",
+    "/openapi.json",
+    {},
+    (status, body) => status === 200 && body.includes('"openapi":"3.1.0"'),
+  );
+  await check(
+    "the front page",
+    "/",
+    { headers: { Accept: "text/html" } },
+    (status, body) => status === 200 && body.includes('id="kb-revision"'),
+  );
+  await check(
+    "a REST check against kb/",
+    "/api/v1/validate",
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        components: [
+          { component: "kube-apiserver", version: "1.30" },
+          { component: "kubelet", version: "1.26", instance: "pool-a" },
+        ],
+      }),
+    },
+    (status, body) => status === 200 && /"findings"/.test(body),
+  );
   return probes;
 }
 
 /** A database of its own on the server in `serverUrl`, and how to drop it. */
-export async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(
+  serverUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `kc_image_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -452,7 +629,10 @@ export async function scratchDatabase(serverUrl: string): Promise<{ url: string;
  * The environment a `docker run` of the image adds: a free port, and DATABASE_URL (a scratch
  * database on `serverUrl`) or the embedded PostgreSQL with its data in a directory of the server's user.
  */
-export async function runEnvironment(replayed: ReplayedStage, serverUrl: string | undefined): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+export async function runEnvironment(
+  replayed: ReplayedStage,
+  serverUrl: string | undefined,
+): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   const env: Record<string, string> = { PORT: String(await freePort()), LOG_LEVEL: "info" };
   if (serverUrl !== undefined) {
     const database = await scratchDatabase(serverUrl);
@@ -461,14 +641,23 @@ export async function runEnvironment(replayed: ReplayedStage, serverUrl: string 
   const data = path.join(replayed.root, "data");
   fs.mkdirSync(data, { recursive: true, mode: 0o755 });
   if (replayed.runAs) fs.chownSync(data, replayed.runAs.uid, replayed.runAs.gid);
-  return { env: { ...env, EMBEDDED_PG_DIR: path.join(data, "postgres"), EMBEDDED_PG_PORT: String(await freePort()) }, cleanup: () => Promise.resolve() };
+  return {
+    env: {
+      ...env,
+      EMBEDDED_PG_DIR: path.join(data, "postgres"),
+      EMBEDDED_PG_PORT: String(await freePort()),
+    },
+    cleanup: () => Promise.resolve(),
+  };
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const distFlag = argv.indexOf("--dist");
   const dist = distFlag >= 0 ? path.resolve(argv[distFlag + 1] ?? "") : undefined;
   if (dist !== undefined && !fs.existsSync(path.join(dist, "server.js"))) {
-    process.stderr.write(`docker-stage: --dist ${argv[distFlag + 1] ?? ""} holds no server.js; run npm run build first\n`);
+    process.stderr.write(
+      `docker-stage: --dist ${argv[distFlag + 1] ?? ""} holds no server.js; run npm run build first\n`,
+    );
     return 2;
   }
   const log = (line: string): void => void process.stdout.write(`docker-stage: ${line}\n`);
@@ -479,16 +668,21 @@ async function main(argv: readonly string[]): Promise<number> {
     const serverUrl = process.env.DATABASE_URL || undefined;
     const { env, cleanup } = await runEnvironment(replayed, serverUrl);
     try {
-      log(`CMD ${JSON.stringify(replayed.stage.cmd)} as ${replayed.runAs?.name ?? "this user"}, ${serverUrl ? "on a scratch database" : "on the embedded PostgreSQL"}`);
+      log(
+        `CMD ${JSON.stringify(replayed.stage.cmd)} as ${replayed.runAs?.name ?? "this user"}, ${serverUrl ? "on a scratch database" : "on the embedded PostgreSQL"}`,
+      );
       const running = await startStage(replayed, env);
       const probes = await probeStage(running.base);
       const exit = await running.stop();
-      for (const probe of probes) log(`${probe.ok ? "ok  " : "FAIL"} ${probe.what}: ${probe.detail}`);
+      for (const probe of probes)
+        log(`${probe.ok ? "ok  " : "FAIL"} ${probe.what}: ${probe.detail}`);
       const stopped = exit.code === 0 && running.output().includes('"msg":"stopped"');
       log(`${stopped ? "ok  " : "FAIL"} SIGTERM: exit ${exit.code ?? exit.signal}`);
       const failed = probes.filter((probe) => !probe.ok).length + (stopped ? 0 : 1);
       if (failed > 0) process.stdout.write(running.output().slice(-6000));
-      log(`${failed === 0 ? "the runtime stage runs" : `${failed} problem(s)`} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      log(
+        `${failed === 0 ? "the runtime stage runs" : `${failed} problem(s)`} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
       return failed === 0 ? 0 : 1;
     } finally {
       await cleanup();
@@ -498,7 +692,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (
+  process.argv[1] !== undefined &&
+  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+) {
   try {
     process.exit(await main(process.argv.slice(2)));
   } catch (error) {

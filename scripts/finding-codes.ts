@@ -17,7 +17,9 @@ function blockText(text: string): string {
 }
 
 export function codeDescription(): string {
-  const lines = Object.entries(FINDING_CODES).map(([code, { check, description }]) => `  - \`${code}\` (${check}): ${blockText(description)}`);
+  const lines = Object.entries(FINDING_CODES).map(
+    ([code, { check, description }]) => `  - \`${code}\` (${check}): ${blockText(description)}`,
+  );
   return [
     '  """',
     "  A stable identifier of what was found, in upper case: bots branch on it, while messages may be reworded. Generated from src/domain/findings.ts (npm run codegen); SKEW_COMPONENT_* stand for the codes built with a component's name, e.g. SKEW_KUBELET_TOO_OLD_FOR_APISERVER.",
@@ -29,8 +31,15 @@ export function codeDescription(): string {
 }
 
 export function checkEnum(): string {
-  const values = Object.entries(FINDING_CHECKS).map(([check, description]) => `  "${description.replaceAll('"', '\\"')}"\n  ${check}`);
-  return ['"What kind of check found a finding (Finding.check). Generated from src/domain/findings.ts (npm run codegen)."', "enum FindingCheck {", ...values, "}"].join("\n");
+  const values = Object.entries(FINDING_CHECKS).map(
+    ([check, description]) => `  "${description.replaceAll('"', '\\"')}"\n  ${check}`,
+  );
+  return [
+    '"What kind of check found a finding (Finding.check). Generated from src/domain/findings.ts (npm run codegen)."',
+    "enum FindingCheck {",
+    ...values,
+    "}",
+  ].join("\n");
 }
 
 export function withFindingCodes(schema: string): string {
@@ -41,7 +50,8 @@ export function withFindingCodes(schema: string): string {
   // code is the type's first field: everything before it is its description (a block string, or one quoted line).
   const bodyStart = type + "type Finding {\n".length;
   const before = schema.slice(bodyStart, fieldEnd).trim();
-  if (before !== "" && !before.startsWith('"')) throw new Error("code must be the first field of type Finding");
+  if (before !== "" && !before.startsWith('"'))
+    throw new Error("code must be the first field of type Finding");
   let updated = `${schema.slice(0, bodyStart)}${codeDescription()}\n${schema.slice(fieldEnd + "  code: String!\n".length)}`;
   const enumStart = updated.search(/(?:"[^"\n]*"\n)?enum FindingCheck \{\n/);
   if (enumStart === -1) {
@@ -54,12 +64,17 @@ export function withFindingCodes(schema: string): string {
   return updated;
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+if (
+  process.argv[1] !== undefined &&
+  fileURLToPath(import.meta.url) === path.resolve(process.argv[1])
+) {
   const current = fs.readFileSync(SCHEMA, "utf8");
   const wanted = withFindingCodes(current);
   if (process.argv.includes("--check")) {
     if (wanted !== current) {
-      console.error("schema.graphql: Finding.code's description or the FindingCheck enum is stale; run npm run codegen");
+      console.error(
+        "schema.graphql: Finding.code's description or the FindingCheck enum is stale; run npm run codegen",
+      );
       process.exit(1);
     }
   } else if (wanted !== current) {

@@ -16,7 +16,9 @@ const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABL
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
 const cli = path.join(root, "node_modules", "prisma", "build", "index.js");
 if (!fs.existsSync(cli)) {
-  process.stdout.write("prisma-generate: the prisma CLI is not installed (production dependencies only): nothing to generate, dist/ holds the compiled client\n");
+  process.stdout.write(
+    "prisma-generate: the prisma CLI is not installed (production dependencies only): nothing to generate, dist/ holds the compiled client\n",
+  );
   process.exit(0);
 }
 const result = spawnSync(process.execPath, [cli, "generate", "--schema", "prisma/schema.prisma"], {

@@ -22,7 +22,11 @@ import path from "node:path";
 import crypto from "node:crypto";
 import pg from "pg";
 import { parseConfig } from "../src/core/config.js";
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db/embedded-postgres.js";
+import {
+  freePort,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "../src/db/embedded-postgres.js";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const requested = process.argv.slice(2);
@@ -37,10 +41,18 @@ const files =
 
 // The playground test drives Debian's Chromium; on a fresh machine (as root) install it once.
 const CHROMIUM = "/usr/bin/chromium";
-if (files.some((file) => file.includes("browser")) && !fs.existsSync(CHROMIUM) && process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get")) {
+if (
+  files.some((file) => file.includes("browser")) &&
+  !fs.existsSync(CHROMIUM) &&
+  process.getuid?.() === 0 &&
+  fs.existsSync("/usr/bin/apt-get")
+) {
   process.stdout.write("installing Debian's chromium for the browser tests (apt-get)\n");
   const apt = (args: string[]): number | null =>
-    spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).status;
+    spawnSync("apt-get", args, {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    }).status;
   if (apt(["update", "-qq"]) !== 0 || apt(["install", "-y", "-qq", "chromium"]) !== 0) {
     process.stdout.write("could not install chromium; the browser test will say what is missing\n");
   }
@@ -59,32 +71,55 @@ const readTimes = (file: string): Record<string, number> => {
     return {};
   }
 };
-const previous: Record<string, number> = { ...readTimes(path.join(root, "test", "support", "test-times.json")), ...readTimes(timesFile) };
-const queue = [...files].sort((a, b) => (previous[b] ?? Infinity) - (previous[a] ?? Infinity) || a.localeCompare(b));
+const previous: Record<string, number> = {
+  ...readTimes(path.join(root, "test", "support", "test-times.json")),
+  ...readTimes(timesFile),
+};
+const queue = [...files].sort(
+  (a, b) => (previous[b] ?? Infinity) - (previous[a] ?? Infinity) || a.localeCompare(b),
+);
 
 const config = parseConfig();
 let embedded: EmbeddedDatabase | undefined;
-const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test", LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  NODE_ENV: "test",
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+};
 if (process.stdout.isTTY && env.NO_COLOR === undefined) env.FORCE_COLOR ??= "1";
 if (config.database.kind === "embedded") {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-test-pg-"));
   fs.chmodSync(dataDir, 0o755);
   const port = await freePort();
-  process.stdout.write(`DATABASE_URL is unset: starting an embedded PostgreSQL on 127.0.0.1:${port} for the tests\n`);
-  embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "data"), port, database: "kubecompat_test", ephemeral: true });
+  process.stdout.write(
+    `DATABASE_URL is unset: starting an embedded PostgreSQL on 127.0.0.1:${port} for the tests\n`,
+  );
+  embedded = await startEmbeddedPostgres({
+    dataDir: path.join(dataDir, "data"),
+    port,
+    database: "kubecompat_test",
+    ephemeral: true,
+  });
   env.DATABASE_URL = embedded.url;
 }
 
 // Databases most files start from (migrated, kb/ imported) are built once and copied: test/support/database.ts.
-const templates = files.length > 1 ? `kc_tpl_${process.pid}_${crypto.randomBytes(3).toString("hex")}` : undefined;
+const templates =
+  files.length > 1 ? `kc_tpl_${process.pid}_${crypto.randomBytes(3).toString("hex")}` : undefined;
 if (templates !== undefined) env.KUBECOMPAT_TEST_TEMPLATES = templates;
 
 async function dropTemplates(prefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: env.DATABASE_URL });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [`${prefix}_`]);
-    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(datname)} WITH (FORCE)`);
+    const { rows } = await client.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE starts_with(datname, $1)",
+      [`${prefix}_`],
+    );
+    for (const { datname } of rows)
+      await client.query(
+        `DROP DATABASE IF EXISTS ${client.escapeIdentifier(datname)} WITH (FORCE)`,
+      );
   } finally {
     await client.end();
   }
@@ -109,7 +144,15 @@ function runFile(file: string, index: number): Promise<Result> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tapFile}`, file],
+    [
+      "--import",
+      "tsx",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=tap",
+      `--test-reporter-destination=${tapFile}`,
+      file,
+    ],
     { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
   );
   running.add(child);
@@ -121,11 +164,14 @@ function runFile(file: string, index: number): Promise<Result> {
       running.delete(child);
       const ms = performance.now() - started;
       const tap = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, "utf8") : "";
-      const count = (name: string): number => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(tap)?.[1] ?? 0);
+      const count = (name: string): number =>
+        Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(tap)?.[1] ?? 0);
       const code = exitCode ?? (signal ? 1 : 0);
       // A file that fails before any test reports (a syntax error, a crash) is one failure.
       const fail = count("fail") + count("cancelled") || (code !== 0 ? 1 : 0);
-      process.stdout.write(`\n── ${file} (${seconds(ms)})${code !== 0 ? `, exit ${signal ?? code}` : ""}\n`);
+      process.stdout.write(
+        `\n── ${file} (${seconds(ms)})${code !== 0 ? `, exit ${signal ?? code}` : ""}\n`,
+      );
       process.stdout.write(Buffer.concat(output));
       resolve({ file, ms, code, pass: count("pass"), fail, skipped: count("skipped") });
     });
@@ -149,12 +195,15 @@ const results: Result[] = [];
 let next = 0;
 await Promise.all(
   Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) results.push(await runFile(file, next++));
+    for (let file = queue.shift(); file !== undefined; file = queue.shift())
+      results.push(await runFile(file, next++));
   }),
 );
 const wall = performance.now() - runStarted;
 if (templates !== undefined && embedded === undefined) {
-  await dropTemplates(templates).catch((error: unknown) => process.stdout.write(`could not drop the test templates ${templates}_*: ${String(error)}\n`));
+  await dropTemplates(templates).catch((error: unknown) =>
+    process.stdout.write(`could not drop the test templates ${templates}_*: ${String(error)}\n`),
+  );
 }
 await embedded?.stop();
 fs.rmSync(tapDir, { recursive: true, force: true });
@@ -162,7 +211,10 @@ fs.rmSync(tapDir, { recursive: true, force: true });
 if (!interrupted) {
   try {
     fs.mkdirSync(path.dirname(timesFile), { recursive: true });
-    fs.writeFileSync(timesFile, `${JSON.stringify({ ...previous, ...Object.fromEntries(results.map((result) => [result.file, Math.round(result.ms)])) }, null, 1)}\n`);
+    fs.writeFileSync(
+      timesFile,
+      `${JSON.stringify({ ...previous, ...Object.fromEntries(results.map((result) => [result.file, Math.round(result.ms)])) }, null, 1)}\n`,
+    );
   } catch {
     // Only the order of the next run depends on it.
   }
@@ -172,12 +224,18 @@ const byTime = [...results].sort((a, b) => b.ms - a.ms);
 const shown = TEST_TIMES === "all" ? byTime : byTime.slice(0, 12);
 if (results.length > 1) {
   const width = Math.max(...shown.map((result) => result.file.length));
-  process.stdout.write(`\n${TEST_TIMES === "all" ? "every file" : `the ${shown.length} slowest of ${results.length} files (TEST_TIMES=all lists every one)`}, wall time:\n`);
+  process.stdout.write(
+    `\n${TEST_TIMES === "all" ? "every file" : `the ${shown.length} slowest of ${results.length} files (TEST_TIMES=all lists every one)`}, wall time:\n`,
+  );
   for (const result of shown) {
-    process.stdout.write(`  ${result.file.padEnd(width)}  ${seconds(result.ms).padStart(7)}  ${result.pass + result.fail} tests${result.code !== 0 ? "  FAILED" : ""}\n`);
+    process.stdout.write(
+      `  ${result.file.padEnd(width)}  ${seconds(result.ms).padStart(7)}  ${result.pass + result.fail} tests${result.code !== 0 ? "  FAILED" : ""}\n`,
+    );
   }
   const total = results.reduce((sum, result) => sum + result.ms, 0);
-  process.stdout.write(`  files one after another: ${seconds(total)}; this run, ${concurrency} at a time: ${seconds(wall)}\n`);
+  process.stdout.write(
+    `  files one after another: ${seconds(total)}; this run, ${concurrency} at a time: ${seconds(wall)}\n`,
+  );
 }
 
 const passed = results.reduce((sum, result) => sum + result.pass, 0);

@@ -29,7 +29,11 @@ import { curationRoutes } from "./rest/curation-routes.js";
 import { limitJsonDepth } from "./http/limits.js";
 import { rateLimited } from "./http/rate-limits.js";
 import { MinuteBudgets } from "./core/minute-budgets.js";
-import { DEFAULT_LARGE_REQUEST_LIMITS, admitLargeRequests, type LargeRequestLimits } from "./http/large-requests.js";
+import {
+  DEFAULT_LARGE_REQUEST_LIMITS,
+  admitLargeRequests,
+  type LargeRequestLimits,
+} from "./http/large-requests.js";
 import { arrivedAt, readTurns } from "./http/read-turns.js";
 import { ENTITIES } from "./knowledge/registry.js";
 import helmet from "helmet";
@@ -94,7 +98,8 @@ function identifiedElsewhere(path: string): boolean {
  * The Content-Security-Policy of every answer but the documentation and the playground, which run
  * scripts: nothing may be loaded, framed or run. The front page widens it to its inline styles.
  */
-const NOTHING_LOADS = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const NOTHING_LOADS =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** A year, as browsers' preload lists ask. */
 const HSTS = "max-age=31536000; includeSubDomains";
 
@@ -115,7 +120,11 @@ function readsTakingTurns(): (method: string, path: string) => boolean {
 }
 
 /** Express's own entry point for each request (not in its typings). */
-type ExpressHandle = (req: IncomingMessage, res: ServerResponse, callback?: (error?: unknown) => void) => void;
+type ExpressHandle = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  callback?: (error?: unknown) => void,
+) => void;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -134,7 +143,8 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   // app.handle for every request, however the app is served (src/http/app-server.ts, app.listen, the tests).
   const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
   const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
-  (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) => turns.admit(req, res, () => handle(req, res, callback));
+  (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) =>
+    turns.admit(req, res, () => handle(req, res, callback));
   app.disable("x-powered-by");
   app.set("trust proxy", deps.trustProxy ?? false);
   app.set("etag", false);
@@ -160,7 +170,8 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   // A caller's request id is kept when it is sane, so logs can be correlated across services.
   app.use((req, res, next) => {
     const given = req.headers["x-request-id"];
-    const requestId = typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const requestId =
+      typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     res.setHeader("X-Request-Id", requestId);
     res.locals.requestId = requestId;
     const started = arrivedAt(req);
@@ -168,14 +179,27 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     // headers (tokens, signatures) and query strings are never logged.
     res.on("finish", () => {
       deps.logger.info(
-        { requestId, method: req.method, path: pathOf(req), route: routes.name(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        {
+          requestId,
+          method: req.method,
+          path: pathOf(req),
+          route: routes.name(req),
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
         "request",
       );
     });
     next();
   });
   // Security headers from helmet; the CSP and HSTS are ours (below).
-  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, strictTransportSecurity: false }));
+  app.use(
+    helmet({
+      contentSecurityPolicy: false,
+      crossOriginEmbedderPolicy: false,
+      strictTransportSecurity: false,
+    }),
+  );
   app.use((req, res, next) => {
     res.setHeader("Content-Security-Policy", NOTHING_LOADS);
     // Over plain HTTP the header means nothing to a browser and misleads a reader; behind a proxy that ends TLS, HSTS=true.
@@ -183,13 +207,23 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     next();
   });
   // Who is calling, before any body is read: with reads protected, an anonymous caller makes the service parse nothing.
-  const identify = authenticate({ authenticator: deps.authenticator, requireAuthForReads: deps.requireAuthForReads ?? false, failuresPerMinute: deps.authFailuresPerMinute });
+  const identify = authenticate({
+    authenticator: deps.authenticator,
+    requireAuthForReads: deps.requireAuthForReads ?? false,
+    failuresPerMinute: deps.authFailuresPerMinute,
+  });
   app.use((req, res, next) => (identifiedElsewhere(req.path) ? next() : identify(req, res, next)));
   // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).
   // Large bodies (manifests, bundles) are read a few at a time, so the capped heap cannot run out.
   app.use(admitLargeRequests(deps.largeRequests ?? DEFAULT_LARGE_REQUEST_LIMITS));
   // The body's bytes are kept (small ones only) as the key of remembered answers (src/rest/answers.ts).
-  app.use(express.json({ limit: "11mb", strict: true, verify: (req, _res, buffer) => rememberRawBody(req as Request, buffer) }));
+  app.use(
+    express.json({
+      limit: "11mb",
+      strict: true,
+      verify: (req, _res, buffer) => rememberRawBody(req as Request, buffer),
+    }),
+  );
   app.use(limitJsonDepth());
 
   const home = homeRoutes(deps.kb);
@@ -206,13 +240,23 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     res.status(ready ? 200 : 503).json({
       status: ready ? "ready" : "not ready",
       database: database ? "reachable" : "unreachable",
-      knowledgeBase: knowledgeBase ? { loaded: true, revision: deps.kb.current().revision } : { loaded: false },
+      knowledgeBase: knowledgeBase
+        ? { loaded: true, revision: deps.kb.current().revision }
+        : { loaded: false },
     });
   });
 
-  app.get("/metrics", metricsGuard({ token: deps.metricsToken ?? null, identify, requireAuthForReads: deps.requireAuthForReads ?? false }), async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  app.get(
+    "/metrics",
+    metricsGuard({
+      token: deps.metricsToken ?? null,
+      identify,
+      requireAuthForReads: deps.requireAuthForReads ?? false,
+    }),
+    async (_req, res) => {
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    },
+  );
 
   app.get("/api/v1", (_req, res) => {
     const routes = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
@@ -224,7 +268,10 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   app.use(["/api/v1", "/graphql", "/chatops"], (_req, res, next) => {
     if (deps.freshness && !deps.freshness.databaseReachable) {
       res.setHeader("X-Kubecompat-Stale", "true");
-      res.setHeader("Warning", '110 kubecompat "database unreachable: answer from the last loaded knowledge base"');
+      res.setHeader(
+        "Warning",
+        '110 kubecompat "database unreachable: answer from the last loaded knowledge base"',
+      );
     }
     next();
   });
@@ -234,14 +281,24 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   const writeLimit = rateLimited(limits.writesPerMinute, "write", writeBudgets);
   const reads = readRoutes(deps.kb, restAnswers);
   // Reads are GETs: checks and edits skip matching the read routes' paths one by one.
-  app.use("/api/v1", (req, res, next) => (req.method === "GET" || req.method === "HEAD" ? reads(req, res, next) : next()));
-  const operations = operationRoutes(deps.kb, { answers: restAnswers, onFindings: (findings) => metrics.recordFindings(findings) });
+  app.use("/api/v1", (req, res, next) =>
+    req.method === "GET" || req.method === "HEAD" ? reads(req, res, next) : next(),
+  );
+  const operations = operationRoutes(deps.kb, {
+    answers: restAnswers,
+    onFindings: (findings) => metrics.recordFindings(findings),
+  });
   app.use("/api/v1", operations);
   const curation = deps.curator ? curationRoutes(deps.kb, deps.curator, writeLimit) : undefined;
   if (curation) app.use("/api/v1", curation);
   const docs = docsRoutes();
   app.use(docs);
-  const chat = chatopsRouter({ kb: deps.kb, chatops: deps.chatops, logger: deps.logger, perMinute: limits.chatPerMinute });
+  const chat = chatopsRouter({
+    kb: deps.kb,
+    chatops: deps.chatops,
+    logger: deps.logger,
+    perMinute: limits.chatPerMinute,
+  });
   app.use("/chatops", chat);
   const graphql = await mountGraphQL(app, {
     kb: deps.kb,
@@ -254,7 +311,13 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   });
 
   // The app's own routes (health, metrics, GraphQL), then each mounted router's.
-  routes.addRouter("", app.router as Router).addRouter("", home).addRouter("/api/v1", reads).addRouter("/api/v1", operations).addRouter("", docs).addRouter("/chatops", chat);
+  routes
+    .addRouter("", app.router as Router)
+    .addRouter("", home)
+    .addRouter("/api/v1", reads)
+    .addRouter("/api/v1", operations)
+    .addRouter("", docs)
+    .addRouter("/chatops", chat);
   if (curation) routes.addRouter("/api/v1", curation);
   routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
 

@@ -25,7 +25,12 @@ export interface OfflineServer {
 /** Throws KbValidationError (every bad record named) when the directory is not a valid kb/. */
 export async function startOfflineServer(kbDir: string = SHIPPED_KB_DIR): Promise<OfflineServer> {
   const kb = FixedKnowledgeBase.fromBundle(await loadKbDirectory(kbDir));
-  const handle = await createAppHandle({ kb, isDatabaseReachable: () => Promise.resolve(true), logger: createLogger("silent"), answerCacheBytes: 0 });
+  const handle = await createAppHandle({
+    kb,
+    isDatabaseReachable: () => Promise.resolve(true),
+    logger: createLogger("silent"),
+    answerCacheBytes: 0,
+  });
   const server = createAppServer(handle.app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -6,7 +6,11 @@
  */
 import type { Config } from "./core/config.js";
 import { createDatabase, type Database } from "./db/client.js";
-import { connectToRunningEmbedded, startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
+import {
+  connectToRunningEmbedded,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "./db/embedded-postgres.js";
 import { migrate } from "./db/migrator.js";
 import { importKbDirectory } from "./services/import.js";
 import { KnowledgeBase } from "./services/knowledge-base.js";
@@ -28,32 +32,50 @@ export async function openDatabase(
 ): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   if (config.database.kind === "external") return { url: config.database.url };
   if (options.shareRunning) {
-    const running = await connectToRunningEmbedded({ dataDir: config.database.dataDir, port: config.database.port, database: "kubecompat" });
+    const running = await connectToRunningEmbedded({
+      dataDir: config.database.dataDir,
+      port: config.database.port,
+      database: "kubecompat",
+    });
     if (running !== undefined) {
-      logger.info({ port: config.database.port }, "using the embedded PostgreSQL of the running service");
+      logger.info(
+        { port: config.database.port },
+        "using the embedded PostgreSQL of the running service",
+      );
       return { url: running.url, embedded: running };
     }
   }
-  logger.info({ dataDir: config.database.dataDir, port: config.database.port }, "DATABASE_URL is unset: starting embedded PostgreSQL");
+  logger.info(
+    { dataDir: config.database.dataDir, port: config.database.port },
+    "DATABASE_URL is unset: starting embedded PostgreSQL",
+  );
   const embedded = await startEmbeddedPostgres({
     dataDir: config.database.dataDir,
     port: config.database.port,
     anotherPortIfBusy: !config.database.portGiven,
     database: "kubecompat",
     log: (message) =>
-      message.startsWith("the postgres OS user cannot reach") || message.includes("the embedded PostgreSQL uses port")
+      message.startsWith("the postgres OS user cannot reach") ||
+      message.includes("the embedded PostgreSQL uses port")
         ? logger.warn(message)
         : logger.debug({ postgres: message.trim() }, "embedded postgres"),
   });
   return { url: embedded.url, embedded };
 }
 
-export async function startRuntime(config: Config, logger: Logger, options: { importKb?: boolean } = {}): Promise<Runtime> {
+export async function startRuntime(
+  config: Config,
+  logger: Logger,
+  options: { importKb?: boolean } = {},
+): Promise<Runtime> {
   const { url, embedded } = await openDatabase(config, logger);
   let db: Database | undefined;
   try {
     const migrations = await migrate(url);
-    logger.info({ applied: migrations.applied, alreadyApplied: migrations.alreadyApplied.length }, "database migrated");
+    logger.info(
+      { applied: migrations.applied, alreadyApplied: migrations.alreadyApplied.length },
+      "database migrated",
+    );
     db = createDatabase(url, config.database.poolSize, logger);
     if (options.importKb ?? config.kb.importOnStart) {
       const result = await importKbDirectory(db, config.kb.dir);
@@ -66,18 +88,30 @@ export async function startRuntime(config: Config, logger: Logger, options: { im
           conflicts: result.conflicts.length,
           resolvedConflicts: result.resolved,
         },
-        result.directoryUnchanged ? "knowledge base: kb/ unchanged since its last import" : result.changed ? "knowledge base: kb/ merged" : "knowledge base: kb/ merged, nothing to change",
+        result.directoryUnchanged
+          ? "knowledge base: kb/ unchanged since its last import"
+          : result.changed
+            ? "knowledge base: kb/ merged"
+            : "knowledge base: kb/ merged, nothing to change",
       );
       for (const conflict of result.conflicts) {
         logger.warn(
-          { entity: conflict.entity, key: conflict.key, kb: conflict.kb, database: conflict.database },
+          {
+            entity: conflict.entity,
+            key: conflict.key,
+            kb: conflict.kb,
+            database: conflict.database,
+          },
           "knowledge-base conflict: kb/ and a run-time edit changed this record differently; the database's value is kept until an edit or an import resolves it",
         );
       }
     }
     const kb = new KnowledgeBase(db);
     const snapshot = await kb.refresh();
-    logger.info({ revision: snapshot.revision, counts: snapshot.counts() }, "knowledge base loaded");
+    logger.info(
+      { revision: snapshot.revision, counts: snapshot.counts() },
+      "knowledge base loaded",
+    );
     const sync = new KbSync(kb, url, logger, { pollMs: config.kb.pollMs });
     await sync.start();
     const database = db;

@@ -55,7 +55,15 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const [{ createAppHandle }, { pingDatabase }, { KubecompatError }, { startRuntime }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
+  const [
+    { createAppHandle },
+    { pingDatabase },
+    { KubecompatError },
+    { startRuntime },
+    { Authenticator },
+    { Curator },
+    { poolStats },
+  ] = await Promise.all([
     import("./app.js"),
     import("./db/health.js"),
     import("./core/errors.js"),
@@ -80,7 +88,8 @@ async function main(): Promise<void> {
   try {
     runtime = await startRuntime(config, logger);
   } catch (error) {
-    const message = error instanceof KubecompatError || error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof KubecompatError || error instanceof Error ? error.message : String(error);
     logger.fatal({ err: error }, "start-up failed");
     process.stderr.write(`kubecompat: start-up failed: ${message}\n`);
     process.exit(1);
@@ -143,7 +152,10 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: StopCause): void => {
     if (stopping) {
-      logger.info({ signal, timeoutMs: config.http.shutdownTimeoutMs }, "already shutting down: still draining requests");
+      logger.info(
+        { signal, timeoutMs: config.http.shutdownTimeoutMs },
+        "already shutting down: still draining requests",
+      );
       return;
     }
     stopping = true;
@@ -156,7 +168,10 @@ async function main(): Promise<void> {
       else res.once("finish", () => setImmediate(() => server.closeIdleConnections()));
     }
     const force = setTimeout(() => {
-      logger.warn({ timeoutMs: config.http.shutdownTimeoutMs }, "drain timeout: closing the remaining connections");
+      logger.warn(
+        { timeoutMs: config.http.shutdownTimeoutMs },
+        "drain timeout: closing the remaining connections",
+      );
       server.closeAllConnections();
     }, config.http.shutdownTimeoutMs);
     // Connections that arrived before the signal may still wait to be accepted (one is taken per pass of
@@ -196,18 +211,37 @@ function watchLauncher(gone: () => void): void {
 }
 
 /** Where people reach the service: a wildcard listen address is reached as localhost. */
-function serviceUrls(config: Config): { url: string; playground: string; docs: string; openapi: string } {
+function serviceUrls(config: Config): {
+  url: string;
+  playground: string;
+  docs: string;
+  openapi: string;
+} {
   const { host, port } = config.http;
-  const name = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const name =
+    host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
   const url = `http://${name}:${port}`;
-  return { url: `${url}/`, playground: `${url}/graphql`, docs: `${url}/docs`, openapi: `${url}/openapi.json` };
+  return {
+    url: `${url}/`,
+    playground: `${url}/graphql`,
+    docs: `${url}/docs`,
+    openapi: `${url}/openapi.json`,
+  };
 }
 
 /** Stops the runtime and exits: 0 when it stopped, 1 when it failed or did not stop within STOP_RUNTIME_GRACE_MS. */
-async function stopAndExit(handle: { stop(): Promise<void> }, runtime: Runtime, logger: Logger, started: number): Promise<void> {
+async function stopAndExit(
+  handle: { stop(): Promise<void> },
+  runtime: Runtime,
+  logger: Logger,
+  started: number,
+): Promise<void> {
   // Deliberately not unref'd: the process must not end quietly (with code 0) while this waits.
   const deadline = setTimeout(() => {
-    logger.error({ ms: Date.now() - started }, "could not stop the runtime in time; exiting anyway");
+    logger.error(
+      { ms: Date.now() - started },
+      "could not stop the runtime in time; exiting anyway",
+    );
     process.exit(1);
   }, STOP_RUNTIME_GRACE_MS);
   try {

@@ -21,10 +21,15 @@ interface Prototypes {
 }
 
 /** What the request and the response were made with, seen before Express touches them. */
-function prototypesOnArrival(server: http.Server): Array<{ request: object | null; response: object | null }> {
+function prototypesOnArrival(
+  server: http.Server,
+): Array<{ request: object | null; response: object | null }> {
   const seen: Array<{ request: object | null; response: object | null }> = [];
   server.prependListener("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    seen.push({ request: Object.getPrototypeOf(req) as object | null, response: Object.getPrototypeOf(res) as object | null });
+    seen.push({
+      request: Object.getPrototypeOf(req) as object | null,
+      response: Object.getPrototypeOf(res) as object | null,
+    });
   });
   return seen;
 }
@@ -40,7 +45,12 @@ describe("the app's HTTP server", () => {
   before(() => {
     app = express();
     app.get("/hello", (req, res) => {
-      res.status(201).json({ header: req.get("x-asked"), app: req.app === app, incoming: req instanceof http.IncomingMessage, response: res instanceof http.ServerResponse });
+      res.status(201).json({
+        header: req.get("x-asked"),
+        app: req.app === app,
+        incoming: req instanceof http.IncomingMessage,
+        response: res instanceof http.ServerResponse,
+      });
     });
   });
 
@@ -51,11 +61,24 @@ describe("the app's HTTP server", () => {
     try {
       const response = await fetch(`${base}/hello`, { headers: { "x-asked": "yes" } });
       assert.equal(response.status, 201);
-      assert.deepEqual(await response.json(), { header: "yes", app: true, incoming: true, response: true });
+      assert.deepEqual(await response.json(), {
+        header: "yes",
+        app: true,
+        incoming: true,
+        response: true,
+      });
       const prototypes = app as unknown as Prototypes;
       assert.equal(arrived.length, 1);
-      assert.equal(arrived[0]!.request, prototypes.request, "the request arrives with the prototype Express would give it");
-      assert.equal(arrived[0]!.response, prototypes.response, "the response arrives with the prototype Express would give it");
+      assert.equal(
+        arrived[0]!.request,
+        prototypes.request,
+        "the request arrives with the prototype Express would give it",
+      );
+      assert.equal(
+        arrived[0]!.response,
+        prototypes.response,
+        "the response arrives with the prototype Express would give it",
+      );
     } finally {
       await close(server);
     }
@@ -83,7 +106,12 @@ describe("the app's HTTP server", () => {
     try {
       for (const base of [firstBase, secondBase]) {
         const response = await fetch(`${base}/hello`, { headers: { "x-asked": base } });
-        assert.deepEqual(await response.json(), { header: base, app: true, incoming: true, response: true });
+        assert.deepEqual(await response.json(), {
+          header: base,
+          app: true,
+          incoming: true,
+          response: true,
+        });
       }
       assert.equal(arrived[0]!.request, (app as unknown as Prototypes).request);
     } finally {
@@ -114,21 +142,42 @@ describe("the app's HTTP server", () => {
           const validate = await fetch(`${at}/api/v1/validate`, {
             method: "POST",
             headers: { "content-type": "application/json" },
-            body: JSON.stringify({ components: [{ component: "kube-apiserver", version: "1.30.4" }, { component: "kubelet", version: "1.26.0", instance: "pool-b" }], asOf: "2026-11-29" }),
+            body: JSON.stringify({
+              components: [
+                { component: "kube-apiserver", version: "1.30.4" },
+                { component: "kubelet", version: "1.26.0", instance: "pool-b" },
+              ],
+              asOf: "2026-11-29",
+            }),
           });
           const components = await fetch(`${at}/api/v1/components?name=kube-apiserver`);
           const healthz = await fetch(`${at}/healthz`);
-          const refused = await fetch(`${at}/api/v1/validate`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+          const refused = await fetch(`${at}/api/v1/validate`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{",
+          });
           return {
             validate: [validate.status, await validate.json()],
-            components: [components.status, components.headers.get("etag"), await components.json()],
+            components: [
+              components.status,
+              components.headers.get("etag"),
+              await components.json(),
+            ],
             healthz: [healthz.status, healthz.headers.get("x-content-type-options")],
-            refused: [refused.status, ((await refused.json()) as { error?: { code?: string } }).error?.code],
+            refused: [
+              refused.status,
+              ((await refused.json()) as { error?: { code?: string } }).error?.code,
+            ],
           };
         };
         const served = await ask(base);
         assert.equal(served.validate[0], 200);
-        assert.equal((served.validate[1] as { ok: boolean }).ok, false, "a kubelet four minors behind its apiserver is a finding");
+        assert.equal(
+          (served.validate[1] as { ok: boolean }).ok,
+          false,
+          "a kubelet four minors behind its apiserver is a finding",
+        );
         assert.deepEqual(served.healthz, [200, "nosniff"]);
         assert.equal(served.refused[0], 400);
         assert.deepEqual(served, await ask(plainBase));
@@ -144,13 +193,22 @@ describe("the app's HTTP server", () => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const file = path.join(dir, entry.name);
         if (entry.isDirectory()) walk(file);
-        else if (file.endsWith(".ts") && !file.endsWith(path.join("http", "app-server.ts")) && /\bhttps?\.createServer\(/.test(withoutComments(fs.readFileSync(file, "utf8")))) {
+        else if (
+          file.endsWith(".ts") &&
+          !file.endsWith(path.join("http", "app-server.ts")) &&
+          /\bhttps?\.createServer\(/.test(withoutComments(fs.readFileSync(file, "utf8")))
+        ) {
           offenders.push(path.relative(REPO_ROOT, file));
         }
       }
     };
     walk(path.join(REPO_ROOT, "src"));
     assert.deepEqual(offenders, []);
-    for (const file of ["src/server.ts", "src/offline.ts"]) assert.match(fs.readFileSync(path.join(REPO_ROOT, file), "utf8"), /createAppServer\(handle\.app\)/, file);
+    for (const file of ["src/server.ts", "src/offline.ts"])
+      assert.match(
+        fs.readFileSync(path.join(REPO_ROOT, file), "utf8"),
+        /createAppServer\(handle\.app\)/,
+        file,
+      );
   });
 });

@@ -21,7 +21,13 @@ import { loadKbDirectory } from "../src/knowledge/load.js";
 import type { EntityName, KbBundle } from "../src/knowledge/records.js";
 import { ENTITY_NAMES } from "../src/knowledge/registry.js";
 import { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { REVISION_STAND_IN, fillRevision, fillRevisionIn, readsHold, watched } from "../src/knowledge/snapshot-reads.js";
+import {
+  REVISION_STAND_IN,
+  fillRevision,
+  fillRevisionIn,
+  readsHold,
+  watched,
+} from "../src/knowledge/snapshot-reads.js";
 import { openApiDocument } from "../src/rest/openapi.js";
 import { AnswerCache } from "../src/services/answer-cache.js";
 import { FixedKnowledgeBase } from "../src/services/knowledge-base.js";
@@ -40,21 +46,33 @@ class SwappedKnowledgeBase extends FixedKnowledgeBase {
 }
 
 function bundleOf(snapshot: KbSnapshot): Record<EntityName, readonly object[]> {
-  return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)])) as Record<EntityName, readonly object[]>;
+  return Object.fromEntries(
+    ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)]),
+  ) as Record<EntityName, readonly object[]>;
 }
 
 /** The snapshot after an edit, made as KnowledgeBase.publishEdits makes it: the other kinds' lists are shared. */
-function edited(snapshot: KbSnapshot, entity: EntityName, change: (records: readonly object[]) => readonly object[]): KbSnapshot {
+function edited(
+  snapshot: KbSnapshot,
+  entity: EntityName,
+  change: (records: readonly object[]) => readonly object[],
+): KbSnapshot {
   const bundle = bundleOf(snapshot);
   bundle[entity] = change(bundle[entity]);
-  return new KbSnapshot(bundle as unknown as KbBundle, { revision: snapshot.revision + 1, lastImportAt: null });
+  return new KbSnapshot(bundle as unknown as KbBundle, {
+    revision: snapshot.revision + 1,
+    lastImportAt: null,
+  });
 }
 
 /** The first record of a kind with what the answers citing it show changed: its source, else its notes. */
 function retouched(records: readonly object[]): readonly object[] {
   const first = records[0] as Record<string, unknown> | undefined;
   if (first === undefined) return records;
-  const change = "sourceUrl" in first ? { sourceUrl: `${String(first.sourceUrl)}#retouched` } : { notes: "retouched by the carried-answers test" };
+  const change =
+    "sourceUrl" in first
+      ? { sourceUrl: `${String(first.sourceUrl)}#retouched` }
+      : { notes: "retouched by the carried-answers test" };
   return withReplaced(records, 0, { ...first, ...change });
 }
 
@@ -71,10 +89,19 @@ const recommendation = {
   revision: 1,
 };
 
-const fixture = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test/fixtures", name), "utf8"));
+const fixture = (name: string): unknown =>
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test/fixtures", name), "utf8"));
 const node = (name: string, version: string) => ({
   metadata: { name, labels: { "kubernetes.io/os": "linux" } },
-  status: { nodeInfo: { kubeletVersion: version, kubeProxyVersion: version, containerRuntimeVersion: "containerd://1.7.11", osImage: "Ubuntu 22.04.4 LTS", kernelVersion: "5.15.0-105-generic" } },
+  status: {
+    nodeInfo: {
+      kubeletVersion: version,
+      kubeProxyVersion: version,
+      containerRuntimeVersion: "containerd://1.7.11",
+      osImage: "Ubuntu 22.04.4 LTS",
+      kernelVersion: "5.15.0-105-generic",
+    },
+  },
 });
 const plan = {
   components: [
@@ -86,7 +113,8 @@ const plan = {
   ],
   asOf: "2026-06-01",
 };
-const cronJob = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n---\napiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata:\n  name: s\n";
+const cronJob =
+  "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n---\napiVersion: snapshot.storage.k8s.io/v1beta1\nkind: VolumeSnapshot\nmetadata:\n  name: s\n";
 const metrics = [
   "# TYPE apiserver_requested_deprecated_apis gauge",
   'apiserver_requested_deprecated_apis{group="batch",removed_release="1.25",resource="cronjobs",subresource="",version="v1beta1"} 1',
@@ -96,18 +124,61 @@ const metrics = [
 /** A question for every POST operation the OpenAPI document lists (the edits and the import excepted). */
 const OPERATIONS: Readonly<Record<string, unknown>> = {
   "/api/v1/validate": plan,
-  "/api/v1/validate/from-kubectl": { kubectlVersion: fixture("kubectl/version.json"), nodes: fixture("kubectl/nodes-eks.json"), asOf: "2026-06-01" },
-  "/api/v1/upgrade-plan": { current: { components: plan.components }, targetVersion: "1.32", asOf: "2026-06-01" },
-  "/api/v1/upgrade-plan/from-kubectl": { kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } }, nodes: { items: [node("n1", "v1.29.6")] }, targetVersion: "1.31", asOf: "2026-06-01", platform: "upstream" },
-  "/api/v1/rollback-check": { current: { components: plan.components }, component: "kube-apiserver", toVersion: "1.29.6" },
+  "/api/v1/validate/from-kubectl": {
+    kubectlVersion: fixture("kubectl/version.json"),
+    nodes: fixture("kubectl/nodes-eks.json"),
+    asOf: "2026-06-01",
+  },
+  "/api/v1/upgrade-plan": {
+    current: { components: plan.components },
+    targetVersion: "1.32",
+    asOf: "2026-06-01",
+  },
+  "/api/v1/upgrade-plan/from-kubectl": {
+    kubectlVersion: { serverVersion: { gitVersion: "v1.29.6" } },
+    nodes: { items: [node("n1", "v1.29.6")] },
+    targetVersion: "1.31",
+    asOf: "2026-06-01",
+    platform: "upstream",
+  },
+  "/api/v1/rollback-check": {
+    current: { components: plan.components },
+    component: "kube-apiserver",
+    toVersion: "1.29.6",
+  },
   "/api/v1/node-pool/upgrade-check": {
     controlPlaneVersion: "1.27",
-    from: { name: "pool-a", kubeletVersion: "1.26.4", kubeProxyVersion: "1.26.4", kubeProxyMode: "ipvs", runtime: "containerd", runtimeVersion: "1.6.20", kubeletFlags: ["--container-runtime=remote"] },
-    to: { name: "pool-a", kubeletVersion: "1.27.2", kubeProxyVersion: "1.27.2", kubeProxyMode: "ipvs", runtime: "containerd", runtimeVersion: "1.6.20", chartKubeVersion: ">=1.27.0-0 <1.30.0-0" },
+    from: {
+      name: "pool-a",
+      kubeletVersion: "1.26.4",
+      kubeProxyVersion: "1.26.4",
+      kubeProxyMode: "ipvs",
+      runtime: "containerd",
+      runtimeVersion: "1.6.20",
+      kubeletFlags: ["--container-runtime=remote"],
+    },
+    to: {
+      name: "pool-a",
+      kubeletVersion: "1.27.2",
+      kubeProxyVersion: "1.27.2",
+      kubeProxyMode: "ipvs",
+      runtime: "containerd",
+      runtimeVersion: "1.6.20",
+      chartKubeVersion: ">=1.27.0-0 <1.30.0-0",
+    },
   },
-  "/api/v1/node-pool/rollback-check": { controlPlaneVersion: "1.30", profile: "strict", current: { name: "gpu", kubeletVersion: "1.29.4" }, rollbackTo: { name: "gpu", kubeletVersion: "1.28.9" } },
+  "/api/v1/node-pool/rollback-check": {
+    controlPlaneVersion: "1.30",
+    profile: "strict",
+    current: { name: "gpu", kubeletVersion: "1.29.4" },
+    rollbackTo: { name: "gpu", kubeletVersion: "1.28.9" },
+  },
   "/api/v1/scan": { manifests: cronJob, targetVersion: "1.29", fromVersion: "1.24" },
-  "/api/v1/scan/cluster": { targetVersion: "1.25", metrics, objects: fixture("manifests/kubectl-get-json.json") },
+  "/api/v1/scan/cluster": {
+    targetVersion: "1.25",
+    metrics,
+    objects: fixture("manifests/kubectl-get-json.json"),
+  },
   "/api/v1/firewall/check": { allowed: "workers -> control-plane tcp/6443\n", version: "1.31" },
 };
 
@@ -119,7 +190,10 @@ const READ_QUERIES: Readonly<Record<string, string>> = {
   "/api/v1/components/{name}": "",
   "/api/v1/releases/{version}": "?asOf=2026-06-01",
 };
-const PATH_VALUES: Readonly<Record<string, string>> = { "{name}": "kubelet", "{version}": "latest" };
+const PATH_VALUES: Readonly<Record<string, string>> = {
+  "{name}": "kubelet",
+  "{version}": "latest",
+};
 
 interface Question {
   readonly name: string;
@@ -133,21 +207,45 @@ function questions(): Question[] {
     if (route.includes("{key}") || route.includes("/audit") || route.includes("/kb/")) continue;
     const operations = item as Record<string, unknown>;
     if ("get" in operations) {
-      const url = route.replace(/\{\w+\}/g, (parameter) => PATH_VALUES[parameter] ?? parameter) + (READ_QUERIES[route] ?? "");
-      asked.push({ name: `GET ${url}`, ask: async (app) => (await request(app).get(url).expect(200)).text });
+      const url =
+        route.replace(/\{\w+\}/g, (parameter) => PATH_VALUES[parameter] ?? parameter) +
+        (READ_QUERIES[route] ?? "");
+      asked.push({
+        name: `GET ${url}`,
+        ask: async (app) => (await request(app).get(url).expect(200)).text,
+      });
     }
     if ("post" in operations && !("get" in operations)) {
       const body = OPERATIONS[route];
-      assert.ok(body !== undefined, `POST ${route} is documented: give it a question in OPERATIONS (test/carried-answers.test.ts)`);
-      asked.push({ name: `POST ${route}`, ask: async (app) => (await request(app).post(route).send(body as object).expect(200)).text });
+      assert.ok(
+        body !== undefined,
+        `POST ${route} is documented: give it a question in OPERATIONS (test/carried-answers.test.ts)`,
+      );
+      asked.push({
+        name: `POST ${route}`,
+        ask: async (app) =>
+          (
+            await request(app)
+              .post(route)
+              .send(body as object)
+              .expect(200)
+          ).text,
+      });
     }
   }
   for (const example of PLAYGROUND_EXAMPLES) {
     asked.push({
       name: `GraphQL ${example.title}`,
       ask: async (app) => {
-        const response = await request(app).post("/graphql").send({ query: example.query }).expect(200);
-        assert.equal(response.body.errors, undefined, `${example.title}: ${JSON.stringify(response.body.errors)}`);
+        const response = await request(app)
+          .post("/graphql")
+          .send({ query: example.query })
+          .expect(200);
+        assert.equal(
+          response.body.errors,
+          undefined,
+          `${example.title}: ${JSON.stringify(response.body.errors)}`,
+        );
         return response.text;
       },
     });
@@ -156,12 +254,21 @@ function questions(): Question[] {
 }
 
 async function appOf(kb: FixedKnowledgeBase, answerCacheBytes: number): Promise<Express> {
-  return createApp({ kb, isDatabaseReachable: () => Promise.resolve(true), logger: createLogger("silent"), answerCacheBytes });
+  return createApp({
+    kb,
+    isDatabaseReachable: () => Promise.resolve(true),
+    logger: createLogger("silent"),
+    answerCacheBytes,
+  });
 }
 
 function cacheStats(text: string, face: string): { hits: number; carried: number } {
-  const value = (name: string) => Number(new RegExp(`^${name}\\{face="${face}"\\} (\\d+)`, "m").exec(text)?.[1] ?? Number.NaN);
-  return { hits: value("kubecompat_answer_cache_hits"), carried: value("kubecompat_answer_cache_carried") };
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}\\{face="${face}"\\} (\\d+)`, "m").exec(text)?.[1] ?? Number.NaN);
+  return {
+    hits: value("kubecompat_answer_cache_hits"),
+    carried: value("kubecompat_answer_cache_carried"),
+  };
 }
 
 describe("a watching view of a snapshot", () => {
@@ -178,8 +285,16 @@ describe("a watching view of a snapshot", () => {
     assert.ok(view.newestRelease);
     assert.equal(view.records("platforms"), snapshot.platforms);
     const parts = reads().parts;
-    assert.equal(parts.get("componentIndex"), (snapshot as unknown as Record<string, unknown>).componentIndex, "findComponent reads the index through the view");
-    assert.equal(parts.get("releases"), snapshot.releases, "newestRelease reads the releases through the view");
+    assert.equal(
+      parts.get("componentIndex"),
+      (snapshot as unknown as Record<string, unknown>).componentIndex,
+      "findComponent reads the index through the view",
+    );
+    assert.equal(
+      parts.get("releases"),
+      snapshot.releases,
+      "newestRelease reads the releases through the view",
+    );
     assert.equal(parts.get("platforms"), snapshot.platforms);
     assert.equal(parts.has("revision"), false, "the revision is a stand-in, not a part");
     assert.equal(parts.has("recommendations"), false);
@@ -200,21 +315,50 @@ describe("a watching view of a snapshot", () => {
     const { view, reads } = watched(snapshot);
     const answer = validateCluster(view, plan.components, { asOf: plan.asOf });
     assert.equal(answer.kbRevision, REVISION_STAND_IN);
-    const cited = snapshot.skewRules.findIndex((rule) => answer.findings.some((finding) => finding.sourceUrl === rule.sourceUrl));
+    const cited = snapshot.skewRules.findIndex((rule) =>
+      answer.findings.some((finding) => finding.sourceUrl === rule.sourceUrl),
+    );
     assert.ok(cited >= 0, "the plan breaks a skew rule");
-    assert.equal(readsHold(reads(), edited(snapshot, "recommendations", (records) => withAppended(records, recommendation))), true);
-    assert.equal(readsHold(reads(), edited(snapshot, "skewRules", (records) => withReplaced(records, cited, { ...records[cited]!, notes: "x" }))), false);
+    assert.equal(
+      readsHold(
+        reads(),
+        edited(snapshot, "recommendations", (records) => withAppended(records, recommendation)),
+      ),
+      true,
+    );
+    assert.equal(
+      readsHold(
+        reads(),
+        edited(snapshot, "skewRules", (records) =>
+          withReplaced(records, cited, { ...records[cited]!, notes: "x" }),
+        ),
+      ),
+      false,
+    );
   });
 
   it("fills the revision where the stand-in is, in text and in data, sharing what holds none", () => {
-    const text = JSON.stringify({ kbRevision: REVISION_STAND_IN, note: `revision ${REVISION_STAND_IN}` });
+    const text = JSON.stringify({
+      kbRevision: REVISION_STAND_IN,
+      note: `revision ${REVISION_STAND_IN}`,
+    });
     assert.equal(fillRevision(text, 42), '{"kbRevision":42,"note":"revision 42"}');
     const untouched = { ports: [6443, 10250] };
-    const data = { validateCluster: { kbRevision: REVISION_STAND_IN, findings: [{ code: "X" }] }, other: untouched };
+    const data = {
+      validateCluster: { kbRevision: REVISION_STAND_IN, findings: [{ code: "X" }] },
+      other: untouched,
+    };
     const filled = fillRevisionIn(data, 9);
-    assert.deepEqual(filled, { validateCluster: { kbRevision: 9, findings: [{ code: "X" }] }, other: untouched });
+    assert.deepEqual(filled, {
+      validateCluster: { kbRevision: 9, findings: [{ code: "X" }] },
+      other: untouched,
+    });
     assert.equal(filled.other, untouched);
-    assert.equal(data.validateCluster.kbRevision, REVISION_STAND_IN, "the remembered data is not changed");
+    assert.equal(
+      data.validateCluster.kbRevision,
+      REVISION_STAND_IN,
+      "the remembered data is not changed",
+    );
   });
 });
 
@@ -230,7 +374,11 @@ describe("AnswerCache across snapshots", () => {
     cache.set(first, "no reads", "N", 10);
     const second = { revision: 2, a: lists.a, b: [2] };
     assert.equal(cache.get(second, "reads a"), "A");
-    assert.equal(cache.get(second, "reads b"), undefined, "b is another list in the newer snapshot");
+    assert.equal(
+      cache.get(second, "reads b"),
+      undefined,
+      "b is another list in the newer snapshot",
+    );
     assert.equal(cache.get(second, "read whole"), undefined);
     assert.equal(cache.get(second, "no reads"), undefined);
     assert.equal(cache.stats().carried, 1);
@@ -244,7 +392,14 @@ describe("AnswerCache across snapshots", () => {
     const cache = new AnswerCache<string>(10_000);
     const readsA = () => ({ parts: new Map<string, unknown>([["a", lists.a]]), whole: false });
     for (let n = 0; n < 50; n += 1) cache.set(first, `a${n}`, "A", 10, readsA());
-    for (let n = 0; n < 50; n += 1) cache.set(first, `ab${n}`, "AB", 10, { parts: new Map<string, unknown>([["b", lists.b], ["a", lists.a]]), whole: false });
+    for (let n = 0; n < 50; n += 1)
+      cache.set(first, `ab${n}`, "AB", 10, {
+        parts: new Map<string, unknown>([
+          ["b", lists.b],
+          ["a", lists.a],
+        ]),
+        whole: false,
+      });
     const second = { revision: 2, a: lists.a, b: [3] };
     let compared = 0;
     const counting = new Proxy(second, {
@@ -264,7 +419,10 @@ describe("AnswerCache across snapshots", () => {
     assert.equal(small.get(first, "x"), undefined, "x was pushed out");
     const third = { revision: 3, a: [9], b: lists.b };
     assert.equal(small.get(third, "y"), undefined);
-    assert.deepEqual({ ...small.stats(), hits: 0, misses: 0 }, { entries: 0, bytes: 0, hits: 0, misses: 0, carried: 0 });
+    assert.deepEqual(
+      { ...small.stats(), hits: 0, misses: 0 },
+      { entries: 0, bytes: 0, hits: 0, misses: 0, carried: 0 },
+    );
   });
 });
 
@@ -289,8 +447,16 @@ describe("remembered answers are the answers of the snapshot in force", () => {
     for (const question of asked) {
       const expected = await question.ask(computing);
       // Asked twice: the first may be computed through the view, the second is remembered.
-      assert.equal(await question.ask(remembering), expected, `${stage}: ${question.name}, first asked`);
-      assert.equal(await question.ask(remembering), expected, `${stage}: ${question.name}, asked again`);
+      assert.equal(
+        await question.ask(remembering),
+        expected,
+        `${stage}: ${question.name}, first asked`,
+      );
+      assert.equal(
+        await question.ask(remembering),
+        expected,
+        `${stage}: ${question.name}, asked again`,
+      );
     }
   }
 
@@ -301,11 +467,19 @@ describe("remembered answers are the answers of the snapshot in force", () => {
 
   it("after an edit of a recommendation: the checks are carried over, with the new revision", async () => {
     const before = (await request(remembering).get("/metrics").expect(200)).text;
-    kb.serving = fresh.serving = edited(kb.serving, "recommendations", (records) => withAppended(records, recommendation));
+    kb.serving = fresh.serving = edited(kb.serving, "recommendations", (records) =>
+      withAppended(records, recommendation),
+    );
     await compare("a recommendation added");
     const after = (await request(remembering).get("/metrics").expect(200)).text;
-    assert.ok(cacheStats(after, "rest").carried > cacheStats(before, "rest").carried, "REST answers were carried over");
-    assert.ok(cacheStats(after, "graphql").carried > cacheStats(before, "graphql").carried, "GraphQL answers were carried over");
+    assert.ok(
+      cacheStats(after, "rest").carried > cacheStats(before, "rest").carried,
+      "REST answers were carried over",
+    );
+    assert.ok(
+      cacheStats(after, "graphql").carried > cacheStats(before, "graphql").carried,
+      "GraphQL answers were carried over",
+    );
     const validate = await request(remembering).post("/api/v1/validate").send(plan).expect(200);
     assert.equal(validate.body.kbRevision, 2);
   });

@@ -7,8 +7,18 @@ import type { Express } from "express";
 import request from "supertest";
 import { createApp } from "../src/app.js";
 import { bearerTokenMatches } from "../src/chatops/auth.js";
-import { parseCommand, runCommand, takeVisibility, type ChatCommand } from "../src/chatops/commands.js";
-import { renderReply, SLACK_MAX_BLOCKS, SLACK_MAX_SECTION_TEXT, type SlackBlock } from "../src/chatops/reply.js";
+import {
+  parseCommand,
+  runCommand,
+  takeVisibility,
+  type ChatCommand,
+} from "../src/chatops/commands.js";
+import {
+  renderReply,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_SECTION_TEXT,
+  type SlackBlock,
+} from "../src/chatops/reply.js";
 import type { Config } from "../src/core/config.js";
 import { listApiRemovals } from "../src/domain/catalog.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
@@ -23,7 +33,10 @@ const SECRET = "test-signing-secret-0123456789";
 const TOKEN = "test-bot-token-0123456789abcdef";
 const CHATOPS: Config["chatops"] = { slackSigningSecret: SECRET, botToken: TOKEN };
 const AS_OF = "2026-11-29";
-const FIXTURE = fs.readFileSync(path.join(REPO_ROOT, "test/fixtures/slack/slash-command.form"), "utf8");
+const FIXTURE = fs.readFileSync(
+  path.join(REPO_ROOT, "test/fixtures/slack/slash-command.form"),
+  "utf8",
+);
 
 // ---------------------------------------------------------------- pure: parsing
 
@@ -44,37 +57,82 @@ describe("chatops parseCommand", () => {
     ],
     [
       "  CHECK   apiserver = v1.30 ,  kubelet @ pool-a=V1.29  ",
-      { kind: "check", components: [{ component: "apiserver", version: "v1.30" }, { component: "kubelet", instance: "pool-a", version: "V1.29" }] },
+      {
+        kind: "check",
+        components: [
+          { component: "apiserver", version: "v1.30" },
+          { component: "kubelet", instance: "pool-a", version: "V1.29" },
+        ],
+      },
     ],
     [
       'validate "API Server"=1.30 proxy 1.29 asof=2026-01-31',
-      { kind: "check", components: [{ component: "API Server", version: "1.30" }, { component: "proxy", version: "1.29" }], asOf: "2026-01-31" },
+      {
+        kind: "check",
+        components: [
+          { component: "API Server", version: "1.30" },
+          { component: "proxy", version: "1.29" },
+        ],
+        asOf: "2026-01-31",
+      },
     ],
-    ["check \u201CAPI Server\u201D=1.30", { kind: "check", components: [{ component: "API Server", version: "1.30" }] }],
-    ["@kubecompat check kubelet=1.29", { kind: "check", components: [{ component: "kubelet", version: "1.29" }] }],
+    [
+      "check \u201CAPI Server\u201D=1.30",
+      { kind: "check", components: [{ component: "API Server", version: "1.30" }] },
+    ],
+    [
+      "@kubecompat check kubelet=1.29",
+      { kind: "check", components: [{ component: "kubelet", version: "1.29" }] },
+    ],
     ["upgrade 1.27 -> 1.30", { kind: "upgrade", from: "1.27", to: "1.30" }],
     ["upgrade v1.27 \u2192 v1.30", { kind: "upgrade", from: "v1.27", to: "v1.30" }],
     ["Upgrade v1.27\u27F6v1.30", { kind: "upgrade", from: "v1.27", to: "v1.30" }],
     ["upgrade 1.27->1.30", { kind: "upgrade", from: "1.27", to: "1.30" }],
     ["upgrade 1.27 to 1.30", { kind: "upgrade", from: "1.27", to: "1.30" }],
-    ["upgrade   from 1.27   =>   1.30 profile=Strict", { kind: "upgrade", from: "1.27", to: "1.30", profile: "Strict" }],
+    [
+      "upgrade   from 1.27   =>   1.30 profile=Strict",
+      { kind: "upgrade", from: "1.27", to: "1.30", profile: "Strict" },
+    ],
     ["upgrade 1.27 1.30", { kind: "upgrade", from: "1.27", to: "1.30" }],
     ["plan 1.27 -> 1.30", { kind: "upgrade", from: "1.27", to: "1.30" }],
     [
       "plan apiserver=1.27 kubelet=1.26 to 1.30",
-      { kind: "plan", components: [{ component: "apiserver", version: "1.27" }, { component: "kubelet", version: "1.26" }], to: "1.30" },
+      {
+        kind: "plan",
+        components: [
+          { component: "apiserver", version: "1.27" },
+          { component: "kubelet", version: "1.26" },
+        ],
+        to: "1.30",
+      },
     ],
     [
       "plan apiserver=1.27 kubelet@pool-b=1.26 -> v1.30 profile=strict",
       {
         kind: "plan",
-        components: [{ component: "apiserver", version: "1.27" }, { component: "kubelet", instance: "pool-b", version: "1.26" }],
+        components: [
+          { component: "apiserver", version: "1.27" },
+          { component: "kubelet", instance: "pool-b", version: "1.26" },
+        ],
         to: "v1.30",
         profile: "strict",
       },
     ],
-    ["upgrade apiserver=1.27 kubelet=1.26 to 1.30", { kind: "plan", components: [{ component: "apiserver", version: "1.27" }, { component: "kubelet", version: "1.26" }], to: "1.30" }],
-    ["plan apiserver=1.27 target=1.30", { kind: "plan", components: [{ component: "apiserver", version: "1.27" }], to: "1.30" }],
+    [
+      "upgrade apiserver=1.27 kubelet=1.26 to 1.30",
+      {
+        kind: "plan",
+        components: [
+          { component: "apiserver", version: "1.27" },
+          { component: "kubelet", version: "1.26" },
+        ],
+        to: "1.30",
+      },
+    ],
+    [
+      "plan apiserver=1.27 target=1.30",
+      { kind: "plan", components: [{ component: "apiserver", version: "1.27" }], to: "1.30" },
+    ],
     ["removals 1.25 1.29", { kind: "removals", from: "1.25", to: "1.29" }],
     ["removals from v1.25 to v1.29", { kind: "removals", from: "v1.25", to: "v1.29" }],
     ["removed 1.29", { kind: "removals", to: "1.29" }],
@@ -83,7 +141,10 @@ describe("chatops parseCommand", () => {
     ["port of kcm", { kind: "ports", component: "kcm" }],
     ["skew kubelet", { kind: "skew", component: "kubelet" }],
     ["skew kubelet at 1.29", { kind: "skew", component: "kubelet", at: "1.29" }],
-    ["SKEW kubelet v1.29 profile=strict", { kind: "skew", component: "kubelet", at: "v1.29", profile: "strict" }],
+    [
+      "SKEW kubelet v1.29 profile=strict",
+      { kind: "skew", component: "kubelet", at: "v1.29", profile: "strict" },
+    ],
     ["rules API Server at 1.28", { kind: "skew", component: "API Server", at: "1.28" }],
     ["release 1.30", { kind: "release", version: "1.30" }],
     ["releases v1.30.2", { kind: "release", version: "v1.30.2" }],
@@ -130,11 +191,23 @@ describe("chatops parseCommand", () => {
   }
 
   it("takes --public and --in-channel out of the text", () => {
-    assert.deepEqual(takeVisibility("release 1.30 --public"), { text: "release 1.30", public: true });
-    assert.deepEqual(takeVisibility("--IN-CHANNEL upgrade 1.27 -> 1.30"), { text: "upgrade 1.27 -> 1.30", public: true });
-    assert.deepEqual(takeVisibility("release 1.30 \u2014public"), { text: "release 1.30", public: true });
+    assert.deepEqual(takeVisibility("release 1.30 --public"), {
+      text: "release 1.30",
+      public: true,
+    });
+    assert.deepEqual(takeVisibility("--IN-CHANNEL upgrade 1.27 -> 1.30"), {
+      text: "upgrade 1.27 -> 1.30",
+      public: true,
+    });
+    assert.deepEqual(takeVisibility("release 1.30 \u2014public"), {
+      text: "release 1.30",
+      public: true,
+    });
     assert.deepEqual(takeVisibility("release 1.30"), { text: "release 1.30", public: false });
-    assert.deepEqual(takeVisibility("check my--public=1.30"), { text: "check my--public=1.30", public: false });
+    assert.deepEqual(takeVisibility("check my--public=1.30"), {
+      text: "check my--public=1.30",
+      public: false,
+    });
   });
 
   it("compares bearer tokens exactly", () => {
@@ -168,10 +241,19 @@ describe("chatops runCommand", () => {
   it("answers a check with the verdict and cited findings in Markdown and in blocks", () => {
     const reply = run("check apiserver=1.30 kubelet@pool-b=1.26");
     assert.match(reply.text, /^\*\*❌ Not supported\*\*/);
-    assert.match(reply.text, /- 🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` kubelet@pool-b 1\.26 is 4 minors older .*\(\[source\]\(https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\)\)/);
+    assert.match(
+      reply.text,
+      /- 🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` kubelet@pool-b 1\.26 is 4 minors older .*\(\[source\]\(https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\)\)/,
+    );
     assert.match(reply.text, /_kb revision 7 · profile upstream · as of 2026-11-29_$/);
-    assert.match(sectionTexts(reply.blocks), /• 🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` .*\(<https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\|source>\)/);
-    assert.match(reply.fallback, /^❌ Not supported \(1 error, 2 warnings\): kube-apiserver 1\.30, kubelet@pool-b 1\.26$/);
+    assert.match(
+      sectionTexts(reply.blocks),
+      /• 🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` .*\(<https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\|source>\)/,
+    );
+    assert.match(
+      reply.fallback,
+      /^❌ Not supported \(1 error, 2 warnings\): kube-apiserver 1\.30, kubelet@pool-b 1\.26$/,
+    );
   });
 
   it("turns the domain's InputError into a friendly reply that quotes it", () => {
@@ -210,7 +292,11 @@ describe("chatops runCommand", () => {
     assert.ok(reply.blocks.length <= SLACK_MAX_BLOCKS, `${reply.blocks.length} blocks`);
     assert.equal(reply.blocks.length, SLACK_MAX_BLOCKS);
     for (const block of reply.blocks) {
-      if (block.type === "section") assert.ok(block.text.text.length <= SLACK_MAX_SECTION_TEXT, `${block.text.text.length} characters`);
+      if (block.type === "section")
+        assert.ok(
+          block.text.text.length <= SLACK_MAX_SECTION_TEXT,
+          `${block.text.text.length} characters`,
+        );
       if (block.type === "header") assert.ok(block.text.text.length <= 150);
     }
     assert.equal(reply.blocks.at(-1)?.type, "context");
@@ -250,9 +336,17 @@ describe("chatops HTTP endpoints", () => {
 
   /** The real app, as src/app.ts builds it, with other chat secrets. */
   const appFor = (chatops: Config["chatops"] | undefined): Promise<Express> =>
-    createApp({ kb: runtime.kb, isDatabaseReachable: () => Promise.resolve(true), logger: createLogger("silent"), chatops });
+    createApp({
+      kb: runtime.kb,
+      isDatabaseReachable: () => Promise.resolve(true),
+      logger: createLogger("silent"),
+      chatops,
+    });
 
-  const slack = async (text: string, options: { timestamp?: number; signature?: string; body?: string } = {}) => {
+  const slack = async (
+    text: string,
+    options: { timestamp?: number; signature?: string; body?: string } = {},
+  ) => {
     const body = options.body ?? slackBody(text);
     const timestamp = options.timestamp ?? now();
     return request(app)
@@ -274,7 +368,8 @@ describe("chatops HTTP endpoints", () => {
     assert.equal(answer.blocks[0]?.type, "header");
     const context = answer.blocks.at(-1);
     assert.equal(context?.type, "context");
-    if (context?.type === "context") assert.equal(context.elements[0]?.text, `kb revision ${runtime.kb.current().revision}`);
+    if (context?.type === "context")
+      assert.equal(context.elements[0]?.text, `kb revision ${runtime.kb.current().revision}`);
     for (const block of answer.blocks) {
       if (block.type === "section") {
         assert.equal(block.text.type, "mrkdwn");
@@ -284,7 +379,8 @@ describe("chatops HTTP endpoints", () => {
     return answer;
   };
 
-  const headline = (answer: SlackAnswer): string => (answer.blocks[0]?.type === "header" ? answer.blocks[0].text.text : "");
+  const headline = (answer: SlackAnswer): string =>
+    answer.blocks[0]?.type === "header" ? answer.blocks[0].text.text : "";
 
   before(async () => {
     runtime = await startSnapshotRuntime({ chatops: CHATOPS });
@@ -301,27 +397,39 @@ describe("chatops HTTP endpoints", () => {
 
   describe("POST /chatops/slack, signed", () => {
     it("answers check with a Block Kit verdict and the findings' codes, ephemeral by default", async () => {
-      const answer = await slackAnswer(`check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26 containerd=1.7.2 asof=${AS_OF}`);
+      const answer = await slackAnswer(
+        `check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26 containerd=1.7.2 asof=${AS_OF}`,
+      );
       assert.equal(answer.response_type, "ephemeral");
       assert.equal(headline(answer), "❌ Not supported");
       assert.match(answer.text, /^❌ Not supported \(1 error/);
       const sections = sectionTexts(answer.blocks);
-      assert.match(sections, /kube-apiserver 1\.30 · kubelet 1\.27 · kubelet@pool-b 1\.26 · containerd 1\.7\.2/);
+      assert.match(
+        sections,
+        /kube-apiserver 1\.30 · kubelet 1\.27 · kubelet@pool-b 1\.26 · containerd 1\.7\.2/,
+      );
       assert.match(sections, /🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` kubelet@pool-b 1\.26/);
       assert.match(sections, /⚠️ `RELEASE_END_OF_LIFE`/);
-      assert.match(sections, /<https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\|source>/);
+      assert.match(
+        sections,
+        /<https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\|source>/,
+      );
       const context = answer.blocks.at(-1);
-      assert.deepEqual(context?.type === "context" ? context.elements.map((element) => element.text) : [], [
-        `kb revision ${runtime.kb.current().revision}`,
-        "profile upstream",
-        `as of ${AS_OF}`,
-      ]);
+      assert.deepEqual(
+        context?.type === "context" ? context.elements.map((element) => element.text) : [],
+        [`kb revision ${runtime.kb.current().revision}`, "profile upstream", `as of ${AS_OF}`],
+      );
     });
 
     it("answers a supported check with ✅ and resolves aliases", async () => {
-      const answer = await slackAnswer("check API-Server=v1.30.2 proxy=1.30 kcm=1.30 asof=2024-06-01");
+      const answer = await slackAnswer(
+        "check API-Server=v1.30.2 proxy=1.30 kcm=1.30 asof=2024-06-01",
+      );
       assert.equal(headline(answer), "✅ Supported");
-      assert.match(sectionTexts(answer.blocks), /kube-apiserver v1\.30\.2 · kube-proxy 1\.30 · kube-controller-manager 1\.30\nno findings/);
+      assert.match(
+        sectionTexts(answer.blocks),
+        /kube-apiserver v1\.30\.2 · kube-proxy 1\.30 · kube-controller-manager 1\.30\nno findings/,
+      );
     });
 
     it("answers upgrade A -> B with the domain's steps and the removed APIs", async () => {
@@ -329,7 +437,13 @@ describe("chatops HTTP endpoints", () => {
       assert.equal(headline(answer), "⚠️ Upgrade plan to 1.30, with warnings");
       const expected = planUpgrade(
         runtime.kb.current(),
-        ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"].map((component) => ({ component, version: "v1.27" })),
+        [
+          "kube-apiserver",
+          "kube-controller-manager",
+          "kube-scheduler",
+          "kubelet",
+          "kube-proxy",
+        ].map((component) => ({ component, version: "v1.27" })),
         "1.30",
       );
       const sections = sectionTexts(answer.blocks);
@@ -338,12 +452,17 @@ describe("chatops HTTP endpoints", () => {
       const first = expected.steps[0]!;
       // A control-plane hop also says the last point it can be undone (upstream: only before the step).
       assert.ok(first.undo !== null);
-      assert.equal(stepLines[0], `1. *${first.component} ${first.fromVersion} → ${first.toVersion}* — ${first.note} (undo: ${first.undo})`);
+      assert.equal(
+        stepLines[0],
+        `1. *${first.component} ${first.fromVersion} → ${first.toVersion}* — ${first.note} (undo: ${first.undo})`,
+      );
       assert.match(stepLines[0], /^1\. \*kube-apiserver 1\.27 → 1\.28/);
       assert.ok(expected.apiRemovals.length > 0);
       for (const removal of expected.apiRemovals) {
         assert.ok(
-          sections.includes(`\`${removal.apiVersion}\` ${removal.kind} → \`${removal.replacement}\` (removed in ${removal.removedIn})`),
+          sections.includes(
+            `\`${removal.apiVersion}\` ${removal.kind} → \`${removal.replacement}\` (removed in ${removal.removedIn})`,
+          ),
           `${removal.apiVersion} ${removal.kind} missing`,
         );
       }
@@ -363,23 +482,37 @@ describe("chatops HTTP endpoints", () => {
       assert.match(sections, /^1\. \*kubelet 1\.26 → 1\.27/m);
       assert.match(sections, /^2\. \*kube-apiserver 1\.27 → 1\.28/m);
       const context = answer.blocks.at(-1);
-      assert.ok(context?.type === "context" && context.elements.some((element) => element.text === "profile strict"));
+      assert.ok(
+        context?.type === "context" &&
+          context.elements.some((element) => element.text === "profile strict"),
+      );
     });
 
     it("answers removals A B with every API version removed in the range", async () => {
       const answer = await slackAnswer("removals 1.25 1.29");
       assert.equal(headline(answer), "🗑️ API versions removed after 1.25 up to 1.29");
       const removals = listApiRemovals(runtime.kb.current(), { from: "1.25", to: "1.29" });
-      const lines = sectionTexts(answer.blocks).split("\n").filter((line) => line.startsWith("• "));
+      const lines = sectionTexts(answer.blocks)
+        .split("\n")
+        .filter((line) => line.startsWith("• "));
       assert.equal(lines.length, removals.length);
-      assert.ok(lines.some((line) => line.startsWith("• `autoscaling/v2beta2` HorizontalPodAutoscaler → `autoscaling/v2` (removed in 1.26)")));
+      assert.ok(
+        lines.some((line) =>
+          line.startsWith(
+            "• `autoscaling/v2beta2` HorizontalPodAutoscaler → `autoscaling/v2` (removed in 1.26)",
+          ),
+        ),
+      );
       assert.ok(!lines.some((line) => /removed in 1\.25\)/.test(line)), "1.25 itself is excluded");
     });
 
     it("answers ports with the component's ports", async () => {
       const answer = await slackAnswer("ports node agent");
       assert.equal(headline(answer), "🔌 Ports of kubelet");
-      assert.match(sectionTexts(answer.blocks), /• `10250\/TCP` inbound on worker nodes — Kubelet API/);
+      assert.match(
+        sectionTexts(answer.blocks),
+        /• `10250\/TCP` inbound on worker nodes — Kubelet API/,
+      );
     });
 
     it("answers skew at a version with the rules in force then", async () => {
@@ -400,7 +533,12 @@ describe("chatops HTTP endpoints", () => {
       assert.match(sections, /`upstream-kubelet-vs-apiserver-n3`/);
       assert.match(sections, /`strict-kubelet-vs-apiserver-n1`/);
       const context = answer.blocks.at(-1);
-      assert.ok(context?.type === "context" && context.elements.some((element) => element.text === `${newest} is the newest minor released today`));
+      assert.ok(
+        context?.type === "context" &&
+          context.elements.some(
+            (element) => element.text === `${newest} is the newest minor released today`,
+          ),
+      );
     });
 
     it("answers release with its dates and latest patch", async () => {
@@ -434,7 +572,10 @@ describe("chatops HTTP endpoints", () => {
       const answer = await slackAnswer("ports flux-capacitor");
       assert.equal(headline(answer), "⚠️ I could not answer that");
       const sections = sectionTexts(answer.blocks);
-      assert.match(sections, /^>unknown component "flux-capacitor"; valid names are kube-apiserver/m);
+      assert.match(
+        sections,
+        /^>unknown component "flux-capacitor"; valid names are kube-apiserver/m,
+      );
       assert.match(sections, /Usage: `\/kubecompat ports kubelet`/);
     });
 
@@ -457,10 +598,26 @@ describe("chatops HTTP endpoints", () => {
 
     it("refuses a bad signature with 401", async () => {
       const body = slackBody("help");
-      assertRefused(await slack("help", { body, signature: sign(body, now(), "some-other-secret-0123456789") }), 401, "UNAUTHENTICATED");
-      assertRefused(await slack("help", { body, signature: `v0=${"0".repeat(64)}` }), 401, "UNAUTHENTICATED");
-      assertRefused(await slack("help", { body, signature: sign(body, now()).slice(0, -2) }), 401, "UNAUTHENTICATED");
-      assertRefused(await slack("help", { body, signature: sign(body, now()).replace("v0=", "v1=") }), 401, "UNAUTHENTICATED");
+      assertRefused(
+        await slack("help", { body, signature: sign(body, now(), "some-other-secret-0123456789") }),
+        401,
+        "UNAUTHENTICATED",
+      );
+      assertRefused(
+        await slack("help", { body, signature: `v0=${"0".repeat(64)}` }),
+        401,
+        "UNAUTHENTICATED",
+      );
+      assertRefused(
+        await slack("help", { body, signature: sign(body, now()).slice(0, -2) }),
+        401,
+        "UNAUTHENTICATED",
+      );
+      assertRefused(
+        await slack("help", { body, signature: sign(body, now()).replace("v0=", "v1=") }),
+        401,
+        "UNAUTHENTICATED",
+      );
     });
 
     it("refuses a request without the Slack headers with 401", async () => {
@@ -468,9 +625,17 @@ describe("chatops HTTP endpoints", () => {
       const timestamp = now();
       const noHeaders = await request(app).post("/chatops/slack").type("form").send(body);
       assertRefused(noHeaders, 401, "UNAUTHENTICATED");
-      const noSignature = await request(app).post("/chatops/slack").set("X-Slack-Request-Timestamp", String(timestamp)).type("form").send(body);
+      const noSignature = await request(app)
+        .post("/chatops/slack")
+        .set("X-Slack-Request-Timestamp", String(timestamp))
+        .type("form")
+        .send(body);
       assertRefused(noSignature, 401, "UNAUTHENTICATED");
-      const noTimestamp = await request(app).post("/chatops/slack").set("X-Slack-Signature", sign(body, timestamp)).type("form").send(body);
+      const noTimestamp = await request(app)
+        .post("/chatops/slack")
+        .set("X-Slack-Signature", sign(body, timestamp))
+        .type("form")
+        .send(body);
       assertRefused(noTimestamp, 401, "UNAUTHENTICATED");
       const badTimestamp = await request(app)
         .post("/chatops/slack")
@@ -497,9 +662,21 @@ describe("chatops HTTP endpoints", () => {
       const timestamp = now();
       const signed = slackBody("help");
       const sent = slackBody("check kube-apiserver=1.30 kubelet=1.20");
-      assertRefused(await slack("", { body: sent, timestamp, signature: sign(signed, timestamp) }), 401, "UNAUTHENTICATED");
+      assertRefused(
+        await slack("", { body: sent, timestamp, signature: sign(signed, timestamp) }),
+        401,
+        "UNAUTHENTICATED",
+      );
       // The same body re-encoded (%20 instead of +) is different bytes, so it is a different signature.
-      assertRefused(await slack("", { body: signed.replaceAll("+", "%20"), timestamp, signature: sign(signed, timestamp) }), 401, "UNAUTHENTICATED");
+      assertRefused(
+        await slack("", {
+          body: signed.replaceAll("+", "%20"),
+          timestamp,
+          signature: sign(signed, timestamp),
+        }),
+        401,
+        "UNAUTHENTICATED",
+      );
     });
 
     it("refuses a body that is not a form with 415", async () => {
@@ -538,32 +715,57 @@ describe("chatops HTTP endpoints", () => {
   });
 
   describe("POST /chatops/command", () => {
-    const command = (body: object, authorization: string | null = `Bearer ${TOKEN}`, target: Express = app) => {
+    const command = (
+      body: object,
+      authorization: string | null = `Bearer ${TOKEN}`,
+      target: Express = app,
+    ) => {
       const call = request(target).post("/chatops/command");
       if (authorization !== null) call.set("Authorization", authorization);
       return call.send(body);
     };
 
     it("answers with Markdown and the same blocks as Slack", async () => {
-      const response = await command({ text: `check apiserver=1.30 kubelet@pool-b=1.26 asof=${AS_OF} --public`, user: "bridge" });
+      const response = await command({
+        text: `check apiserver=1.30 kubelet@pool-b=1.26 asof=${AS_OF} --public`,
+        user: "bridge",
+      });
       assert.equal(response.status, 200, response.text);
       assert.deepEqual(Object.keys(response.body).sort(), ["blocks", "text"]);
       assert.match(response.body.text, /^\*\*❌ Not supported\*\*\n/);
-      assert.match(response.body.text, /- 🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` kubelet@pool-b 1\.26/);
-      assert.match(response.body.text, /\[source\]\(https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\)/);
+      assert.match(
+        response.body.text,
+        /- 🔴 `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` kubelet@pool-b 1\.26/,
+      );
+      assert.match(
+        response.body.text,
+        /\[source\]\(https:\/\/kubernetes\.io\/releases\/version-skew-policy\/#kubelet\)/,
+      );
       assert.equal(response.body.blocks[0].text.text, "❌ Not supported");
-      const slackBlocks = (await slackAnswer(`check apiserver=1.30 kubelet@pool-b=1.26 asof=${AS_OF}`)).blocks;
+      const slackBlocks = (
+        await slackAnswer(`check apiserver=1.30 kubelet@pool-b=1.26 asof=${AS_OF}`)
+      ).blocks;
       assert.deepEqual(response.body.blocks, slackBlocks);
     });
 
     it("answers a bad command with 200 and the usage, without a slash-command prefix", async () => {
       const response = await command({ text: "skew" });
       assert.equal(response.status, 200);
-      assert.match(response.body.text, /name a component\.\s+Usage: `skew kubelet \[at 1\.29\] \[profile=strict\]`/);
+      assert.match(
+        response.body.text,
+        /name a component\.\s+Usage: `skew kubelet \[at 1\.29\] \[profile=strict\]`/,
+      );
     });
 
     it("refuses a missing or wrong bearer token with 401", async () => {
-      for (const authorization of [null, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, `Basic ${Buffer.from(`bot:${TOKEN}`).toString("base64")}`, TOKEN, "Bearer"]) {
+      for (const authorization of [
+        null,
+        `Bearer ${TOKEN}x`,
+        `Bearer ${TOKEN.slice(1)}`,
+        `Basic ${Buffer.from(`bot:${TOKEN}`).toString("base64")}`,
+        TOKEN,
+        "Bearer",
+      ]) {
         const response = await command({ text: "help" }, authorization);
         assert.equal(response.status, 401, String(authorization));
         assert.equal(response.body.error.code, "UNAUTHENTICATED");
@@ -582,7 +784,11 @@ describe("chatops HTTP endpoints", () => {
     });
 
     it("refuses a body that is not JSON with 415", async () => {
-      const response = await request(app).post("/chatops/command").set("Authorization", `Bearer ${TOKEN}`).type("text").send("help");
+      const response = await request(app)
+        .post("/chatops/command")
+        .set("Authorization", `Bearer ${TOKEN}`)
+        .type("text")
+        .send("help");
       assert.equal(response.status, 415);
       assert.equal(response.body.error.code, "UNSUPPORTED_MEDIA_TYPE");
     });

@@ -30,7 +30,12 @@ function helmReleaseSecret(release: Json, extraMetadata: Json = {}): Json {
     metadata: {
       name: `sh.helm.release.v1.${release.name}.v${release.version}`,
       namespace: release.namespace,
-      labels: { name: release.name, owner: "helm", status: release.info.status, version: String(release.version) },
+      labels: {
+        name: release.name,
+        owner: "helm",
+        status: release.info.status,
+        version: String(release.version),
+      },
       ...extraMetadata,
     },
     data: { release: Buffer.from(helmEncoded).toString("base64") },
@@ -62,11 +67,23 @@ describe("kubecompat collect and scan-cluster", () => {
   it("gathers a bundle with the user's kubectl and context, naming what it could not collect", async () => {
     const log = path.join(dir, "argv.log");
     const bundlePath = path.join(dir, "bundle.json");
-    const run = await kubecompat(["collect", "--context", "prod-eu", "--output-file", bundlePath], { env: { KUBECTL: REPLAY, KUBECTL_REPLAY_LOG: log } });
+    const run = await kubecompat(["collect", "--context", "prod-eu", "--output-file", bundlePath], {
+      env: { KUBECTL: REPLAY, KUBECTL_REPLAY_LOG: log },
+    });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /kubectl --context prod-eu get crd -o json failed: Error from server \(Forbidden\)/);
-    const calls = fs.readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line) as string[]);
-    assert.ok(calls.every((argv) => argv[0] === "--context" && argv[1] === "prod-eu"), "every call uses the context");
+    assert.match(
+      run.stderr,
+      /kubectl --context prod-eu get crd -o json failed: Error from server \(Forbidden\)/,
+    );
+    const calls = fs
+      .readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as string[]);
+    assert.ok(
+      calls.every((argv) => argv[0] === "--context" && argv[1] === "prod-eu"),
+      "every call uses the context",
+    );
     assert.equal(calls.length, 6);
     const bundle = JSON.parse(fs.readFileSync(bundlePath, "utf8")) as Record<string, unknown>;
     assert.equal(bundle.kind, "KubecompatClusterBundle");
@@ -75,8 +92,14 @@ describe("kubecompat collect and scan-cluster", () => {
     assert.match(bundle.metrics as string, /apiserver_requested_deprecated_apis/);
     assert.equal(bundle.crds, undefined);
     assert.equal((bundle.errors as unknown[]).length, 1);
-    assert.equal(fs.statSync(bundlePath).mode & 0o777, 0o600, "the bundle holds Helm release records: only its owner reads it");
-    const missing = await kubecompat(["collect"], { env: { KUBECTL: path.join(dir, "no-such-kubectl") } });
+    assert.equal(
+      fs.statSync(bundlePath).mode & 0o777,
+      0o600,
+      "the bundle holds Helm release records: only its owner reads it",
+    );
+    const missing = await kubecompat(["collect"], {
+      env: { KUBECTL: path.join(dir, "no-such-kubectl") },
+    });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /kubectl was not found .*set KUBECTL to its path/);
   });
@@ -84,24 +107,60 @@ describe("kubecompat collect and scan-cluster", () => {
   it("scans the bundle's Helm releases and metrics, and checks its nodes and workloads", async () => {
     const env = { KUBECOMPAT_URL: listening!.url, NO_COLOR: "1" };
     const bundlePath = path.join(dir, "bundle.json");
-    const scan = await kubecompat(["scan-cluster", "--bundle", bundlePath, "--to", "1.25", "-o", "json"], { env });
+    const scan = await kubecompat(
+      ["scan-cluster", "--bundle", bundlePath, "--to", "1.25", "-o", "json"],
+      { env },
+    );
     assert.equal(scan.code, 1, scan.stderr);
-    const answer = JSON.parse(scan.stdout) as { findings: Array<{ evidence: string; code: string; severity: string; release: { revision: number } | null }>; releases: Array<{ revision: number; skippedRevisions: number[] }> };
-    assert.deepEqual(answer.releases.map((release) => [release.revision, release.skippedRevisions]), [[5, [4]]]);
+    const answer = JSON.parse(scan.stdout) as {
+      findings: Array<{
+        evidence: string;
+        code: string;
+        severity: string;
+        release: { revision: number } | null;
+      }>;
+      releases: Array<{ revision: number; skippedRevisions: number[] }>;
+    };
+    assert.deepEqual(
+      answer.releases.map((release) => [release.revision, release.skippedRevisions]),
+      [[5, [4]]],
+    );
     assert.deepEqual(
       answer.findings.map((entry) => `${entry.evidence} ${entry.code} ${entry.severity}`).sort(),
-      ["HELM_RELEASE API_REMOVED ERROR", "HELM_RELEASE API_REMOVED ERROR", "REQUEST_METRIC DEPRECATED_API_REQUESTED ERROR"],
+      [
+        "HELM_RELEASE API_REMOVED ERROR",
+        "HELM_RELEASE API_REMOVED ERROR",
+        "REQUEST_METRIC DEPRECATED_API_REQUESTED ERROR",
+      ],
     );
-    const text = await kubecompat(["scan-cluster", "--bundle", bundlePath, "--to", "1.25"], { env });
-    assert.match(text.stdout, /HELM_RELEASE +API_REMOVED +release shop\/shop r5: PodDisruptionBudget shop/);
-    const check = await kubecompat(["check", "--bundle", bundlePath, "--platform", "upstream", "-o", "json"], { env });
-    const checked = JSON.parse(check.stdout) as { findings: Array<{ code: string; component: string | null }> };
-    assert.ok(checked.findings.some((entry) => entry.code === "ADDON_UNSUPPORTED" && entry.component === "cluster-autoscaler"), check.stdout.slice(0, 2000));
+    const text = await kubecompat(["scan-cluster", "--bundle", bundlePath, "--to", "1.25"], {
+      env,
+    });
+    assert.match(
+      text.stdout,
+      /HELM_RELEASE +API_REMOVED +release shop\/shop r5: PodDisruptionBudget shop/,
+    );
+    const check = await kubecompat(
+      ["check", "--bundle", bundlePath, "--platform", "upstream", "-o", "json"],
+      { env },
+    );
+    const checked = JSON.parse(check.stdout) as {
+      findings: Array<{ code: string; component: string | null }>;
+    };
+    assert.ok(
+      checked.findings.some(
+        (entry) => entry.code === "ADDON_UNSUPPORTED" && entry.component === "cluster-autoscaler",
+      ),
+      check.stdout.slice(0, 2000),
+    );
     const nothing = await kubecompat(["scan-cluster", "--to", "1.25"], { env });
     assert.equal(nothing.code, 2);
     assert.match(nothing.stderr, /needs something to scan: --bundle FILE/);
     fs.writeFileSync(path.join(dir, "not-a-bundle.json"), "{}");
-    const wrong = await kubecompat(["scan-cluster", "--bundle", path.join(dir, "not-a-bundle.json"), "--to", "1.25"], { env });
+    const wrong = await kubecompat(
+      ["scan-cluster", "--bundle", path.join(dir, "not-a-bundle.json"), "--to", "1.25"],
+      { env },
+    );
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /is not a bundle written by `kubecompat collect`/);
   });
@@ -112,12 +171,17 @@ describe("kubecompat collect and scan-cluster", () => {
     fs.writeFileSync(bundlePath, "an older bundle\n");
     fs.chmodSync(bundlePath, 0o644);
     const before = fs.statSync(bundlePath);
-    const run = await kubecompat(["collect", "--output-file", bundlePath], { env: { KUBECTL: REPLAY } });
+    const run = await kubecompat(["collect", "--output-file", bundlePath], {
+      env: { KUBECTL: REPLAY },
+    });
     assert.equal(run.code, 0, run.stderr);
     const after = fs.statSync(bundlePath);
     assert.equal(after.mode & 0o777, 0o600, "an existing 0644 file does not keep its mode");
     assert.notEqual(after.ino, before.ino, "a new file was renamed over the old one");
-    assert.equal((JSON.parse(fs.readFileSync(bundlePath, "utf8")) as Json).kind, "KubecompatClusterBundle");
+    assert.equal(
+      (JSON.parse(fs.readFileSync(bundlePath, "utf8")) as Json).kind,
+      "KubecompatClusterBundle",
+    );
     assert.deepEqual(otherEntries(folder, ["bundle.json"]), [], "no temporary file is left behind");
   });
 
@@ -130,14 +194,30 @@ describe("kubecompat collect and scan-cluster", () => {
     fs.symlinkSync(target, link);
     const run = await kubecompat(["collect", "--output-file", link], { env: { KUBECTL: REPLAY } });
     assert.equal(run.code, 2, run.stderr);
-    assert.match(run.stderr, /bundle\.json is a symbolic link; give the path of a regular file or a new name/);
-    assert.equal(fs.readFileSync(target, "utf8"), "the link's target\n", "the target is not overwritten");
+    assert.match(
+      run.stderr,
+      /bundle\.json is a symbolic link; give the path of a regular file or a new name/,
+    );
+    assert.equal(
+      fs.readFileSync(target, "utf8"),
+      "the link's target\n",
+      "the target is not overwritten",
+    );
     assert.equal(fs.statSync(target).mode & 0o777, 0o644);
     assert.ok(fs.lstatSync(link).isSymbolicLink(), "the link is not replaced either");
-    assert.deepEqual(otherEntries(folder, ["notes.txt", "bundle.json"]), [], "no temporary file is left behind");
-    const folderGiven = await kubecompat(["collect", "--output-file", folder], { env: { KUBECTL: REPLAY } });
+    assert.deepEqual(
+      otherEntries(folder, ["notes.txt", "bundle.json"]),
+      [],
+      "no temporary file is left behind",
+    );
+    const folderGiven = await kubecompat(["collect", "--output-file", folder], {
+      env: { KUBECTL: REPLAY },
+    });
     assert.equal(folderGiven.code, 2);
-    assert.match(folderGiven.stderr, /is a directory; give the path of a regular file or a new name/);
+    assert.match(
+      folderGiven.stderr,
+      /is a directory; give the path of a regular file or a new name/,
+    );
   });
 
   it("makes standard output 0600 when the shell redirected it to a file", async () => {
@@ -147,20 +227,34 @@ describe("kubecompat collect and scan-cluster", () => {
     const stderr: string[] = [];
     const code = await new Promise<number | null>((resolve, reject) => {
       // As `kubecompat collect > redirected.json` runs it: fd 1 is the file the shell created.
-      // eslint-disable-next-line no-restricted-syntax -- the child CLI inherits the test's environment (PATH, HOME)
-      const child = spawn(process.execPath, [BIN, "collect"], { stdio: ["ignore", fd, "pipe"], env: { ...process.env, KUBECTL: REPLAY } });
+      const child = spawn(process.execPath, [BIN, "collect"], {
+        stdio: ["ignore", fd, "pipe"],
+        // eslint-disable-next-line no-restricted-syntax -- the child CLI inherits the test's environment (PATH, HOME)
+        env: { ...process.env, KUBECTL: REPLAY },
+      });
       child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
       child.on("error", reject);
       child.on("close", resolve);
     });
     fs.closeSync(fd);
     assert.equal(code, 0, stderr.join(""));
-    assert.equal(fs.statSync(bundlePath).mode & 0o777, 0o600, "the bundle holds Helm release records: only its owner reads it");
-    assert.equal((JSON.parse(fs.readFileSync(bundlePath, "utf8")) as Json).kind, "KubecompatClusterBundle");
+    assert.equal(
+      fs.statSync(bundlePath).mode & 0o777,
+      0o600,
+      "the bundle holds Helm release records: only its owner reads it",
+    );
+    assert.equal(
+      (JSON.parse(fs.readFileSync(bundlePath, "utf8")) as Json).kind,
+      "KubecompatClusterBundle",
+    );
     assert.doesNotMatch(stderr.join(""), /warning/);
     const piped = await kubecompat(["collect"], { env: { KUBECTL: REPLAY } });
     assert.equal(piped.code, 0, piped.stderr);
-    assert.equal((JSON.parse(piped.stdout) as Json).kind, "KubecompatClusterBundle", "a pipe has no mode to change");
+    assert.equal(
+      (JSON.parse(piped.stdout) as Json).kind,
+      "KubecompatClusterBundle",
+      "a pipe has no mode to change",
+    );
     assert.doesNotMatch(piped.stderr, /warning/);
   });
 
@@ -173,29 +267,74 @@ describe("kubecompat collect and scan-cluster", () => {
       podSecurityPolicy: `# Source: legacy-web/templates/psp.yaml\napiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: legacy-web\nspec:\n  privileged: false\n  seLinux: {rule: RunAsAny}\n`,
       deployment: `# Source: legacy-web/templates/deployment.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: legacy-web\n  namespace: web\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: "registry.example.com/web:1.4"\n`,
     };
-    const chartMetadata = { name: "legacy-web", version: "2.3.1", appVersion: "1.4", apiVersion: "v2", description: "the shop's web front" };
+    const chartMetadata = {
+      name: "legacy-web",
+      version: "2.3.1",
+      appVersion: "1.4",
+      apiVersion: "v2",
+      description: "the shop's web front",
+    };
     const release = (version: number, status: string): Json => ({
       name: "legacy-web",
       namespace: "web",
       version,
-      info: { first_deployed: "2022-01-10T09:00:00Z", last_deployed: `2022-0${version}-11T09:00:00Z`, deleted: "", description: "Upgrade complete", status, notes: "NOTES: log in with the chart's notes" },
+      info: {
+        first_deployed: "2022-01-10T09:00:00Z",
+        last_deployed: `2022-0${version}-11T09:00:00Z`,
+        deleted: "",
+        description: "Upgrade complete",
+        status,
+        notes: "NOTES: log in with the chart's notes",
+      },
       chart: {
         metadata: chartMetadata,
         lock: null,
-        templates: [{ name: "templates/secret.yaml", data: Buffer.from("TEMPLATE-TEXT {{ .Values.db.password }}").toString("base64") }],
+        templates: [
+          {
+            name: "templates/secret.yaml",
+            data: Buffer.from("TEMPLATE-TEXT {{ .Values.db.password }}").toString("base64"),
+          },
+        ],
         values: { db: { password: "CHART-DEFAULT-VALUE" } },
         schema: Buffer.from('{"title": "SCHEMA-TEXT"}').toString("base64"),
         files: [{ name: "files/init.sql", data: Buffer.from("FILE-TEXT").toString("base64") }],
       },
       config: { db: { password } },
-      manifest: Object.values(documents).map((document) => `---\n${document}`).join(""),
-      hooks: [{ name: "legacy-web-migrate", kind: "Secret", path: "legacy-web/templates/hook.yaml", manifest: "apiVersion: v1\nkind: Secret\nmetadata:\n  name: HOOK-SECRET\nstringData:\n  token: HOOK-TOKEN\n", events: ["pre-upgrade"] }],
+      manifest: Object.values(documents)
+        .map((document) => `---\n${document}`)
+        .join(""),
+      hooks: [
+        {
+          name: "legacy-web-migrate",
+          kind: "Secret",
+          path: "legacy-web/templates/hook.yaml",
+          manifest:
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: HOOK-SECRET\nstringData:\n  token: HOOK-TOKEN\n",
+          events: ["pre-upgrade"],
+        },
+      ],
     });
-    const managed = { annotations: { "meta.helm.sh/note": "ANNOTATION-TEXT" }, uid: "2a4c", managedFields: [{ manager: "helm" }] };
-    const releases = [helmReleaseSecret(release(2, "superseded"), managed), helmReleaseSecret(release(3, "deployed"), managed)];
-    const broken = { apiVersion: "v1", kind: "Secret", type: "helm.sh/release.v1", metadata: { name: "sh.helm.release.v1.broken.v1", namespace: "web" }, data: { release: Buffer.from(`not gzip at all ${password}`).toString("base64") } };
+    const managed = {
+      annotations: { "meta.helm.sh/note": "ANNOTATION-TEXT" },
+      uid: "2a4c",
+      managedFields: [{ manager: "helm" }],
+    };
+    const releases = [
+      helmReleaseSecret(release(2, "superseded"), managed),
+      helmReleaseSecret(release(3, "deployed"), managed),
+    ];
+    const broken = {
+      apiVersion: "v1",
+      kind: "Secret",
+      type: "helm.sh/release.v1",
+      metadata: { name: "sh.helm.release.v1.broken.v1", namespace: "web" },
+      data: { release: Buffer.from(`not gzip at all ${password}`).toString("base64") },
+    };
     const secretsPath = path.join(dir, "helm-secrets-with-values.json");
-    fs.writeFileSync(secretsPath, JSON.stringify({ apiVersion: "v1", kind: "List", items: [...releases, broken] }));
+    fs.writeFileSync(
+      secretsPath,
+      JSON.stringify({ apiVersion: "v1", kind: "List", items: [...releases, broken] }),
+    );
     const kubectl = path.join(dir, "kubectl-helm.mjs");
     fs.writeFileSync(
       kubectl,
@@ -203,44 +342,122 @@ describe("kubecompat collect and scan-cluster", () => {
       { mode: 0o755 },
     );
     const bundlePath = path.join(dir, "stripped-bundle.json");
-    const run = await kubecompat(["collect", "--output-file", bundlePath], { env: { KUBECTL: kubectl } });
+    const run = await kubecompat(["collect", "--output-file", bundlePath], {
+      env: { KUBECTL: kubectl },
+    });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /kubectl get secrets -A -l owner=helm -o json: Helm release record web\/sh\.helm\.release\.v1\.broken\.v1 was left out/);
+    assert.match(
+      run.stderr,
+      /kubectl get secrets -A -l owner=helm -o json: Helm release record web\/sh\.helm\.release\.v1\.broken\.v1 was left out/,
+    );
 
     const text = fs.readFileSync(bundlePath, "utf8");
     const bundle = JSON.parse(text) as Json;
     const items = bundle.helmReleases.items as Json[];
-    assert.deepEqual(items.map((item) => item.metadata.name as string), ["sh.helm.release.v1.legacy-web.v2", "sh.helm.release.v1.legacy-web.v3"], "the record that cannot be decoded is left out");
-    assert.ok((bundle.errors as Json[]).some((entry) => /web\/sh\.helm\.release\.v1\.broken\.v1 was left out/.test(entry.message as string)));
+    assert.deepEqual(
+      items.map((item) => item.metadata.name as string),
+      ["sh.helm.release.v1.legacy-web.v2", "sh.helm.release.v1.legacy-web.v3"],
+      "the record that cannot be decoded is left out",
+    );
+    assert.ok(
+      (bundle.errors as Json[]).some((entry) =>
+        /web\/sh\.helm\.release\.v1\.broken\.v1 was left out/.test(entry.message as string),
+      ),
+    );
     const decoded = items.map(decodeRelease);
     const everything = `${text}\n${JSON.stringify(decoded)}`;
-    for (const kept of [password, encodedPassword, "CHART-DEFAULT-VALUE", "TEMPLATE-TEXT", "SCHEMA-TEXT", "FILE-TEXT", "HOOK-SECRET", "HOOK-TOKEN", "NOTES:", "ANNOTATION-TEXT", "managedFields"]) {
-      assert.ok(!everything.includes(kept), `${kept} is neither in the bundle nor in a release it holds`);
+    for (const kept of [
+      password,
+      encodedPassword,
+      "CHART-DEFAULT-VALUE",
+      "TEMPLATE-TEXT",
+      "SCHEMA-TEXT",
+      "FILE-TEXT",
+      "HOOK-SECRET",
+      "HOOK-TOKEN",
+      "NOTES:",
+      "ANNOTATION-TEXT",
+      "managedFields",
+    ]) {
+      assert.ok(
+        !everything.includes(kept),
+        `${kept} is neither in the bundle nor in a release it holds`,
+      );
     }
     for (const [index, item] of items.entries()) {
       const original = releases[index]!;
-      assert.deepEqual(Object.keys(item).sort(), ["apiVersion", "data", "kind", "metadata", "type"]);
-      assert.deepEqual(item.metadata, { name: original.metadata.name, namespace: "web", labels: original.metadata.labels });
+      assert.deepEqual(Object.keys(item).sort(), [
+        "apiVersion",
+        "data",
+        "kind",
+        "metadata",
+        "type",
+      ]);
+      assert.deepEqual(item.metadata, {
+        name: original.metadata.name,
+        namespace: "web",
+        labels: original.metadata.labels,
+      });
       assert.equal(item.type, "helm.sh/release.v1");
       const kept = decoded[index]!;
-      assert.deepEqual(Object.keys(kept).sort(), ["chart", "info", "manifest", "name", "namespace", "version"]);
+      assert.deepEqual(Object.keys(kept).sort(), [
+        "chart",
+        "info",
+        "manifest",
+        "name",
+        "namespace",
+        "version",
+      ]);
       assert.deepEqual(kept.chart, { metadata: chartMetadata });
-      assert.deepEqual(kept.info, { first_deployed: "2022-01-10T09:00:00Z", last_deployed: original.metadata.labels.version === "2" ? "2022-02-11T09:00:00Z" : "2022-03-11T09:00:00Z", deleted: "", status: original.metadata.labels.status });
-      for (const document of [documents.ingress, documents.podSecurityPolicy, documents.deployment]) assert.ok((kept.manifest as string).includes(`---\n${document}`), "other documents are kept byte for byte");
-      const secrets = parseAllDocuments(kept.manifest as string).map((document) => document.toJS() as Json).filter((value) => value.kind === "Secret");
-      assert.deepEqual(secrets, [{ apiVersion: "v1", kind: "Secret", metadata: { name: "legacy-web-db", namespace: "web", labels: { app: "legacy-web" } }, type: "Opaque" }]);
+      assert.deepEqual(kept.info, {
+        first_deployed: "2022-01-10T09:00:00Z",
+        last_deployed:
+          original.metadata.labels.version === "2"
+            ? "2022-02-11T09:00:00Z"
+            : "2022-03-11T09:00:00Z",
+        deleted: "",
+        status: original.metadata.labels.status,
+      });
+      for (const document of [documents.ingress, documents.podSecurityPolicy, documents.deployment])
+        assert.ok(
+          (kept.manifest as string).includes(`---\n${document}`),
+          "other documents are kept byte for byte",
+        );
+      const secrets = parseAllDocuments(kept.manifest as string)
+        .map((document) => document.toJS() as Json)
+        .filter((value) => value.kind === "Secret");
+      assert.deepEqual(secrets, [
+        {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "legacy-web-db", namespace: "web", labels: { app: "legacy-web" } },
+          type: "Opaque",
+        },
+      ]);
     }
 
     // The server, given the records as kubectl printed them, finds what it finds from the bundle.
     const env = { KUBECOMPAT_URL: listening!.url, NO_COLOR: "1" };
-    const response = await fetch(`${listening!.url}/api/v1/scan/cluster`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ targetVersion: "1.25", helmReleases: { apiVersion: "v1", kind: "List", items: releases } }) });
+    const response = await fetch(`${listening!.url}/api/v1/scan/cluster`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        targetVersion: "1.25",
+        helmReleases: { apiVersion: "v1", kind: "List", items: releases },
+      }),
+    });
     assert.equal(response.status, 200);
     const unstripped = (await response.json()) as Json;
-    const scan = await kubecompat(["scan-cluster", "--bundle", bundlePath, "--to", "1.25", "-o", "json"], { env });
+    const scan = await kubecompat(
+      ["scan-cluster", "--bundle", bundlePath, "--to", "1.25", "-o", "json"],
+      { env },
+    );
     assert.equal(scan.code, 1, scan.stderr);
     const stripped = JSON.parse(scan.stdout) as Json;
     assert.deepEqual(
-      (stripped.findings as Json[]).map((entry) => `${entry.code} ${entry.apiVersion} ${entry.kind}`).sort(),
+      (stripped.findings as Json[])
+        .map((entry) => `${entry.code} ${entry.apiVersion} ${entry.kind}`)
+        .sort(),
       ["API_REMOVED extensions/v1beta1 Ingress", "API_REMOVED policy/v1beta1 PodSecurityPolicy"],
     );
     assert.deepEqual(stripped, unstripped);
@@ -248,14 +465,24 @@ describe("kubecompat collect and scan-cluster", () => {
     // scan-cluster cuts records down itself when given them as kubectl printed them.
     const proxy = await recordingProxy(listening!.url);
     try {
-      const raw = await kubecompat(["scan-cluster", "--helm", secretsPath, "--to", "1.25", "-o", "json"], { env: { ...env, KUBECOMPAT_URL: proxy.url } });
+      const raw = await kubecompat(
+        ["scan-cluster", "--helm", secretsPath, "--to", "1.25", "-o", "json"],
+        { env: { ...env, KUBECOMPAT_URL: proxy.url } },
+      );
       assert.equal(raw.code, 1, raw.stderr);
-      assert.match(raw.stderr, /Helm release record web\/sh\.helm\.release\.v1\.broken\.v1 was left out: .*\(not sent\)/);
+      assert.match(
+        raw.stderr,
+        /Helm release record web\/sh\.helm\.release\.v1\.broken\.v1 was left out: .*\(not sent\)/,
+      );
       assert.deepEqual(JSON.parse(raw.stdout), unstripped);
       const sent = proxy.recorded[0]!.body as Json;
       const sentReleases = (sent.helmReleases.items as Json[]).map(decodeRelease);
       assert.equal(sentReleases.length, 2);
-      for (const kept of [password, encodedPassword, "CHART-DEFAULT-VALUE", "HOOK-TOKEN"]) assert.ok(!`${JSON.stringify(sent)}${JSON.stringify(sentReleases)}`.includes(kept), `${kept} is not sent`);
+      for (const kept of [password, encodedPassword, "CHART-DEFAULT-VALUE", "HOOK-TOKEN"])
+        assert.ok(
+          !`${JSON.stringify(sent)}${JSON.stringify(sentReleases)}`.includes(kept),
+          `${kept} is not sent`,
+        );
     } finally {
       await proxy.close();
     }

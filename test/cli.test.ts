@@ -10,7 +10,15 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { BIN, close, closedPort, kubecompat, listen, runExecutable, type Run } from "./support/cli-process.js";
+import {
+  BIN,
+  close,
+  closedPort,
+  kubecompat,
+  listen,
+  runExecutable,
+  type Run,
+} from "./support/cli-process.js";
 import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
 const CLI_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "cli");
@@ -44,7 +52,10 @@ function cellsOf(lines: readonly string[], headers: readonly string[]): string[]
   const [header, ...rows] = lines;
   assert.ok(header !== undefined, "a header line");
   const starts = headers.map((name) => header.indexOf(name));
-  assert.ok(starts.every((start, index) => start >= 0 && (index === 0 || start > starts[index - 1]!)), `headers ${headers.join(", ")} in order: ${header}`);
+  assert.ok(
+    starts.every((start, index) => start >= 0 && (index === 0 || start > starts[index - 1]!)),
+    `headers ${headers.join(", ")} in order: ${header}`,
+  );
   return rows.map((row) => {
     for (const start of starts.slice(1)) {
       assert.equal(row[start - 1], " ", `a gap before column ${start} in: ${row}`);
@@ -80,12 +91,19 @@ describe("the kubecompat CLI", () => {
 
   /** The same request the CLI makes, made directly, to compare answers with. */
   async function ask(route: string, body: unknown): Promise<{ status: number; body: unknown }> {
-    const response = await fetch(`${serverUrl}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${serverUrl}${route}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: await response.json() };
   }
 
   /** Runs the CLI through the recording proxy and returns the requests it made. */
-  async function recordedRun(args: readonly string[], options: { stdin?: string } = {}): Promise<{ run: Run; requests: typeof recorded }> {
+  async function recordedRun(
+    args: readonly string[],
+    options: { stdin?: string } = {},
+  ): Promise<{ run: Run; requests: typeof recorded }> {
     recorded.length = 0;
     const run = await kubecompat(["--server", proxyUrl, ...args], options);
     return { run, requests: [...recorded] };
@@ -102,9 +120,15 @@ describe("the kubecompat CLI", () => {
       req.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
         recorded.push({ method: req.method ?? "", path: req.url ?? "", body: JSON.parse(text) });
-        fetch(`${serverUrl}${req.url ?? ""}`, { method: req.method, headers: { "content-type": req.headers["content-type"] ?? "" }, body: text })
+        fetch(`${serverUrl}${req.url ?? ""}`, {
+          method: req.method,
+          headers: { "content-type": req.headers["content-type"] ?? "" },
+          body: text,
+        })
           .then(async (answer) => {
-            res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+            res.writeHead(answer.status, {
+              "content-type": answer.headers.get("content-type") ?? "application/json",
+            });
             res.end(await answer.text());
           })
           .catch((error: unknown) => {
@@ -127,19 +151,39 @@ describe("the kubecompat CLI", () => {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stderr, "");
       assert.ok(!run.stdout.includes(ANSI), run.stdout);
-      const answer = (await ask("/api/v1/validate", { components: CLUSTER_COMPONENTS, asOf: "2025-01-15" })).body as {
+      const answer = (
+        await ask("/api/v1/validate", { components: CLUSTER_COMPONENTS, asOf: "2025-01-15" })
+      ).body as {
         ok: boolean;
-        findings: { severity: string; code: string; component: string | null; instance: string | null; message: string }[];
+        findings: {
+          severity: string;
+          code: string;
+          component: string | null;
+          instance: string | null;
+          message: string;
+        }[];
       };
       assert.equal(answer.ok, true);
-      assert.ok(answer.findings.length > 0, "the fixture has at least one (non-error) finding to show");
+      assert.ok(
+        answer.findings.length > 0,
+        "the fixture has at least one (non-error) finding to show",
+      );
       const rows = cellsOf(tableLines(run.stdout), ["SEVERITY", "CODE", "COMPONENT", "MESSAGE"]);
       assert.deepEqual(
-        rows.map(([severity, code, component, message]) => [severity, code, component, message!.replace(/ \[\d+\]$/, "")]),
+        rows.map(([severity, code, component, message]) => [
+          severity,
+          code,
+          component,
+          message!.replace(/ \[\d+\]$/, ""),
+        ]),
         answer.findings.map((finding) => [
           finding.severity,
           finding.code,
-          finding.component === null ? "-" : finding.instance === null ? finding.component : `${finding.component}@${finding.instance}`,
+          finding.component === null
+            ? "-"
+            : finding.instance === null
+              ? finding.component
+              : `${finding.component}@${finding.instance}`,
           finding.message,
         ]),
       );
@@ -152,20 +196,38 @@ describe("the kubecompat CLI", () => {
       assert.equal(run.code, 1, run.stderr);
       assert.ok(!run.stdout.includes(ANSI), run.stdout);
       const rows = cellsOf(tableLines(run.stdout), ["SEVERITY", "CODE", "COMPONENT", "MESSAGE"]);
-      assert.deepEqual(rows.slice(0, 2).map((row) => row.slice(0, 3)), [
-        ["ERROR", "SKEW_KUBELET_TOO_OLD_FOR_APISERVER", "kubelet@pool-legacy"],
-        ["ERROR", "SKEW_KUBE_PROXY_TOO_OLD_FOR_APISERVER", "kube-proxy@pool-legacy"],
-      ]);
+      assert.deepEqual(
+        rows.slice(0, 2).map((row) => row.slice(0, 3)),
+        [
+          ["ERROR", "SKEW_KUBELET_TOO_OLD_FOR_APISERVER", "kubelet@pool-legacy"],
+          ["ERROR", "SKEW_KUBE_PROXY_TOO_OLD_FOR_APISERVER", "kube-proxy@pool-legacy"],
+        ],
+      );
       assert.match(run.stdout, /^NOT SUPPORTED: 2 errors/m);
     });
 
-    it("--output json prints the server's answer, and sends versions exactly as written (1.30 stays \"1.30\")", async () => {
-      const { run, requests } = await recordedRun(["check", fixture("cluster.yaml"), "--output", "json", "--profile", "strict"]);
+    it('--output json prints the server\'s answer, and sends versions exactly as written (1.30 stays "1.30")', async () => {
+      const { run, requests } = await recordedRun([
+        "check",
+        fixture("cluster.yaml"),
+        "--output",
+        "json",
+        "--profile",
+        "strict",
+      ]);
       assert.equal(run.code, 0, run.stderr);
       assert.deepEqual(requests, [
-        { method: "POST", path: "/api/v1/validate", body: { components: CLUSTER_COMPONENTS, profile: "strict", asOf: "2025-01-15" } },
+        {
+          method: "POST",
+          path: "/api/v1/validate",
+          body: { components: CLUSTER_COMPONENTS, profile: "strict", asOf: "2025-01-15" },
+        },
       ]);
-      const direct = await ask("/api/v1/validate", { components: CLUSTER_COMPONENTS, profile: "strict", asOf: "2025-01-15" });
+      const direct = await ask("/api/v1/validate", {
+        components: CLUSTER_COMPONENTS,
+        profile: "strict",
+        asOf: "2025-01-15",
+      });
       assert.equal(direct.status, 200);
       assert.deepEqual(JSON.parse(run.stdout), direct.body);
     });
@@ -176,20 +238,48 @@ describe("the kubecompat CLI", () => {
       assert.equal(map.run.code, 0, map.run.stderr);
       assert.deepEqual(map.requests, list.requests);
       assert.deepEqual(JSON.parse(map.run.stdout), JSON.parse(list.run.stdout));
-      const outOfSkew = await kubecompat(["--server", serverUrl, "check", fixture("out-of-skew.yaml"), "-o", "json"]);
-      assert.notDeepEqual(JSON.parse(outOfSkew.stdout), JSON.parse(map.run.stdout), "different plans give different answers");
+      const outOfSkew = await kubecompat([
+        "--server",
+        serverUrl,
+        "check",
+        fixture("out-of-skew.yaml"),
+        "-o",
+        "json",
+      ]);
+      assert.notDeepEqual(
+        JSON.parse(outOfSkew.stdout),
+        JSON.parse(map.run.stdout),
+        "different plans give different answers",
+      );
     });
 
     it("--as-of and --profile override the plan file's asOf and profile", async () => {
-      const { run, requests } = await recordedRun(["check", fixture("out-of-skew.yaml"), "--as-of", "2023-01-31", "-o", "json"]);
+      const { run, requests } = await recordedRun([
+        "check",
+        fixture("out-of-skew.yaml"),
+        "--as-of",
+        "2023-01-31",
+        "-o",
+        "json",
+      ]);
       assert.equal(run.code, 1);
       assert.equal((requests[0]?.body as { asOf: string }).asOf, "2023-01-31");
       const answer = JSON.parse(run.stdout) as { findings: { code: string }[] };
-      assert.ok(!answer.findings.some((finding) => finding.code === "RELEASE_END_OF_LIFE"), "1.25 was still supported on 2023-01-31");
+      assert.ok(
+        !answer.findings.some((finding) => finding.code === "RELEASE_END_OF_LIFE"),
+        "1.25 was still supported on 2023-01-31",
+      );
     });
 
     it("--output markdown prints a table for a pull-request comment", async () => {
-      const run = await kubecompat(["--server", serverUrl, "check", fixture("out-of-skew.yaml"), "--output", "markdown"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "check",
+        fixture("out-of-skew.yaml"),
+        "--output",
+        "markdown",
+      ]);
       assert.equal(run.code, 1, run.stderr);
       const lines = run.stdout.split("\n");
       assert.match(lines[0]!, /^### .*not supported/);
@@ -198,12 +288,20 @@ describe("the kubecompat CLI", () => {
       assert.equal(lines[header + 1], "| --- | --- | --- | --- |");
       const rows = lines.slice(header + 2).filter((line) => line.startsWith("| "));
       assert.equal(rows.length, 3);
-      assert.match(rows[0]!, /^\| ❌ ERROR \| `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` \| `kubelet@pool-legacy` \| .*\(\[source\]\(https:\/\/kubernetes\.io\/.*\)\) \|$/);
-      assert.ok(rows.every((row) => row.split(/(?<!\\)\|/).length === 6), "no unescaped pipe inside a cell");
+      assert.match(
+        rows[0]!,
+        /^\| ❌ ERROR \| `SKEW_KUBELET_TOO_OLD_FOR_APISERVER` \| `kubelet@pool-legacy` \| .*\(\[source\]\(https:\/\/kubernetes\.io\/.*\)\) \|$/,
+      );
+      assert.ok(
+        rows.every((row) => row.split(/(?<!\\)\|/).length === 6),
+        "no unescaped pipe inside a cell",
+      );
     });
 
     it("reads the plan from stdin with -", async () => {
-      const run = await kubecompat(["--server", serverUrl, "check", "-"], { stdin: fs.readFileSync(fixture("out-of-skew.yaml"), "utf8") });
+      const run = await kubecompat(["--server", serverUrl, "check", "-"], {
+        stdin: fs.readFileSync(fixture("out-of-skew.yaml"), "utf8"),
+      });
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stdout, /kubelet@pool-legacy/);
     });
@@ -214,13 +312,26 @@ describe("the kubecompat CLI", () => {
       const run = await kubecompat(["--server", serverUrl, "check", fixture("no-such-plan.yaml")]);
       assert.equal(run.code, 2);
       assert.equal(run.stdout, "");
-      assert.match(run.stderr, /cannot read plan file .*no-such-plan\.yaml: no such file or directory/);
+      assert.match(
+        run.stderr,
+        /cannot read plan file .*no-such-plan\.yaml: no such file or directory/,
+      );
     });
 
     it("an unknown flag, with the flag meant", async () => {
-      const run = await kubecompat(["--server", serverUrl, "check", fixture("cluster.yaml"), "--profil", "strict"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "check",
+        fixture("cluster.yaml"),
+        "--profil",
+        "strict",
+      ]);
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /unknown flag --profil for kubecompat check; did you mean --profile\?/);
+      assert.match(
+        run.stderr,
+        /unknown flag --profil for kubecompat check; did you mean --profile\?/,
+      );
       assert.match(run.stderr, /Run kubecompat check --help/);
     });
 
@@ -228,16 +339,33 @@ describe("the kubecompat CLI", () => {
       const unknown = await kubecompat(["chekc", fixture("cluster.yaml")]);
       assert.equal(unknown.code, 2);
       assert.match(unknown.stderr, /unknown command "chekc"; did you mean check\?/);
-      const misplaced = await kubecompat(["--server", serverUrl, "scan", "--profile", "strict", "--to", "1.29", fixture("manifests")]);
+      const misplaced = await kubecompat([
+        "--server",
+        serverUrl,
+        "scan",
+        "--profile",
+        "strict",
+        "--to",
+        "1.29",
+        fixture("manifests"),
+      ]);
       assert.equal(misplaced.code, 2);
       assert.match(misplaced.stderr, /unknown flag --profile for kubecompat scan/);
     });
 
     it("a missing --to for plan and scan", async () => {
       for (const command of ["plan", "scan"]) {
-        const run = await kubecompat(["--server", serverUrl, command, fixture(command === "plan" ? "cluster.yaml" : "manifests")]);
+        const run = await kubecompat([
+          "--server",
+          serverUrl,
+          command,
+          fixture(command === "plan" ? "cluster.yaml" : "manifests"),
+        ]);
         assert.equal(run.code, 2, command);
-        assert.match(run.stderr, new RegExp(`kubecompat ${command} needs the target version: --to VERSION`));
+        assert.match(
+          run.stderr,
+          new RegExp(`kubecompat ${command} needs the target version: --to VERSION`),
+        );
       }
     });
 
@@ -250,7 +378,10 @@ describe("the kubecompat CLI", () => {
     it("a plan file with an unknown top-level key is refused, not ignored", async () => {
       const run = await kubecompat(["--server", serverUrl, "check", fixture("unknown-key.yaml")]);
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /unknown-key\.yaml:2: unknown top-level key "component" \(did you mean components\?\); a plan file has components, profile, asOf/);
+      assert.match(
+        run.stderr,
+        /unknown-key\.yaml:2: unknown top-level key "component" \(did you mean components\?\); a plan file has components, profile, asOf/,
+      );
     });
 
     it("an unreachable server: which URL, and how to get one", async () => {
@@ -258,13 +389,23 @@ describe("the kubecompat CLI", () => {
       const run = await kubecompat(["--server", url, "check", fixture("cluster.yaml")]);
       assert.equal(run.code, 2);
       assert.equal(run.stdout, "");
-      assert.match(run.stderr, new RegExp(`cannot reach the kubecompat server at ${url.replaceAll(".", "\\.")} \\(ECONNREFUSED\\)`));
+      assert.match(
+        run.stderr,
+        new RegExp(
+          `cannot reach the kubecompat server at ${url.replaceAll(".", "\\.")} \\(ECONNREFUSED\\)`,
+        ),
+      );
       assert.match(run.stderr, /npm start/);
       assert.match(run.stderr, /--server URL or the KUBECOMPAT_URL environment variable/);
     });
 
     it("a 400 from the server: its code and message, and the line of the plan file to fix", async () => {
-      const run = await kubecompat(["--server", serverUrl, "check", fixture("unknown-component.yaml")]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "check",
+        fixture("unknown-component.yaml"),
+      ]);
       assert.equal(run.code, 2);
       assert.equal(run.stdout, "");
       assert.match(run.stderr, /answered 400 BAD_USER_INPUT: unknown component "kubelett"/);
@@ -272,12 +413,17 @@ describe("the kubecompat CLI", () => {
     });
 
     it("an HTTP server that is not kubecompat", async () => {
-      const impostor = http.createServer((_req, res) => res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
+      const impostor = http.createServer((_req, res) =>
+        res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"),
+      );
       const url = await listen(impostor);
       try {
         const run = await kubecompat(["--server", url, "check", fixture("cluster.yaml")]);
         assert.equal(run.code, 2);
-        assert.match(run.stderr, /answered POST \/api\/v1\/validate with 404 Not Found and no kubecompat error; is it a kubecompat server\?/);
+        assert.match(
+          run.stderr,
+          /answered POST \/api\/v1\/validate with 404 Not Found and no kubecompat error; is it a kubecompat server\?/,
+        );
       } finally {
         await close(impostor);
       }
@@ -286,18 +432,24 @@ describe("the kubecompat CLI", () => {
 
   describe("the server's address", () => {
     it("KUBECOMPAT_URL is used when --server is not given", async () => {
-      const run = await kubecompat(["check", fixture("out-of-skew.yaml")], { env: { KUBECOMPAT_URL: serverUrl } });
+      const run = await kubecompat(["check", fixture("out-of-skew.yaml")], {
+        env: { KUBECOMPAT_URL: serverUrl },
+      });
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stdout, /SKEW_KUBELET_TOO_OLD_FOR_APISERVER/);
       const closed = `http://127.0.0.1:${await closedPort()}`;
-      const unreachable = await kubecompat(["check", fixture("out-of-skew.yaml")], { env: { KUBECOMPAT_URL: closed } });
+      const unreachable = await kubecompat(["check", fixture("out-of-skew.yaml")], {
+        env: { KUBECOMPAT_URL: closed },
+      });
       assert.equal(unreachable.code, 2);
       assert.match(unreachable.stderr, new RegExp(`at ${closed.replaceAll(".", "\\.")} `));
     });
 
     it("--server wins over KUBECOMPAT_URL", async () => {
       const closed = `http://127.0.0.1:${await closedPort()}`;
-      const run = await kubecompat(["check", fixture("out-of-skew.yaml"), "--server", serverUrl], { env: { KUBECOMPAT_URL: closed } });
+      const run = await kubecompat(["check", fixture("out-of-skew.yaml"), "--server", serverUrl], {
+        env: { KUBECOMPAT_URL: closed },
+      });
       assert.equal(run.code, 1, run.stderr);
     });
   });
@@ -317,8 +469,18 @@ describe("the kubecompat CLI", () => {
         "-o",
         "json",
       ]);
-      assert.deepEqual(requests, [{ method: "POST", path: "/api/v1/validate/from-kubectl", body: { kubectlVersion, nodes, profile: "strict" } }]);
-      const direct = await ask("/api/v1/validate/from-kubectl", { kubectlVersion, nodes, profile: "strict" });
+      assert.deepEqual(requests, [
+        {
+          method: "POST",
+          path: "/api/v1/validate/from-kubectl",
+          body: { kubectlVersion, nodes, profile: "strict" },
+        },
+      ]);
+      const direct = await ask("/api/v1/validate/from-kubectl", {
+        kubectlVersion,
+        nodes,
+        profile: "strict",
+      });
       assert.equal(direct.status, 200);
       assert.deepEqual(JSON.parse(run.stdout), direct.body);
       // The strict profile allows kubelets one minor behind the 1.29 control plane; ng-batch runs 1.27.
@@ -328,7 +490,17 @@ describe("the kubecompat CLI", () => {
 
     it("the upstream profile accepts the same EKS cluster (kubelets up to three minors behind)", async () => {
       // Judged by upstream's calendar: EKS's own (its node labels show it) has 1.29 past extended support today.
-      const run = await kubecompat(["--server", serverUrl, "check", "--kubectl-version", kubectlFixture("version.json"), "--kubectl-nodes", kubectlFixture("nodes-eks.json"), "--platform", "upstream"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "check",
+        "--kubectl-version",
+        kubectlFixture("version.json"),
+        "--kubectl-nodes",
+        kubectlFixture("nodes-eks.json"),
+        "--platform",
+        "upstream",
+      ]);
       assert.equal(run.code, 0, run.stderr + run.stdout);
       // Accepted, but 1.27-1.29 and containerd 1.7 are past their end of life today: never a plain SUPPORTED.
       assert.match(run.stdout, /^END OF LIFE: /m);
@@ -336,20 +508,35 @@ describe("the kubecompat CLI", () => {
 
     it("either file may come alone, and - reads it from stdin", async () => {
       const nodesText = fs.readFileSync(kubectlFixture("nodes-gke.json"), "utf8");
-      const { run, requests } = await recordedRun(["check", "--kubectl-nodes", "-", "-o", "json"], { stdin: nodesText });
+      const { run, requests } = await recordedRun(["check", "--kubectl-nodes", "-", "-o", "json"], {
+        stdin: nodesText,
+      });
       // Nodes alone name no control plane: the question is not judged, which is no pass.
       assert.equal(run.code, 1, run.stderr);
       assert.equal(JSON.parse(run.stdout).status, "NOT_JUDGED");
       assert.deepEqual(requests[0]?.body, { nodes: JSON.parse(nodesText) });
-      const versionOnly = await recordedRun(["check", "--kubectl-version", kubectlFixture("version-gke.json")]);
+      const versionOnly = await recordedRun([
+        "check",
+        "--kubectl-version",
+        kubectlFixture("version-gke.json"),
+      ]);
       assert.equal(versionOnly.run.code, 0, versionOnly.run.stderr);
-      assert.deepEqual(versionOnly.requests[0]?.body, { kubectlVersion: readJson(kubectlFixture("version-gke.json")) });
+      assert.deepEqual(versionOnly.requests[0]?.body, {
+        kubectlVersion: readJson(kubectlFixture("version-gke.json")),
+      });
     });
 
     it("a kubectl file given to the wrong flag is refused before anything is sent", async () => {
-      const { run, requests } = await recordedRun(["check", "--kubectl-version", kubectlFixture("nodes-eks.json")]);
+      const { run, requests } = await recordedRun([
+        "check",
+        "--kubectl-version",
+        kubectlFixture("nodes-eks.json"),
+      ]);
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /nodes-eks\.json looks like `kubectl get nodes -o json` output; pass it with --kubectl-nodes/);
+      assert.match(
+        run.stderr,
+        /nodes-eks\.json looks like `kubectl get nodes -o json` output; pass it with --kubectl-nodes/,
+      );
       assert.deepEqual(requests, []);
     });
 
@@ -367,8 +554,18 @@ describe("the kubecompat CLI", () => {
         "-o",
         "json",
       ]);
-      assert.deepEqual(requests, [{ method: "POST", path: "/api/v1/upgrade-plan/from-kubectl", body: { kubectlVersion, nodes, targetVersion: "1.30" } }]);
-      const direct = await ask("/api/v1/upgrade-plan/from-kubectl", { kubectlVersion, nodes, targetVersion: "1.30" });
+      assert.deepEqual(requests, [
+        {
+          method: "POST",
+          path: "/api/v1/upgrade-plan/from-kubectl",
+          body: { kubectlVersion, nodes, targetVersion: "1.30" },
+        },
+      ]);
+      const direct = await ask("/api/v1/upgrade-plan/from-kubectl", {
+        kubectlVersion,
+        nodes,
+        targetVersion: "1.30",
+      });
       assert.equal(direct.status, 200);
       assert.deepEqual(JSON.parse(run.stdout), direct.body);
       assert.equal(run.code, (direct.body as { ok: boolean }).ok ? 0 : 1);
@@ -377,9 +574,23 @@ describe("the kubecompat CLI", () => {
 
   describe("plan with a plan file", () => {
     it("--output json equals a direct POST /api/v1/upgrade-plan", async () => {
-      const { run, requests } = await recordedRun(["plan", fixture("cluster.yaml"), "--to", "1.31", "--profile", "strict", "-o", "json"]);
+      const { run, requests } = await recordedRun([
+        "plan",
+        fixture("cluster.yaml"),
+        "--to",
+        "1.31",
+        "--profile",
+        "strict",
+        "-o",
+        "json",
+      ]);
       // The plan file's asOf is the plan's day, as it is the check's.
-      const body = { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31", profile: "strict", asOf: "2025-01-15" };
+      const body = {
+        current: { components: CLUSTER_COMPONENTS },
+        targetVersion: "1.31",
+        profile: "strict",
+        asOf: "2025-01-15",
+      };
       assert.deepEqual(requests, [{ method: "POST", path: "/api/v1/upgrade-plan", body }]);
       const direct = await ask("/api/v1/upgrade-plan", body);
       assert.equal(direct.status, 200);
@@ -388,28 +599,74 @@ describe("the kubecompat CLI", () => {
     });
 
     it("text output lists the steps in an aligned table", async () => {
-      const run = await kubecompat(["--server", serverUrl, "plan", fixture("cluster.yaml"), "--to", "1.31"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "plan",
+        fixture("cluster.yaml"),
+        "--to",
+        "1.31",
+      ]);
       assert.equal(run.code, 0, run.stderr);
-      const direct = (await ask("/api/v1/upgrade-plan", { current: { components: CLUSTER_COMPONENTS }, targetVersion: "1.31", asOf: "2025-01-15" })).body as {
-        steps: { order: number; component: string; instance: string | null; fromVersion: string; toVersion: string; note: string; undo: string | null }[];
+      const direct = (
+        await ask("/api/v1/upgrade-plan", {
+          current: { components: CLUSTER_COMPONENTS },
+          targetVersion: "1.31",
+          asOf: "2025-01-15",
+        })
+      ).body as {
+        steps: {
+          order: number;
+          component: string;
+          instance: string | null;
+          fromVersion: string;
+          toVersion: string;
+          note: string;
+          undo: string | null;
+        }[];
       };
       const lines = run.stdout.split("\n");
       assert.equal(lines[0], "Upgrade steps to 1.31");
       // Each control-plane hop's last point of undoing, once, below the table.
-      const undos = [...new Set(direct.steps.map((step) => step.undo).filter((undo): undo is string => undo !== null))];
+      const undos = [
+        ...new Set(
+          direct.steps.map((step) => step.undo).filter((undo): undo is string => undo !== null),
+        ),
+      ];
       assert.ok(undos.length > 0);
       for (const undo of undos) assert.equal(run.stdout.split(undo).length - 1, 1, undo);
-      const rows = cellsOf(tableLines(lines.slice(1).join("\n")), ["ORDER", "COMPONENT", "FROM", "TO", "NOTE"]);
+      const rows = cellsOf(tableLines(lines.slice(1).join("\n")), [
+        "ORDER",
+        "COMPONENT",
+        "FROM",
+        "TO",
+        "NOTE",
+      ]);
       assert.deepEqual(
         rows,
-        direct.steps.map((step) => [String(step.order), step.instance ? `${step.component}@${step.instance}` : step.component, step.fromVersion, step.toVersion, step.note]),
+        direct.steps.map((step) => [
+          String(step.order),
+          step.instance ? `${step.component}@${step.instance}` : step.component,
+          step.fromVersion,
+          step.toVersion,
+          step.note,
+        ]),
       );
       assert.ok(rows.length > 0);
       assert.match(run.stdout, /^PLAN (?:SUPPORTED|SUPPORTED WITH WARNINGS): \d+ steps to 1\.31/m);
     });
 
     it("plan exits 1 when the current cluster is not supported", async () => {
-      const run = await kubecompat(["--server", serverUrl, "plan", fixture("out-of-skew.yaml"), "--to", "1.31", "-o", "json"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "plan",
+        fixture("out-of-skew.yaml"),
+        "--to",
+        "1.31",
+        "-o",
+        "json",
+      ]);
       const answer = JSON.parse(run.stdout) as { ok: boolean; findings: { severity: string }[] };
       assert.equal(answer.ok, false);
       assert.ok(answer.findings.some((finding) => finding.severity === "ERROR"));
@@ -422,15 +679,33 @@ describe("the kubecompat CLI", () => {
     const clean = path.join("test", "fixtures", "cli", "manifests", "app.yaml");
 
     it("scans a folder recursively, one request per file, and names the file of each finding", async () => {
-      const { run, requests } = await recordedRun(["scan", "--to", "1.29", path.join("test", "fixtures", "cli", "manifests")]);
+      const { run, requests } = await recordedRun([
+        "scan",
+        "--to",
+        "1.29",
+        path.join("test", "fixtures", "cli", "manifests"),
+      ]);
       assert.equal(run.code, 1, run.stderr);
       // Up to four files are scanned at once, so requests may arrive in any order; the output keeps the files' order.
       const byManifest = (body: unknown) => JSON.stringify(body);
       assert.deepEqual(
         requests.map((request) => byManifest(request.body)).sort(),
-        [clean, legacy].map((file) => byManifest({ manifests: fs.readFileSync(path.join(REPO_ROOT, file), "utf8"), targetVersion: "1.29" })).sort(),
+        [clean, legacy]
+          .map((file) =>
+            byManifest({
+              manifests: fs.readFileSync(path.join(REPO_ROOT, file), "utf8"),
+              targetVersion: "1.29",
+            }),
+          )
+          .sort(),
       );
-      const rows = cellsOf(tableLines(run.stdout), ["SEVERITY", "CODE", "FILE:LINE", "OBJECT", "MESSAGE"]);
+      const rows = cellsOf(tableLines(run.stdout), [
+        "SEVERITY",
+        "CODE",
+        "FILE:LINE",
+        "OBJECT",
+        "MESSAGE",
+      ]);
       assert.deepEqual(
         rows.map((row) => row.slice(0, 4)),
         [
@@ -439,50 +714,122 @@ describe("the kubecompat CLI", () => {
         ],
       );
       assert.ok(!run.stdout.includes(ANSI), run.stdout);
-      assert.match(run.stdout, /^NOT SUPPORTED: 2 errors; 2 files, 5 documents, 5 objects scanned for 1\.29/m);
+      assert.match(
+        run.stdout,
+        /^NOT SUPPORTED: 2 errors; 2 files, 5 documents, 5 objects scanned for 1\.29/m,
+      );
     });
 
     it("--output json gives each file with the server's findings for it", async () => {
-      const run = await kubecompat(["--server", serverUrl, "scan", "--to", "1.29", clean, legacy, "-o", "json"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "scan",
+        "--to",
+        "1.29",
+        clean,
+        legacy,
+        "-o",
+        "json",
+      ]);
       assert.equal(run.code, 1, run.stderr);
       const answers = await Promise.all(
-        [clean, legacy].map(async (file) => (await ask("/api/v1/scan", { manifests: fs.readFileSync(path.join(REPO_ROOT, file), "utf8"), targetVersion: "1.29" })).body),
+        [clean, legacy].map(
+          async (file) =>
+            (
+              await ask("/api/v1/scan", {
+                manifests: fs.readFileSync(path.join(REPO_ROOT, file), "utf8"),
+                targetVersion: "1.29",
+              })
+            ).body,
+        ),
       );
       assert.deepEqual(JSON.parse(run.stdout), {
         targetVersion: "1.29",
         // The files' verdicts as one: the legacy file's removed APIs make it UNSUPPORTED.
         status: "UNSUPPORTED",
         notes: [clean, legacy].flatMap((file, index) =>
-          (answers[index] as { notes: Array<{ code: string; message: string }> }).notes.map((note) => ({ ...note, message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}` })),
+          (answers[index] as { notes: Array<{ code: string; message: string }> }).notes.map(
+            (note) => ({
+              ...note,
+              message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}`,
+            }),
+          ),
         ),
         files: [
-          { file: clean, findings: (answers[0] as { findings: unknown[] }).findings, changeFindings: (answers[0] as { changeFindings: unknown[] }).changeFindings },
-          { file: legacy, findings: (answers[1] as { findings: unknown[] }).findings, changeFindings: (answers[1] as { changeFindings: unknown[] }).changeFindings },
+          {
+            file: clean,
+            findings: (answers[0] as { findings: unknown[] }).findings,
+            changeFindings: (answers[0] as { changeFindings: unknown[] }).changeFindings,
+          },
+          {
+            file: legacy,
+            findings: (answers[1] as { findings: unknown[] }).findings,
+            changeFindings: (answers[1] as { changeFindings: unknown[] }).changeFindings,
+          },
         ],
       });
       assert.equal((answers[1] as { findings: unknown[] }).findings.length, 2);
     });
 
     it("reads stdin for -, and exits 0 when nothing is removed", async () => {
-      const piped = await kubecompat(["--server", serverUrl, "scan", "--to", "1.29", "-", "-o", "json"], { stdin: fs.readFileSync(path.join(REPO_ROOT, legacy), "utf8") });
+      const piped = await kubecompat(
+        ["--server", serverUrl, "scan", "--to", "1.29", "-", "-o", "json"],
+        { stdin: fs.readFileSync(path.join(REPO_ROOT, legacy), "utf8") },
+      );
       assert.equal(piped.code, 1, piped.stderr);
-      const report = JSON.parse(piped.stdout) as { files: { file: string; findings: { kind: string }[] }[] };
-      assert.deepEqual(report.files.map((file) => [file.file, file.findings.map((finding) => finding.kind)]), [["<stdin>", ["CronJob", "PodSecurityPolicy"]]]);
-      const cleanRun = await kubecompat(["--server", serverUrl, "scan", "--to", "1.29", "-"], { stdin: fs.readFileSync(path.join(REPO_ROOT, clean), "utf8") });
+      const report = JSON.parse(piped.stdout) as {
+        files: { file: string; findings: { kind: string }[] }[];
+      };
+      assert.deepEqual(
+        report.files.map((file) => [file.file, file.findings.map((finding) => finding.kind)]),
+        [["<stdin>", ["CronJob", "PodSecurityPolicy"]]],
+      );
+      const cleanRun = await kubecompat(["--server", serverUrl, "scan", "--to", "1.29", "-"], {
+        stdin: fs.readFileSync(path.join(REPO_ROOT, clean), "utf8"),
+      });
       assert.equal(cleanRun.code, 0, cleanRun.stderr);
-      assert.match(cleanRun.stdout, /^SUPPORTED: no findings; 1 file, 3 documents, 3 objects scanned for 1\.29/m);
+      assert.match(
+        cleanRun.stdout,
+        /^SUPPORTED: no findings; 1 file, 3 documents, 3 objects scanned for 1\.29/m,
+      );
     });
 
     it("--output markdown is a table with the file and line of each object", async () => {
-      const run = await kubecompat(["--server", serverUrl, "scan", "--to", "1.29", legacy, "--output", "markdown"]);
+      const run = await kubecompat([
+        "--server",
+        serverUrl,
+        "scan",
+        "--to",
+        "1.29",
+        legacy,
+        "--output",
+        "markdown",
+      ]);
       assert.equal(run.code, 1);
       const lines = run.stdout.split("\n");
-      assert.ok(lines.includes("| Severity | Code | File | Object | API version | Message |"), run.stdout);
-      assert.ok(lines.some((line) => line.startsWith(`| ❌ ERROR | \`API_REMOVED\` | \`${legacy}:2\` | CronJob shop/nightly-report | \`batch/v1beta1\` |`)), run.stdout);
+      assert.ok(
+        lines.includes("| Severity | Code | File | Object | API version | Message |"),
+        run.stdout,
+      );
+      assert.ok(
+        lines.some((line) =>
+          line.startsWith(
+            `| ❌ ERROR | \`API_REMOVED\` | \`${legacy}:2\` | CronJob shop/nightly-report | \`batch/v1beta1\` |`,
+          ),
+        ),
+        run.stdout,
+      );
     });
 
     it("a missing path fails before any request", async () => {
-      const { run, requests } = await recordedRun(["scan", "--to", "1.29", clean, "no-such-folder"]);
+      const { run, requests } = await recordedRun([
+        "scan",
+        "--to",
+        "1.29",
+        clean,
+        "no-such-folder",
+      ]);
       assert.equal(run.code, 2);
       assert.match(run.stderr, /cannot read no-such-folder: no such file or directory/);
       assert.deepEqual(requests, []);
@@ -500,23 +847,32 @@ describe("the kubecompat CLI", () => {
       assert.match(checkHelp.stdout, /--kubectl-nodes FILE/);
       const version = await kubecompat(["--version"]);
       assert.equal(version.code, 0);
-      const { version: packageVersion } = readJson(path.join(REPO_ROOT, "package.json")) as { version: string };
+      const { version: packageVersion } = readJson(path.join(REPO_ROOT, "package.json")) as {
+        version: string;
+      };
       assert.equal(version.stdout, `kubecompat ${packageVersion}\n`);
     });
 
     // util-linux `script` gives the CLI a real pseudo-terminal as stdout.
     const script = "/usr/bin/script";
     const hasScript = process.platform === "linux" && fs.existsSync(script);
-    it("colours severities on a terminal, unless NO_COLOR is set", { skip: hasScript ? false : "needs util-linux script for a pseudo-terminal" }, async () => {
-      const command = (env: string): string =>
-        `${env}'${process.execPath}' '${BIN}' --server ${serverUrl} check '${fixture("out-of-skew.yaml")}'`;
-      const coloured = await runExecutable(script, ["-qec", command(""), "/dev/null"]);
-      assert.equal(coloured.code, 1, coloured.stdout + coloured.stderr);
-      assert.ok(coloured.stdout.includes(`${ESC}[31;1mERROR${ESC}[0m`), JSON.stringify(coloured.stdout.slice(0, 200)));
-      const plain = await runExecutable(script, ["-qec", command("NO_COLOR=1 "), "/dev/null"]);
-      assert.equal(plain.code, 1);
-      assert.match(plain.stdout, /SKEW_KUBELET_TOO_OLD_FOR_APISERVER/);
-      assert.ok(!plain.stdout.includes(ANSI), JSON.stringify(plain.stdout.slice(0, 200)));
-    });
+    it(
+      "colours severities on a terminal, unless NO_COLOR is set",
+      { skip: hasScript ? false : "needs util-linux script for a pseudo-terminal" },
+      async () => {
+        const command = (env: string): string =>
+          `${env}'${process.execPath}' '${BIN}' --server ${serverUrl} check '${fixture("out-of-skew.yaml")}'`;
+        const coloured = await runExecutable(script, ["-qec", command(""), "/dev/null"]);
+        assert.equal(coloured.code, 1, coloured.stdout + coloured.stderr);
+        assert.ok(
+          coloured.stdout.includes(`${ESC}[31;1mERROR${ESC}[0m`),
+          JSON.stringify(coloured.stdout.slice(0, 200)),
+        );
+        const plain = await runExecutable(script, ["-qec", command("NO_COLOR=1 "), "/dev/null"]);
+        assert.equal(plain.code, 1);
+        assert.match(plain.stdout, /SKEW_KUBELET_TOO_OLD_FOR_APISERVER/);
+        assert.ok(!plain.stdout.includes(ANSI), JSON.stringify(plain.stdout.slice(0, 200)));
+      },
+    );
   });
 });

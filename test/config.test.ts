@@ -20,13 +20,23 @@ describe("configuration", () => {
   it("defaults to port 4000 and an embedded database", () => {
     const config = parseConfig({}, "/srv/app");
     assert.equal(config.http.port, 4000);
-    assert.deepEqual(config.database, { kind: "embedded", dataDir: "/srv/app/.data/postgres", port: 54329, portGiven: false, poolSize: 10 });
+    assert.deepEqual(config.database, {
+      kind: "embedded",
+      dataDir: "/srv/app/.data/postgres",
+      port: 54329,
+      portGiven: false,
+      poolSize: 10,
+    });
     assert.equal(config.kb.dir, "/srv/app/kb");
     assert.equal(config.kb.importOnStart, true);
   });
 
   it("uses DATABASE_URL when set, and treats an empty value as unset", () => {
-    assert.deepEqual(parseConfig({ DATABASE_URL: "postgresql://u@db:5432/kc" }).database, { kind: "external", url: "postgresql://u@db:5432/kc", poolSize: 10 });
+    assert.deepEqual(parseConfig({ DATABASE_URL: "postgresql://u@db:5432/kc" }).database, {
+      kind: "external",
+      url: "postgresql://u@db:5432/kc",
+      poolSize: 10,
+    });
     assert.equal(parseConfig({ DATABASE_URL: "" }).database.kind, "embedded");
   });
 
@@ -40,7 +50,11 @@ describe("configuration", () => {
       ["5000", /EDIT_GATHER_MS: must be at most 1000/],
       ["soon", /EDIT_GATHER_MS: must be a number/],
     ] as const) {
-      assert.throws(() => parseConfig({ EDIT_GATHER_MS: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value);
+      assert.throws(
+        () => parseConfig({ EDIT_GATHER_MS: value }),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        value,
+      );
     }
   });
 
@@ -54,16 +68,31 @@ describe("configuration", () => {
       ["5000", /READS_PER_TURN: must be at most 1000/],
       ["many", /READS_PER_TURN: must be a number/],
     ] as const) {
-      assert.throws(() => parseConfig({ READS_PER_TURN: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value);
+      assert.throws(
+        () => parseConfig({ READS_PER_TURN: value }),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        value,
+      );
     }
   });
 
   it("lists every problem at once", () => {
     assert.throws(
-      () => parseConfig({ PORT: "80000", DATABASE_URL: "mysql://x", KB_IMPORT_ON_START: "maybe", LOG_LEVEL: "loud" }),
+      () =>
+        parseConfig({
+          PORT: "80000",
+          DATABASE_URL: "mysql://x",
+          KB_IMPORT_ON_START: "maybe",
+          LOG_LEVEL: "loud",
+        }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems.map((problem) => problem.split(":")[0]).sort(), ["DATABASE_URL", "KB_IMPORT_ON_START", "LOG_LEVEL", "PORT"]);
+        assert.deepEqual(error.problems.map((problem) => problem.split(":")[0]).sort(), [
+          "DATABASE_URL",
+          "KB_IMPORT_ON_START",
+          "LOG_LEVEL",
+          "PORT",
+        ]);
         assert.match(error.message, /PORT: must be between 1 and 65535/);
         return true;
       },
@@ -88,12 +117,24 @@ describe("configuration", () => {
       assert.equal(fromFile.kb.dir, path.join(directory, "my kb"));
       assert.equal(fromFile.chatops.slackSigningSecret, 's3cret with # and "quotes"');
       assert.equal(fromFile.rateLimits.chatPerMinute, 7);
-      assert.deepEqual(fromFile.database, { kind: "external", url: "postgresql://kc@db:5432/kc", poolSize: 10 });
+      assert.deepEqual(fromFile.database, {
+        kind: "external",
+        url: "postgresql://kc@db:5432/kc",
+        poolSize: 10,
+      });
 
       const overridden = loadConfig({ PORT: "4200", DATABASE_URL: "" }, directory);
       assert.equal(overridden.http.port, 4200, "the environment's PORT wins");
-      assert.equal(overridden.database.kind, "embedded", "an empty DATABASE_URL in the environment wins too, meaning unset");
-      assert.equal(overridden.logLevel, "warn", "what the environment does not set still comes from .env");
+      assert.equal(
+        overridden.database.kind,
+        "embedded",
+        "an empty DATABASE_URL in the environment wins too, meaning unset",
+      );
+      assert.equal(
+        overridden.logLevel,
+        "warn",
+        "what the environment does not set still comes from .env",
+      );
     });
   });
 
@@ -101,27 +142,39 @@ describe("configuration", () => {
     withDotenv(undefined, (directory) => {
       assert.equal(loadConfig({ PORT: "4300" }, directory).http.port, 4300);
     });
-    withDotenv("PORT=4000\nCHATOPS_TOKEN abcdefghijklmnopqrstuvwxyz\nKB_DIR='kb\nPORT=80000\n", (directory) => {
+    withDotenv(
+      "PORT=4000\nCHATOPS_TOKEN abcdefghijklmnopqrstuvwxyz\nKB_DIR='kb\nPORT=80000\n",
+      (directory) => {
+        assert.throws(
+          () => loadConfig({}, directory),
+          (error: unknown) => {
+            assert.ok(error instanceof ConfigError);
+            assert.deepEqual(error.problems, [
+              ".env line 2: expected NAME=value (a # starts a comment line)",
+              ".env line 3: KB_DIR's value opens a single quote that is not closed at the end of its line",
+            ]);
+            assert.ok(
+              !error.message.includes("abcdefghij"),
+              "a line that may hold a secret is not repeated",
+            );
+            return true;
+          },
+        );
+      },
+    );
+    withDotenv("PORT=80000\n", (directory) => {
       assert.throws(
         () => loadConfig({}, directory),
-        (error: unknown) => {
-          assert.ok(error instanceof ConfigError);
-          assert.deepEqual(error.problems, [
-            ".env line 2: expected NAME=value (a # starts a comment line)",
-            ".env line 3: KB_DIR's value opens a single quote that is not closed at the end of its line",
-          ]);
-          assert.ok(!error.message.includes("abcdefghij"), "a line that may hold a secret is not repeated");
-          return true;
-        },
+        /PORT: must be between 1 and 65535/,
+        "values from .env are checked like the environment's",
       );
-    });
-    withDotenv("PORT=80000\n", (directory) => {
-      assert.throws(() => loadConfig({}, directory), /PORT: must be between 1 and 65535/, "values from .env are checked like the environment's");
     });
   });
 
   it("parses .env as dotenv does: comments, export, quotes, escapes", () => {
-    const { values, problems } = parseEnvFile("A=1\n  # note\nexport B=two words # comment\nC='raw \\n'\nD=\"x\\ny\"\nE=\nF=a#b\n");
+    const { values, problems } = parseEnvFile(
+      "A=1\n  # note\nexport B=two words # comment\nC='raw \\n'\nD=\"x\\ny\"\nE=\nF=a#b\n",
+    );
     assert.deepEqual(problems, []);
     assert.deepEqual(values, { A: "1", B: "two words", C: "raw \\n", D: "x\ny", E: "", F: "a#b" });
   });

@@ -17,7 +17,13 @@ import { REPO_ROOT } from "./support/runtime.js";
 type Dmmf = Awaited<ReturnType<typeof prismaInternals.getDMMF>>;
 type Model = Dmmf["datamodel"]["models"][number];
 
-const ACTIONS: Record<string, string> = { Cascade: "CASCADE", Restrict: "RESTRICT", SetNull: "SET NULL", NoAction: "NO ACTION", SetDefault: "SET DEFAULT" };
+const ACTIONS: Record<string, string> = {
+  Cascade: "CASCADE",
+  Restrict: "RESTRICT",
+  SetNull: "SET NULL",
+  NoAction: "NO ACTION",
+  SetDefault: "SET DEFAULT",
+};
 
 function expectedType(field: Model["fields"][number]): string {
   if (field.kind === "enum") return field.isList ? `_${field.type}` : field.type;
@@ -43,14 +49,22 @@ describe("migrations match prisma/schema.prisma", () => {
   before(async () => {
     database = await createTestDatabase();
     await migrate(database.url);
-    dmmf = await prismaInternals.getDMMF({ datamodel: await fs.readFile(path.join(REPO_ROOT, "prisma/schema.prisma"), "utf8") });
+    dmmf = await prismaInternals.getDMMF({
+      datamodel: await fs.readFile(path.join(REPO_ROOT, "prisma/schema.prisma"), "utf8"),
+    });
   });
   after(async () => database.drop());
 
   it("has one table per model and nothing else", async () => {
-    const tables = await query<{ table_name: string }>(database.url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
+    const tables = await query<{ table_name: string }>(
+      database.url,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    );
     assert.deepEqual(
-      tables.map((row) => row.table_name).filter((name) => name !== "_prisma_migrations").sort(),
+      tables
+        .map((row) => row.table_name)
+        .filter((name) => name !== "_prisma_migrations")
+        .sort(),
       dmmf.datamodel.models.map((model) => model.dbName ?? model.name).sort(),
     );
   });
@@ -61,16 +75,32 @@ describe("migrations match prisma/schema.prisma", () => {
       `SELECT t.typname, array_agg(e.enumlabel ORDER BY e.enumsortorder)::text[] AS labels FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`,
     );
     const actual = Object.fromEntries(rows.map((row) => [row.typname, row.labels]));
-    const expected = Object.fromEntries(dmmf.datamodel.enums.map((entry) => [entry.dbName ?? entry.name, entry.values.map((value) => value.dbName ?? value.name)]));
+    const expected = Object.fromEntries(
+      dmmf.datamodel.enums.map((entry) => [
+        entry.dbName ?? entry.name,
+        entry.values.map((value) => value.dbName ?? value.name),
+      ]),
+    );
     assert.deepEqual(actual, expected);
   });
 
   it("has every column with its type, nullability and default", async () => {
-    const columns = await query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string; column_default: string | null }>(
+    const columns = await query<{
+      table_name: string;
+      column_name: string;
+      udt_name: string;
+      is_nullable: string;
+      column_default: string | null;
+    }>(
       database.url,
       `SELECT table_name, column_name, udt_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
     );
-    const actual = columns.map((column) => `${column.table_name}.${column.column_name} ${column.udt_name} ${column.is_nullable === "NO" ? "NOT NULL" : "NULL"} ${column.column_default === null ? "" : "DEFAULT"}`).sort();
+    const actual = columns
+      .map(
+        (column) =>
+          `${column.table_name}.${column.column_name} ${column.udt_name} ${column.is_nullable === "NO" ? "NOT NULL" : "NULL"} ${column.column_default === null ? "" : "DEFAULT"}`,
+      )
+      .sort();
     const expected = dmmf.datamodel.models
       .flatMap((model) =>
         model.fields
@@ -103,7 +133,9 @@ describe("migrations match prisma/schema.prisma", () => {
   it("has the unique indexes of @unique and @@unique", async () => {
     const expected = dmmf.datamodel.models
       .flatMap((model) => [
-        ...model.fields.filter((field) => field.isUnique).map((field) => `${model.name}(${field.name})`),
+        ...model.fields
+          .filter((field) => field.isUnique)
+          .map((field) => `${model.name}(${field.name})`),
         ...model.uniqueFields.map((fields) => `${model.name}(${fields.join(",")})`),
       ])
       .sort();
@@ -123,14 +155,22 @@ describe("migrations match prisma/schema.prisma", () => {
       database.url,
       `SELECT c.conrelid::regclass::text AS table, pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE c.contype = 'f' AND n.nspname = 'public'`,
     );
-    const actual = keys.map((key) => `${key.table.replaceAll('"', "")} ${key.definition.replaceAll('"', "")}`).sort();
+    const actual = keys
+      .map((key) => `${key.table.replaceAll('"', "")} ${key.definition.replaceAll('"', "")}`)
+      .sort();
     const expected = dmmf.datamodel.models
       .flatMap((model) =>
         model.fields
           .filter((field) => field.kind === "object" && (field.relationFromFields?.length ?? 0) > 0)
           .map((field) => {
-            const onDelete = ACTIONS[String(field.relationOnDelete ?? (field.isRequired ? "Restrict" : "SetNull"))];
-            const onUpdate = ACTIONS[String((field as { relationOnUpdate?: string }).relationOnUpdate ?? "Cascade")];
+            const onDelete =
+              ACTIONS[
+                String(field.relationOnDelete ?? (field.isRequired ? "Restrict" : "SetNull"))
+              ];
+            const onUpdate =
+              ACTIONS[
+                String((field as { relationOnUpdate?: string }).relationOnUpdate ?? "Cascade")
+              ];
             return `${model.name} FOREIGN KEY (${field.relationFromFields?.join(", ")}) REFERENCES ${field.type}(${field.relationToFields?.join(", ")}) ON UPDATE ${onUpdate} ON DELETE ${onDelete}`;
           }),
       )

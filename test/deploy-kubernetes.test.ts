@@ -24,9 +24,13 @@ describe("Kubernetes manifests", () => {
   const byKind = (kind: string) => objects.find((object) => object.kind === kind)!;
 
   before(() => {
-    const kustomization = parse(fs.readFileSync(path.join(DIR, "kustomization.yaml"), "utf8")) as { resources: string[] };
+    const kustomization = parse(fs.readFileSync(path.join(DIR, "kustomization.yaml"), "utf8")) as {
+      resources: string[];
+    };
     objects = kustomization.resources.flatMap((file) =>
-      parseAllDocuments(fs.readFileSync(path.join(DIR, file), "utf8")).map((document) => document.toJS() as Json),
+      parseAllDocuments(fs.readFileSync(path.join(DIR, file), "utf8")).map(
+        (document) => document.toJS() as Json,
+      ),
     );
     deployment = byKind("Deployment");
     container = deployment.spec.template.spec.containers[0];
@@ -45,13 +49,23 @@ describe("Kubernetes manifests", () => {
   it("selects its own pods everywhere", () => {
     const labels = deployment.spec.template.metadata.labels as Record<string, string>;
     for (const object of [deployment, byKind("PodDisruptionBudget")]) {
-      for (const [key, value] of Object.entries(object.spec.selector.matchLabels as Record<string, string>)) assert.equal(labels[key], value, object.kind);
+      for (const [key, value] of Object.entries(
+        object.spec.selector.matchLabels as Record<string, string>,
+      ))
+        assert.equal(labels[key], value, object.kind);
     }
-    for (const [key, value] of Object.entries(byKind("Service").spec.selector as Record<string, string>)) assert.equal(labels[key], value);
+    for (const [key, value] of Object.entries(
+      byKind("Service").spec.selector as Record<string, string>,
+    ))
+      assert.equal(labels[key], value);
   });
 
   it("probes /readyz and /healthz on the port the app listens on", () => {
-    const env = Object.fromEntries((container.env as Json[]).filter((entry) => "value" in entry).map((entry) => [entry.name, entry.value]));
+    const env = Object.fromEntries(
+      (container.env as Json[])
+        .filter((entry) => "value" in entry)
+        .map((entry) => [entry.name, entry.value]),
+    );
     const port = parseConfig({ ...env, DATABASE_URL: "postgresql://x@db/kubecompat" }).http.port;
     const http = (container.ports as Json[]).find((candidate) => candidate.name === "http");
     assert.equal(http?.containerPort, port);
@@ -59,24 +73,44 @@ describe("Kubernetes manifests", () => {
     assert.equal(container.livenessProbe.httpGet.path, "/healthz");
     assert.equal(container.readinessProbe.httpGet.port, "http");
     assert.equal(byKind("Service").spec.ports[0].targetPort, "http");
-    const shutdownSeconds = parseConfig({ ...env, DATABASE_URL: "postgresql://x@db/kubecompat" }).http.shutdownTimeoutMs / 1000;
-    assert.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > shutdownSeconds, "pods drain before they are killed");
+    const shutdownSeconds =
+      parseConfig({ ...env, DATABASE_URL: "postgresql://x@db/kubecompat" }).http.shutdownTimeoutMs /
+      1000;
+    assert.ok(
+      deployment.spec.template.spec.terminationGracePeriodSeconds > shutdownSeconds,
+      "pods drain before they are killed",
+    );
   });
 
   it("uses only variables the config knows, secrets from the Secret, and bounded resources", () => {
     const secret = parse(fs.readFileSync(path.join(DIR, "secret.example.yaml"), "utf8")) as Json;
     for (const entry of container.env as Json[]) {
-      assert.ok(ENVIRONMENT_VARIABLES.includes(entry.name), `${entry.name} is not read by src/core/config.ts`);
+      assert.ok(
+        ENVIRONMENT_VARIABLES.includes(entry.name),
+        `${entry.name} is not read by src/core/config.ts`,
+      );
       const ref = entry.valueFrom?.secretKeyRef;
       if (ref) {
         assert.equal(ref.name, secret.metadata.name);
         assert.ok(ref.key in secret.stringData, `${ref.key} is in the Secret`);
       }
     }
-    assert.ok((container.env as Json[]).some((entry) => entry.name === "DATABASE_URL" && entry.valueFrom?.secretKeyRef), "DATABASE_URL comes from the Secret");
-    assert.ok((container.env as Json[]).some((entry) => entry.name === "SLACK_SIGNING_SECRET" && entry.valueFrom?.secretKeyRef));
+    assert.ok(
+      (container.env as Json[]).some(
+        (entry) => entry.name === "DATABASE_URL" && entry.valueFrom?.secretKeyRef,
+      ),
+      "DATABASE_URL comes from the Secret",
+    );
+    assert.ok(
+      (container.env as Json[]).some(
+        (entry) => entry.name === "SLACK_SIGNING_SECRET" && entry.valueFrom?.secretKeyRef,
+      ),
+    );
     for (const kind of ["requests", "limits"]) {
-      assert.ok(container.resources[kind].cpu && container.resources[kind].memory, `resources.${kind}`);
+      assert.ok(
+        container.resources[kind].cpu && container.resources[kind].memory,
+        `resources.${kind}`,
+      );
     }
     assert.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true);
   });

@@ -9,27 +9,61 @@ import { kbSnapshot, plan } from "./support/snapshot.js";
 
 type Entry = { component: string; version: string; instance?: string };
 
-const CANONICAL: Record<string, string> = { apiserver: "kube-apiserver", kcm: "kube-controller-manager", scheduler: "kube-scheduler", ccm: "cloud-controller-manager", docker: "docker-engine", crio: "cri-o" };
-const canonical = (entries: Entry[]): Entry[] => entries.map((entry) => ({ ...entry, component: CANONICAL[entry.component] ?? entry.component }));
+const CANONICAL: Record<string, string> = {
+  apiserver: "kube-apiserver",
+  kcm: "kube-controller-manager",
+  scheduler: "kube-scheduler",
+  ccm: "cloud-controller-manager",
+  docker: "docker-engine",
+  crio: "cri-o",
+};
+const canonical = (entries: Entry[]): Entry[] =>
+  entries.map((entry) => ({ ...entry, component: CANONICAL[entry.component] ?? entry.component }));
 
 /**
  * Replays a plan: applies each order group to the state and validates the
  * result with validateCluster itself. Returns the states after each group.
  */
-function replay(snapshot: KbSnapshot, start: Entry[], result: UpgradePlan, profile?: string): Entry[][] {
+function replay(
+  snapshot: KbSnapshot,
+  start: Entry[],
+  result: UpgradePlan,
+  profile?: string,
+): Entry[][] {
   let state = canonical(start);
   const states: Entry[][] = [];
   const orders = [...new Set(result.steps.map((step) => step.order))];
-  assert.deepEqual(orders, orders.map((_, index) => index + 1), "orders are 1, 2, 3, ...");
+  assert.deepEqual(
+    orders,
+    orders.map((_, index) => index + 1),
+    "orders are 1, 2, 3, ...",
+  );
   for (const order of orders) {
     for (const step of result.steps.filter((candidate) => candidate.order === order)) {
-      const index = state.findIndex((entry) => entry.component === step.component && (entry.instance ?? null) === step.instance);
-      assert.ok(index >= 0, `step ${order} names ${step.component}@${step.instance}, which is not in the cluster`);
-      assert.equal(state[index]!.version.replace(/^v/, ""), step.fromVersion.replace(/^v/, ""), `step ${order} starts where the cluster is`);
-      state = state.map((entry, position) => (position === index ? { ...entry, version: step.toVersion } : entry));
+      const index = state.findIndex(
+        (entry) => entry.component === step.component && (entry.instance ?? null) === step.instance,
+      );
+      assert.ok(
+        index >= 0,
+        `step ${order} names ${step.component}@${step.instance}, which is not in the cluster`,
+      );
+      assert.equal(
+        state[index]!.version.replace(/^v/, ""),
+        step.fromVersion.replace(/^v/, ""),
+        `step ${order} starts where the cluster is`,
+      );
+      state = state.map((entry, position) =>
+        position === index ? { ...entry, version: step.toVersion } : entry,
+      );
     }
     const verdict = validateCluster(snapshot, state, { profile, asOf: "2026-11-29" });
-    assert.ok(verdict.ok, `state after step ${order} is invalid: ${verdict.findings.filter((f) => f.severity === "ERROR").map((f) => f.message).join(" | ")}`);
+    assert.ok(
+      verdict.ok,
+      `state after step ${order} is invalid: ${verdict.findings
+        .filter((f) => f.severity === "ERROR")
+        .map((f) => f.message)
+        .join(" | ")}`,
+    );
     states.push(state);
   }
   return states;
@@ -53,49 +87,105 @@ describe("planUpgrade", () => {
     assert.equal(result.ok, true, result.findings.map((f) => f.message).join("\n"));
     const states = replay(snapshot, start, result);
     const final = states.at(-1)!;
-    for (const entry of final.filter((candidate) => !["etcd", "containerd"].includes(candidate.component))) {
-      assert.equal(minor(entry.version), minor("1.30"), `${entry.component}@${entry.instance} ends at 1.30`);
+    for (const entry of final.filter(
+      (candidate) => !["etcd", "containerd"].includes(candidate.component),
+    )) {
+      assert.equal(
+        minor(entry.version),
+        minor("1.30"),
+        `${entry.component}@${entry.instance} ends at 1.30`,
+      );
     }
     // The control plane never skips a minor, and every apiserver moves one instance at a time.
     const apiserverSteps = result.steps.filter((step) => step.component === "kube-apiserver");
-    for (const step of apiserverSteps) assert.equal(minor(step.toVersion) - minor(step.fromVersion), 1, JSON.stringify(step));
+    for (const step of apiserverSteps)
+      assert.equal(minor(step.toVersion) - minor(step.fromVersion), 1, JSON.stringify(step));
     assert.equal(apiserverSteps.length, 3 * 5);
     assert.equal(new Set(apiserverSteps.map((step) => step.order)).size, apiserverSteps.length);
     // Controllers follow the apiservers of each minor.
-    for (const step of result.steps.filter((candidate) => candidate.component === "kube-controller-manager")) {
-      const lastApiserver = apiserverSteps.filter((candidate) => candidate.toVersion === step.toVersion).at(-1)!;
+    for (const step of result.steps.filter(
+      (candidate) => candidate.component === "kube-controller-manager",
+    )) {
+      const lastApiserver = apiserverSteps
+        .filter((candidate) => candidate.toVersion === step.toVersion)
+        .at(-1)!;
       assert.ok(step.order > lastApiserver.order);
     }
     // Pools are touched as few times as possible: pool-b (1.24) must move before 1.27 and before 1.30.
-    const poolTouches = (pool: string) => result.steps.filter((step) => step.component === "kubelet" && step.instance === pool).map((step) => step.toVersion);
-    assert.deepEqual(poolTouches("pool-a").map((version) => minor(version)), [minor("1.28"), minor("1.30")]);
-    assert.deepEqual(poolTouches("pool-b").map((version) => minor(version)), [minor("1.26"), minor("1.29"), minor("1.30")]);
-    assert.deepEqual(poolTouches("pool-c").map((version) => minor(version)), [minor("1.28"), minor("1.30")]);
+    const poolTouches = (pool: string) =>
+      result.steps
+        .filter((step) => step.component === "kubelet" && step.instance === pool)
+        .map((step) => step.toVersion);
+    assert.deepEqual(
+      poolTouches("pool-a").map((version) => minor(version)),
+      [minor("1.28"), minor("1.30")],
+    );
+    assert.deepEqual(
+      poolTouches("pool-b").map((version) => minor(version)),
+      [minor("1.26"), minor("1.29"), minor("1.30")],
+    );
+    assert.deepEqual(
+      poolTouches("pool-c").map((version) => minor(version)),
+      [minor("1.28"), minor("1.30")],
+    );
     // etcd moves before the apiserver of the minor that brings a newer etcd.
     const etcd = result.steps.find((step) => step.component === "etcd");
     assert.ok(etcd, "etcd is upgraded");
     const nextApiserver = apiserverSteps.find((step) => step.order > etcd.order)!;
-    assert.equal(etcd.toVersion, snapshot.findRelease(`1.${minor(nextApiserver.toVersion) % 1000}`)!.etcdVersion!.replace(/-\d+$/, ""));
+    assert.equal(
+      etcd.toVersion,
+      snapshot
+        .findRelease(`1.${minor(nextApiserver.toVersion) % 1000}`)!
+        .etcdVersion!.replace(/-\d+$/, ""),
+    );
     // API removals crossed: 1.25 < removedIn <= 1.30.
-    assert.deepEqual([...new Set(result.apiRemovals.map((removal) => removal.removedIn))].sort(), ["1.26", "1.27", "1.29"]);
+    assert.deepEqual([...new Set(result.apiRemovals.map((removal) => removal.removedIn))].sort(), [
+      "1.26",
+      "1.27",
+      "1.29",
+    ]);
     assert.ok(result.findings.some((finding) => finding.code === "API_REMOVED_IN_UPGRADE"));
-    const recommendations = result.findings.filter((finding) => finding.code === "RECOMMENDATION").map((finding) => finding.ruleId);
-    assert.ok(recommendations.includes("control-plane-upgrade-headroom") && recommendations.includes("leader-election-pause"));
+    const recommendations = result.findings
+      .filter((finding) => finding.code === "RECOMMENDATION")
+      .map((finding) => finding.ruleId);
+    assert.ok(
+      recommendations.includes("control-plane-upgrade-headroom") &&
+        recommendations.includes("leader-election-pause"),
+    );
   });
 
   it("upgrades the runtime before the kubelet that needs it", () => {
-    const start = plan("apiserver=1.25 kcm=1.25 kubelet@a=1.25 containerd@a=1.5.18 kubelet@b=1.35 containerd@b=1.7.27");
+    const start = plan(
+      "apiserver=1.25 kcm=1.25 kubelet@a=1.25 containerd@a=1.5.18 kubelet@b=1.35 containerd@b=1.7.27",
+    );
     // On a day of the 1.26 era (containerd 1.7 not out yet), the 1.6 line is the one listed all the way.
-    const result = planUpgrade(snapshot, plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"), "1.26", { asOf: "2023-03-01" });
+    const result = planUpgrade(
+      snapshot,
+      plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"),
+      "1.26",
+      { asOf: "2023-03-01" },
+    );
     replay(snapshot, plan("apiserver=1.25 kubelet@a=1.25 containerd@a=1.5.18"), result);
     const runtime = result.steps.find((step) => step.component === "containerd");
     const kubelet = result.steps.find((step) => step.component === "kubelet");
-    assert.equal(runtime?.toVersion, "1.6.15", "containerd's own 1.26 row lists 1.6.15+, not the bare CRI v1 floor 1.6.0");
+    assert.equal(
+      runtime?.toVersion,
+      "1.6.15",
+      "containerd's own 1.26 row lists 1.6.15+, not the bare CRI v1 floor 1.6.0",
+    );
     assert.ok(runtime && kubelet && runtime.order < kubelet.order);
-    assert.ok(result.findings.some((finding) => finding.code === "RUNTIME_REQUIREMENT_IN_UPGRADE" && finding.ruleId === "containerd-cri-v1alpha2-removed"));
+    assert.ok(
+      result.findings.some(
+        (finding) =>
+          finding.code === "RUNTIME_REQUIREMENT_IN_UPGRADE" &&
+          finding.ruleId === "containerd-cri-v1alpha2-removed",
+      ),
+    );
     void start;
 
-    const to136 = plan("apiserver=1.35 kcm=1.35 kubelet@a=1.35 kube-proxy@a=1.35 containerd@a=1.7.27");
+    const to136 = plan(
+      "apiserver=1.35 kcm=1.35 kubelet@a=1.35 kube-proxy@a=1.35 containerd@a=1.7.27",
+    );
     const result136 = planUpgrade(snapshot, to136, "1.36", { asOf: "2026-06-01" });
     replay(snapshot, to136, result136);
     // containerd 1.x keeps working under 1.36 (the kubelet's fallback goes in 1.38), so nothing forces 2.0; but containerd's
@@ -107,18 +197,33 @@ describe("planUpgrade", () => {
     assert.equal(later.steps.find((step) => step.component === "containerd")?.toVersion, "2.3.0");
     // Before 2.3 was released (2026-04-30), only 2.2 could be chosen.
     const before23 = planUpgrade(snapshot, to136, "1.36", { asOf: "2026-03-01" });
-    assert.equal(before23.steps.find((step) => step.component === "containerd")?.toVersion, "2.2.0");
+    assert.equal(
+      before23.steps.find((step) => step.component === "containerd")?.toVersion,
+      "2.2.0",
+    );
     assert.ok(!result136.findings.some((finding) => finding.code === "RUNTIME_BELOW_RECOMMENDED"));
-    assert.ok(!result136.findings.some((finding) => finding.severity === "ERROR"), JSON.stringify(result136.findings));
+    assert.ok(
+      !result136.findings.some((finding) => finding.severity === "ERROR"),
+      JSON.stringify(result136.findings),
+    );
   });
 
   it("moves a node's kubelet and kube-proxy together when the policy in force ties them (same minor before 1.27)", () => {
-    const start = plan("apiserver=1.24 kcm=1.24 kubelet@a=1.23 kube-proxy@a=1.23 containerd@a=1.6.9");
+    const start = plan(
+      "apiserver=1.24 kcm=1.24 kubelet@a=1.23 kube-proxy@a=1.23 containerd@a=1.6.9",
+    );
     const result = planUpgrade(snapshot, start, "1.26");
     replay(snapshot, start, result);
-    const together = result.steps.filter((step) => step.instance === "a" && (step.component === "kubelet" || step.component === "kube-proxy"));
+    const together = result.steps.filter(
+      (step) =>
+        step.instance === "a" && (step.component === "kubelet" || step.component === "kube-proxy"),
+    );
     const orders = new Set(together.map((step) => step.order));
-    assert.equal(together.length, 2 * orders.size, "every kubelet step of pool a has a kube-proxy step with the same order");
+    assert.equal(
+      together.length,
+      2 * orders.size,
+      "every kubelet step of pool a has a kube-proxy step with the same order",
+    );
   });
 
   it("keeps CRI-O on the kubelet's minor", () => {
@@ -135,7 +240,9 @@ describe("planUpgrade", () => {
     const start = plan("apiserver=1.28 kubelet@a=1.28 kube-proxy@a=1.28");
     const result = planUpgrade(snapshot, start, "1.31", { profile: "strict" });
     replay(snapshot, start, result, "strict");
-    const touches = result.steps.filter((step) => step.component === "kubelet").map((step) => minor(step.toVersion));
+    const touches = result.steps
+      .filter((step) => step.component === "kubelet")
+      .map((step) => minor(step.toVersion));
     assert.deepEqual(touches, [minor("1.29"), minor("1.30"), minor("1.31")]);
   });
 
@@ -153,7 +260,10 @@ describe("planUpgrade", () => {
     const lagging = plan("apiserver=1.30 kubelet@a=1.28 kube-proxy@a=1.28");
     const result = planUpgrade(snapshot, lagging, "1.30.5");
     replay(snapshot, lagging, result);
-    assert.deepEqual(result.steps.map((step) => `${step.component} ${step.toVersion}`), ["kubelet 1.30.5", "kube-proxy 1.30.5"]);
+    assert.deepEqual(
+      result.steps.map((step) => `${step.component} ${step.toVersion}`),
+      ["kubelet 1.30.5", "kube-proxy 1.30.5"],
+    );
   });
 
   it("blocks, without emitting an unsafe step, when Docker Engine has no cri-dockerd past 1.24", () => {
@@ -162,18 +272,29 @@ describe("planUpgrade", () => {
     assert.equal(result.ok, false);
     replay(snapshot, start, result);
     const blocked = result.findings.find((finding) => finding.code === "PLAN_BLOCKED");
-    assert.match(blocked?.message ?? "", /kubelet@a cannot move to 1\.25 with docker-engine@a.*cri-dockerd/);
+    assert.match(
+      blocked?.message ?? "",
+      /kubelet@a cannot move to 1\.25 with docker-engine@a.*cri-dockerd/,
+    );
   });
 
   it("refuses to plan from a cluster that is already out of skew", () => {
     const result = planUpgrade(snapshot, plan("apiserver=1.30 kubelet=1.25"), "1.31");
     assert.equal(result.ok, false);
     assert.equal(result.findings[0]?.code, "PLAN_CURRENT_STATE_INVALID");
-    assert.ok(result.findings.some((finding) => finding.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER"));
+    assert.ok(
+      result.findings.some((finding) => finding.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER"),
+    );
   });
 
   it("rejects a plan without kube-apiserver and a bad target as input errors", () => {
-    assert.throws(() => planUpgrade(snapshot, plan("kubelet=1.29"), "1.30"), (error: unknown) => error instanceof InputError && error.field === "current.components");
-    assert.throws(() => planUpgrade(snapshot, plan("apiserver=1.29"), "newest"), (error: unknown) => error instanceof InputError && error.field === "targetVersion");
+    assert.throws(
+      () => planUpgrade(snapshot, plan("kubelet=1.29"), "1.30"),
+      (error: unknown) => error instanceof InputError && error.field === "current.components",
+    );
+    assert.throws(
+      () => planUpgrade(snapshot, plan("apiserver=1.29"), "newest"),
+      (error: unknown) => error instanceof InputError && error.field === "targetVersion",
+    );
   });
 });

@@ -55,7 +55,14 @@ describe("edits answered truthfully around database faults", () => {
     await kb.refresh();
     sync = new KbSync(kb, proxy.url, logger, { pollMs: 200, outagePollMs: 100 });
     await sync.start();
-    app = await createApp({ kb, logger, isDatabaseReachable: () => pingDatabase(db), curator: new Curator(db, kb), authenticator: new Authenticator(db, logger), freshness: sync });
+    app = await createApp({
+      kb,
+      logger,
+      isDatabaseReachable: () => pingDatabase(db),
+      curator: new Curator(db, kb),
+      authenticator: new Authenticator(db, logger),
+      freshness: sync,
+    });
     editor = await createTestToken({ db }, "ack-editor", "editor");
   });
   after(async () => {
@@ -66,20 +73,36 @@ describe("edits answered truthfully around database faults", () => {
   });
 
   const create = (body: object, key?: string) => {
-    const call = request(app).post("/api/v1/recommendations").set("Authorization", `Bearer ${editor}`);
+    const call = request(app)
+      .post("/api/v1/recommendations")
+      .set("Authorization", `Bearer ${editor}`);
     return (key === undefined ? call : call.set("Idempotency-Key", key)).send(body);
   };
   // The proxy faults the next COMMIT it sees; snapshot loads run in transactions too, so let them finish first.
   const settle = async (): Promise<void> => {
     await eventually(
       "the snapshot caught up with the database",
-      async () => ((await query<{ revision: number }>(database.url, `SELECT revision FROM "KbState"`))[0]?.revision === kb.current().revision ? true : undefined),
+      async () =>
+        (await query<{ revision: number }>(database.url, `SELECT revision FROM "KbState"`))[0]
+          ?.revision === kb.current().revision
+          ? true
+          : undefined,
       { withinMs: 10_000 },
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
   };
-  const stored = (id: string) => query<{ text: string }>(database.url, `SELECT text FROM "Recommendation" WHERE "recommendationId" = $1`, [id]);
-  const audited = (id: string) => query(database.url, `SELECT id FROM "AuditEntry" WHERE action = 'recommendations.create' AND key = $1`, [id]);
+  const stored = (id: string) =>
+    query<{ text: string }>(
+      database.url,
+      `SELECT text FROM "Recommendation" WHERE "recommendationId" = $1`,
+      [id],
+    );
+  const audited = (id: string) =>
+    query(
+      database.url,
+      `SELECT id FROM "AuditEntry" WHERE action = 'recommendations.create' AND key = $1`,
+      [id],
+    );
 
   it("answers a retry with the same Idempotency-Key from the first result, without applying twice", async () => {
     const first = await create(record("idem-1"), "key-1").expect(201);
@@ -93,7 +116,10 @@ describe("edits answered truthfully around database faults", () => {
     await create(record("idem-1")).expect(409);
     // The same key for another edit is refused.
     const reused = await create(record("idem-2"), "key-1").expect(409);
-    assert.match(reused.body.error.message, /Idempotency-Key "key-1" was used for a different edit/);
+    assert.match(
+      reused.body.error.message,
+      /Idempotency-Key "key-1" was used for a different edit/,
+    );
     assert.equal((await stored("idem-2")).length, 0);
     // A key that is not a plain token is bad input.
     const bad = await create(record("idem-3"), "has spaces in it").expect(400);
@@ -103,7 +129,10 @@ describe("edits answered truthfully around database faults", () => {
   it("takes the key as a GraphQL argument too", async () => {
     const mutation = `mutation($record: JSONObject!, $key: String) { createRecord(entity: RECOMMENDATIONS, record: $record, idempotencyKey: $key) { key kbRevision replayed } }`;
     const send = () =>
-      request(app).post("/graphql").set("Authorization", `Bearer ${editor}`).send({ query: mutation, variables: { record: record("idem-gql"), key: "gql-key-1" } });
+      request(app)
+        .post("/graphql")
+        .set("Authorization", `Bearer ${editor}`)
+        .send({ query: mutation, variables: { record: record("idem-gql"), key: "gql-key-1" } });
     const first = await send().expect(200);
     assert.equal(first.body.data.createRecord.replayed, false);
     const again = await send().expect(200);
@@ -131,7 +160,10 @@ describe("edits answered truthfully around database faults", () => {
     proxy.failNextCommit("drop-after-commit");
     const unkeyed = await create(record("lost-unkeyed"));
     assert.equal(unkeyed.status, 503);
-    assert.match(unkeyed.body.error.message, /read the record again before retrying.*send an Idempotency-Key/);
+    assert.match(
+      unkeyed.body.error.message,
+      /read the record again before retrying.*send an Idempotency-Key/,
+    );
   });
 
   it("refuses with 503 when the COMMIT never arrived, and the retry applies the edit once", async () => {
@@ -154,7 +186,9 @@ describe("edits answered truthfully around database faults", () => {
     assert.equal((await stored("committed-then-outage")).length, 1);
     // The snapshot was the revision right before the edit, so the edit was applied to it without reading the database.
     assert.equal(kb.current().revision, created.body.kbRevision);
-    assert.ok(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-outage"));
+    assert.ok(
+      kb.current().recommendations.some((candidate) => candidate.id === "committed-then-outage"),
+    );
     proxy.up();
   });
 
@@ -164,7 +198,16 @@ describe("edits answered truthfully around database faults", () => {
     // Another instance's edit this one has not seen: its snapshot is behind, so after its own edit it must reload.
     const other = createDatabase(database.url, 1, createLogger("silent"));
     try {
-      await applyEdit(other, { entity: "recommendations", action: "create", record: record("from-another-instance"), actor: { name: "other", role: "editor" } }, crossCheckBundle);
+      await applyEdit(
+        other,
+        {
+          entity: "recommendations",
+          action: "create",
+          record: record("from-another-instance"),
+          actor: { name: "other", role: "editor" },
+        },
+        crossCheckBundle,
+      );
     } finally {
       await other.$disconnect();
     }
@@ -172,14 +215,29 @@ describe("edits answered truthfully around database faults", () => {
     const created = await create(record("committed-then-reload-fails"), "key-reload");
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal((await stored("committed-then-reload-fails")).length, 1);
-    assert.equal(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-reload-fails"), false, "the snapshot could not have been loaded");
+    assert.equal(
+      kb
+        .current()
+        .recommendations.some((candidate) => candidate.id === "committed-then-reload-fails"),
+      false,
+      "the snapshot could not have been loaded",
+    );
     proxy.up();
     await sync.start();
     await eventually(
       "the sync loaded the committed edit",
-      () => Promise.resolve(kb.current().recommendations.some((candidate) => candidate.id === "committed-then-reload-fails") ? true : undefined),
+      () =>
+        Promise.resolve(
+          kb
+            .current()
+            .recommendations.some((candidate) => candidate.id === "committed-then-reload-fails")
+            ? true
+            : undefined,
+        ),
       { withinMs: 10_000 },
     );
-    assert.ok(kb.current().recommendations.some((candidate) => candidate.id === "from-another-instance"));
+    assert.ok(
+      kb.current().recommendations.some((candidate) => candidate.id === "from-another-instance"),
+    );
   });
 });

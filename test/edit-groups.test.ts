@@ -36,25 +36,56 @@ describe("edits committed in groups", () => {
   it("judges each edit of a group on its own and in order", async () => {
     const revisionBefore = runtime.kb.current().revision;
     await curator.create(editor, "recommendations", record("group-base"));
-    const base = runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as unknown as { revision: number };
+    const base = runtime.kb
+      .current()
+      .recommendations.find((candidate) => candidate.id === "group-base") as unknown as {
+      revision: number;
+    };
     const results = await Promise.allSettled([
-      ...Array.from({ length: 40 }, (_, index) => curator.create(editor, "recommendations", record(`group-${index}`))),
+      ...Array.from({ length: 40 }, (_, index) =>
+        curator.create(editor, "recommendations", record(`group-${index}`)),
+      ),
       // Not a component the knowledge base knows: refused alone.
-      curator.create(editor, "recommendations", { ...record("group-bad"), components: ["no-such-component"] }),
+      curator.create(editor, "recommendations", {
+        ...record("group-bad"),
+        components: ["no-such-component"],
+      }),
       // Two updates from the same revision: the first wins, the second is told to re-read.
-      curator.update(editor, "recommendations", "group-base", base.revision, record("group-base", "first update")),
-      curator.update(editor, "recommendations", "group-base", base.revision, record("group-base", "second update")),
+      curator.update(
+        editor,
+        "recommendations",
+        "group-base",
+        base.revision,
+        record("group-base", "first update"),
+      ),
+      curator.update(
+        editor,
+        "recommendations",
+        "group-base",
+        base.revision,
+        record("group-base", "second update"),
+      ),
       // The same Idempotency-Key twice: applied once, the retry gets the first answer.
-      curator.create(editor, "recommendations", record("group-keyed"), { idempotencyKey: "group-key" }),
-      curator.create(editor, "recommendations", record("group-keyed"), { idempotencyKey: "group-key" }),
+      curator.create(editor, "recommendations", record("group-keyed"), {
+        idempotencyKey: "group-key",
+      }),
+      curator.create(editor, "recommendations", record("group-keyed"), {
+        idempotencyKey: "group-key",
+      }),
       // A create of a record an earlier edit of the group created.
       curator.create(editor, "recommendations", record("group-0")),
     ]);
     const created = results.slice(0, 40);
-    assert.ok(created.every((result) => result.status === "fulfilled"), JSON.stringify(created.filter((result) => result.status === "rejected")));
+    assert.ok(
+      created.every((result) => result.status === "fulfilled"),
+      JSON.stringify(created.filter((result) => result.status === "rejected")),
+    );
     const [bad, firstUpdate, secondUpdate, keyed, keyedAgain, duplicate] = results.slice(40);
     assert.equal(bad?.status, "rejected");
-    assert.ok(bad.status === "rejected" && bad.reason instanceof InputError, String(bad.status === "rejected" ? bad.reason : ""));
+    assert.ok(
+      bad.status === "rejected" && bad.reason instanceof InputError,
+      String(bad.status === "rejected" ? bad.reason : ""),
+    );
     assert.equal(firstUpdate?.status, "fulfilled");
     assert.ok(secondUpdate?.status === "rejected" && secondUpdate.reason instanceof ConflictError);
     assert.ok(keyed?.status === "fulfilled" && keyedAgain?.status === "fulfilled");
@@ -64,79 +95,198 @@ describe("edits committed in groups", () => {
 
     // One revision per applied edit, each with exactly one audit entry, in the database and in this instance's snapshot.
     const applied = 1 + 40 + 1 + 1;
-    const revisions = results.flatMap((result) => (result.status === "fulfilled" && result.value.replayed !== true ? [result.value.kbRevision] : []));
-    assert.equal(new Set(revisions).size, revisions.length, "every applied edit has its own revision");
-    const state = await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`);
+    const revisions = results.flatMap((result) =>
+      result.status === "fulfilled" && result.value.replayed !== true
+        ? [result.value.kbRevision]
+        : [],
+    );
+    assert.equal(
+      new Set(revisions).size,
+      revisions.length,
+      "every applied edit has its own revision",
+    );
+    const state = await query<{ revision: number }>(
+      runtime.database.url,
+      `SELECT revision FROM "KbState"`,
+    );
     assert.equal(state[0]?.revision, revisionBefore + applied);
     assert.equal(runtime.kb.current().revision, revisionBefore + applied);
-    const audits = await query<{ key: string; n: string }>(runtime.database.url, `SELECT key, count(*) AS n FROM "AuditEntry" WHERE entity = 'recommendations' AND key LIKE 'group-%' GROUP BY key`);
+    const audits = await query<{ key: string; n: string }>(
+      runtime.database.url,
+      `SELECT key, count(*) AS n FROM "AuditEntry" WHERE entity = 'recommendations' AND key LIKE 'group-%' GROUP BY key`,
+    );
     assert.equal(audits.length, 40 + 2, JSON.stringify(audits));
-    assert.ok(audits.every((row) => (row.key === "group-base" ? row.n === "2" : row.n === "1")), JSON.stringify(audits));
-    const rows = await query<{ n: string }>(runtime.database.url, `SELECT count(*) AS n FROM "Recommendation" WHERE "recommendationId" LIKE 'group-%'`);
+    assert.ok(
+      audits.every((row) => (row.key === "group-base" ? row.n === "2" : row.n === "1")),
+      JSON.stringify(audits),
+    );
+    const rows = await query<{ n: string }>(
+      runtime.database.url,
+      `SELECT count(*) AS n FROM "Recommendation" WHERE "recommendationId" LIKE 'group-%'`,
+    );
     assert.equal(rows[0]?.n, String(40 + 2));
-    assert.equal(runtime.kb.current().recommendations.filter((candidate) => candidate.id.startsWith("group-")).length, 40 + 2);
-    assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-base") as unknown as { text: string }).text, "first update");
+    assert.equal(
+      runtime.kb.current().recommendations.filter((candidate) => candidate.id.startsWith("group-"))
+        .length,
+      40 + 2,
+    );
+    assert.equal(
+      (
+        runtime.kb
+          .current()
+          .recommendations.find((candidate) => candidate.id === "group-base") as unknown as {
+          text: string;
+        }
+      ).text,
+      "first update",
+    );
   });
 
   it("refuses an edit that only a later edit of the same group would make valid", async () => {
-    const kubelet = runtime.kb.current().components.find((component) => component.name === "kubelet")!;
+    const kubelet = runtime.kb
+      .current()
+      .components.find((component) => component.name === "kubelet")!;
     const { revision: _revision, ...fields } = kubelet as typeof kubelet & { revision?: number };
-    const component = { ...fields, name: "group-component", aliases: [], processName: "group-component" };
+    const component = {
+      ...fields,
+      name: "group-component",
+      aliases: [],
+      processName: "group-component",
+    };
     // The first edit goes alone (the group starts at once); the next ones queue and are committed together.
     const [, early, late] = await Promise.allSettled([
       curator.create(editor, "recommendations", record("group-filler")),
-      curator.create(editor, "recommendations", { ...record("group-early"), components: ["group-component"] }),
+      curator.create(editor, "recommendations", {
+        ...record("group-early"),
+        components: ["group-component"],
+      }),
       curator.create(editor, "components", component),
     ]);
-    assert.ok(early?.status === "rejected" && early.reason instanceof InputError, `the recommendation names a component no edit before it created: ${early?.status === "fulfilled" ? "accepted" : String(early?.reason)}`);
+    assert.ok(
+      early?.status === "rejected" && early.reason instanceof InputError,
+      `the recommendation names a component no edit before it created: ${early?.status === "fulfilled" ? "accepted" : String(early?.reason)}`,
+    );
     assert.equal(late?.status, "fulfilled", late?.status === "rejected" ? String(late.reason) : "");
-    assert.equal(runtime.kb.current().recommendations.some((candidate) => candidate.id === "group-early"), false);
-    assert.equal(runtime.kb.current().components.some((candidate) => candidate.name === "group-component"), true);
+    assert.equal(
+      runtime.kb.current().recommendations.some((candidate) => candidate.id === "group-early"),
+      false,
+    );
+    assert.equal(
+      runtime.kb.current().components.some((candidate) => candidate.name === "group-component"),
+      true,
+    );
   });
 
   it("writes a group whole or not at all when a record is not as the snapshot has it", async () => {
     // The group commit takes the snapshot's word for every record it touches; one changed behind its back (no new
     // revision, as only a hand-made fix could) must not get a revision and an audit entry without its own update.
     const created = await curator.create(editor, "recommendations", record("group-behind"));
-    await query(runtime.database.url, `UPDATE "Recommendation" SET text = 'changed by hand' WHERE "recommendationId" = 'group-behind'`);
+    await query(
+      runtime.database.url,
+      `UPDATE "Recommendation" SET text = 'changed by hand' WHERE "recommendationId" = 'group-behind'`,
+    );
     const revisionBefore = runtime.kb.current().revision;
-    const updated = await curator.update(editor, "recommendations", "group-behind", (created.record as { revision: number }).revision, record("group-behind", "updated through the API"));
+    const updated = await curator.update(
+      editor,
+      "recommendations",
+      "group-behind",
+      (created.record as { revision: number }).revision,
+      record("group-behind", "updated through the API"),
+    );
     assert.equal(updated.kbRevision, revisionBefore + 1);
-    const rows = await query<{ text: string; revision: number }>(runtime.database.url, `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = 'group-behind'`);
+    const rows = await query<{ text: string; revision: number }>(
+      runtime.database.url,
+      `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = 'group-behind'`,
+    );
     assert.deepEqual(rows, [{ text: "updated through the API", revision: 2 }]);
-    const state = await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`);
+    const state = await query<{ revision: number }>(
+      runtime.database.url,
+      `SELECT revision FROM "KbState"`,
+    );
     assert.equal(state[0]?.revision, revisionBefore + 1, "one revision for one edit");
-    const audits = await query<{ action: string }>(runtime.database.url, `SELECT action FROM "AuditEntry" WHERE key = 'group-behind' ORDER BY id`);
-    assert.deepEqual(audits.map((audit) => audit.action), ["recommendations.create", "recommendations.update"]);
-    assert.equal((runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-behind") as unknown as { text: string }).text, "updated through the API");
+    const audits = await query<{ action: string }>(
+      runtime.database.url,
+      `SELECT action FROM "AuditEntry" WHERE key = 'group-behind' ORDER BY id`,
+    );
+    assert.deepEqual(
+      audits.map((audit) => audit.action),
+      ["recommendations.create", "recommendations.update"],
+    );
+    assert.equal(
+      (
+        runtime.kb
+          .current()
+          .recommendations.find((candidate) => candidate.id === "group-behind") as unknown as {
+          text: string;
+        }
+      ).text,
+      "updated through the API",
+    );
   });
 
   it("writes text with quotes, backslashes and characters beyond ASCII exactly as sent, and finds it again to update it", async () => {
     // The one-trip commit writes records as string constants in its statement: what it escapes must come back unchanged.
     const awkward = `It's a \\path\\ with "quotes", \\' and '' pairs, a tab\there, über ✓ 𝄞 and a line\nbreak`;
-    const created = await curator.create(editor, "recommendations", { ...record("group-awkward", awkward), notes: "back\\slash \\\\ two" });
-    const updated = await curator.update(editor, "recommendations", "group-awkward", (created.record as { revision: number }).revision, {
-      ...record("group-awkward", `${awkward} (updated)`),
-      notes: "'quoted' \\",
+    const created = await curator.create(editor, "recommendations", {
+      ...record("group-awkward", awkward),
+      notes: "back\\slash \\\\ two",
     });
-    const rows = await query<{ text: string; notes: string; revision: number }>(runtime.database.url, `SELECT text, notes, revision FROM "Recommendation" WHERE "recommendationId" = 'group-awkward'`);
+    const updated = await curator.update(
+      editor,
+      "recommendations",
+      "group-awkward",
+      (created.record as { revision: number }).revision,
+      {
+        ...record("group-awkward", `${awkward} (updated)`),
+        notes: "'quoted' \\",
+      },
+    );
+    const rows = await query<{ text: string; notes: string; revision: number }>(
+      runtime.database.url,
+      `SELECT text, notes, revision FROM "Recommendation" WHERE "recommendationId" = 'group-awkward'`,
+    );
     assert.deepEqual(rows, [{ text: `${awkward} (updated)`, notes: "'quoted' \\", revision: 2 }]);
-    const audit = await query<{ before: { text: string; notes: string }; after: { text: string } }>(runtime.database.url, `SELECT before, after FROM "AuditEntry" WHERE key = 'group-awkward' ORDER BY id`);
+    const audit = await query<{ before: { text: string; notes: string }; after: { text: string } }>(
+      runtime.database.url,
+      `SELECT before, after FROM "AuditEntry" WHERE key = 'group-awkward' ORDER BY id`,
+    );
     assert.equal(audit[1]?.before.text, awkward);
     assert.equal(audit[1]?.before.notes, "back\\slash \\\\ two");
-    assert.deepEqual(updated.record, runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-awkward"));
+    assert.deepEqual(
+      updated.record,
+      runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-awkward"),
+    );
   });
 
   it("writes any text as a string constant PostgreSQL reads back unchanged, whatever standard_conforming_strings says", async () => {
     // The test above passes even when the one-trip statement fails (the group then goes the general way): this one does not.
-    const texts = [`It's`, `a \\path\\`, `\\'`, `''`, `\\\\'\\`, `{"json":"x\\\\y\\"z"}`, `über ✓ 𝄞`, `tab\tand\nline`, `E'x'`, `$$ $tag$`];
+    const texts = [
+      `It's`,
+      `a \\path\\`,
+      `\\'`,
+      `''`,
+      `\\\\'\\`,
+      `{"json":"x\\\\y\\"z"}`,
+      `über ✓ 𝄞`,
+      `tab\tand\nline`,
+      `E'x'`,
+      `$$ $tag$`,
+    ];
     const client = new pg.Client({ connectionString: runtime.database.url });
     await client.connect();
     try {
       for (const conforming of ["on", "off"]) {
         await client.query(`SET standard_conforming_strings = ${conforming}`);
-        const { rows } = await client.query<{ value: string }>(texts.map((text, index) => `SELECT ${index} AS index, ${textLiteral(text)} AS value`).join(" UNION ALL ") + " ORDER BY index");
-        assert.deepEqual(rows.map((row) => row.value), texts, `standard_conforming_strings = ${conforming}`);
+        const { rows } = await client.query<{ value: string }>(
+          texts
+            .map((text, index) => `SELECT ${index} AS index, ${textLiteral(text)} AS value`)
+            .join(" UNION ALL ") + " ORDER BY index",
+        );
+        assert.deepEqual(
+          rows.map((row) => row.value),
+          texts,
+          `standard_conforming_strings = ${conforming}`,
+        );
       }
     } finally {
       await client.end();
@@ -150,11 +300,22 @@ describe("edits committed in groups", () => {
     assert.equal(after.revision, before.revision + 1);
     // The edited kind: made from the list before by appending the stored record (src/knowledge/lists.ts).
     const derivation = derivationOf(after.recommendations);
-    assert.equal(derivation?.from, before.recommendations, "made from the previous snapshot's list, not copied afresh");
-    assert.deepEqual(derivation.changes, [{ change: "append", index: before.recommendations.length }]);
-    assert.equal(after.recommendations[before.recommendations.length], created.record, "the record answered is the one the snapshot holds");
+    assert.equal(
+      derivation?.from,
+      before.recommendations,
+      "made from the previous snapshot's list, not copied afresh",
+    );
+    assert.deepEqual(derivation.changes, [
+      { change: "append", index: before.recommendations.length },
+    ]);
+    assert.equal(
+      after.recommendations[before.recommendations.length],
+      created.record,
+      "the record answered is the one the snapshot holds",
+    );
     // Every other kind: the very same list.
-    for (const entity of ["components", "apiRemovals", "featureGates", "releases"] as const) assert.equal(after[entity], before[entity], entity);
+    for (const entity of ["components", "apiRemovals", "featureGates", "releases"] as const)
+      assert.equal(after[entity], before[entity], entity);
   });
 });
 
@@ -186,7 +347,10 @@ describe("edits gathered under steady writes (EDIT_GATHER_MS)", () => {
     const sent = performance.now();
     await curator.create(editor, "recommendations", record("gather-first"));
     const firstTook = performance.now() - sent;
-    assert.ok(firstTook < gatherMs, `the first edit after a quiet spell waited ${firstTook.toFixed(0)} ms, as if gathered`);
+    assert.ok(
+      firstTook < gatherMs,
+      `the first edit after a quiet spell waited ${firstTook.toFixed(0)} ms, as if gathered`,
+    );
     // Within the interval after it: held, and committed with the ones that follow.
     const later: Array<Promise<unknown>> = [];
     for (const [index, id] of ["gather-a", "gather-b", "gather-c"].entries()) {
@@ -196,9 +360,16 @@ describe("edits gathered under steady writes (EDIT_GATHER_MS)", () => {
     await Promise.all(later);
     const at = await transactionsOf(["gather-first", "gather-a", "gather-b", "gather-c"]);
     assert.equal(at.size, 4, JSON.stringify([...at]));
-    assert.equal(new Set([at.get("gather-a"), at.get("gather-b"), at.get("gather-c")]).size, 1, `one transaction for the gathered edits: ${JSON.stringify([...at])}`);
+    assert.equal(
+      new Set([at.get("gather-a"), at.get("gather-b"), at.get("gather-c")]).size,
+      1,
+      `one transaction for the gathered edits: ${JSON.stringify([...at])}`,
+    );
     assert.notEqual(at.get("gather-a"), at.get("gather-first"));
-    assert.ok(runtime.kb.current().recommendations.some((candidate) => candidate.id === "gather-c"), "answered once the snapshot holds them");
+    assert.ok(
+      runtime.kb.current().recommendations.some((candidate) => candidate.id === "gather-c"),
+      "answered once the snapshot holds them",
+    );
   });
 
   it("without an interval, an edit that arrives after the group before it committed is not held for later ones", async () => {

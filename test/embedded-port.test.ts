@@ -11,7 +11,11 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { connectToRunningEmbedded, startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db/embedded-postgres.js";
+import {
+  connectToRunningEmbedded,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "../src/db/embedded-postgres.js";
 import { parseConfig } from "../src/core/config.js";
 
 async function occupy(): Promise<{ port: number; close(): Promise<void> }> {
@@ -41,16 +45,34 @@ describe("the embedded PostgreSQL's port", () => {
     try {
       const directory = await dataDir();
       const logged: string[] = [];
-      const server = await startEmbeddedPostgres({ dataDir: directory, port: taken.port, database: "kubecompat_port", anotherPortIfBusy: true, log: (line) => logged.push(line) });
+      const server = await startEmbeddedPostgres({
+        dataDir: directory,
+        port: taken.port,
+        database: "kubecompat_port",
+        anotherPortIfBusy: true,
+        log: (line) => logged.push(line),
+      });
       running.push(server);
       const used = Number(new URL(server.url).port);
       assert.notEqual(used, taken.port);
       assert.ok(
-        logged.some((line) => line.includes(`port ${taken.port} on 127.0.0.1 is already in use; the embedded PostgreSQL uses port ${used} instead (set EMBEDDED_PG_PORT to choose one)`)),
+        logged.some((line) =>
+          line.includes(
+            `port ${taken.port} on 127.0.0.1 is already in use; the embedded PostgreSQL uses port ${used} instead (set EMBEDDED_PG_PORT to choose one)`,
+          ),
+        ),
         logged.join("\n"),
       );
-      const found = await connectToRunningEmbedded({ dataDir: directory, port: taken.port, database: "kubecompat_port" });
-      assert.equal(found === undefined ? undefined : Number(new URL(found.url).port), used, "the tools find the server on the port it took");
+      const found = await connectToRunningEmbedded({
+        dataDir: directory,
+        port: taken.port,
+        database: "kubecompat_port",
+      });
+      assert.equal(
+        found === undefined ? undefined : Number(new URL(found.url).port),
+        used,
+        "the tools find the server on the port it took",
+      );
     } finally {
       await taken.close();
     }
@@ -60,8 +82,14 @@ describe("the embedded PostgreSQL's port", () => {
     const taken = await occupy();
     try {
       await assert.rejects(
-        startEmbeddedPostgres({ dataDir: await dataDir(), port: taken.port, database: "kubecompat_port" }),
-        new RegExp(`port ${taken.port} on 127\\.0\\.0\\.1 is already in use.*set EMBEDDED_PG_PORT to a free port \\(or leave it unset and a free one is taken\\)`),
+        startEmbeddedPostgres({
+          dataDir: await dataDir(),
+          port: taken.port,
+          database: "kubecompat_port",
+        }),
+        new RegExp(
+          `port ${taken.port} on 127\\.0\\.0\\.1 is already in use.*set EMBEDDED_PG_PORT to a free port \\(or leave it unset and a free one is taken\\)`,
+        ),
       );
     } finally {
       await taken.close();

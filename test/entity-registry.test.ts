@@ -15,7 +15,13 @@ import { z } from "zod";
 import codegenConfig from "../codegen.js";
 import { ENTITIES, ENTITY_NAMES, registerEntity } from "../src/knowledge/registry.js";
 import { openApiDocument } from "../src/rest/openapi.js";
-import { createTestToken, KB_DIR, REPO_ROOT, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import {
+  createTestToken,
+  KB_DIR,
+  REPO_ROOT,
+  startTestRuntime,
+  type TestRuntime,
+} from "./support/runtime.js";
 
 describe("the files that cannot derive from the registry agree with it", () => {
   it("the SDL's KbEntity has one value per kind on GraphQL, and a type per record", async () => {
@@ -23,15 +29,36 @@ describe("the files that cannot derive from the registry agree with it", () => {
     const kbEntity = schema.getType("KbEntity");
     assert.ok(isEnumType(kbEntity));
     const onGraphql = ENTITY_NAMES.filter((entity) => ENTITIES[entity].graphqlEnum !== null);
-    assert.deepEqual(kbEntity.getValues().map((value) => value.name).sort(), onGraphql.map((entity) => ENTITIES[entity].graphqlEnum!).sort());
-    for (const entity of onGraphql) assert.ok(isObjectType(schema.getType(ENTITIES[entity].typeName)), `no SDL type ${ENTITIES[entity].typeName} for ${entity}`);
+    assert.deepEqual(
+      kbEntity
+        .getValues()
+        .map((value) => value.name)
+        .sort(),
+      onGraphql.map((entity) => ENTITIES[entity].graphqlEnum!).sort(),
+    );
+    for (const entity of onGraphql)
+      assert.ok(
+        isObjectType(schema.getType(ENTITIES[entity].typeName)),
+        `no SDL type ${ENTITIES[entity].typeName} for ${entity}`,
+      );
   });
 
   it("codegen maps each record type to the kb record it is", () => {
-    const generates = codegenConfig.generates as Record<string, { config?: { mappers?: Record<string, string> } }>;
-    const mappers = Object.values(generates).find((target) => target.config?.mappers !== undefined)?.config?.mappers ?? {};
-    for (const entity of ENTITY_NAMES.filter((candidate) => ENTITIES[candidate].graphqlEnum !== null)) {
-      assert.match(mappers[ENTITIES[entity].typeName] ?? "", /knowledge\/records\.js#\w+Record$/, `no mapper for ${ENTITIES[entity].typeName}`);
+    const generates = codegenConfig.generates as Record<
+      string,
+      { config?: { mappers?: Record<string, string> } }
+    >;
+    const mappers =
+      Object.values(generates).find((target) => target.config?.mappers !== undefined)?.config
+        ?.mappers ?? {};
+    for (const entity of ENTITY_NAMES.filter(
+      (candidate) => ENTITIES[candidate].graphqlEnum !== null,
+    )) {
+      assert.match(
+        mappers[ENTITIES[entity].typeName] ?? "",
+        /knowledge\/records\.js#\w+Record$/,
+        `no mapper for ${ENTITIES[entity].typeName}`,
+      );
     }
   });
 
@@ -40,7 +67,10 @@ describe("the files that cannot derive from the registry agree with it", () => {
     for (const entity of ENTITY_NAMES) {
       const collection = `/api/v1/${ENTITIES[entity].collection}`;
       assert.ok(paths[collection]?.get && paths[collection]?.post, `${collection}: get and post`);
-      assert.ok(paths[`${collection}/{key}`]?.put && paths[`${collection}/{key}`]?.delete, `${collection}/{key}: put and delete`);
+      assert.ok(
+        paths[`${collection}/{key}`]?.put && paths[`${collection}/{key}`]?.delete,
+        `${collection}/{key}: put and delete`,
+      );
     }
   });
 });
@@ -71,7 +101,10 @@ describe("a throw-away kind registered in memory is served everywhere", () => {
     });
     kbDir = await fs.mkdtemp(path.join(os.tmpdir(), "kubecompat-registry-"));
     await fs.cp(KB_DIR, kbDir, { recursive: true });
-    await fs.writeFile(path.join(kbDir, "widget-notes.yaml"), "widgetNotes:\n  - id: first\n    text: From kb/.\n    sourceUrl: https://example.com/first\n");
+    await fs.writeFile(
+      path.join(kbDir, "widget-notes.yaml"),
+      "widgetNotes:\n  - id: first\n    text: From kb/.\n    sourceUrl: https://example.com/first\n",
+    );
     runtime = await startTestRuntime({ kbDir });
     editor = await createTestToken(runtime, "registry-editor", "editor");
     importer = await createTestToken(runtime, "registry-admin", "admin");
@@ -84,13 +117,20 @@ describe("a throw-away kind registered in memory is served everywhere", () => {
 
   it("the read API lists what kb/ has, and the summary counts it", async () => {
     const list = await request(runtime.app).get("/api/v1/widget-notes").expect(200);
-    assert.deepEqual(list.body.items.map((item: { id: string }) => item.id), ["first"]);
+    assert.deepEqual(
+      list.body.items.map((item: { id: string }) => item.id),
+      ["first"],
+    );
     const summary = await request(runtime.app).get("/api/v1/kb").expect(200);
     assert.equal(summary.body.counts.widgetNotes, 1);
   });
 
   it("curation creates, updates and retires records, validated by the kind's own schema", async () => {
-    const bad = await request(runtime.app).post("/api/v1/widget-notes").set("authorization", `Bearer ${editor}`).send({ id: "Not OK", text: "x", sourceUrl: "https://example.com" }).expect(400);
+    const bad = await request(runtime.app)
+      .post("/api/v1/widget-notes")
+      .set("authorization", `Bearer ${editor}`)
+      .send({ id: "Not OK", text: "x", sourceUrl: "https://example.com" })
+      .expect(400);
     assert.match(JSON.stringify(bad.body), /lower-case words joined by dashes/);
     const created = await request(runtime.app)
       .post("/api/v1/widget-notes")
@@ -101,28 +141,62 @@ describe("a throw-away kind registered in memory is served everywhere", () => {
     const updated = await request(runtime.app)
       .put("/api/v1/widget-notes/second")
       .set("authorization", `Bearer ${editor}`)
-      .send({ id: "second", text: "Changed at run time.", sourceUrl: "https://example.com/second", revision: created.body.item.revision })
+      .send({
+        id: "second",
+        text: "Changed at run time.",
+        sourceUrl: "https://example.com/second",
+        revision: created.body.item.revision,
+      })
       .expect(200);
     assert.equal(updated.body.item.revision, created.body.item.revision + 1);
     const list = await request(runtime.app).get("/api/v1/widget-notes").expect(200);
-    assert.deepEqual(list.body.items.map((item: { id: string; text: string }) => `${item.id}: ${item.text}`), ["first: From kb/.", "second: Changed at run time."]);
-    const stored = await runtime.db.kbDocument.findMany({ where: { entity: "widgetNotes" }, orderBy: { id: "asc" } });
-    assert.deepEqual(stored.map((row) => row.key), ["first", "second"], "kept in the generic KbDocument table");
-    await request(runtime.app).delete("/api/v1/widget-notes/second").set("authorization", `Bearer ${editor}`).query({ revision: updated.body.item.revision }).expect(200);
-    const audit = await request(runtime.app).get("/api/v1/audit").set("authorization", `Bearer ${importer}`).query({ entity: "widgetNotes" }).expect(200);
+    assert.deepEqual(
+      list.body.items.map((item: { id: string; text: string }) => `${item.id}: ${item.text}`),
+      ["first: From kb/.", "second: Changed at run time."],
+    );
+    const stored = await runtime.db.kbDocument.findMany({
+      where: { entity: "widgetNotes" },
+      orderBy: { id: "asc" },
+    });
+    assert.deepEqual(
+      stored.map((row) => row.key),
+      ["first", "second"],
+      "kept in the generic KbDocument table",
+    );
+    await request(runtime.app)
+      .delete("/api/v1/widget-notes/second")
+      .set("authorization", `Bearer ${editor}`)
+      .query({ revision: updated.body.item.revision })
+      .expect(200);
+    const audit = await request(runtime.app)
+      .get("/api/v1/audit")
+      .set("authorization", `Bearer ${importer}`)
+      .query({ entity: "widgetNotes" })
+      .expect(200);
     assert.ok(JSON.stringify(audit.body).includes("second"), "edits are audited");
   });
 
   it("export writes the kind's file, and import of an edited file applies it", async () => {
-    const exported = await request(runtime.app).get("/api/v1/kb/export").query({ file: "widget-notes.yaml" }).expect(200);
+    const exported = await request(runtime.app)
+      .get("/api/v1/kb/export")
+      .query({ file: "widget-notes.yaml" })
+      .expect(200);
     assert.match(exported.text, /widgetNotes:\n\s+- id: "first"/);
     const whole = await request(runtime.app).get("/api/v1/kb/export").expect(200);
     assert.match(whole.text, /# kb\/widget-notes\.yaml/);
     const edited = whole.text.replace('text: "From kb/."', 'text: "From the import."');
     assert.notEqual(edited, whole.text);
-    const imported = await request(runtime.app).post("/api/v1/kb/import").set("authorization", `Bearer ${importer}`).set("content-type", "application/yaml").send(edited).expect(200);
+    const imported = await request(runtime.app)
+      .post("/api/v1/kb/import")
+      .set("authorization", `Bearer ${importer}`)
+      .set("content-type", "application/yaml")
+      .send(edited)
+      .expect(200);
     assert.equal(imported.body.changed, true, JSON.stringify(imported.body));
     const list = await request(runtime.app).get("/api/v1/widget-notes").expect(200);
-    assert.deepEqual(list.body.items.map((item: { text: string }) => item.text), ["From the import."]);
+    assert.deepEqual(
+      list.body.items.map((item: { text: string }) => item.text),
+      ["From the import."],
+    );
   });
 });

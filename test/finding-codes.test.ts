@@ -10,12 +10,18 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { buildSchema, isEnumType, isObjectType } from "graphql";
 import request from "supertest";
-import { checkOf, FINDING_CHECKS, FINDING_CODES, type FindingCode } from "../src/domain/findings.js";
+import {
+  checkOf,
+  FINDING_CHECKS,
+  FINDING_CODES,
+  type FindingCode,
+} from "../src/domain/findings.js";
 import { openApiDocument } from "../src/rest/openapi.js";
 import { withFindingCodes } from "../scripts/finding-codes.js";
 import { REPO_ROOT, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
-const schemaText = (): Promise<string> => fs.readFile(path.join(REPO_ROOT, "schema.graphql"), "utf8");
+const schemaText = (): Promise<string> =>
+  fs.readFile(path.join(REPO_ROOT, "schema.graphql"), "utf8");
 
 describe("the finding codes table feeds the SDL and OpenAPI", () => {
   it("schema.graphql is what the generator writes (npm run codegen), listing every code and check", async () => {
@@ -25,10 +31,17 @@ describe("the finding codes table feeds the SDL and OpenAPI", () => {
     const finding = schema.getType("Finding");
     assert.ok(isObjectType(finding));
     const description = finding.getFields().code?.description ?? "";
-    for (const [code, { check }] of Object.entries(FINDING_CODES)) assert.ok(description.includes(`\`${code}\` (${check}):`), `Finding.code does not list ${code}`);
+    for (const [code, { check }] of Object.entries(FINDING_CODES))
+      assert.ok(
+        description.includes(`\`${code}\` (${check}):`),
+        `Finding.code does not list ${code}`,
+      );
     const checks = schema.getType("FindingCheck");
     assert.ok(isEnumType(checks));
-    assert.deepEqual(checks.getValues().map((value) => value.name), Object.keys(FINDING_CHECKS));
+    assert.deepEqual(
+      checks.getValues().map((value) => value.name),
+      Object.keys(FINDING_CHECKS),
+    );
     assert.equal(String(finding.getFields().check?.type), "FindingCheck!");
   });
 
@@ -41,9 +54,18 @@ describe("the finding codes table feeds the SDL and OpenAPI", () => {
 
   it("OpenAPI's Finding lists every code, and check is an enum of the checks", () => {
     const schemas = openApiDocument().components?.schemas ?? {};
-    const finding = schemas.Finding as { properties: Record<string, { description?: string; $ref?: string }> };
-    for (const code of Object.keys(FINDING_CODES)) assert.ok(finding.properties.code?.description?.includes(`\`${code}\``), `OpenAPI Finding.code does not list ${code}`);
-    assert.deepEqual((schemas.FindingCheck as { enum: string[] }).enum, Object.keys(FINDING_CHECKS));
+    const finding = schemas.Finding as {
+      properties: Record<string, { description?: string; $ref?: string }>;
+    };
+    for (const code of Object.keys(FINDING_CODES))
+      assert.ok(
+        finding.properties.code?.description?.includes(`\`${code}\``),
+        `OpenAPI Finding.code does not list ${code}`,
+      );
+    assert.deepEqual(
+      (schemas.FindingCheck as { enum: string[] }).enum,
+      Object.keys(FINDING_CHECKS),
+    );
   });
 
   it("checkOf: the table's check, SKEW for the codes built with a component's name", () => {
@@ -70,17 +92,33 @@ describe("findings on the wire carry their check", () => {
       { component: "containerd", version: "1.6.20", instance: "old" },
       { component: "kube-proxy", version: "1.28", instance: "orphan" },
     ];
-    const rest = await request(runtime.app).post("/api/v1/validate").send({ components, asOf: "2026-12-01" }).expect(200);
-    const codes = rest.body.findings.map((finding: { code: string; check: string }) => `${finding.code}:${finding.check}`);
+    const rest = await request(runtime.app)
+      .post("/api/v1/validate")
+      .send({ components, asOf: "2026-12-01" })
+      .expect(200);
+    const codes = rest.body.findings.map(
+      (finding: { code: string; check: string }) => `${finding.code}:${finding.check}`,
+    );
     assert.ok(codes.includes("SKEW_KUBELET_TOO_OLD_FOR_APISERVER:SKEW"), codes.join(" "));
     assert.ok(codes.includes("RELEASE_END_OF_LIFE:END_OF_LIFE"), codes.join(" "));
     assert.ok(codes.includes("KUBE_PROXY_NOT_CHECKED:COVERAGE"), codes.join(" "));
-    for (const finding of rest.body.findings as Array<{ code: FindingCode; check: string }>) assert.equal(finding.check, checkOf(finding.code), finding.code);
+    for (const finding of rest.body.findings as Array<{ code: FindingCode; check: string }>)
+      assert.equal(finding.check, checkOf(finding.code), finding.code);
     const graphql = await request(runtime.app)
       .post("/graphql")
-      .send({ query: "query($plan: ClusterPlanInput!) { validateCluster(plan: $plan, asOf: \"2026-12-01\") { findings { code check } } }", variables: { plan: { components } } })
+      .send({
+        query:
+          'query($plan: ClusterPlanInput!) { validateCluster(plan: $plan, asOf: "2026-12-01") { findings { code check } } }',
+        variables: { plan: { components } },
+      })
       .expect(200);
-    assert.deepEqual(graphql.body.data.validateCluster.findings, rest.body.findings.map(({ code, check }: { code: string; check: string }) => ({ code, check })));
+    assert.deepEqual(
+      graphql.body.data.validateCluster.findings,
+      rest.body.findings.map(({ code, check }: { code: string; check: string }) => ({
+        code,
+        check,
+      })),
+    );
   });
 });
 
@@ -89,7 +127,14 @@ describe("the docs describe the words people read", () => {
     const readme = await fs.readFile(path.join(REPO_ROOT, "README.md"), "utf8");
     const sdl = await schemaText();
     const openapi = JSON.stringify(openApiDocument());
-    for (const word of ["SUPPORTED_WITH_WARNINGS", "NOT_JUDGED", "ALREADY_REMOVED", "REMOVED_IN_UPGRADE", "API_NOT_JUDGED", "TARGET_UNKNOWN"]) {
+    for (const word of [
+      "SUPPORTED_WITH_WARNINGS",
+      "NOT_JUDGED",
+      "ALREADY_REMOVED",
+      "REMOVED_IN_UPGRADE",
+      "API_NOT_JUDGED",
+      "TARGET_UNKNOWN",
+    ]) {
       assert.ok(readme.includes(word), `README: ${word}`);
       assert.ok(sdl.includes(word), `SDL: ${word}`);
       assert.ok(openapi.includes(word), `OpenAPI: ${word}`);

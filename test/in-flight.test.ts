@@ -56,8 +56,16 @@ describe("responses in flight", () => {
       return { closed, open };
     })();
     await collectGarbage();
-    assert.equal(refs.closed.filter((ref) => ref.deref() !== undefined).length, 0, "closed responses still reachable");
-    assert.equal(refs.open.filter((ref) => ref.deref() !== undefined).length, 3, "the open ones are still held");
+    assert.equal(
+      refs.closed.filter((ref) => ref.deref() !== undefined).length,
+      0,
+      "closed responses still reachable",
+    );
+    assert.equal(
+      refs.open.filter((ref) => ref.deref() !== undefined).length,
+      3,
+      "the open ones are still held",
+    );
     assert.equal(inFlight.size, 3);
   });
 });

@@ -16,12 +16,32 @@ const GUIDE = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/
 // https://kubernetes.io/docs/reference/using-api/deprecation-guide/ : [apiVersion, kind, removedIn, replacement]
 const DEPRECATION_GUIDE: Array<[string, string, string, string | null]> = [
   ["flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema", "1.32", "flowcontrol.apiserver.k8s.io/v1"],
-  ["flowcontrol.apiserver.k8s.io/v1beta3", "PriorityLevelConfiguration", "1.32", "flowcontrol.apiserver.k8s.io/v1"],
+  [
+    "flowcontrol.apiserver.k8s.io/v1beta3",
+    "PriorityLevelConfiguration",
+    "1.32",
+    "flowcontrol.apiserver.k8s.io/v1",
+  ],
   ["flowcontrol.apiserver.k8s.io/v1beta2", "FlowSchema", "1.29", "flowcontrol.apiserver.k8s.io/v1"],
-  ["flowcontrol.apiserver.k8s.io/v1beta2", "PriorityLevelConfiguration", "1.29", "flowcontrol.apiserver.k8s.io/v1"],
+  [
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+    "PriorityLevelConfiguration",
+    "1.29",
+    "flowcontrol.apiserver.k8s.io/v1",
+  ],
   ["storage.k8s.io/v1beta1", "CSIStorageCapacity", "1.27", "storage.k8s.io/v1"],
-  ["flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema", "1.26", "flowcontrol.apiserver.k8s.io/v1beta2"],
-  ["flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration", "1.26", "flowcontrol.apiserver.k8s.io/v1beta2"],
+  [
+    "flowcontrol.apiserver.k8s.io/v1beta1",
+    "FlowSchema",
+    "1.26",
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+  ],
+  [
+    "flowcontrol.apiserver.k8s.io/v1beta1",
+    "PriorityLevelConfiguration",
+    "1.26",
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+  ],
   ["autoscaling/v2beta2", "HorizontalPodAutoscaler", "1.26", "autoscaling/v2"],
   ["batch/v1beta1", "CronJob", "1.25", "batch/v1"],
   ["discovery.k8s.io/v1beta1", "EndpointSlice", "1.25", "discovery.k8s.io/v1"],
@@ -30,8 +50,18 @@ const DEPRECATION_GUIDE: Array<[string, string, string, string | null]> = [
   ["policy/v1beta1", "PodDisruptionBudget", "1.25", "policy/v1"],
   ["policy/v1beta1", "PodSecurityPolicy", "1.25", null],
   ["node.k8s.io/v1beta1", "RuntimeClass", "1.25", "node.k8s.io/v1"],
-  ["admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration", "1.22", "admissionregistration.k8s.io/v1"],
-  ["admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration", "1.22", "admissionregistration.k8s.io/v1"],
+  [
+    "admissionregistration.k8s.io/v1beta1",
+    "MutatingWebhookConfiguration",
+    "1.22",
+    "admissionregistration.k8s.io/v1",
+  ],
+  [
+    "admissionregistration.k8s.io/v1beta1",
+    "ValidatingWebhookConfiguration",
+    "1.22",
+    "admissionregistration.k8s.io/v1",
+  ],
   ["apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", "1.22", "apiextensions.k8s.io/v1"],
   ["apiregistration.k8s.io/v1beta1", "APIService", "1.22", "apiregistration.k8s.io/v1"],
   ["authentication.k8s.io/v1beta1", "TokenReview", "1.22", "authentication.k8s.io/v1"],
@@ -44,7 +74,12 @@ const DEPRECATION_GUIDE: Array<[string, string, string, string | null]> = [
   ["networking.k8s.io/v1beta1", "Ingress", "1.22", "networking.k8s.io/v1"],
   ["networking.k8s.io/v1beta1", "IngressClass", "1.22", "networking.k8s.io/v1"],
   ["rbac.authorization.k8s.io/v1beta1", "ClusterRole", "1.22", "rbac.authorization.k8s.io/v1"],
-  ["rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding", "1.22", "rbac.authorization.k8s.io/v1"],
+  [
+    "rbac.authorization.k8s.io/v1beta1",
+    "ClusterRoleBinding",
+    "1.22",
+    "rbac.authorization.k8s.io/v1",
+  ],
   ["rbac.authorization.k8s.io/v1beta1", "Role", "1.22", "rbac.authorization.k8s.io/v1"],
   ["rbac.authorization.k8s.io/v1beta1", "RoleBinding", "1.22", "rbac.authorization.k8s.io/v1"],
   ["scheduling.k8s.io/v1beta1", "PriorityClass", "1.22", "scheduling.k8s.io/v1"],
@@ -88,33 +123,53 @@ describe("the knowledge base matches the official sources", () => {
 
   it("holds every entry of the deprecated API migration guide with its removal and replacement", () => {
     for (const [apiVersion, kind, removedIn, replacement] of DEPRECATION_GUIDE) {
-      const entry = kb.apiRemovals.find((removal) => removal.apiVersion === apiVersion && removal.kind === kind);
+      const entry = kb.apiRemovals.find(
+        (removal) => removal.apiVersion === apiVersion && removal.kind === kind,
+      );
       assert.ok(entry, `${apiVersion} ${kind} is missing`);
       assert.equal(entry.removedIn, removedIn, `${apiVersion} ${kind} removedIn`);
       assert.equal(entry.replacement, replacement, `${apiVersion} ${kind} replacement`);
-      assert.ok(entry.sourceUrl.startsWith(`${GUIDE}#v1-${removedIn.split(".")[1]}`), `${apiVersion} ${kind} cites ${entry.sourceUrl}`);
+      assert.ok(
+        entry.sourceUrl.startsWith(`${GUIDE}#v1-${removedIn.split(".")[1]}`),
+        `${apiVersion} ${kind} cites ${entry.sourceUrl}`,
+      );
     }
   });
 
   it("cites the guide for every removal it lists, and a primary source for the others", () => {
     const inGuide = new Set(DEPRECATION_GUIDE.map(([apiVersion, kind]) => `${apiVersion} ${kind}`));
     for (const removal of kb.apiRemovals) {
-      if (!inGuide.has(`${removal.apiVersion} ${removal.kind}`) && removal.sourceUrl.startsWith(GUIDE)) {
+      if (
+        !inGuide.has(`${removal.apiVersion} ${removal.kind}`) &&
+        removal.sourceUrl.startsWith(GUIDE)
+      ) {
         // Entries the guide added after our table was transcribed must still be real guide sections.
         assert.match(removal.sourceUrl, /#v1-\d+$/);
       }
-      assert.match(removal.sourceUrl, /^https:\/\/(kubernetes\.io|github\.com\/kubernetes\/)/, `${removal.apiVersion} ${removal.kind}`);
+      assert.match(
+        removal.sourceUrl,
+        /^https:\/\/(kubernetes\.io|github\.com\/kubernetes\/)/,
+        `${removal.apiVersion} ${removal.kind}`,
+      );
     }
   });
 
   it("holds every row of the official ports page", () => {
     for (const [nodeRole, protocol, port, endPort, component] of PORTS_PAGE) {
-      const entry = kb.ports.find((candidate) => candidate.nodeRole === nodeRole && candidate.protocol === protocol && candidate.port === port);
+      const entry = kb.ports.find(
+        (candidate) =>
+          candidate.nodeRole === nodeRole &&
+          candidate.protocol === protocol &&
+          candidate.port === port,
+      );
       assert.ok(entry, `${nodeRole} ${protocol} ${port} is missing`);
       assert.equal(entry.endPort, endPort, `${port} endPort`);
       assert.equal(entry.component, component, `${port} component`);
       assert.equal(entry.direction, "INBOUND");
-      assert.equal(entry.sourceUrl, "https://kubernetes.io/docs/reference/networking/ports-and-protocols/");
+      assert.equal(
+        entry.sourceUrl,
+        "https://kubernetes.io/docs/reference/networking/ports-and-protocols/",
+      );
     }
     const readOnly = kb.ports.find((port) => port.port === 10255);
     assert.equal(readOnly?.deprecated, true, "the kubelet read-only port is deprecated");
@@ -123,25 +178,62 @@ describe("the knowledge base matches the official sources", () => {
   it("encodes the skew policy with its history", () => {
     const rule = (version: string, component: string, relativeTo: string, profile = "upstream") => {
       const rules = listSkewRules(snapshot, { kubernetesVersion: version, profile }).filter(
-        (candidate) => candidate.component === component && candidate.relativeTo === relativeTo && candidate.profile === profile,
+        (candidate) =>
+          candidate.component === component &&
+          candidate.relativeTo === relativeTo &&
+          candidate.profile === profile,
       );
-      assert.equal(rules.length, 1, `${profile} ${component} vs ${relativeTo} at ${version}: ${rules.map((r) => r.id).join(", ")}`);
+      assert.equal(
+        rules.length,
+        1,
+        `${profile} ${component} vs ${relativeTo} at ${version}: ${rules.map((r) => r.id).join(", ")}`,
+      );
       return rules[0]!;
     };
     for (const version of ["1.19", "1.22", "1.27"]) {
-      assert.deepEqual([rule(version, "kubelet", "kube-apiserver").maxNewer, rule(version, "kubelet", "kube-apiserver").maxOlder], [0, 2], version);
+      assert.deepEqual(
+        [
+          rule(version, "kubelet", "kube-apiserver").maxNewer,
+          rule(version, "kubelet", "kube-apiserver").maxOlder,
+        ],
+        [0, 2],
+        version,
+      );
       assert.equal(rule(version, "kube-proxy", "kube-apiserver").maxOlder, 2, version);
     }
     for (const version of ["1.28", "1.31", "1.37"]) {
       const kubelet = rule(version, "kubelet", "kube-apiserver");
-      assert.deepEqual([kubelet.maxNewer, kubelet.maxOlder, kubelet.condition], [0, 3, { componentOlderThan: "1.25", maxOlder: 2 }], version);
+      assert.deepEqual(
+        [kubelet.maxNewer, kubelet.maxOlder, kubelet.condition],
+        [0, 3, { componentOlderThan: "1.25", maxOlder: 2 }],
+        version,
+      );
       const proxy = rule(version, "kube-proxy", "kubelet");
       assert.deepEqual([proxy.maxNewer, proxy.maxOlder], [3, 3], version);
     }
-    assert.deepEqual([rule("1.26", "kube-proxy", "kubelet").maxNewer, rule("1.26", "kube-proxy", "kubelet").maxOlder], [0, 0]);
-    for (const component of ["kube-controller-manager", "kube-scheduler", "cloud-controller-manager"]) {
+    assert.deepEqual(
+      [
+        rule("1.26", "kube-proxy", "kubelet").maxNewer,
+        rule("1.26", "kube-proxy", "kubelet").maxOlder,
+      ],
+      [0, 0],
+    );
+    for (const component of [
+      "kube-controller-manager",
+      "kube-scheduler",
+      "cloud-controller-manager",
+    ]) {
       const controller = rule("1.30", component, "kube-apiserver");
-      assert.deepEqual([controller.maxNewer, controller.maxOlder, controller.newerMeasuredFrom, controller.olderMeasuredFrom], [0, 1, "OLDEST", "NEWEST"], component);
+      assert.deepEqual(
+        [
+          controller.maxNewer,
+          controller.maxOlder,
+          controller.newerMeasuredFrom,
+          controller.olderMeasuredFrom,
+        ],
+        [0, 1, "OLDEST", "NEWEST"],
+        component,
+      );
     }
     const kubectl = rule("1.30", "kubectl", "kube-apiserver");
     assert.deepEqual([kubectl.maxNewer, kubectl.maxOlder], [1, 1]);
@@ -159,14 +251,31 @@ describe("the knowledge base matches the official sources", () => {
     minors.forEach((minor, index) => assert.equal(minor, 19 + index, "no gaps"));
     // Release dates from the official release history (https://kubernetes.io/releases/).
     const known: Record<string, string> = {
-      "1.19": "2020-08-26", "1.20": "2020-12-08", "1.21": "2021-04-08", "1.22": "2021-08-04", "1.23": "2021-12-07",
-      "1.24": "2022-05-03", "1.25": "2022-08-23", "1.26": "2022-12-09", "1.27": "2023-04-11", "1.28": "2023-08-15",
-      "1.29": "2023-12-13", "1.30": "2024-04-17", "1.31": "2024-08-13", "1.32": "2024-12-11", "1.33": "2025-04-23",
-      "1.34": "2025-08-27", "1.35": "2025-12-17",
+      "1.19": "2020-08-26",
+      "1.20": "2020-12-08",
+      "1.21": "2021-04-08",
+      "1.22": "2021-08-04",
+      "1.23": "2021-12-07",
+      "1.24": "2022-05-03",
+      "1.25": "2022-08-23",
+      "1.26": "2022-12-09",
+      "1.27": "2023-04-11",
+      "1.28": "2023-08-15",
+      "1.29": "2023-12-13",
+      "1.30": "2024-04-17",
+      "1.31": "2024-08-13",
+      "1.32": "2024-12-11",
+      "1.33": "2025-04-23",
+      "1.34": "2025-08-27",
+      "1.35": "2025-12-17",
     };
     for (const release of snapshot.releases) {
-      if (known[release.version]) assert.equal(release.releaseDate, known[release.version], release.version);
-      assert.match(release.sourceUrl, /^https:\/\/(kubernetes\.io|endoflife\.date|github\.com\/kubernetes)/);
+      if (known[release.version])
+        assert.equal(release.releaseDate, known[release.version], release.version);
+      assert.match(
+        release.sourceUrl,
+        /^https:\/\/(kubernetes\.io|endoflife\.date|github\.com\/kubernetes)/,
+      );
     }
     for (const release of snapshot.releases.slice(0, -2)) {
       assert.ok(release.endOfLife, `${release.version} has an end-of-life date`);
@@ -174,34 +283,74 @@ describe("the knowledge base matches the official sources", () => {
   });
 
   it("knows the runtime requirements the skew rules depend on", () => {
-    const requirement = (id: string) => kb.runtimeRequirements.find((candidate) => candidate.id === id);
+    const requirement = (id: string) =>
+      kb.runtimeRequirements.find((candidate) => candidate.id === id);
     assert.deepEqual(
-      [requirement("dockershim-removed")?.kubernetesFrom, requirement("dockershim-removed")?.requires],
+      [
+        requirement("dockershim-removed")?.kubernetesFrom,
+        requirement("dockershim-removed")?.requires,
+      ],
       ["1.24", "cri-dockerd"],
     );
     assert.deepEqual(
-      [requirement("containerd-cri-v1alpha2-removed")?.kubernetesFrom, requirement("containerd-cri-v1alpha2-removed")?.minVersion],
+      [
+        requirement("containerd-cri-v1alpha2-removed")?.kubernetesFrom,
+        requirement("containerd-cri-v1alpha2-removed")?.minVersion,
+      ],
       ["1.26", "1.6.0"],
     );
-    assert.deepEqual([requirement("containerd-2-required")?.kubernetesFrom, requirement("containerd-2-required")?.minVersion], ["1.38", "2.0.0"]);
+    assert.deepEqual(
+      [
+        requirement("containerd-2-required")?.kubernetesFrom,
+        requirement("containerd-2-required")?.minVersion,
+      ],
+      ["1.38", "2.0.0"],
+    );
     assert.equal(requirement("etcd2-backend-removed")?.kubernetesFrom, "1.13");
   });
 
   it("covers every system of the design notes", () => {
-    for (const name of ["kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "containerd", "cri-o", "docker-engine"]) {
+    for (const name of [
+      "kube-apiserver",
+      "etcd",
+      "kube-controller-manager",
+      "kube-scheduler",
+      "kubelet",
+      "kube-proxy",
+      "containerd",
+      "cri-o",
+      "docker-engine",
+    ]) {
       assert.ok(snapshot.findComponent(name), name);
     }
-    const link = (from: string, to: string) => kb.links.find((candidate) => candidate.from === from && candidate.to === to);
+    const link = (from: string, to: string) =>
+      kb.links.find((candidate) => candidate.from === from && candidate.to === to);
     assert.equal(link("kube-apiserver", "etcd")?.minTlsVersion, "1.2");
     assert.match(link("kube-apiserver", "etcd")?.protocol ?? "", /gRPC/);
-    for (const [from, to] of [["kubectl", "kube-apiserver"], ["kube-controller-manager", "kube-apiserver"], ["kube-scheduler", "kube-apiserver"], ["kubelet", "kube-apiserver"], ["kube-apiserver", "kubelet"]]) {
+    for (const [from, to] of [
+      ["kubectl", "kube-apiserver"],
+      ["kube-controller-manager", "kube-apiserver"],
+      ["kube-scheduler", "kube-apiserver"],
+      ["kubelet", "kube-apiserver"],
+      ["kube-apiserver", "kubelet"],
+    ]) {
       assert.ok(link(from!, to!), `${from} -> ${to}`);
     }
-    const order = (before: string, after: string) => kb.upgradeDependencies.some((edge) => edge.before === before && edge.after === after);
-    assert.ok(order("etcd", "kube-apiserver") && order("kube-apiserver", "kube-scheduler") && order("containerd", "kubelet") && order("kubelet", "kube-proxy"));
-    const recommendation = (id: string) => kb.recommendations.find((candidate) => candidate.id === id);
+    const order = (before: string, after: string) =>
+      kb.upgradeDependencies.some((edge) => edge.before === before && edge.after === after);
+    assert.ok(
+      order("etcd", "kube-apiserver") &&
+        order("kube-apiserver", "kube-scheduler") &&
+        order("containerd", "kubelet") &&
+        order("kubelet", "kube-proxy"),
+    );
+    const recommendation = (id: string) =>
+      kb.recommendations.find((candidate) => candidate.id === id);
     assert.match(recommendation("leader-election-pause")?.text ?? "", /15 s/);
     assert.match(recommendation("worker-system-reserved")?.text ?? "", /0\.5 CPU and 1 GiB/);
-    assert.match(recommendation("control-plane-upgrade-headroom")?.text ?? "", /1 CPU core and 2 GiB/);
+    assert.match(
+      recommendation("control-plane-upgrade-headroom")?.text ?? "",
+      /1 CPU core and 2 GiB/,
+    );
   });
 });

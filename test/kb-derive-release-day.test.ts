@@ -21,7 +21,8 @@ const PAGES = path.join(REPO_ROOT, "test", "fixtures", "feature-gates", "pages")
 const COMMIT = "5a52c384728ecdc487a9faa69326c5432631b8f3";
 
 /** The real command, as an operator runs it (tsx, a child process); never throws on a non-zero exit. */
-const derive = (args: readonly string[]) => runExecutable(process.execPath, ["--import", "tsx", COMMAND, ...args]);
+const derive = (args: readonly string[]) =>
+  runExecutable(process.execPath, ["--import", "tsx", COMMAND, ...args]);
 
 const gate = (name: string, stages: string[], notes: string) =>
   `  - name: ${name}\n    stages:\n${stages.map((stage) => `      - ${stage}\n`).join("")}    removedIn: null\n    components: []\n    sourceUrl: https://github.com/kubernetes/kubernetes/pull/1\n    notes: "${notes}"\n    disagreement: null\n`;
@@ -29,10 +30,36 @@ const gate = (name: string, stages: string[], notes: string) =>
 // SparkleScheduling as the released page has it (confirmed); GizmoLogging said GA where the page says beta
 // (differs); PhantomGate, which no released page mentions (did it ship?); WobbleProbe, a released fact.
 const GATES = `featureGates:\n${[
-  gate("SparkleScheduling", ['{ stage: ALPHA, defaultValue: false, fromVersion: "1.31", toVersion: "1.32" }', '{ stage: BETA, defaultValue: true, fromVersion: "1.33", toVersion: "1.34" }', '{ stage: GA, defaultValue: true, locked: true, fromVersion: "1.35", toVersion: null }'], "Pre-release (1.38): locked in the alpha.2 notes."),
-  gate("GizmoLogging", ['{ stage: ALPHA, defaultValue: false, fromVersion: "1.24", toVersion: "1.29" }', '{ stage: GA, defaultValue: true, fromVersion: "1.30", toVersion: null }'], "Pre-release (1.38): GA in the alpha.2 notes."),
-  gate("PhantomGate", ['{ stage: ALPHA, defaultValue: false, fromVersion: "1.38", toVersion: null }'], "Pre-release (1.38): added in alpha.1."),
-  gate("WobbleProbe", ['{ stage: GA, defaultValue: true, fromVersion: "1.0", toVersion: "1.32" }', '{ stage: DEPRECATED, defaultValue: false, fromVersion: "1.33", toVersion: null }'], "From the website pages."),
+  gate(
+    "SparkleScheduling",
+    [
+      '{ stage: ALPHA, defaultValue: false, fromVersion: "1.31", toVersion: "1.32" }',
+      '{ stage: BETA, defaultValue: true, fromVersion: "1.33", toVersion: "1.34" }',
+      '{ stage: GA, defaultValue: true, locked: true, fromVersion: "1.35", toVersion: null }',
+    ],
+    "Pre-release (1.38): locked in the alpha.2 notes.",
+  ),
+  gate(
+    "GizmoLogging",
+    [
+      '{ stage: ALPHA, defaultValue: false, fromVersion: "1.24", toVersion: "1.29" }',
+      '{ stage: GA, defaultValue: true, fromVersion: "1.30", toVersion: null }',
+    ],
+    "Pre-release (1.38): GA in the alpha.2 notes.",
+  ),
+  gate(
+    "PhantomGate",
+    ['{ stage: ALPHA, defaultValue: false, fromVersion: "1.38", toVersion: null }'],
+    "Pre-release (1.38): added in alpha.1.",
+  ),
+  gate(
+    "WobbleProbe",
+    [
+      '{ stage: GA, defaultValue: true, fromVersion: "1.0", toVersion: "1.32" }',
+      '{ stage: DEPRECATED, defaultValue: false, fromVersion: "1.33", toVersion: null }',
+    ],
+    "From the website pages.",
+  ),
 ].join("")}`;
 
 const claim = (knowledge: string, source: string) =>
@@ -46,29 +73,70 @@ describe("kb:derive --released (release day)", () => {
     kb = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-release-day-"));
     fs.writeFileSync(path.join(kb, "feature-gates.yaml"), GATES);
     fs.writeFileSync(path.join(kb, "coverage.yaml"), COVERAGE);
-    for (const file of ["releases.yaml", "api-removals.yaml"]) fs.copyFileSync(path.join(REPO_ROOT, "kb", file), path.join(kb, file));
-    before_ = new Map(fs.readdirSync(kb).map((file) => [file, fs.readFileSync(path.join(kb, file), "utf8")]));
+    for (const file of ["releases.yaml", "api-removals.yaml"])
+      fs.copyFileSync(path.join(REPO_ROOT, "kb", file), path.join(kb, file));
+    before_ = new Map(
+      fs.readdirSync(kb).map((file) => [file, fs.readFileSync(path.join(kb, file), "utf8")]),
+    );
   });
   after(() => fs.rmSync(kb, { recursive: true, force: true }));
 
   it("says per pre-release fact whether the released source confirms it, and what is still pre-release", async () => {
-    const run = await derive(["--feature-gates", PAGES, "--website-commit", COMMIT, "--released", "1.38", "--kb", kb]);
+    const run = await derive([
+      "--feature-gates",
+      PAGES,
+      "--website-commit",
+      COMMIT,
+      "--released",
+      "1.38",
+      "--kb",
+      kb,
+    ]);
     assert.equal(run.code, 1, run.stderr);
-    const section = run.stdout.slice(run.stdout.indexOf("coverage.yaml  (from the pre-release knowledge of 1.38"));
+    const section = run.stdout.slice(
+      run.stdout.indexOf("coverage.yaml  (from the pre-release knowledge of 1.38"),
+    );
     assert.ok(section.length > 0, run.stdout);
-    assert.match(section, /i info {5}SparkleScheduling: the released source confirms it; drop its pre-release note/);
+    assert.match(
+      section,
+      /i info {5}SparkleScheduling: the released source confirms it; drop its pre-release note/,
+    );
     assert.match(section, /~ differs {2}GizmoLogging: the released source says otherwise \(/);
-    assert.match(section, /~ differs {2}PhantomGate: the released source does not mention it; check whether it shipped in 1\.38, or drop it/);
+    assert.match(
+      section,
+      /~ differs {2}PhantomGate: the released source does not mention it; check whether it shipped in 1\.38, or drop it/,
+    );
     assert.doesNotMatch(section, /WobbleProbe/);
-    assert.match(section, /~ differs {2}featureGates of 1\.38 was read from a released source \(kubernetes\/website feature-gate pages .*commit 5a52c384728e\)\): the claim becomes RELEASED/);
-    assert.match(section, /! warning {2}behaviourChanges of 1\.38 stays pre-release \(CHANGELOG-1\.38 urgent notes\): no released source of it was read in this run \(kb:derive reads none for this kind/);
+    assert.match(
+      section,
+      /~ differs {2}featureGates of 1\.38 was read from a released source \(kubernetes\/website feature-gate pages .*commit 5a52c384728e\)\): the claim becomes RELEASED/,
+    );
+    assert.match(
+      section,
+      /! warning {2}behaviourChanges of 1\.38 stays pre-release \(CHANGELOG-1\.38 urgent notes\): no released source of it was read in this run \(kb:derive reads none for this kind/,
+    );
     // The kb's 1.38 release row is a pre-release fact too, and no endoflife.date copy was given.
-    assert.match(section, /! warning {2}1\.38: a pre-release fact of 1\.38, not checked \(no released source of releases was read\)/);
-    for (const [file, text] of before_) assert.equal(fs.readFileSync(path.join(kb, file), "utf8"), text, `${file} is left as it was`);
+    assert.match(
+      section,
+      /! warning {2}1\.38: a pre-release fact of 1\.38, not checked \(no released source of releases was read\)/,
+    );
+    for (const [file, text] of before_)
+      assert.equal(fs.readFileSync(path.join(kb, file), "utf8"), text, `${file} is left as it was`);
   });
 
   it("proposes the claim as RELEASED in YAML a reviewer pastes", async () => {
-    const run = await derive(["--feature-gates", PAGES, "--website-commit", COMMIT, "--released", "1.38", "--kb", kb, "--output", "yaml"]);
+    const run = await derive([
+      "--feature-gates",
+      PAGES,
+      "--website-commit",
+      COMMIT,
+      "--released",
+      "1.38",
+      "--kb",
+      kb,
+      "--output",
+      "yaml",
+    ]);
     const documents = run.stdout.split(/^---$/m);
     const coverage = documents.find((document) => document.includes("coverage:"));
     assert.ok(coverage, run.stdout);

@@ -16,7 +16,20 @@ import { KB_DIR } from "./support/runtime.js";
 
 /** Every table's rows, as one comparable text: proves "nothing was written". */
 async function dumpTables(url: string): Promise<string> {
-  const tables = ["Component", "Port", "CommunicationLink", "PolicyProfile", "SkewRule", "ApiRemoval", "Release", "UpgradeDependency", "RuntimeRequirement", "Recommendation", "KbState", "KbImport"];
+  const tables = [
+    "Component",
+    "Port",
+    "CommunicationLink",
+    "PolicyProfile",
+    "SkewRule",
+    "ApiRemoval",
+    "Release",
+    "UpgradeDependency",
+    "RuntimeRequirement",
+    "Recommendation",
+    "KbState",
+    "KbImport",
+  ];
   const parts: string[] = [];
   for (const table of tables) {
     const rows = await query(url, `SELECT * FROM "${table}" ORDER BY id`);
@@ -66,14 +79,22 @@ describe("importing kb/ into PostgreSQL", () => {
         return rest;
       });
     assert.deepEqual(
-      withoutRevision([...stored.bundle.releases].sort((a, b) => a.version.localeCompare(b.version))),
+      withoutRevision(
+        [...stored.bundle.releases].sort((a, b) => a.version.localeCompare(b.version)),
+      ),
       [...expected.releases].sort((a, b) => a.version.localeCompare(b.version)),
     );
     assert.deepEqual(withoutRevision(stored.bundle.skewRules), expected.skewRules);
     assert.deepEqual(withoutRevision(stored.bundle.components), expected.components);
-    const imports = await query<{ created: number }>(database.url, `SELECT created FROM "KbImport"`);
+    const imports = await query<{ created: number }>(
+      database.url,
+      `SELECT created FROM "KbImport"`,
+    );
     assert.equal(imports.length, 1);
-    assert.equal(imports[0]?.created, ENTITY_NAMES.reduce((sum, entity) => sum + expected[entity].length, 0));
+    assert.equal(
+      imports[0]?.created,
+      ENTITY_NAMES.reduce((sum, entity) => sum + expected[entity].length, 0),
+    );
   });
 
   it("changes nothing when the same data is imported again", async () => {
@@ -88,11 +109,24 @@ describe("importing kb/ into PostgreSQL", () => {
   it("applies an edit as one update, bumping the record's and the knowledge base's revision", async () => {
     const directory = await copyKb();
     const ports = await fs.readFile(path.join(directory, "ports.yaml"), "utf8");
-    await fs.writeFile(path.join(directory, "ports.yaml"), ports.replace('purpose: "Kubernetes API server"', 'purpose: "Kubernetes API server (edited)"'));
+    await fs.writeFile(
+      path.join(directory, "ports.yaml"),
+      ports.replace(
+        'purpose: "Kubernetes API server"',
+        'purpose: "Kubernetes API server (edited)"',
+      ),
+    );
     const result = await importKbDirectory(db, directory);
     assert.equal(result.changed, true);
     assert.equal(result.revision, 2);
-    assert.deepEqual(result.changes, [{ entity: "ports", key: "kube-apiserver 6443/TCP CONTROL_PLANE", action: "update", fields: ["purpose"] }]);
+    assert.deepEqual(result.changes, [
+      {
+        entity: "ports",
+        key: "kube-apiserver 6443/TCP CONTROL_PLANE",
+        action: "update",
+        fields: ["purpose"],
+      },
+    ]);
     const rows = await query<{ purpose: string; revision: number }>(
       database.url,
       `SELECT purpose, revision FROM "Port" WHERE "componentName" = 'kube-apiserver' AND port = 6443`,
@@ -108,14 +142,20 @@ describe("importing kb/ into PostgreSQL", () => {
   it("deletes records that left kb/ and creates new ones", async () => {
     const directory = await copyKb();
     const recommendations = await fs.readFile(path.join(directory, "recommendations.yaml"), "utf8");
-    const renamed = recommendations.replace("id: leader-election-pause", "id: leader-election-pause-renamed");
+    const renamed = recommendations.replace(
+      "id: leader-election-pause",
+      "id: leader-election-pause-renamed",
+    );
     await fs.writeFile(path.join(directory, "recommendations.yaml"), renamed);
     const result = await importKbDirectory(db, directory);
-    assert.deepEqual(
-      result.changes.map((change) => `${change.action} ${change.key}`).sort(),
-      ["create leader-election-pause-renamed", "delete leader-election-pause"],
+    assert.deepEqual(result.changes.map((change) => `${change.action} ${change.key}`).sort(), [
+      "create leader-election-pause-renamed",
+      "delete leader-election-pause",
+    ]);
+    const ids = await query<{ recommendationId: string }>(
+      database.url,
+      `SELECT "recommendationId" FROM "Recommendation" ORDER BY 1`,
     );
-    const ids = await query<{ recommendationId: string }>(database.url, `SELECT "recommendationId" FROM "Recommendation" ORDER BY 1`);
     assert.ok(ids.some((row) => row.recommendationId === "leader-election-pause-renamed"));
     assert.ok(!ids.some((row) => row.recommendationId === "leader-election-pause"));
     await importKbDirectory(db, KB_DIR);
@@ -137,7 +177,10 @@ describe("importing kb/ into PostgreSQL", () => {
       assert.equal(issue?.file, "api-removals.yaml");
       assert.equal(issue?.field, "removedIn");
       assert.match(issue?.key ?? "", /^batch\/v1beta1 CronJob$/);
-      assert.equal(issue?.line, edited.split("\n").findIndex((line) => line.includes('"1.2x"')) + 1);
+      assert.equal(
+        issue?.line,
+        edited.split("\n").findIndex((line) => line.includes('"1.2x"')) + 1,
+      );
       assert.match(error.message, /nothing was written/);
       return true;
     });
@@ -147,14 +190,26 @@ describe("importing kb/ into PostgreSQL", () => {
   it("serialises concurrent imports: one applies the change, the others find nothing to do", async () => {
     const directory = await copyKb();
     const releases = await fs.readFile(path.join(directory, "releases.yaml"), "utf8");
-    await fs.writeFile(path.join(directory, "releases.yaml"), releases.replace(/disagreement: null/, 'disagreement: "concurrency test"'));
-    const others = [createDatabase(database.url, 2, createLogger("silent")), createDatabase(database.url, 2, createLogger("silent"))];
+    await fs.writeFile(
+      path.join(directory, "releases.yaml"),
+      releases.replace(/disagreement: null/, 'disagreement: "concurrency test"'),
+    );
+    const others = [
+      createDatabase(database.url, 2, createLogger("silent")),
+      createDatabase(database.url, 2, createLogger("silent")),
+    ];
     try {
-      const results = await Promise.all([importKbDirectory(db, directory), ...others.map((other) => importKbDirectory(other, directory))]);
+      const results = await Promise.all([
+        importKbDirectory(db, directory),
+        ...others.map((other) => importKbDirectory(other, directory)),
+      ]);
       assert.equal(results.filter((result) => result.changed).length, 1);
       const revisions = new Set(results.map((result) => result.revision));
       assert.equal(revisions.size, 1);
-      const state = await query<{ revision: number }>(database.url, `SELECT revision FROM "KbState"`);
+      const state = await query<{ revision: number }>(
+        database.url,
+        `SELECT revision FROM "KbState"`,
+      );
       assert.equal(state[0]?.revision, [...revisions][0]);
     } finally {
       await Promise.all(others.map((other) => other.$disconnect()));

@@ -41,12 +41,19 @@ const RECOMMENDATION: RecommendationRecord = {
 };
 
 function bundleOf(recommendations: RecommendationRecord[]): KbBundle {
-  const empty = Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, []])) as unknown as KbBundle;
+  const empty = Object.fromEntries(
+    ENTITY_NAMES.map((entity) => [entity, []]),
+  ) as unknown as KbBundle;
   return { ...empty, recommendations };
 }
 
 function baseOf(bundle: KbBundle): MergeBase {
-  return new Map(bundle.recommendations.map((record) => [`recommendations\u0000${record.id}`, { entity: "recommendations" as const, key: record.id, record }]));
+  return new Map(
+    bundle.recommendations.map((record) => [
+      `recommendations\u0000${record.id}`,
+      { entity: "recommendations" as const, key: record.id, record },
+    ]),
+  );
 }
 
 const v = (text: string): RecommendationRecord => ({ ...RECOMMENDATION, text });
@@ -54,24 +61,88 @@ const v = (text: string): RecommendationRecord => ({ ...RECOMMENDATION, text });
 describe("the three-way merge, case by case", () => {
   const none: RecommendationRecord[] = [];
   // base (kb/ last imported) | kb/ now | database → what the merge does
-  const cases: Array<{ name: string; base: RecommendationRecord[]; kb: RecommendationRecord[]; db: RecommendationRecord[]; expect: string }> = [
-    { name: "nothing changed anywhere", base: [v("a")], kb: [v("a")], db: [v("a")], expect: "none" },
+  const cases: Array<{
+    name: string;
+    base: RecommendationRecord[];
+    kb: RecommendationRecord[];
+    db: RecommendationRecord[];
+    expect: string;
+  }> = [
+    {
+      name: "nothing changed anywhere",
+      base: [v("a")],
+      kb: [v("a")],
+      db: [v("a")],
+      expect: "none",
+    },
     { name: "only kb/ changed it", base: [v("a")], kb: [v("b")], db: [v("a")], expect: "update" },
-    { name: "only the database changed it (run-time edit)", base: [v("a")], kb: [v("a")], db: [v("c")], expect: "kept" },
-    { name: "both changed it the same way", base: [v("a")], kb: [v("b")], db: [v("b")], expect: "none" },
-    { name: "both changed it differently", base: [v("a")], kb: [v("b")], db: [v("c")], expect: "conflict" },
+    {
+      name: "only the database changed it (run-time edit)",
+      base: [v("a")],
+      kb: [v("a")],
+      db: [v("c")],
+      expect: "kept",
+    },
+    {
+      name: "both changed it the same way",
+      base: [v("a")],
+      kb: [v("b")],
+      db: [v("b")],
+      expect: "none",
+    },
+    {
+      name: "both changed it differently",
+      base: [v("a")],
+      kb: [v("b")],
+      db: [v("c")],
+      expect: "conflict",
+    },
     { name: "created in kb/ only", base: none, kb: [v("a")], db: none, expect: "create" },
     { name: "created at run time only", base: none, kb: none, db: [v("a")], expect: "kept" },
-    { name: "created on both sides differently", base: none, kb: [v("a")], db: [v("b")], expect: "conflict" },
-    { name: "removed from kb/, untouched in the database", base: [v("a")], kb: none, db: [v("a")], expect: "delete" },
-    { name: "retired at run time, kb/ unchanged", base: [v("a")], kb: [v("a")], db: none, expect: "kept" },
-    { name: "retired at run time, changed in kb/", base: [v("a")], kb: [v("b")], db: none, expect: "conflict" },
-    { name: "removed from kb/, edited at run time", base: [v("a")], kb: none, db: [v("c")], expect: "conflict" },
+    {
+      name: "created on both sides differently",
+      base: none,
+      kb: [v("a")],
+      db: [v("b")],
+      expect: "conflict",
+    },
+    {
+      name: "removed from kb/, untouched in the database",
+      base: [v("a")],
+      kb: none,
+      db: [v("a")],
+      expect: "delete",
+    },
+    {
+      name: "retired at run time, kb/ unchanged",
+      base: [v("a")],
+      kb: [v("a")],
+      db: none,
+      expect: "kept",
+    },
+    {
+      name: "retired at run time, changed in kb/",
+      base: [v("a")],
+      kb: [v("b")],
+      db: none,
+      expect: "conflict",
+    },
+    {
+      name: "removed from kb/, edited at run time",
+      base: [v("a")],
+      kb: none,
+      db: [v("c")],
+      expect: "conflict",
+    },
     { name: "removed on both sides", base: [v("a")], kb: none, db: none, expect: "none" },
   ];
   for (const testCase of cases) {
     it(`${testCase.name}: ${testCase.expect}`, () => {
-      const outcome = mergeBundles(baseOf(bundleOf(testCase.base)), bundleOf(testCase.kb), bundleOf(testCase.db));
+      const outcome = mergeBundles(
+        baseOf(bundleOf(testCase.base)),
+        bundleOf(testCase.kb),
+        bundleOf(testCase.db),
+      );
       const got =
         outcome.conflicts.length > 0
           ? "conflict"
@@ -92,7 +163,12 @@ describe("the three-way merge, case by case", () => {
   }
 
   it("resolves an open conflict once kb/ and the database agree", () => {
-    const outcome = mergeBundles(baseOf(bundleOf([v("a")])), bundleOf([v("c")]), bundleOf([v("c")]), new Set(["recommendations\u0000merge-test-advice"]));
+    const outcome = mergeBundles(
+      baseOf(bundleOf([v("a")])),
+      bundleOf([v("c")]),
+      bundleOf([v("c")]),
+      new Set(["recommendations\u0000merge-test-advice"]),
+    );
     assert.deepEqual(outcome.resolved, [{ entity: "recommendations", key: "merge-test-advice" }]);
   });
 
@@ -104,16 +180,28 @@ describe("the three-way merge, case by case", () => {
 
 async function copyKb(): Promise<string> {
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), "kubecompat-merge-"));
-  for (const file of await fs.readdir(KB_DIR)) await fs.copyFile(path.join(KB_DIR, file), path.join(directory, file));
+  for (const file of await fs.readdir(KB_DIR))
+    await fs.copyFile(path.join(KB_DIR, file), path.join(directory, file));
   return directory;
 }
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
 /** Reads a recommendation and puts it back with another text, as a curator does at run time. */
-async function editText(runtime: TestRuntime, editor: string, id: string, text: string): Promise<void> {
-  const current = (await request(runtime.app).get("/api/v1/recommendations").expect(200)).body.items.find((item: { id: string }) => item.id === id);
-  await request(runtime.app).put(`/api/v1/recommendations/${id}`).set(bearer(editor)).send({ ...current, text }).expect(200);
+async function editText(
+  runtime: TestRuntime,
+  editor: string,
+  id: string,
+  text: string,
+): Promise<void> {
+  const current = (
+    await request(runtime.app).get("/api/v1/recommendations").expect(200)
+  ).body.items.find((item: { id: string }) => item.id === id);
+  await request(runtime.app)
+    .put(`/api/v1/recommendations/${id}`)
+    .set(bearer(editor))
+    .send({ ...current, text })
+    .expect(200);
 }
 
 describe("merging kb/ into a database with run-time edits", () => {
@@ -129,12 +217,24 @@ describe("merging kb/ into a database with run-time edits", () => {
   });
 
   const recommendation = async (id: string) =>
-    (await query<{ text: string; revision: number }>(runtime.database.url, `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = $1`, [id]))[0];
+    (
+      await query<{ text: string; revision: number }>(
+        runtime.database.url,
+        `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = $1`,
+        [id],
+      )
+    )[0];
 
   it("keeps a run-time creation and edit when kb/ is unchanged, writing nothing", async () => {
-    await request(runtime.app).post("/api/v1/recommendations").set(bearer(editor)).send(RECOMMENDATION).expect(201);
+    await request(runtime.app)
+      .post("/api/v1/recommendations")
+      .set(bearer(editor))
+      .send(RECOMMENDATION)
+      .expect(201);
     await editText(runtime, editor, "worker-system-reserved", "Edited at run time.");
-    const revision = (await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`))[0]?.revision;
+    const revision = (
+      await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`)
+    )[0]?.revision;
     const audit = (await query(runtime.database.url, `SELECT id FROM "AuditEntry"`)).length;
 
     const result = await importKbDirectory(runtime.db, KB_DIR);
@@ -142,18 +242,34 @@ describe("merging kb/ into a database with run-time edits", () => {
     assert.equal(result.changed, false);
     assert.equal((await recommendation("merge-test-advice"))?.text, "Original text.");
     assert.equal((await recommendation("worker-system-reserved"))?.text, "Edited at run time.");
-    assert.equal((await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`))[0]?.revision, revision);
-    assert.equal((await query(runtime.database.url, `SELECT id FROM "AuditEntry"`)).length, audit, "an unchanged kb/ audits nothing");
+    assert.equal(
+      (await query<{ revision: number }>(runtime.database.url, `SELECT revision FROM "KbState"`))[0]
+        ?.revision,
+      revision,
+    );
+    assert.equal(
+      (await query(runtime.database.url, `SELECT id FROM "AuditEntry"`)).length,
+      audit,
+      "an unchanged kb/ audits nothing",
+    );
   });
 
   it("applies an unrelated kb/ change, audited like an edit, and keeps the run-time edits", async () => {
     const directory = await copyKb();
     const file = path.join(directory, "recommendations.yaml");
     const text = await fs.readFile(file, "utf8");
-    await fs.writeFile(file, text.replace(/(id: leader-election-pause\n(?:.*\n)*?\s+title: )"([^"]*)"/, '$1"$2 (reviewed)"'));
+    await fs.writeFile(
+      file,
+      text.replace(
+        /(id: leader-election-pause\n(?:.*\n)*?\s+title: )"([^"]*)"/,
+        '$1"$2 (reviewed)"',
+      ),
+    );
     const result = await importKbDirectory(runtime.db, directory);
     assert.deepEqual(
-      result.changes.map((change) => `${change.action} ${change.key} ${change.fields?.join(",") ?? ""}`),
+      result.changes.map(
+        (change) => `${change.action} ${change.key} ${change.fields?.join(",") ?? ""}`,
+      ),
       ["update leader-election-pause title"],
     );
     assert.equal(result.conflicts.length, 0);
@@ -176,7 +292,10 @@ describe("merging kb/ into a database with run-time edits", () => {
     const directory = await copyKb();
     const file = path.join(directory, "recommendations.yaml");
     const text = await fs.readFile(file, "utf8");
-    const changed = text.replace(/(id: worker-system-reserved\n(?:.*\n)*?\s+text: )"[^"]*"/, '$1"Changed in review."');
+    const changed = text.replace(
+      /(id: worker-system-reserved\n(?:.*\n)*?\s+text: )"[^"]*"/,
+      '$1"Changed in review."',
+    );
     assert.notEqual(changed, text);
     await fs.writeFile(file, changed);
     const result = await importKbDirectory(runtime.db, directory);
@@ -193,14 +312,21 @@ describe("merging kb/ into a database with run-time edits", () => {
     assert.equal(summary.body.conflicts[0].entity, "recommendations");
     assert.equal(summary.body.conflicts[0].kb.text, "Changed in review.");
     assert.equal(summary.body.conflicts[0].database.text, "Edited at run time.");
-    assert.equal(summary.body.conflicts[0].base.text, (await loadKbDirectory(KB_DIR)).recommendations.find((r) => r.id === "worker-system-reserved")?.text);
+    assert.equal(
+      summary.body.conflicts[0].base.text,
+      (await loadKbDirectory(KB_DIR)).recommendations.find((r) => r.id === "worker-system-reserved")
+        ?.text,
+    );
     const graphql = await request(runtime.app)
       .post("/graphql")
       .send({ query: "{ knowledgeBase { conflicts { entity key kb database base source } } }" })
       .expect(200);
     assert.equal(graphql.body.data.knowledgeBase.conflicts[0].key, "worker-system-reserved");
     assert.equal(graphql.body.data.knowledgeBase.conflicts[0].source, `directory:${directory}`);
-    assert.match((await request(runtime.app).get("/metrics").expect(200)).text, /^kubecompat_kb_conflicts_open 1$/m);
+    assert.match(
+      (await request(runtime.app).get("/metrics").expect(200)).text,
+      /^kubecompat_kb_conflicts_open 1$/m,
+    );
 
     // Restarting with the same kb/ keeps the conflict open (and writes nothing).
     assert.equal((await importKbDirectory(runtime.db, directory)).directoryUnchanged, true);
@@ -208,15 +334,22 @@ describe("merging kb/ into a database with run-time edits", () => {
 
     // An edit of the record decides it.
     await editText(runtime, editor, "worker-system-reserved", "Changed in review.");
-    assert.equal((await request(runtime.app).get("/api/v1/kb").expect(200)).body.conflicts.length, 0);
-    assert.match((await request(runtime.app).get("/metrics").expect(200)).text, /^kubecompat_kb_conflicts_open 0$/m);
+    assert.equal(
+      (await request(runtime.app).get("/api/v1/kb").expect(200)).body.conflicts.length,
+      0,
+    );
+    assert.match(
+      (await request(runtime.app).get("/metrics").expect(200)).text,
+      /^kubecompat_kb_conflicts_open 0$/m,
+    );
   });
 
   it("changes no record when the database is exported to kb/ and imported (the reviewed-pull-request round trip)", async () => {
     const directory = await copyKb();
     await runtime.kb.refresh();
     const snapshot = runtime.kb.current();
-    for (const entity of ENTITY_NAMES) await fs.writeFile(path.join(directory, ENTITIES[entity].file), exportFile(snapshot, entity));
+    for (const entity of ENTITY_NAMES)
+      await fs.writeFile(path.join(directory, ENTITIES[entity].file), exportFile(snapshot, entity));
     const before = await readKnowledgeBase(runtime.db);
     const result = await importKbDirectory(runtime.db, directory);
     assert.deepEqual(result.changes, []);
@@ -231,21 +364,40 @@ describe("merging kb/ into a database with run-time edits", () => {
     const directory = await copyKb();
     // kb/ drops a profile that a run-time skew rule would still need.
     const profiles = await fs.readFile(path.join(directory, "profiles.yaml"), "utf8");
-    const rules = (await loadKbDirectory(directory)).skewRules.filter((rule) => rule.profile === "strict");
+    const rules = (await loadKbDirectory(directory)).skewRules.filter(
+      (rule) => rule.profile === "strict",
+    );
     assert.ok(rules.length > 0);
-    await fs.writeFile(path.join(directory, "profiles.yaml"), profiles.replace(/\n {2}- name: strict\n(?: {4}.*\n)*/, "\n"));
+    await fs.writeFile(
+      path.join(directory, "profiles.yaml"),
+      profiles.replace(/\n {2}- name: strict\n(?: {4}.*\n)*/, "\n"),
+    );
     await fs.writeFile(
       path.join(directory, "skew-rules.yaml"),
-      (await fs.readFile(path.join(directory, "skew-rules.yaml"), "utf8")).replace(/\n {2}- id: strict-[\s\S]*?(?=\n {2}- id: |\n*$)/g, ""),
+      (await fs.readFile(path.join(directory, "skew-rules.yaml"), "utf8")).replace(
+        /\n {2}- id: strict-[\s\S]*?(?=\n {2}- id: |\n*$)/g,
+        "",
+      ),
     );
     // The edited copy is itself valid: only its merge with the run-time rule is not.
     await loadKbDirectory(directory);
     // A rule added at run time to the profile that kb/ is about to drop.
-    const { revision: _revision, ...strictRule } = { ...rules[0]!, id: "strict-added-at-run-time", component: "kubectl", revision: 0 };
-    const edit = await request(runtime.app).post("/api/v1/skew-rules").set(bearer(editor)).send(strictRule);
+    const { revision: _revision, ...strictRule } = {
+      ...rules[0]!,
+      id: "strict-added-at-run-time",
+      component: "kubectl",
+      revision: 0,
+    };
+    const edit = await request(runtime.app)
+      .post("/api/v1/skew-rules")
+      .set(bearer(editor))
+      .send(strictRule);
     assert.equal(edit.status, 201, JSON.stringify(edit.body));
     const before = await readKnowledgeBase(runtime.db);
-    await assert.rejects(importKbDirectory(runtime.db, directory), /inconsistent.*nothing was written/s);
+    await assert.rejects(
+      importKbDirectory(runtime.db, directory),
+      /inconsistent.*nothing was written/s,
+    );
     assert.deepEqual((await readKnowledgeBase(runtime.db)).bundle, before.bundle);
   });
 });
@@ -270,14 +422,27 @@ describe("a database imported before merge bases were recorded", () => {
       runtime.database.url,
       `INSERT INTO "AuditEntry" (actor, "actorRole", action, entity, key, "kbRevision") VALUES ('system:import', 'admin', 'kb.import', 'kb', 'directory:kb', 1)`,
     );
-    await request(runtime.app).post("/api/v1/recommendations").set(bearer(editor)).send(RECOMMENDATION).expect(201);
+    await request(runtime.app)
+      .post("/api/v1/recommendations")
+      .set(bearer(editor))
+      .send(RECOMMENDATION)
+      .expect(201);
     await editText(runtime, editor, "worker-system-reserved", "Edited before the upgrade.");
 
     const directory = await copyKb();
     const file = path.join(directory, "recommendations.yaml");
-    await fs.writeFile(file, (await fs.readFile(file, "utf8")).replace(/(id: leader-election-pause\n(?:.*\n)*?\s+title: )"([^"]*)"/, '$1"$2 (new kb)"'));
+    await fs.writeFile(
+      file,
+      (await fs.readFile(file, "utf8")).replace(
+        /(id: leader-election-pause\n(?:.*\n)*?\s+title: )"([^"]*)"/,
+        '$1"$2 (new kb)"',
+      ),
+    );
     const result = await importKbDirectory(runtime.db, directory);
-    assert.deepEqual(result.changes.map((change) => `${change.action} ${change.key}`), ["update leader-election-pause"]);
+    assert.deepEqual(
+      result.changes.map((change) => `${change.action} ${change.key}`),
+      ["update leader-election-pause"],
+    );
     assert.equal(result.conflicts.length, 0);
     const texts = await query<{ recommendationId: string; text: string }>(
       runtime.database.url,
@@ -303,7 +468,11 @@ describe("restarts with the default configuration (startRuntime, as npm start ru
 
   it("keeps a run-time edit across two restarts", async () => {
     // Only what the test decides: the defaults stand for everything else (KB_IMPORT_ON_START among them).
-    const config = parseConfig({ DATABASE_URL: runtime.database.url, KB_DIR: KB_DIR, LOG_LEVEL: "silent" });
+    const config = parseConfig({
+      DATABASE_URL: runtime.database.url,
+      KB_DIR: KB_DIR,
+      LOG_LEVEL: "silent",
+    });
     assert.equal(config.kb.importOnStart, true, "the default configuration imports kb/ at start");
     const logger = createLogger("silent");
     const first = await startRuntime(config, logger);
@@ -311,14 +480,26 @@ describe("restarts with the default configuration (startRuntime, as npm start ru
     const { createApp } = await import("../src/app.js");
     const { Curator } = await import("../src/services/curation.js");
     const { Authenticator } = await import("../src/services/authenticator.js");
-    const app = await createApp({ kb: first.kb, isDatabaseReachable: () => Promise.resolve(true), logger, curator: new Curator(first.db, first.kb), authenticator: new Authenticator(first.db, logger) });
-    await request(app).post("/api/v1/recommendations").set(bearer(editor)).send({ ...RECOMMENDATION, id: "survives-restarts" }).expect(201);
+    const app = await createApp({
+      kb: first.kb,
+      isDatabaseReachable: () => Promise.resolve(true),
+      logger,
+      curator: new Curator(first.db, first.kb),
+      authenticator: new Authenticator(first.db, logger),
+    });
+    await request(app)
+      .post("/api/v1/recommendations")
+      .set(bearer(editor))
+      .send({ ...RECOMMENDATION, id: "survives-restarts" })
+      .expect(201);
     await first.stop();
 
     for (let restart = 1; restart <= 2; restart += 1) {
       const next = await startRuntime(config, logger);
       try {
-        const record = next.kb.current().recommendations.find((candidate) => candidate.id === "survives-restarts");
+        const record = next.kb
+          .current()
+          .recommendations.find((candidate) => candidate.id === "survives-restarts");
         assert.ok(record, `the run-time record is gone after restart ${restart}`);
         assert.equal(record.text, RECOMMENDATION.text);
       } finally {

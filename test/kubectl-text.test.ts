@@ -14,7 +14,11 @@ import { answer as chatAnswer } from "../src/chatops/commands.js";
 import { planFromKubectl, versionFromText } from "../src/domain/kubectl-inputs.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { kubecompat } from "./support/cli-process.js";
-import { startListeningRuntime, startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+import {
+  startListeningRuntime,
+  startSnapshotRuntime,
+  type SnapshotRuntime,
+} from "./support/runtime.js";
 import { kbSnapshot } from "./support/snapshot.js";
 
 const NODES = `NAME     STATUS   ROLES           AGE    VERSION
@@ -51,8 +55,14 @@ after(async () => {
 
 describe("kubectl's text", () => {
   it("reads `kubectl version` in both forms", () => {
-    assert.deepEqual(versionFromText(VERSION), { clientVersion: { gitVersion: "v1.30.2" }, serverVersion: { gitVersion: "v1.30.4" } });
-    assert.deepEqual(versionFromText(OLD_VERSION), { clientVersion: { gitVersion: "v1.26.3" }, serverVersion: { gitVersion: "v1.26.4-eks-0a21954" } });
+    assert.deepEqual(versionFromText(VERSION), {
+      clientVersion: { gitVersion: "v1.30.2" },
+      serverVersion: { gitVersion: "v1.30.4" },
+    });
+    assert.deepEqual(versionFromText(OLD_VERSION), {
+      clientVersion: { gitVersion: "v1.26.3" },
+      serverVersion: { gitVersion: "v1.26.4-eks-0a21954" },
+    });
     assert.throws(() => versionFromText("hello"), /expected the text `kubectl version` prints/);
   });
 
@@ -69,43 +79,126 @@ describe("kubectl's text", () => {
       { component: "containerd", version: "1.6.20", instance: "workers" },
     ]);
     // Pasted into chat, the columns lose their alignment: still read by words (OS-IMAGE holds spaces, the runtime is last).
-    assert.deepEqual(planFromKubectl(snapshot, { nodes: NODES_WIDE.replace(/ +/g, " ") }), planFromKubectl(snapshot, { nodes: NODES_WIDE }));
-    assert.throws(() => planFromKubectl(snapshot, { nodes: "NAME STATUS\nx Ready\n" }), /starting with the header NAME STATUS ROLES AGE VERSION/);
-    assert.throws(() => planFromKubectl(snapshot, { nodes: "NAME STATUS ROLES AGE VERSION\nn1 Ready <none> 1d banana\n" }), /nodes \(row 1\) VERSION "banana" is not a Kubernetes version/);
+    assert.deepEqual(
+      planFromKubectl(snapshot, { nodes: NODES_WIDE.replace(/ +/g, " ") }),
+      planFromKubectl(snapshot, { nodes: NODES_WIDE }),
+    );
+    assert.throws(
+      () => planFromKubectl(snapshot, { nodes: "NAME STATUS\nx Ready\n" }),
+      /starting with the header NAME STATUS ROLES AGE VERSION/,
+    );
+    assert.throws(
+      () =>
+        planFromKubectl(snapshot, {
+          nodes: "NAME STATUS ROLES AGE VERSION\nn1 Ready <none> 1d banana\n",
+        }),
+      /nodes \(row 1\) VERSION "banana" is not a Kubernetes version/,
+    );
   });
 
   it("is judged on POST /api/v1/validate/from-kubectl", async () => {
-    const response = await request(runtime.app).post("/api/v1/validate/from-kubectl").send({ kubectlVersion: VERSION, nodes: NODES, asOf: "2025-01-10" }).expect(200);
-    const findings = (response.body as { findings: Array<{ code: string; instance: string | null }> }).findings;
-    assert.ok(findings.some((entry) => entry.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER" && entry.instance === "workers:v1.26.15"), JSON.stringify(findings));
-    assert.ok(!findings.some((entry) => entry.instance === "workers:v1.27.9" && entry.code.startsWith("SKEW_")), "n-3 is allowed upstream");
+    const response = await request(runtime.app)
+      .post("/api/v1/validate/from-kubectl")
+      .send({ kubectlVersion: VERSION, nodes: NODES, asOf: "2025-01-10" })
+      .expect(200);
+    const findings = (
+      response.body as { findings: Array<{ code: string; instance: string | null }> }
+    ).findings;
+    assert.ok(
+      findings.some(
+        (entry) =>
+          entry.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER" &&
+          entry.instance === "workers:v1.26.15",
+      ),
+      JSON.stringify(findings),
+    );
+    assert.ok(
+      !findings.some(
+        (entry) => entry.instance === "workers:v1.27.9" && entry.code.startsWith("SKEW_"),
+      ),
+      "n-3 is allowed upstream",
+    );
   });
 
   it("is judged by GraphQL's validateFromKubectl and planUpgradeFromKubectl as by REST", async () => {
-    const rest = (await request(runtime.app).post("/api/v1/validate/from-kubectl").send({ kubectlVersion: VERSION, nodes: NODES_WIDE, asOf: "2025-01-10" }).expect(200)).body as { findings: unknown[]; status: string };
+    const rest = (
+      await request(runtime.app)
+        .post("/api/v1/validate/from-kubectl")
+        .send({ kubectlVersion: VERSION, nodes: NODES_WIDE, asOf: "2025-01-10" })
+        .expect(200)
+    ).body as { findings: unknown[]; status: string };
     const query = `query($kubectl: KubectlOutputsInput!) {
       validateFromKubectl(kubectl: $kubectl, asOf: "2025-01-10") { status findings { code severity component instance message } }
       planUpgradeFromKubectl(kubectl: $kubectl, targetVersion: "1.31") { ok steps { component instance fromVersion toVersion } }
     }`;
-    const answer = (await request(runtime.app).post("/graphql").send({ query, variables: { kubectl: { versionText: VERSION, nodesText: NODES_WIDE } } }).expect(200)).body as {
-      data: { validateFromKubectl: { status: string; findings: Array<Record<string, unknown>> }; planUpgradeFromKubectl: { steps: Array<{ component: string; instance: string | null; toVersion: string }> } };
+    const answer = (
+      await request(runtime.app)
+        .post("/graphql")
+        .send({ query, variables: { kubectl: { versionText: VERSION, nodesText: NODES_WIDE } } })
+        .expect(200)
+    ).body as {
+      data: {
+        validateFromKubectl: { status: string; findings: Array<Record<string, unknown>> };
+        planUpgradeFromKubectl: {
+          steps: Array<{ component: string; instance: string | null; toVersion: string }>;
+        };
+      };
     };
-    const pick = (findings: ReadonlyArray<Record<string, unknown>>) => findings.map(({ code, severity, component, instance, message }) => ({ code, severity, component, instance, message }));
+    const pick = (findings: ReadonlyArray<Record<string, unknown>>) =>
+      findings.map(({ code, severity, component, instance, message }) => ({
+        code,
+        severity,
+        component,
+        instance,
+        message,
+      }));
     assert.equal(answer.data.validateFromKubectl.status, rest.status);
-    assert.deepEqual(pick(answer.data.validateFromKubectl.findings), pick(rest.findings as Array<Record<string, unknown>>));
-    assert.ok(answer.data.validateFromKubectl.findings.some((entry) => entry.component === "containerd" && entry.instance === "workers"), "the -o wide runtime column is read");
-    const steps = answer.data.planUpgradeFromKubectl.steps.map((step) => `${step.component}@${step.instance ?? ""}->${step.toVersion.split(".").slice(0, 2).join(".")}`);
+    assert.deepEqual(
+      pick(answer.data.validateFromKubectl.findings),
+      pick(rest.findings as Array<Record<string, unknown>>),
+    );
+    assert.ok(
+      answer.data.validateFromKubectl.findings.some(
+        (entry) => entry.component === "containerd" && entry.instance === "workers",
+      ),
+      "the -o wide runtime column is read",
+    );
+    const steps = answer.data.planUpgradeFromKubectl.steps.map(
+      (step) =>
+        `${step.component}@${step.instance ?? ""}->${step.toVersion.split(".").slice(0, 2).join(".")}`,
+    );
     assert.ok(steps.includes("kube-apiserver@->1.31"), steps.join(", "));
-    const both = (await request(runtime.app).post("/graphql").send({ query, variables: { kubectl: { versionText: VERSION, version: { serverVersion: { gitVersion: "v1.30.4" } } } } })).body as { errors: Array<{ message: string; extensions: { code: string } }> };
+    const both = (
+      await request(runtime.app)
+        .post("/graphql")
+        .send({
+          query,
+          variables: {
+            kubectl: {
+              versionText: VERSION,
+              version: { serverVersion: { gitVersion: "v1.30.4" } },
+            },
+          },
+        })
+    ).body as { errors: Array<{ message: string; extensions: { code: string } }> };
     assert.equal(both.errors[0]?.extensions.code, "BAD_USER_INPUT");
-    assert.match(both.errors[0].message, /kubectl\.version and kubectl\.versionText are the same output; give one of them/);
+    assert.match(
+      both.errors[0].message,
+      /kubectl\.version and kubectl\.versionText are the same output; give one of them/,
+    );
   });
 
   it("is read in chat when pasted after `check`", () => {
-    const reply = chatAnswer(snapshot, `check asof=2025-01-10\n\`\`\`\n${VERSION}${NODES}\`\`\``).text;
+    const reply = chatAnswer(
+      snapshot,
+      `check asof=2025-01-10\n\`\`\`\n${VERSION}${NODES}\`\`\``,
+    ).text;
     assert.match(reply, /kubelet@workers:v1\.26\.15/);
     assert.match(reply, /too old|TOO_OLD/i);
-    assert.match(chatAnswer(snapshot, "check\nsome words").text, /paste the output of `kubectl version` and\/or `kubectl get nodes`/);
+    assert.match(
+      chatAnswer(snapshot, "check\nsome words").text,
+      /paste the output of `kubectl version` and\/or `kubectl get nodes`/,
+    );
   });
 
   describe("the CLI", () => {
@@ -121,10 +214,31 @@ describe("kubectl's text", () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-text-"));
       fs.writeFileSync(path.join(dir, "version.txt"), VERSION);
       fs.writeFileSync(path.join(dir, "nodes.txt"), NODES_WIDE);
-      const run = await kubecompat(["check", "--kubectl-version", path.join(dir, "version.txt"), "--kubectl-nodes", path.join(dir, "nodes.txt"), "--as-of", "2025-01-10", "-o", "json"], { env: { KUBECOMPAT_URL: listening!.url } });
+      const run = await kubecompat(
+        [
+          "check",
+          "--kubectl-version",
+          path.join(dir, "version.txt"),
+          "--kubectl-nodes",
+          path.join(dir, "nodes.txt"),
+          "--as-of",
+          "2025-01-10",
+          "-o",
+          "json",
+        ],
+        { env: { KUBECOMPAT_URL: listening!.url } },
+      );
       assert.equal(run.code, 0, run.stderr + run.stdout);
-      const answer = JSON.parse(run.stdout) as { findings: Array<{ component: string | null; instance: string | null }> };
-      assert.ok(answer.findings.every((entry) => entry.instance === null || ["control-plane", "workers"].includes(entry.instance)), run.stdout);
+      const answer = JSON.parse(run.stdout) as {
+        findings: Array<{ component: string | null; instance: string | null }>;
+      };
+      assert.ok(
+        answer.findings.every(
+          (entry) =>
+            entry.instance === null || ["control-plane", "workers"].includes(entry.instance),
+        ),
+        run.stdout,
+      );
     });
   });
 });

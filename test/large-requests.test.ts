@@ -11,21 +11,38 @@ interface Answer {
 }
 
 /** A scan of about 100 KB (one CronJob and a long comment): large by the test's threshold, quick to judge. */
-const BODY = JSON.stringify({ manifests: `# ${"x".repeat(100_000)}\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n`, targetVersion: "1.29" });
+const BODY = JSON.stringify({
+  manifests: `# ${"x".repeat(100_000)}\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n`,
+  targetVersion: "1.29",
+});
 
 /** Sends a scan; with `hold`, only half of the body goes out until `finish()` is called. */
 function scan(port: number, hold = false): { answer: Promise<Answer>; finish: () => void } {
   const bytes = Buffer.from(BODY);
-  const req = http.request({ port, host: "127.0.0.1", method: "POST", path: "/api/v1/scan", headers: { "content-type": "application/json", "content-length": bytes.length } });
+  const req = http.request({
+    port,
+    host: "127.0.0.1",
+    method: "POST",
+    path: "/api/v1/scan",
+    headers: { "content-type": "application/json", "content-length": bytes.length },
+  });
   const answer = new Promise<Answer>((resolve, reject) => {
     req.on("response", (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Answer["body"] }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: JSON.parse(text) as Answer["body"],
+        }),
+      );
     });
     // A refused request's socket is closed before its whole body was sent.
-    req.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" || error.code === "ECONNRESET" ? undefined : reject(error)));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EPIPE" || error.code === "ECONNRESET" ? undefined : reject(error),
+    );
   });
   const half = Math.floor(bytes.length / 2);
   req.write(bytes.subarray(0, hold ? half : bytes.length));
@@ -40,7 +57,9 @@ describe("large requests are read a few at a time", () => {
   let server: http.Server;
   let port: number;
   before(async () => {
-    runtime = await startSnapshotRuntime({ largeRequests: { thresholdBytes: 64 * 1024, inFlight: 1, queue: 1, waitMs: 1500 } });
+    runtime = await startSnapshotRuntime({
+      largeRequests: { thresholdBytes: 64 * 1024, inFlight: 1, queue: 1, waitMs: 1500 },
+    });
     server = runtime.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     port = (server.address() as AddressInfo).port;
@@ -59,7 +78,10 @@ describe("large requests are read a few at a time", () => {
     const refused = await scan(port).answer;
     assert.equal(refused.status, 503);
     assert.equal(refused.body.error?.code, "UNAVAILABLE");
-    assert.match(refused.body.error?.message ?? "", /busy with 1 large requests and 1 more waiting/);
+    assert.match(
+      refused.body.error?.message ?? "",
+      /busy with 1 large requests and 1 more waiting/,
+    );
     assert.ok(Number(refused.headers["retry-after"]) > 0);
 
     const small = await fetch(`http://127.0.0.1:${port}/api/v1/validate`, {
@@ -88,7 +110,13 @@ describe("large requests are read a few at a time", () => {
   });
 
   it("gives the slot back when a client hangs up mid-body", async () => {
-    const req = http.request({ port, host: "127.0.0.1", method: "POST", path: "/api/v1/scan", headers: { "content-type": "application/json", "content-length": BODY.length } });
+    const req = http.request({
+      port,
+      host: "127.0.0.1",
+      method: "POST",
+      path: "/api/v1/scan",
+      headers: { "content-type": "application/json", "content-length": BODY.length },
+    });
     req.on("error", () => undefined);
     req.write(BODY.slice(0, 1000));
     await pause(150);

@@ -13,7 +13,9 @@ import { describe, it } from "node:test";
 import { REPO_ROOT } from "./support/runtime.js";
 
 const SRC = path.join(REPO_ROOT, "src");
-const { layers } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "layers.json"), "utf8")) as { layers: Record<string, string[]> };
+const { layers } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "layers.json"), "utf8")) as {
+  layers: Record<string, string[]>;
+};
 
 interface Import {
   readonly file: string;
@@ -39,7 +41,9 @@ function crossFolderImports(files: readonly string[], root = SRC): Import[] {
   const found: Import[] = [];
   for (const file of files) {
     const text = fs.readFileSync(file, "utf8");
-    for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm)) {
+    for (const match of text.matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm,
+    )) {
       const target = path.resolve(path.dirname(file), match[1]!);
       if (!target.startsWith(root + path.sep)) continue;
       const from = folderOf(file, root);
@@ -82,7 +86,11 @@ describe("the layout's dependencies point one way", () => {
 
   it("every folder of src/ is in layers.json", () => {
     const folders = new Set(sourceFiles(SRC).map((file) => folderOf(file)));
-    for (const folder of folders) assert.ok(folder in layers, `src/${folder}/ is not in layers.json: say which folders it may import`);
+    for (const folder of folders)
+      assert.ok(
+        folder in layers,
+        `src/${folder}/ is not in layers.json: say which folders it may import`,
+      );
   });
 
   it("every import between folders is one layers.json allows", () => {
@@ -101,14 +109,39 @@ describe("the layout's dependencies point one way", () => {
   });
 
   it("finds a cycle and a forbidden import when there is one (pure)", () => {
-    assert.deepEqual(folderCycle(new Map([["a", new Set(["b"])], ["b", new Set(["c"])], ["c", new Set(["a"])]])), ["a", "b", "c", "a"]);
-    assert.equal(folderCycle(new Map([["a", new Set(["b"])], ["b", new Set(["c"])]])), null);
+    assert.deepEqual(
+      folderCycle(
+        new Map([
+          ["a", new Set(["b"])],
+          ["b", new Set(["c"])],
+          ["c", new Set(["a"])],
+        ]),
+      ),
+      ["a", "b", "c", "a"],
+    );
+    assert.equal(
+      folderCycle(
+        new Map([
+          ["a", new Set(["b"])],
+          ["b", new Set(["c"])],
+        ]),
+      ),
+      null,
+    );
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-layers-"));
     try {
       fs.mkdirSync(path.join(root, "knowledge"));
       const probe = path.join(root, "knowledge", "probe.ts");
-      fs.writeFileSync(probe, 'import { planUpgrade } from "../domain/upgrade.js";\nexport { ok } from "./own.js";\nexport const later = () => import("../http/errors.js");\nimport "../app.js";\n');
-      assert.deepEqual(crossFolderImports([probe], root).map((entry) => entry.to).sort(), ["(root)", "domain", "http"]);
+      fs.writeFileSync(
+        probe,
+        'import { planUpgrade } from "../domain/upgrade.js";\nexport { ok } from "./own.js";\nexport const later = () => import("../http/errors.js");\nimport "../app.js";\n',
+      );
+      assert.deepEqual(
+        crossFolderImports([probe], root)
+          .map((entry) => entry.to)
+          .sort(),
+        ["(root)", "domain", "http"],
+      );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

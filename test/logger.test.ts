@@ -38,11 +38,18 @@ describe("logged errors", () => {
         "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
         [database.name],
       );
-      assert.ok(ended.length > 0 && ended.every((row) => row.ended), "the pool's connection was found and ended");
-      const line = await eventually("the failure is logged", () => logs.raw.find((candidate) => candidate.includes("idle database connection failed")), {
-        withinMs: 5_000,
-        last: () => JSON.stringify(logs.raw),
-      });
+      assert.ok(
+        ended.length > 0 && ended.every((row) => row.ended),
+        "the pool's connection was found and ended",
+      );
+      const line = await eventually(
+        "the failure is logged",
+        () => logs.raw.find((candidate) => candidate.includes("idle database connection failed")),
+        {
+          withinMs: 5_000,
+          last: () => JSON.stringify(logs.raw),
+        },
+      );
       const entry = JSON.parse(line) as { level: number; err?: Record<string, unknown> };
       assert.equal(entry.level, 40, "a warning");
       assert.equal(typeof entry.err?.message, "string");

@@ -8,14 +8,20 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { QuickPathDeclined, carefulDocuments, quickDocuments, type ManifestDocument } from "../src/domain/manifest-reader.js";
+import {
+  QuickPathDeclined,
+  carefulDocuments,
+  quickDocuments,
+  type ManifestDocument,
+} from "../src/domain/manifest-reader.js";
 import { scanManifests } from "../src/domain/scan.js";
 import { kbSnapshot } from "./support/snapshot.js";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
 
 /** Plain values (the careful path's maps have no prototype, js-yaml's do). */
-const plain = (documents: Iterable<ManifestDocument>): unknown => JSON.parse(JSON.stringify([...documents]));
+const plain = (documents: Iterable<ManifestDocument>): unknown =>
+  JSON.parse(JSON.stringify([...documents]));
 
 function quick(text: string): unknown {
   return plain(quickDocuments(text));
@@ -85,15 +91,37 @@ const SYNTHETIC: ReadonlyArray<readonly [string, string]> = [
   ["a kubectl List with indented items, comments and block scalars", KUBECTL_LIST_INDENTED],
   ["helm template output with sources, empty documents, a scalar and a sequence", HELM],
   ["CRLF line endings", HELM.replace(/\n/g, "\r\n")],
-  ["no leading marker", "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: c\n"],
+  [
+    "no leading marker",
+    "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: c\n",
+  ],
   ["an empty List", "apiVersion: v1\nkind: List\nitems: []\n"],
-  ["a JSON List on one line", JSON.stringify({ apiVersion: "v1", kind: "List", items: [{ apiVersion: "batch/v1beta1", kind: "CronJob", metadata: { name: "x", annotations: { "a{b": "[c" } } }, { apiVersion: "v1", kind: "Pod", metadata: { name: 'q"uote' } }] })],
-  ["a key named __proto__", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  __proto__: x\n"],
+  [
+    "a JSON List on one line",
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "List",
+      items: [
+        {
+          apiVersion: "batch/v1beta1",
+          kind: "CronJob",
+          metadata: { name: "x", annotations: { "a{b": "[c" } },
+        },
+        { apiVersion: "v1", kind: "Pod", metadata: { name: 'q"uote' } },
+      ],
+    }),
+  ],
+  [
+    "a key named __proto__",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  __proto__: x\n",
+  ],
 ];
 
 describe("the manifest reader's fast path", () => {
   const files = [
-    ...fs.readdirSync(path.join(FIXTURES, "manifests")).map((name) => path.join(FIXTURES, "manifests", name)),
+    ...fs
+      .readdirSync(path.join(FIXTURES, "manifests"))
+      .map((name) => path.join(FIXTURES, "manifests", name)),
     path.join(FIXTURES, "cli", "manifests", "app.yaml"),
     path.join(FIXTURES, "cli", "manifests", "legacy", "batch.yaml"),
   ];
@@ -103,7 +131,11 @@ describe("the manifest reader's fast path", () => {
     const careful = CAREFUL_FIXTURES.has(path.basename(file));
     it(`reads ${path.relative(FIXTURES, file)} ${careful ? "the careful way (a List in a List)" : "as the careful path does"}`, () => {
       const text = fs.readFileSync(file, "utf8");
-      assert.equal(declines(text), careful, careful ? "declined" : "the fast path takes real kubectl, helm and GitOps output");
+      assert.equal(
+        declines(text),
+        careful,
+        careful ? "declined" : "the fast path takes real kubectl, helm and GitOps output",
+      );
       if (!careful) assert.deepEqual(quick(text), plain(carefulDocuments(text)));
     });
   }
@@ -126,7 +158,10 @@ describe("the manifest reader's fast path", () => {
     ["a key over 1024 characters", `${"k".repeat(1100)}: v\n`],
     ["runs of colons", "a: b::c\n"],
     ["deep flow nesting", `a: ${"[".repeat(70)}${"]".repeat(70)}\n`],
-    ["deep block nesting", `${Array.from({ length: 160 }, (_, depth) => `${" ".repeat(depth)}k${depth}:`).join("\n")} v\n`],
+    [
+      "deep block nesting",
+      `${Array.from({ length: 160 }, (_, depth) => `${" ".repeat(depth)}k${depth}:`).join("\n")} v\n`,
+    ],
     ["a List whose items cannot be placed", "kind: List\nitems: [{apiVersion: v1, kind: Pod}]\n"],
   ];
   for (const [name, text] of DECLINED) {
@@ -141,7 +176,14 @@ describe("the manifest reader's fast path", () => {
     assert.ok(declines(text));
     const report = scanManifests(snapshot, text, "1.25");
     assert.equal(report.complete, false);
-    assert.deepEqual(report.findings.map((entry) => [entry.kind, entry.name, entry.line]), [["CronJob", "a", 4], ["PodDisruptionBudget", "b", 14], ["PodDisruptionBudget", "z", 28]]);
+    assert.deepEqual(
+      report.findings.map((entry) => [entry.kind, entry.name, entry.line]),
+      [
+        ["CronJob", "a", 4],
+        ["PodDisruptionBudget", "b", 14],
+        ["PodDisruptionBudget", "z", 28],
+      ],
+    );
     assert.equal(report.notes.filter((note) => note.code === "DOCUMENT_UNREADABLE").length, 1);
   });
 });

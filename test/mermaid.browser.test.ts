@@ -30,7 +30,14 @@ function mermaidBlock(markdown: string): string {
 /** Mermaid's own parse and render; throws Mermaid's error for a diagram it cannot read. */
 async function render(page: Page, diagram: string): Promise<string> {
   return page.evaluate(async (text) => {
-    const mermaid = (globalThis as unknown as { mermaid: { initialize(options: object): void; render(id: string, text: string): Promise<{ svg: string }> } }).mermaid;
+    const mermaid = (
+      globalThis as unknown as {
+        mermaid: {
+          initialize(options: object): void;
+          render(id: string, text: string): Promise<{ svg: string }>;
+        };
+      }
+    ).mermaid;
     mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
     const { svg } = await mermaid.render(`d${Math.random().toString(36).slice(2)}`, text);
     const holder = document.createElement("div");
@@ -48,7 +55,16 @@ describe("the plan as a Mermaid diagram", () => {
   before(async () => {
     assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium`);
     snapshot = await kbSnapshot();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+      ],
+    });
     page = await browser.newPage();
     await page.setContent("<!doctype html><html><body></body></html>");
     await page.addScriptTag({ path: MERMAID });
@@ -60,20 +76,37 @@ describe("the plan as a Mermaid diagram", () => {
   it("is in the CLI's markdown plan, and Mermaid draws one box per hop", async () => {
     const listening = await startListeningRuntime({ inMemory: true });
     try {
-      const run = await kubecompat(["plan", PLAN_FILE, "--to", "latest", "--output", "markdown"], { env: { KUBECOMPAT_URL: listening.url } });
+      const run = await kubecompat(["plan", PLAN_FILE, "--to", "latest", "--output", "markdown"], {
+        env: { KUBECOMPAT_URL: listening.url },
+      });
       assert.ok(run.code === 0 || run.code === 1, run.stderr);
-      const json = await kubecompat(["plan", PLAN_FILE, "--to", "latest", "--output", "json"], { env: { KUBECOMPAT_URL: listening.url } });
+      const json = await kubecompat(["plan", PLAN_FILE, "--to", "latest", "--output", "json"], {
+        env: { KUBECOMPAT_URL: listening.url },
+      });
       const plan = JSON.parse(json.stdout) as TimelinePlan;
       const diagram = mermaidBlock(run.stdout);
       assert.equal(diagram, planMermaid(plan), "the diagram is the plan's");
       const svg = await render(page, diagram);
       const hops = planHops(plan);
       assert.ok(hops.length >= 2, "the plan crosses minors");
-      assert.equal(await page.locator(".drawn g.node").count(), hops.length + 1, "a box per hop and one for now");
-      for (const hop of hops) assert.ok(svg.includes(hop.preparing ? `at ${hop.minor}: prepare` : `to ${hop.minor}`), `hop ${hop.minor} is labelled`);
-      assert.ok((await page.locator(".drawn .edgePath, .drawn path.flowchart-link").count()) >= hops.length, "the hops are joined");
+      assert.equal(
+        await page.locator(".drawn g.node").count(),
+        hops.length + 1,
+        "a box per hop and one for now",
+      );
+      for (const hop of hops)
+        assert.ok(
+          svg.includes(hop.preparing ? `at ${hop.minor}: prepare` : `to ${hop.minor}`),
+          `hop ${hop.minor} is labelled`,
+        );
+      assert.ok(
+        (await page.locator(".drawn .edgePath, .drawn path.flowchart-link").count()) >= hops.length,
+        "the hops are joined",
+      );
       fs.mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.locator(".drawn svg").screenshot({ path: path.join(SCREENSHOTS, "plan-mermaid.png") });
+      await page
+        .locator(".drawn svg")
+        .screenshot({ path: path.join(SCREENSHOTS, "plan-mermaid.png") });
     } finally {
       await listening.close();
     }
@@ -84,15 +117,30 @@ describe("the plan as a Mermaid diagram", () => {
     const diagram = mermaidBlock(reply.text);
     await render(page, diagram);
     assert.ok((await page.locator(".drawn g.node").count()) >= 3);
-    assert.ok(!JSON.stringify(reply.blocks).includes("flowchart"), "Slack draws no Mermaid: the steps are in the blocks as words");
+    assert.ok(
+      !JSON.stringify(reply.blocks).includes("flowchart"),
+      "Slack draws no Mermaid: the steps are in the blocks as words",
+    );
   });
 
   it("keeps labels that Mermaid would read as markup: quotes, angle brackets, hashes", async () => {
     const plan: TimelinePlan = {
       targetVersion: "1.31",
       steps: [
-        { order: 1, component: "kube-apiserver", instance: 'cp "blue" <1>', fromVersion: "1.30.4", toVersion: "1.31.2" },
-        { order: 2, component: "kubelet", instance: "pool#a", fromVersion: "1.30.4", toVersion: "1.31.2" },
+        {
+          order: 1,
+          component: "kube-apiserver",
+          instance: 'cp "blue" <1>',
+          fromVersion: "1.30.4",
+          toVersion: "1.31.2",
+        },
+        {
+          order: 2,
+          component: "kubelet",
+          instance: "pool#a",
+          fromVersion: "1.30.4",
+          toVersion: "1.31.2",
+        },
       ],
       apiRemovals: [],
     };

@@ -24,13 +24,26 @@ describe("the migrator", () => {
     const migrations = await readMigrations();
     assert.ok(migrations.length >= 1);
     const first = await migrate(database.url);
-    assert.deepEqual(first.applied, migrations.map((migration) => migration.name));
-    const rows = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+    assert.deepEqual(
+      first.applied,
+      migrations.map((migration) => migration.name),
+    );
+    const rows = await query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+    }>(
       database.url,
       `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`,
     );
     assert.deepEqual(
-      rows.map((row) => [row.migration_name, row.checksum, row.finished_at !== null, row.applied_steps_count]),
+      rows.map((row) => [
+        row.migration_name,
+        row.checksum,
+        row.finished_at !== null,
+        row.applied_steps_count,
+      ]),
       await Promise.all(
         migrations.map(async (migration) => {
           const sql = await fs.readFile(path.join(MIGRATIONS_DIR, migration.name, "migration.sql"));
@@ -46,7 +59,11 @@ describe("the migrator", () => {
   it("applies concurrent start-ups once (advisory lock)", async () => {
     const other = await createTestDatabase();
     try {
-      const results = await Promise.all([migrate(other.url), migrate(other.url), migrate(other.url)]);
+      const results = await Promise.all([
+        migrate(other.url),
+        migrate(other.url),
+        migrate(other.url),
+      ]);
       assert.equal(results.filter((result) => result.applied.length > 0).length, 1);
       const rows = await query(other.url, `SELECT 1 FROM "_prisma_migrations"`);
       assert.equal(rows.length, (await readMigrations()).length);
@@ -59,7 +76,10 @@ describe("the migrator", () => {
     const directory = await copyMigrations();
     const [first] = await readMigrations(directory);
     assert.ok(first);
-    await fs.appendFile(path.join(directory, first.name, "migration.sql"), "\n-- edited after the fact\n");
+    await fs.appendFile(
+      path.join(directory, first.name, "migration.sql"),
+      "\n-- edited after the fact\n",
+    );
     await assert.rejects(migrate(database.url, directory), /was changed after it was applied/);
   });
 
@@ -67,11 +87,24 @@ describe("the migrator", () => {
     const directory = await copyMigrations();
     const name = "29991231000000_broken";
     await fs.mkdir(path.join(directory, name));
-    await fs.writeFile(path.join(directory, name, "migration.sql"), `CREATE TABLE "Half" (id int);\nSELECT * FROM "NoSuchTable";\n`);
-    await assert.rejects(migrate(database.url, directory), /29991231000000_broken failed and was rolled back/);
-    const half = await query(database.url, `SELECT 1 FROM information_schema.tables WHERE table_name = 'Half'`);
+    await fs.writeFile(
+      path.join(directory, name, "migration.sql"),
+      `CREATE TABLE "Half" (id int);\nSELECT * FROM "NoSuchTable";\n`,
+    );
+    await assert.rejects(
+      migrate(database.url, directory),
+      /29991231000000_broken failed and was rolled back/,
+    );
+    const half = await query(
+      database.url,
+      `SELECT 1 FROM information_schema.tables WHERE table_name = 'Half'`,
+    );
     assert.equal(half.length, 0);
-    const recorded = await query(database.url, `SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1`, [name]);
+    const recorded = await query(
+      database.url,
+      `SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1`,
+      [name],
+    );
     assert.equal(recorded.length, 0);
   });
 
@@ -81,6 +114,9 @@ describe("the migrator", () => {
     await fs.mkdir(path.join(directory, name));
     await fs.writeFile(path.join(directory, name, "migration.sql"), `SELECT 1;\n`);
     await migrate(database.url, directory);
-    await assert.rejects(migrate(database.url), /migrations this build does not know \(29991231000001_future\)/);
+    await assert.rejects(
+      migrate(database.url),
+      /migrations this build does not know \(29991231000001_future\)/,
+    );
   });
 });

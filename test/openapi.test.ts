@@ -21,7 +21,10 @@ function routesOf(router: Router, prefix: string): string[] {
     .flatMap((layer) =>
       Object.keys(layer.route!.methods)
         .filter((method) => method !== "_all")
-        .map((method) => `${method.toUpperCase()} ${prefix}${layer.route!.path.replace(/:(\w+)/g, "{$1}")}`),
+        .map(
+          (method) =>
+            `${method.toUpperCase()} ${prefix}${layer.route!.path.replace(/:(\w+)/g, "{$1}")}`,
+        ),
     );
 }
 
@@ -47,7 +50,9 @@ describe("the OpenAPI document", () => {
       ...routesOf(curationRoutes(runtime.kb, new Curator(runtime.db, runtime.kb)), "/api/v1"),
     ].sort();
     const documented = Object.entries(openApiDocument().paths ?? {})
-      .flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`))
+      .flatMap(([path, item]) =>
+        Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
+      )
       .sort();
     assert.ok(served.length >= 50, `found ${served.length} routes`);
     assert.deepEqual(documented, served);
@@ -55,8 +60,17 @@ describe("the OpenAPI document", () => {
 
   it("generates request bodies from the same zod schemas that validate them", () => {
     const schemas = openApiDocument().components?.schemas ?? {};
-    const validate = schemas.ValidateRequest as { properties: Record<string, unknown>; required: string[]; additionalProperties?: boolean };
-    assert.deepEqual(Object.keys(validate.properties).sort(), ["asOf", "components", "platform", "profile"]);
+    const validate = schemas.ValidateRequest as {
+      properties: Record<string, unknown>;
+      required: string[];
+      additionalProperties?: boolean;
+    };
+    assert.deepEqual(Object.keys(validate.properties).sort(), [
+      "asOf",
+      "components",
+      "platform",
+      "profile",
+    ]);
     assert.deepEqual(validate.required, ["components"]);
     assert.equal(validate.additionalProperties, false);
     const input = schemas.ComponentVersionInput as { required: string[] };
@@ -67,7 +81,8 @@ describe("the OpenAPI document", () => {
     const page = await request(runtime.app).get("/docs").expect(200);
     const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
     assert.ok(sources.length >= 3);
-    for (const source of sources) assert.ok(source.startsWith("/") || source.startsWith("data:"), `${source} is local`);
+    for (const source of sources)
+      assert.ok(source.startsWith("/") || source.startsWith("data:"), `${source} is local`);
     for (const source of sources.filter((candidate) => candidate.startsWith("/"))) {
       await request(runtime.app).get(source).expect(200);
     }

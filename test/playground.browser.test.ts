@@ -28,18 +28,38 @@ interface AnsweredFinding {
  * What each example tab, by its operation name, must answer: the facts the
  * tab's hint promises. A new tab without an entry here fails the test.
  */
-const EXAMPLE_ANSWERS: Readonly<Record<string, (data: Record<string, unknown>, runtime: SnapshotRuntime) => void>> = {
+const EXAMPLE_ANSWERS: Readonly<
+  Record<string, (data: Record<string, unknown>, runtime: SnapshotRuntime) => void>
+> = {
   ValidateCluster(data) {
     const report = data.validateCluster as { ok: boolean; findings: AnsweredFinding[] };
     assert.equal(report.ok, false);
-    assert.ok(report.findings.some((entry) => entry.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER" && entry.instance === "pool-b"), "pool-b's kubelet 1.26 is too old for 1.30");
+    assert.ok(
+      report.findings.some(
+        (entry) =>
+          entry.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER" && entry.instance === "pool-b",
+      ),
+      "pool-b's kubelet 1.26 is too old for 1.30",
+    );
   },
   PlanUpgrade(data) {
-    const plan = data.planUpgrade as { ok: boolean; steps: Array<{ component: string; instance: string | null; toVersion: string }> };
+    const plan = data.planUpgrade as {
+      ok: boolean;
+      steps: Array<{ component: string; instance: string | null; toVersion: string }>;
+    };
     assert.equal(plan.ok, true);
-    const apiserverSteps = plan.steps.filter((step) => step.component === "kube-apiserver").map((step) => step.toVersion.split(".").slice(0, 2).join("."));
-    assert.deepEqual(apiserverSteps, ["1.28", "1.29", "1.30"], "the control plane moves one minor at a time");
-    assert.ok(plan.steps.some((step) => step.component === "kubelet" && step.instance === "pool-a"), "pool-a's kubelet has to move");
+    const apiserverSteps = plan.steps
+      .filter((step) => step.component === "kube-apiserver")
+      .map((step) => step.toVersion.split(".").slice(0, 2).join("."));
+    assert.deepEqual(
+      apiserverSteps,
+      ["1.28", "1.29", "1.30"],
+      "the control plane moves one minor at a time",
+    );
+    assert.ok(
+      plan.steps.some((step) => step.component === "kubelet" && step.instance === "pool-a"),
+      "pool-a's kubelet has to move",
+    );
   },
   CheckRollback(data) {
     const report = data.checkRollback as { ok: boolean; findings: AnsweredFinding[] };
@@ -48,7 +68,10 @@ const EXAMPLE_ANSWERS: Readonly<Record<string, (data: Record<string, unknown>, r
     assert.equal(report.findings[0]?.instance, "pool-a");
   },
   ScanManifests(data) {
-    const scan = data.scanManifests as { targetVersion: string; findings: Array<{ code: string; kind: string; replacement: string | null }> };
+    const scan = data.scanManifests as {
+      targetVersion: string;
+      findings: Array<{ code: string; kind: string; replacement: string | null }>;
+    };
     assert.equal(scan.targetVersion, "1.25");
     assert.deepEqual(
       scan.findings.map((entry) => [entry.kind, entry.code, entry.replacement]),
@@ -59,12 +82,32 @@ const EXAMPLE_ANSWERS: Readonly<Record<string, (data: Record<string, unknown>, r
     );
   },
   CheckNodePoolUpgrade(data) {
-    const report = data.checkNodePoolUpgrade as { status: string; pool: string; findings: AnsweredFinding[]; steps: Array<{ action: string }> };
+    const report = data.checkNodePoolUpgrade as {
+      status: string;
+      pool: string;
+      findings: AnsweredFinding[];
+      steps: Array<{ action: string }>;
+    };
     assert.equal(report.status, "UNSUPPORTED");
     assert.equal(report.pool, "pool-b");
-    assert.ok(report.findings.some((entry) => entry.code === "FLAG_REMOVED" && entry.message.includes("--azure-container-registry-config")), "kubelet 1.30 no longer accepts --azure-container-registry-config");
-    assert.ok(report.findings.some((entry) => entry.code === "FLAG_DEPRECATED" && entry.message.includes("--pod-infra-container-image")));
-    assert.deepEqual(report.steps.map((step) => step.action), ["drain", "runtime", "kubelet", "kube-proxy", "uncordon"]);
+    assert.ok(
+      report.findings.some(
+        (entry) =>
+          entry.code === "FLAG_REMOVED" &&
+          entry.message.includes("--azure-container-registry-config"),
+      ),
+      "kubelet 1.30 no longer accepts --azure-container-registry-config",
+    );
+    assert.ok(
+      report.findings.some(
+        (entry) =>
+          entry.code === "FLAG_DEPRECATED" && entry.message.includes("--pod-infra-container-image"),
+      ),
+    );
+    assert.deepEqual(
+      report.steps.map((step) => step.action),
+      ["drain", "runtime", "kubelet", "kube-proxy", "uncordon"],
+    );
   },
   KnowledgeBase(data, runtime) {
     const snapshot = runtime.kb.current();
@@ -112,7 +155,10 @@ describe("the GraphQL playground in a browser", () => {
   let base: string;
 
   before(async () => {
-    assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (npm test installs it when run as root; else apt-get install chromium)`);
+    assert.ok(
+      fs.existsSync(CHROMIUM),
+      `${CHROMIUM} is missing: install Debian's chromium (npm test installs it when run as root; else apt-get install chromium)`,
+    );
     runtime = await startSnapshotRuntime();
     server = http.createServer(runtime.app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -150,7 +196,12 @@ describe("the GraphQL playground in a browser", () => {
     await run.click();
     // A query with one operation runs at once; with several, GraphiQL asks which one.
     const result = page.locator(".graphiql-response");
-    await page.waitForFunction(() => (document.querySelector(".graphiql-response")?.textContent ?? "").includes("kbRevision"), undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        (document.querySelector(".graphiql-response")?.textContent ?? "").includes("kbRevision"),
+      undefined,
+      { timeout: 30_000 },
+    );
     const text = (await result.textContent()) ?? "";
     assert.match(text, /"validateCluster"/);
     assert.match(text, /"ok":\s*false/);
@@ -171,7 +222,10 @@ describe("the GraphQL playground in a browser", () => {
     await page.setViewportSize({ width: 1100, height: 720 });
     const tabs = page.locator(".graphiql-tab");
     assert.equal(await tabs.count(), PLAYGROUND_EXAMPLES.length, "one tab per example");
-    assert.ok(PLAYGROUND_EXAMPLES.some((example) => example.query.includes("checkNodePoolUpgrade(")), "a node-pool example");
+    assert.ok(
+      PLAYGROUND_EXAMPLES.some((example) => example.query.includes("checkNodePoolUpgrade(")),
+      "a node-pool example",
+    );
 
     for (const [index, example] of PLAYGROUND_EXAMPLES.entries()) {
       const operation = operationName(example.query);
@@ -183,35 +237,66 @@ describe("the GraphQL playground in a browser", () => {
       const tab = tabs.nth(index);
       await tab.locator(".graphiql-tab-button").click();
       const opened = await page
-        .waitForFunction((at) => document.querySelectorAll(".graphiql-tab")[at]?.getAttribute("aria-selected") === "true", index, { timeout: 30_000 })
-        .then(() => true, () => false);
+        .waitForFunction(
+          (at) =>
+            document.querySelectorAll(".graphiql-tab")[at]?.getAttribute("aria-selected") ===
+            "true",
+          index,
+          { timeout: 30_000 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
       assert.ok(opened, `a mouse click on the ${operation} tab did not open it`);
-      assert.equal(await settledFirstLine(page, hint, 30_000), hint, `the ${operation} tab shows its own query`);
+      assert.equal(
+        await settledFirstLine(page, hint, 30_000),
+        hint,
+        `the ${operation} tab shows its own query`,
+      );
       // GraphiQL takes in a changed editor 100 ms later (debounced): it then stores the query as
       // "graphiql:query" and learns the operation's name in the same step. A run inside that window
       // sends the previous tab's operation name, which the page's fetcher refuses ("Cannot infer
       // operation"); a person moving the pointer from the tab to the run button is slower than that.
       const settled = await page
-        .waitForFunction((query) => window.localStorage.getItem("graphiql:query") === query, example.query, { timeout: 30_000 })
-        .then(() => true, () => false);
+        .waitForFunction(
+          (query) => window.localStorage.getItem("graphiql:query") === query,
+          example.query,
+          { timeout: 30_000 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
       assert.ok(settled, `GraphiQL never took in the ${operation} tab's query`);
 
       // GraphiQL sends the document with the ignored characters stripped: `query PlanUpgrade{...}`.
       const sent = new RegExp(`^query\\s*${operation}\\b`);
       const answered = page.waitForResponse(
         (response) =>
-          response.url().endsWith("/graphql") && response.request().method() === "POST" && sent.test((response.request().postDataJSON() as { query?: string } | null)?.query ?? ""),
+          response.url().endsWith("/graphql") &&
+          response.request().method() === "POST" &&
+          sent.test((response.request().postDataJSON() as { query?: string } | null)?.query ?? ""),
         { timeout: 30_000 },
       );
       await run.click();
-      const body = (await (await answered.catch((error: unknown) => {
-        throw new Error(`the ${operation} tab's run sent no answered POST /graphql: ${(error as Error).message}; page errors: ${JSON.stringify(pageErrors)}`);
-      })).json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      const body = (await (
+        await answered.catch((error: unknown) => {
+          throw new Error(
+            `the ${operation} tab's run sent no answered POST /graphql: ${(error as Error).message}; page errors: ${JSON.stringify(pageErrors)}`,
+          );
+        })
+      ).json()) as { data?: Record<string, unknown>; errors?: unknown[] };
       assert.equal(body.errors, undefined, `${operation}: ${JSON.stringify(body.errors)}`);
       expectAnswer(body.data!, runtime);
       // And the page shows that answer, not the one of another tab.
       const rootField = Object.keys(body.data!)[0]!;
-      await page.waitForFunction((field) => (document.querySelector(".graphiql-response")?.textContent ?? "").includes(`"${field}"`), rootField, { timeout: 30_000 });
+      await page.waitForFunction(
+        (field) =>
+          (document.querySelector(".graphiql-response")?.textContent ?? "").includes(`"${field}"`),
+        rootField,
+        { timeout: 30_000 },
+      );
     }
     assert.deepEqual(pageErrors, []);
   });

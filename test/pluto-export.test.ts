@@ -22,7 +22,10 @@ import request from "supertest";
 import { parse } from "yaml";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
-const LIST_VERSIONS = fs.readFileSync(path.join(import.meta.dirname, "fixtures", "pluto", "list-versions.json"), "utf8");
+const LIST_VERSIONS = fs.readFileSync(
+  path.join(import.meta.dirname, "fixtures", "pluto", "list-versions.json"),
+  "utf8",
+);
 
 interface PlutoVersion {
   version: string;
@@ -43,30 +46,60 @@ const isSemver = (value: string): boolean => /^v(0|[1-9]\d*)(\.(0|[1-9]\d*)){0,2
 const compare = (a: string, b: string): number => {
   const parts = (value: string) => value.slice(1).split(".").map(Number);
   const [x, y] = [parts(a), parts(b)];
-  for (let index = 0; index < 3; index += 1) if ((x[index] ?? 0) !== (y[index] ?? 0)) return (x[index] ?? 0) - (y[index] ?? 0);
+  for (let index = 0; index < 3; index += 1)
+    if ((x[index] ?? 0) !== (y[index] ?? 0)) return (x[index] ?? 0) - (y[index] ?? 0);
   return 0;
 };
 
 /** Pluto's loading of a built-in list plus an additional file; throws Pluto's own error where it would fail. */
-function plutoLoads(builtIn: VersionFile, additionalText: string): { versions: PlutoVersion[]; targets: Record<string, string> } {
+function plutoLoads(
+  builtIn: VersionFile,
+  additionalText: string,
+): { versions: PlutoVersion[]; targets: Record<string, string> } {
   const additional = parse(additionalText) as VersionFile;
-  assert.ok(Array.isArray(additional["deprecated-versions"]), "UnMarshalVersions: deprecated-versions is a list");
+  assert.ok(
+    Array.isArray(additional["deprecated-versions"]),
+    "UnMarshalVersions: deprecated-versions is a list",
+  );
   for (const entry of additional["deprecated-versions"]) {
-    for (const field of ["version", "kind", "deprecated-in", "removed-in", "replacement-api", "replacement-available-in", "component"] as const) {
-      assert.equal(typeof entry[field], "string", `${entry.kind} ${entry.version}: ${field} unmarshals into a Go string`);
+    for (const field of [
+      "version",
+      "kind",
+      "deprecated-in",
+      "removed-in",
+      "replacement-api",
+      "replacement-available-in",
+      "component",
+    ] as const) {
+      assert.equal(
+        typeof entry[field],
+        "string",
+        `${entry.kind} ${entry.version}: ${field} unmarshals into a Go string`,
+      );
     }
-    if (builtIn["deprecated-versions"].some((known) => known.kind === entry.kind && known.version === entry.version)) {
+    if (
+      builtIn["deprecated-versions"].some(
+        (known) => known.kind === entry.kind && known.version === entry.version,
+      )
+    ) {
       throw new Error(`duplicate cannot be added to defaults: ${entry.kind} ${entry.version}`);
     }
   }
   const versions = [...builtIn["deprecated-versions"], ...additional["deprecated-versions"]];
   const targets = { ...builtIn["target-versions"] };
-  for (const [component, version] of Object.entries(additional["target-versions"] ?? {})) if (!(component in targets)) targets[component] = version;
+  for (const [component, version] of Object.entries(additional["target-versions"] ?? {}))
+    if (!(component in targets)) targets[component] = version;
   for (const [component, version] of Object.entries(targets)) {
-    if (!isSemver(version)) throw new Error(`you must use valid semver for all target versions with a leading 'v' - got ${component} ${version}`);
+    if (!isSemver(version))
+      throw new Error(
+        `you must use valid semver for all target versions with a leading 'v' - got ${component} ${version}`,
+      );
   }
   for (const entry of versions) {
-    if (!(entry.component in targets)) throw new Error(`you must pass a targetVersion for every component in the list - missing component: ${entry.component}`);
+    if (!(entry.component in targets))
+      throw new Error(
+        `you must pass a targetVersion for every component in the list - missing component: ${entry.component}`,
+      );
   }
   return { versions, targets };
 }
@@ -82,38 +115,74 @@ describe("the Pluto export", () => {
   });
 
   it("given `pluto list-versions -o json`, writes only what Pluto lacks, and Pluto loads it", async () => {
-    const response = await request(runtime.app).post("/api/v1/kb/export/pluto").set("Content-Type", "application/json").send(LIST_VERSIONS).expect(200);
+    const response = await request(runtime.app)
+      .post("/api/v1/kb/export/pluto")
+      .set("Content-Type", "application/json")
+      .send(LIST_VERSIONS)
+      .expect(200);
     assert.match(response.headers["content-type"] ?? "", /yaml/);
     const loaded = plutoLoads(builtIn, response.text);
     const file = parse(response.text) as VersionFile;
-    const removals = (await request(runtime.app).get("/api/v1/api-removals").expect(200)).body.items as Array<{ apiVersion: string; kind: string }>;
+    const removals = (await request(runtime.app).get("/api/v1/api-removals").expect(200)).body
+      .items as Array<{ apiVersion: string; kind: string }>;
     const ours = new Set(removals.map((removal) => `${removal.kind} ${removal.apiVersion}`));
-    const builtInOurs = builtIn["deprecated-versions"].filter((entry) => ours.has(`${entry.kind} ${entry.version}`)).length;
-    assert.equal(file["deprecated-versions"].length, ours.size - builtInOurs, "every removal Pluto lacks, each once");
+    const builtInOurs = builtIn["deprecated-versions"].filter((entry) =>
+      ours.has(`${entry.kind} ${entry.version}`),
+    ).length;
+    assert.equal(
+      file["deprecated-versions"].length,
+      ours.size - builtInOurs,
+      "every removal Pluto lacks, each once",
+    );
     assert.equal(response.headers["x-kubecompat-pluto-left-out"], String(builtInOurs));
-    assert.equal(file["target-versions"], undefined, "Pluto keeps its own k8s target: none is written");
+    assert.equal(
+      file["target-versions"],
+      undefined,
+      "Pluto keeps its own k8s target: none is written",
+    );
     for (const entry of file["deprecated-versions"]) {
       for (const field of ["deprecated-in", "removed-in", "replacement-available-in"] as const) {
-        assert.ok(entry[field] === "" || isSemver(entry[field]), `${entry.kind} ${entry.version} ${field} "${entry[field]}" is semver with a leading v`);
+        assert.ok(
+          entry[field] === "" || isSemver(entry[field]),
+          `${entry.kind} ${entry.version} ${field} "${entry[field]}" is semver with a leading v`,
+        );
       }
-      assert.notEqual(entry["deprecated-in"], "", `${entry.kind} ${entry.version}: an empty deprecated-in would read as never deprecated`);
+      assert.notEqual(
+        entry["deprecated-in"],
+        "",
+        `${entry.kind} ${entry.version}: an empty deprecated-in would read as never deprecated`,
+      );
     }
     // Pluto then judges our entries as its own: batch/v2alpha1 CronJob is removed at -t k8s=v1.25.0.
-    const cronJob = loaded.versions.find((entry) => entry.kind === "CronJob" && entry.version === "batch/v2alpha1");
+    const cronJob = loaded.versions.find(
+      (entry) => entry.kind === "CronJob" && entry.version === "batch/v2alpha1",
+    );
     assert.ok(cronJob, "an entry Pluto lacks is added");
     assert.ok(compare("v1.25.0", cronJob["removed-in"]) >= 0);
     // Where Pluto's built-in entries disagree with ours, the comments say so with our source.
-    assert.match(response.text, /# {3}FlowSchema flowcontrol\.apiserver\.k8s\.io\/v1beta1: Pluto says removed-in v1\.29\.0, kubecompat v1\.26\.0 \(https:\/\/kubernetes\.io\/docs\/reference\/using-api\/deprecation-guide\/#v1-26\)/);
+    assert.match(
+      response.text,
+      /# {3}FlowSchema flowcontrol\.apiserver\.k8s\.io\/v1beta1: Pluto says removed-in v1\.29\.0, kubecompat v1\.26\.0 \(https:\/\/kubernetes\.io\/docs\/reference\/using-api\/deprecation-guide\/#v1-26\)/,
+    );
     // The same list as YAML (`pluto list-versions -o yaml`) gives the same file.
-    const asYaml = await request(runtime.app).post("/api/v1/kb/export/pluto").set("Content-Type", "application/yaml").send(LIST_VERSIONS).expect(200);
+    const asYaml = await request(runtime.app)
+      .post("/api/v1/kb/export/pluto")
+      .set("Content-Type", "application/yaml")
+      .send(LIST_VERSIONS)
+      .expect(200);
     assert.equal(asYaml.text, response.text);
   });
 
   it("without Pluto's list writes every removal, which Pluto refuses, and says what to send instead", async () => {
     const response = await request(runtime.app).get("/api/v1/kb/export/pluto").expect(200);
     assert.match(response.text, /POST the output of `pluto list-versions -o json` to this route/);
-    assert.throws(() => plutoLoads(builtIn, response.text), /duplicate cannot be added to defaults: Deployment extensions\/v1beta1/);
-    const cronJob = (parse(response.text) as VersionFile)["deprecated-versions"].find((entry) => entry.version === "batch/v1beta1" && entry.kind === "CronJob");
+    assert.throws(
+      () => plutoLoads(builtIn, response.text),
+      /duplicate cannot be added to defaults: Deployment extensions\/v1beta1/,
+    );
+    const cronJob = (parse(response.text) as VersionFile)["deprecated-versions"].find(
+      (entry) => entry.version === "batch/v1beta1" && entry.kind === "CronJob",
+    );
     assert.deepEqual(cronJob, {
       version: "batch/v1beta1",
       kind: "CronJob",
@@ -126,12 +195,32 @@ describe("the Pluto export", () => {
   });
 
   it("refuses a body that is not Pluto's list, naming what is wrong", async () => {
-    const notPluto = await request(runtime.app).post("/api/v1/kb/export/pluto").send({ versions: [] }).expect(400);
-    assert.match(notPluto.body.error.message, /has no "deprecated-versions" list; expected what `pluto list-versions -o json` prints/);
-    const badEntry = await request(runtime.app).post("/api/v1/kb/export/pluto").send({ "deprecated-versions": [{ kind: "CronJob" }] }).expect(400);
+    const notPluto = await request(runtime.app)
+      .post("/api/v1/kb/export/pluto")
+      .send({ versions: [] })
+      .expect(400);
+    assert.match(
+      notPluto.body.error.message,
+      /has no "deprecated-versions" list; expected what `pluto list-versions -o json` prints/,
+    );
+    const badEntry = await request(runtime.app)
+      .post("/api/v1/kb/export/pluto")
+      .send({ "deprecated-versions": [{ kind: "CronJob" }] })
+      .expect(400);
     assert.equal(badEntry.body.error.details[0].field, "deprecated-versions[0].version");
-    const empty = await request(runtime.app).post("/api/v1/kb/export/pluto").set("Content-Type", "text/plain").send("x").expect(415);
-    assert.match(empty.body.error.message, /send the output of `pluto list-versions -o json` as the body/);
-    await request(runtime.app).post("/api/v1/kb/export/pluto").set("Content-Type", "application/yaml").send("deprecated-versions: [unclosed").expect(400);
+    const empty = await request(runtime.app)
+      .post("/api/v1/kb/export/pluto")
+      .set("Content-Type", "text/plain")
+      .send("x")
+      .expect(415);
+    assert.match(
+      empty.body.error.message,
+      /send the output of `pluto list-versions -o json` as the body/,
+    );
+    await request(runtime.app)
+      .post("/api/v1/kb/export/pluto")
+      .set("Content-Type", "application/yaml")
+      .send("deprecated-versions: [unclosed")
+      .expect(400);
   });
 });

@@ -18,8 +18,25 @@ interface Sent {
   readonly request: http.ClientRequest;
 }
 
-function send(port: number, agent: http.Agent, name: string, method: string, path: string, body?: string): Sent {
-  const request = http.request({ port, host: "127.0.0.1", method, path, agent, headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) } });
+function send(
+  port: number,
+  agent: http.Agent,
+  name: string,
+  method: string,
+  path: string,
+  body?: string,
+): Sent {
+  const request = http.request({
+    port,
+    host: "127.0.0.1",
+    method,
+    path,
+    agent,
+    headers:
+      body === undefined
+        ? {}
+        : { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+  });
   const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
     request.on("response", (res) => {
       let text = "";
@@ -35,7 +52,13 @@ function send(port: number, agent: http.Agent, name: string, method: string, pat
 
 /** A validate question no earlier read asked (the instance name differs), so its answer is judged, not remembered. */
 function question(n: number): string {
-  return JSON.stringify({ components: [{ component: "apiserver", version: "1.30" }, { component: "kubelet", version: "1.27", instance: `pool-${n}` }], asOf: "2026-11-29" });
+  return JSON.stringify({
+    components: [
+      { component: "apiserver", version: "1.30" },
+      { component: "kubelet", version: "1.27", instance: `pool-${n}` },
+    ],
+    asOf: "2026-11-29",
+  });
 }
 
 describe("reads take turns with probes and edits", () => {
@@ -56,8 +79,15 @@ describe("reads take turns with probes and edits", () => {
     // Connections opened beforehand, as a load balancer's or a CI fleet's are: a new connection waits in
     // the kernel's accept queue behind the others, before any request of it can be read.
     const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-    await Promise.all(Array.from({ length: 203 }, (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer));
-    const reads = Array.from({ length: 200 }, (_, n) => send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(n)));
+    await Promise.all(
+      Array.from(
+        { length: 203 },
+        (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer,
+      ),
+    );
+    const reads = Array.from({ length: 200 }, (_, n) =>
+      send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(n)),
+    );
     // Sent right after the reads, so their connections open first: the reads reach the server before the probe.
     const order: string[] = [];
     const note = (sent: Sent) => sent.answer.then((answer) => (order.push(sent.name), answer));
@@ -65,26 +95,52 @@ describe("reads take turns with probes and edits", () => {
     const probe = note(send(port, agent, "probe", "GET", "/healthz"));
     const scrape = note(send(port, agent, "scrape", "GET", "/metrics"));
     // This runtime has no curator: an edit route is no read, so it is answered (405: read-only) without waiting its turn.
-    const edit = note(send(port, agent, "edit", "POST", "/api/v1/recommendations", JSON.stringify({ id: "turns" })));
-    const [probeAnswer, editAnswer, scrapeAnswer, ...answers] = await Promise.all([probe, edit, scrape, ...readAnswers]);
+    const edit = note(
+      send(port, agent, "edit", "POST", "/api/v1/recommendations", JSON.stringify({ id: "turns" })),
+    );
+    const [probeAnswer, editAnswer, scrapeAnswer, ...answers] = await Promise.all([
+      probe,
+      edit,
+      scrape,
+      ...readAnswers,
+    ]);
     agent.destroy();
     assert.equal(probeAnswer.status, 200);
     assert.equal(editAnswer.status, 405);
     // The scrape, also first, saw reads still waiting for their turn.
     const waiting = Number(/^kubecompat_http_reads_waiting (\d+)$/m.exec(scrapeAnswer.text)?.[1]);
-    assert.ok(waiting > 0, `kubecompat_http_reads_waiting was ${waiting} while reads sent before the scrape were answered`);
+    assert.ok(
+      waiting > 0,
+      `kubecompat_http_reads_waiting was ${waiting} while reads sent before the scrape were answered`,
+    );
     // Every read is answered, and answered right: its own instance, judged against the skew policy.
     for (const [n, answer] of answers.entries()) {
       assert.equal(answer.status, 200, `read ${n}: ${answer.text.slice(0, 200)}`);
-      assert.match(answer.text, new RegExp(`"pool-${n}"`), `read ${n} is answered for its own question`);
+      assert.match(
+        answer.text,
+        new RegExp(`"pool-${n}"`),
+        `read ${n} is answered for its own question`,
+      );
     }
     const before = (name: string) => order.indexOf(name);
-    assert.ok(before("probe") < 100, `the probe came back after ${before("probe")} of the 200 reads sent before it`);
-    assert.ok(before("scrape") < 100, `the scrape came back after ${before("scrape")} of the 200 reads sent before it`);
-    assert.ok(before("edit") < 100, `the edit came back after ${before("edit")} of the 200 reads sent before it`);
+    assert.ok(
+      before("probe") < 100,
+      `the probe came back after ${before("probe")} of the 200 reads sent before it`,
+    );
+    assert.ok(
+      before("scrape") < 100,
+      `the scrape came back after ${before("scrape")} of the 200 reads sent before it`,
+    );
+    assert.ok(
+      before("edit") < 100,
+      `the edit came back after ${before("edit")} of the 200 reads sent before it`,
+    );
     // Reads are let in in the order they arrived: the first ones sent are answered first.
     const firstTen = reads.slice(0, 10).map((read) => order.indexOf(read.name));
-    assert.ok(Math.max(...firstTen) < 100, `the first 10 reads came back at ${firstTen.join(", ")}`);
+    assert.ok(
+      Math.max(...firstTen) < 100,
+      `the first 10 reads came back at ${firstTen.join(", ")}`,
+    );
   });
 
   it("counts a read's wait for its turn in its latency", async () => {
@@ -92,30 +148,48 @@ describe("reads take turns with probes and edits", () => {
     // at their arrival, or a flood of reads would look fast to the server while its clients wait.
     const validateSum = async (): Promise<number> => {
       const text = (await send(port, new http.Agent(), "scrape", "GET", "/metrics").answer).text;
-      return Number(/^kubecompat_http_request_duration_seconds_sum\{method="POST",route="\/api\/v1\/validate"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+      return Number(
+        /^kubecompat_http_request_duration_seconds_sum\{method="POST",route="\/api\/v1\/validate"\} (\S+)$/m.exec(
+          text,
+        )?.[1] ?? 0,
+      );
     };
     const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-    await Promise.all(Array.from({ length: 120 }, (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer));
+    await Promise.all(
+      Array.from(
+        { length: 120 },
+        (_, n) => send(port, agent, `open ${n}`, "GET", "/healthz").answer,
+      ),
+    );
     const before = await validateSum();
     const started = performance.now();
     const seen: number[] = [];
     await Promise.all(
-      Array.from({ length: 120 }, (_, n) => send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(9000 + n)).answer.then((answer) => {
-        assert.equal(answer.status, 200);
-        seen.push((performance.now() - started) / 1000);
-      })),
+      Array.from({ length: 120 }, (_, n) =>
+        send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(9000 + n)).answer.then(
+          (answer) => {
+            assert.equal(answer.status, 200);
+            seen.push((performance.now() - started) / 1000);
+          },
+        ),
+      ),
     );
     agent.destroy();
     const counted = (await validateSum()) - before;
     const waitedInAll = seen.reduce((sum, seconds) => sum + seconds, 0);
     // The clients' waits include the network and the client's own loop; the server's must be most of them
     // (counted from when the app handled each read, they would be a few per cent: 120 reads, one per turn).
-    assert.ok(counted >= 0.5 * waitedInAll, `the server counted ${counted.toFixed(3)} s for reads its clients waited ${waitedInAll.toFixed(3)} s for`);
+    assert.ok(
+      counted >= 0.5 * waitedInAll,
+      `the server counted ${counted.toFixed(3)} s for reads its clients waited ${waitedInAll.toFixed(3)} s for`,
+    );
   });
 
   it("skips a read whose client hung up while it waited, and answers the others", async () => {
     const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-    const reads = Array.from({ length: 60 }, (_, n) => send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(1000 + n)));
+    const reads = Array.from({ length: 60 }, (_, n) =>
+      send(port, agent, `read ${n}`, "POST", "/api/v1/validate", question(1000 + n)),
+    );
     const gone = reads.filter((_, n) => n % 2 === 1);
     for (const read of gone) {
       read.answer.catch(() => undefined);
@@ -125,7 +199,14 @@ describe("reads take turns with probes and edits", () => {
     agent.destroy();
     for (const answer of kept) assert.equal(answer.status, 200);
     // The instance still answers new reads afterwards (nothing waits for a client that left).
-    const after = await send(port, new http.Agent(), "after", "POST", "/api/v1/validate", question(5000)).answer;
+    const after = await send(
+      port,
+      new http.Agent(),
+      "after",
+      "POST",
+      "/api/v1/validate",
+      question(5000),
+    ).answer;
     assert.equal(after.status, 200);
   });
 
@@ -148,7 +229,11 @@ describe("reads take turns with probes and edits", () => {
     await collectGarbage();
     const passed = letIn.length;
     assert.ok(passed >= 2 && passed < 10, `${passed} reads let in after three passes`);
-    assert.deepEqual(letIn, Array.from({ length: passed }, (_, index) => index), "in arrival order");
+    assert.deepEqual(
+      letIn,
+      Array.from({ length: passed }, (_, index) => index),
+      "in arrival order",
+    );
     assert.deepEqual(
       admitted.map((ref) => ref.deref() !== undefined),
       admitted.map((_, index) => index >= passed),

@@ -29,7 +29,10 @@ describe("AnswerCache", () => {
     cache.set(s1, "c", "C", 30); // 96 bytes: all fit
     cache.set(s1, "d", "D", 30); // 128 bytes: b, the least recently used, goes
     assert.equal(cache.get(s1, "b"), undefined);
-    assert.deepEqual(["a", "c", "d"].map((key) => cache.get(s1, key)), ["A", "C", "D"]);
+    assert.deepEqual(
+      ["a", "c", "d"].map((key) => cache.get(s1, key)),
+      ["A", "C", "D"],
+    );
     assert.ok(cache.stats().bytes <= 100);
   });
 
@@ -45,7 +48,11 @@ describe("AnswerCache", () => {
     const s1 = snapshot(1);
     const s2 = snapshot(2);
     cache.set(s1, "q", "from revision 1", 10);
-    assert.equal(cache.get(s2, "q"), undefined, "an answer of revision 1 must not be served under revision 2");
+    assert.equal(
+      cache.get(s2, "q"),
+      undefined,
+      "an answer of revision 1 must not be served under revision 2",
+    );
     // A request that began before the swap finishes with revision 1: it must not put revision-1 answers back.
     cache.set(s1, "q", "from revision 1, late", 10);
     assert.equal(cache.get(s1, "q"), undefined);
@@ -66,7 +73,8 @@ describe("GraphQL answers remembered per snapshot", () => {
   it("classifies every root query field as answered from the snapshot or read from the database", () => {
     const document = parse(fs.readFileSync(SCHEMA_PATH, "utf8"));
     const query = document.definitions.find(
-      (definition): definition is ObjectTypeDefinitionNode => definition.kind === Kind.OBJECT_TYPE_DEFINITION && definition.name.value === "Query",
+      (definition): definition is ObjectTypeDefinitionNode =>
+        definition.kind === Kind.OBJECT_TYPE_DEFINITION && definition.name.value === "Query",
     );
     const fields = (query?.fields ?? []).map((field) => field.name.value);
     assert.ok(fields.length > 10);
@@ -94,7 +102,13 @@ describe("remembered answers over HTTP", () => {
   });
   after(async () => runtime.close());
 
-  const plan = { components: [{ component: "kube-apiserver", version: "1.30.2" }, { component: "kubelet", version: "1.26.5" }], asOf: "2026-06-01" };
+  const plan = {
+    components: [
+      { component: "kube-apiserver", version: "1.30.2" },
+      { component: "kubelet", version: "1.26.5" },
+    ],
+    asOf: "2026-06-01",
+  };
   const cronJob = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n";
   const graphqlValidate = {
     query: `query Check($plan: ClusterPlanInput!) { validateCluster(plan: $plan, asOf: "2026-06-01") { ok kbRevision findings { code severity sourceUrl } } }`,
@@ -107,12 +121,26 @@ describe("remembered answers over HTTP", () => {
     const second = await request(runtime.app).post("/api/v1/validate").send(plan).expect(200);
     assert.equal(second.text, first.text);
     assert.match(second.headers["content-type"] ?? "", /^application\/json; charset=utf-8/);
-    const tooOld = first.body.findings.filter((finding: { code: string }) => finding.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER").length;
+    const tooOld = first.body.findings.filter(
+      (finding: { code: string }) => finding.code === "SKEW_KUBELET_TOO_OLD_FOR_APISERVER",
+    ).length;
     assert.ok(tooOld > 0, "kubelet 1.26 under apiserver 1.30 is outside the skew policy");
     const afterText = (await request(runtime.app).get("/metrics").expect(200)).text;
-    assert.ok(metric(afterText, "kubecompat_answer_cache_hits", "rest") >= metric(before, "kubecompat_answer_cache_hits", "rest") + 1);
-    const counted = (text: string) => Number(/kubecompat_findings_total\{code="SKEW_KUBELET_TOO_OLD_FOR_APISERVER",severity="ERROR"\} (\d+)/.exec(text)?.[1] ?? 0);
-    assert.equal(counted(afterText) - counted(before), 2 * tooOld, "a remembered answer's findings count like a computed one's");
+    assert.ok(
+      metric(afterText, "kubecompat_answer_cache_hits", "rest") >=
+        metric(before, "kubecompat_answer_cache_hits", "rest") + 1,
+    );
+    const counted = (text: string) =>
+      Number(
+        /kubecompat_findings_total\{code="SKEW_KUBELET_TOO_OLD_FOR_APISERVER",severity="ERROR"\} (\d+)/.exec(
+          text,
+        )?.[1] ?? 0,
+      );
+    assert.equal(
+      counted(afterText) - counted(before),
+      2 * tooOld,
+      "a remembered answer's findings count like a computed one's",
+    );
 
     const gqlFirst = await request(runtime.app).post("/graphql").send(graphqlValidate).expect(200);
     const gqlSecond = await request(runtime.app).post("/graphql").send(graphqlValidate).expect(200);
@@ -124,16 +152,26 @@ describe("remembered answers over HTTP", () => {
 
   it("never answers from an older knowledge-base revision: an edit changes the next answer", async () => {
     const scan = { manifests: cronJob, targetVersion: "1.29" };
-    const question = { query: `query Scan($m: String!) { scanManifests(manifests: $m, targetVersion: "1.29") { kbRevision findings { sourceUrl } } }`, variables: { m: cronJob } };
+    const question = {
+      query: `query Scan($m: String!) { scanManifests(manifests: $m, targetVersion: "1.29") { kbRevision findings { sourceUrl } } }`,
+      variables: { m: cronJob },
+    };
     const restBefore = await request(runtime.app).post("/api/v1/scan").send(scan).expect(200);
     await request(runtime.app).post("/api/v1/scan").send(scan).expect(200);
     const gqlBefore = await request(runtime.app).post("/graphql").send(question).expect(200);
     await request(runtime.app).post("/graphql").send(question).expect(200);
-    const validateBefore = await request(runtime.app).post("/api/v1/validate").send(plan).expect(200);
+    const validateBefore = await request(runtime.app)
+      .post("/api/v1/validate")
+      .send(plan)
+      .expect(200);
 
     const list = await request(runtime.app).get("/api/v1/api-removals").expect(200);
-    const item = list.body.items.find((entry: { apiVersion: string; kind: string }) => entry.apiVersion === "batch/v1beta1" && entry.kind === "CronJob");
-    const movedUrl = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/#cronjob-v125";
+    const item = list.body.items.find(
+      (entry: { apiVersion: string; kind: string }) =>
+        entry.apiVersion === "batch/v1beta1" && entry.kind === "CronJob",
+    );
+    const movedUrl =
+      "https://kubernetes.io/docs/reference/using-api/deprecation-guide/#cronjob-v125";
     assert.notEqual(restBefore.body.findings[0].sourceUrl, movedUrl);
     await request(runtime.app)
       .put(`/api/v1/api-removals/${encodeURIComponent("batch/v1beta1 CronJob")}`)
@@ -145,9 +183,15 @@ describe("remembered answers over HTTP", () => {
     assert.equal(restAfter.body.kbRevision, restBefore.body.kbRevision + 1);
     assert.equal(restAfter.body.findings[0].sourceUrl, movedUrl);
     const gqlAfter = await request(runtime.app).post("/graphql").send(question).expect(200);
-    assert.equal(gqlAfter.body.data.scanManifests.kbRevision, gqlBefore.body.data.scanManifests.kbRevision + 1);
+    assert.equal(
+      gqlAfter.body.data.scanManifests.kbRevision,
+      gqlBefore.body.data.scanManifests.kbRevision + 1,
+    );
     assert.equal(gqlAfter.body.data.scanManifests.findings[0].sourceUrl, movedUrl);
-    const validateAfter = await request(runtime.app).post("/api/v1/validate").send(plan).expect(200);
+    const validateAfter = await request(runtime.app)
+      .post("/api/v1/validate")
+      .send(plan)
+      .expect(200);
     assert.equal(validateAfter.body.kbRevision, validateBefore.body.kbRevision + 1);
     const removals = await request(runtime.app).get("/api/v1/api-removals").expect(200);
     assert.equal(removals.body.kbRevision, list.body.kbRevision + 1);
@@ -179,13 +223,27 @@ describe("remembered answers over HTTP", () => {
     const gqlSecond = await request(runtime.app).post("/graphql").send(graphqlValidate).expect(200);
     const afterText = (await request(runtime.app).get("/metrics").expect(200)).text;
     for (const face of ["rest", "graphql"]) {
-      assert.equal(metric(afterText, "kubecompat_answer_cache_misses", face), metric(before, "kubecompat_answer_cache_misses", face), `${face}: not judged again`);
-      assert.ok(metric(afterText, "kubecompat_answer_cache_carried", face) > metric(before, "kubecompat_answer_cache_carried", face), `${face}: carried over`);
+      assert.equal(
+        metric(afterText, "kubecompat_answer_cache_misses", face),
+        metric(before, "kubecompat_answer_cache_misses", face),
+        `${face}: not judged again`,
+      );
+      assert.ok(
+        metric(afterText, "kubecompat_answer_cache_carried", face) >
+          metric(before, "kubecompat_answer_cache_carried", face),
+        `${face}: carried over`,
+      );
     }
     assert.equal(second.body.kbRevision, revision);
-    assert.equal(second.text, first.text.replace(`"kbRevision":${first.body.kbRevision}`, `"kbRevision":${revision}`));
+    assert.equal(
+      second.text,
+      first.text.replace(`"kbRevision":${first.body.kbRevision}`, `"kbRevision":${revision}`),
+    );
     assert.equal(gqlSecond.body.data.validateCluster.kbRevision, revision);
-    assert.deepEqual({ ...gqlSecond.body.data.validateCluster, kbRevision: 0 }, { ...gqlFirst.body.data.validateCluster, kbRevision: 0 });
+    assert.deepEqual(
+      { ...gqlSecond.body.data.validateCluster, kbRevision: 0 },
+      { ...gqlFirst.body.data.validateCluster, kbRevision: 0 },
+    );
   });
 
   it("does not remember refusals: a bad question is judged again each time", async () => {
@@ -195,7 +253,13 @@ describe("remembered answers over HTTP", () => {
     const second = await request(runtime.app).post("/api/v1/validate").send(bad).expect(400);
     assert.deepEqual(second.body, first.body);
     const afterText = (await request(runtime.app).get("/metrics").expect(200)).text;
-    assert.equal(metric(afterText, "kubecompat_answer_cache_hits", "rest"), metric(before, "kubecompat_answer_cache_hits", "rest"));
-    assert.equal(metric(afterText, "kubecompat_answer_cache_misses", "rest"), metric(before, "kubecompat_answer_cache_misses", "rest") + 1);
+    assert.equal(
+      metric(afterText, "kubecompat_answer_cache_hits", "rest"),
+      metric(before, "kubecompat_answer_cache_hits", "rest"),
+    );
+    assert.equal(
+      metric(afterText, "kubecompat_answer_cache_misses", "rest"),
+      metric(before, "kubecompat_answer_cache_misses", "rest") + 1,
+    );
   });
 });

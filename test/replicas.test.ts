@@ -16,7 +16,6 @@ import { createLogger } from "../src/core/logger.js";
 import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
 import { KB_DIR, createTestToken } from "./support/runtime.js";
 
-
 async function revisionWithin(app: Express, expected: number, ms: number): Promise<number> {
   const deadline = Date.now() + ms;
   let seen = -1;
@@ -61,7 +60,11 @@ describe("replicas", () => {
       .send({ ...record, revision, disagreement: "replica test" })
       .expect(200);
     const seen = await revisionWithin(second.app, edit.body.kbRevision, 1_000);
-    assert.equal(seen, edit.body.kbRevision, "the second instance did not see the edit within one second");
+    assert.equal(
+      seen,
+      edit.body.kbRevision,
+      "the second instance did not see the edit within one second",
+    );
     const after = (await request(second.app).get("/api/v1/releases/1.30").expect(200)).body;
     assert.equal(after.disagreement, "replica test");
   });
@@ -69,7 +72,8 @@ describe("replicas", () => {
   it("a change that no notification announced is found by the periodic check", async () => {
     const third = await startInstance(database.url, 200);
     try {
-      const current = (await request(third.app).get("/api/v1/kb").expect(200)).body.revision as number;
+      const current = (await request(third.app).get("/api/v1/kb").expect(200)).body
+        .revision as number;
       // Bump the revision behind every listener's back (no NOTIFY).
       await query(database.url, `UPDATE "KbState" SET revision = revision + 1 WHERE id = 1`);
       const seen = await revisionWithin(third.app, current + 1, 3_000);

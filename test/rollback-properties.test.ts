@@ -17,7 +17,12 @@ import { InputError } from "../src/core/errors.js";
 import { today } from "../src/domain/days.js";
 import { checkRollback } from "../src/domain/rollback.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
-import { PROPERTY_SEED, clusterQuestion, platformOf, propertyRuns } from "./support/cluster-generators.js";
+import {
+  PROPERTY_SEED,
+  clusterQuestion,
+  platformOf,
+  propertyRuns,
+} from "./support/cluster-generators.js";
 import { kbSnapshot } from "./support/snapshot.js";
 import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
 
@@ -39,70 +44,136 @@ describe("control-plane rollbacks over generated clusters", () => {
     const reach = (what: string) => reached.set(what, (reached.get(what) ?? 0) + 1);
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(clusterQuestion(snapshot), fc.integer({ min: 1, max: 2 }), fc.integer({ min: -12, max: 2 }), fc.boolean(), async (question, back, offset, giveDay) => {
-        run += 1;
-        const apiserver = question.components.find((entry) => entry.component === "kube-apiserver")!;
-        const match = /^v?1\.(\d+)/.exec(apiserver.version.trim());
-        if (match === null) return;
-        const toVersion = `1.${Number(match[1]) - back}.1`;
-        const asOf = question.asOf ?? today();
-        const upgradedOn = giveDay ? addDays(asOf, offset) : undefined;
-        const ask = { current: question.components, component: "kube-apiserver", instance: apiserver.instance ?? null, toVersion, profile: question.profile, asOf: question.asOf, platform: question.platform, upgradedOn };
-        let result;
-        try {
-          result = checkRollback(snapshot, ask);
-        } catch (error) {
-          if (!(error instanceof InputError)) throw error;
-          // Only an upgrade day after the day judged is refused for the day; other input errors are the cluster's (versions beyond the knowledge).
-          if (error.field === "upgradedOn") {
-            assert.ok(giveDay && offset > 0, error.message);
-            reach("upgradedOn refused");
+      fc.asyncProperty(
+        clusterQuestion(snapshot),
+        fc.integer({ min: 1, max: 2 }),
+        fc.integer({ min: -12, max: 2 }),
+        fc.boolean(),
+        async (question, back, offset, giveDay) => {
+          run += 1;
+          const apiserver = question.components.find(
+            (entry) => entry.component === "kube-apiserver",
+          )!;
+          const match = /^v?1\.(\d+)/.exec(apiserver.version.trim());
+          if (match === null) return;
+          const toVersion = `1.${Number(match[1]) - back}.1`;
+          const asOf = question.asOf ?? today();
+          const upgradedOn = giveDay ? addDays(asOf, offset) : undefined;
+          const ask = {
+            current: question.components,
+            component: "kube-apiserver",
+            instance: apiserver.instance ?? null,
+            toVersion,
+            profile: question.profile,
+            asOf: question.asOf,
+            platform: question.platform,
+            upgradedOn,
+          };
+          let result;
+          try {
+            result = checkRollback(snapshot, ask);
+          } catch (error) {
+            if (!(error instanceof InputError)) throw error;
+            // Only an upgrade day after the day judged is refused for the day; other input errors are the cluster's (versions beyond the knowledge).
+            if (error.field === "upgradedOn") {
+              assert.ok(giveDay && offset > 0, error.message);
+              reach("upgradedOn refused");
+            }
+            return;
           }
-          return;
-        }
-        if (giveDay && offset > 0 && result.findings.some((finding) => finding.code === "PLATFORM_ROLLBACK_AVAILABLE" || finding.code === "ROLLBACK_WINDOW_CLOSED")) {
-          assert.fail(`an upgrade day after ${asOf} was judged: ${JSON.stringify(ask)}`);
-        }
-        const codes = result.findings.map((finding) => finding.code);
-        const platform = platformOf(snapshot, question);
-        const policy = snapshot.rollbackPolicy({ name: "kube-apiserver", category: "apiserver" }, platform === "upstream" ? null : (platform ?? null), `1.${match[1]}`);
-        const outcomes = ["ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "ROLLBACK_WINDOW_UNKNOWN", "ROLLBACK_WINDOW_CLOSED", "PLATFORM_ROLLBACK_AVAILABLE"].filter((code) => (codes as readonly string[]).includes(code));
-        const why = `${JSON.stringify(ask)}\n${result.findings.map((finding) => `${finding.severity} ${finding.code}: ${finding.message}`).join("\n")}`;
-        if (policy?.minorDowngrade === "PLATFORM_ROLLBACK") {
-          const expected =
-            back > policy.maxMinorsBack
-              ? "ROLLBACK_CONTROL_PLANE_UNSUPPORTED"
-              : upgradedOn === undefined || policy.windowDays === null
-                ? "ROLLBACK_WINDOW_UNKNOWN"
-                : asOf > addDays(upgradedOn, policy.windowDays)
-                  ? "ROLLBACK_WINDOW_CLOSED"
-                  : "PLATFORM_ROLLBACK_AVAILABLE";
-          assert.deepEqual(outcomes, [expected], why);
-          if (expected === "PLATFORM_ROLLBACK_AVAILABLE") assert.ok(result.findings.find((finding) => finding.code === expected)!.message.includes(`until ${addDays(upgradedOn!, policy.windowDays!)}`), why);
-          if (expected === "ROLLBACK_WINDOW_CLOSED" || expected === "ROLLBACK_CONTROL_PLANE_UNSUPPORTED") assert.equal(result.ok, false, why);
-          reach(`${platform} ${expected}`);
-        } else {
-          assert.deepEqual(outcomes, ["ROLLBACK_CONTROL_PLANE_UNSUPPORTED"], why);
-          assert.equal(result.ok, false, why);
-          reach(`${platform ?? "upstream"} refused`);
-        }
-        if (run % 4 === 0) {
-          const rest = await request(runtime.app)
-            .post("/api/v1/rollback-check")
-            .send({ ...ask, current: { components: question.components }, ...(ask.profile === undefined ? {} : { profile: ask.profile }) })
-            .expect(200);
-          assert.deepEqual(
-            rest.body.findings.map((finding: { code: string; message: string }) => `${finding.code}: ${finding.message}`),
-            result.findings.map((finding) => `${finding.code}: ${finding.message}`),
-            why,
+          if (
+            giveDay &&
+            offset > 0 &&
+            result.findings.some(
+              (finding) =>
+                finding.code === "PLATFORM_ROLLBACK_AVAILABLE" ||
+                finding.code === "ROLLBACK_WINDOW_CLOSED",
+            )
+          ) {
+            assert.fail(`an upgrade day after ${asOf} was judged: ${JSON.stringify(ask)}`);
+          }
+          const codes = result.findings.map((finding) => finding.code);
+          const platform = platformOf(snapshot, question);
+          const policy = snapshot.rollbackPolicy(
+            { name: "kube-apiserver", category: "apiserver" },
+            platform === "upstream" ? null : (platform ?? null),
+            `1.${match[1]}`,
           );
-          reach("REST");
-        }
-      }),
+          const outcomes = [
+            "ROLLBACK_CONTROL_PLANE_UNSUPPORTED",
+            "ROLLBACK_WINDOW_UNKNOWN",
+            "ROLLBACK_WINDOW_CLOSED",
+            "PLATFORM_ROLLBACK_AVAILABLE",
+          ].filter((code) => (codes as readonly string[]).includes(code));
+          const why = `${JSON.stringify(ask)}\n${result.findings.map((finding) => `${finding.severity} ${finding.code}: ${finding.message}`).join("\n")}`;
+          if (policy?.minorDowngrade === "PLATFORM_ROLLBACK") {
+            const expected =
+              back > policy.maxMinorsBack
+                ? "ROLLBACK_CONTROL_PLANE_UNSUPPORTED"
+                : upgradedOn === undefined || policy.windowDays === null
+                  ? "ROLLBACK_WINDOW_UNKNOWN"
+                  : asOf > addDays(upgradedOn, policy.windowDays)
+                    ? "ROLLBACK_WINDOW_CLOSED"
+                    : "PLATFORM_ROLLBACK_AVAILABLE";
+            assert.deepEqual(outcomes, [expected], why);
+            if (expected === "PLATFORM_ROLLBACK_AVAILABLE")
+              assert.ok(
+                result.findings
+                  .find((finding) => finding.code === expected)!
+                  .message.includes(`until ${addDays(upgradedOn!, policy.windowDays!)}`),
+                why,
+              );
+            if (
+              expected === "ROLLBACK_WINDOW_CLOSED" ||
+              expected === "ROLLBACK_CONTROL_PLANE_UNSUPPORTED"
+            )
+              assert.equal(result.ok, false, why);
+            reach(`${platform} ${expected}`);
+          } else {
+            assert.deepEqual(outcomes, ["ROLLBACK_CONTROL_PLANE_UNSUPPORTED"], why);
+            assert.equal(result.ok, false, why);
+            reach(`${platform ?? "upstream"} refused`);
+          }
+          if (run % 4 === 0) {
+            const rest = await request(runtime.app)
+              .post("/api/v1/rollback-check")
+              .send({
+                ...ask,
+                current: { components: question.components },
+                ...(ask.profile === undefined ? {} : { profile: ask.profile }),
+              })
+              .expect(200);
+            assert.deepEqual(
+              rest.body.findings.map(
+                (finding: { code: string; message: string }) =>
+                  `${finding.code}: ${finding.message}`,
+              ),
+              result.findings.map((finding) => `${finding.code}: ${finding.message}`),
+              why,
+            );
+            reach("REST");
+          }
+        },
+      ),
       { numRuns: propertyRuns(160), seed: PROPERTY_SEED },
     );
-    for (const what of ["eks ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "eks ROLLBACK_WINDOW_UNKNOWN", "eks ROLLBACK_WINDOW_CLOSED", "eks PLATFORM_ROLLBACK_AVAILABLE", "gke ROLLBACK_WINDOW_UNKNOWN", "gke ROLLBACK_CONTROL_PLANE_UNSUPPORTED", "aks refused", "gke refused", "upstream refused", "upgradedOn refused", "REST"]) {
-      assert.ok((reached.get(what) ?? 0) > 0, `the generators never reached ${what}: ${JSON.stringify([...reached])}`);
+    for (const what of [
+      "eks ROLLBACK_CONTROL_PLANE_UNSUPPORTED",
+      "eks ROLLBACK_WINDOW_UNKNOWN",
+      "eks ROLLBACK_WINDOW_CLOSED",
+      "eks PLATFORM_ROLLBACK_AVAILABLE",
+      "gke ROLLBACK_WINDOW_UNKNOWN",
+      "gke ROLLBACK_CONTROL_PLANE_UNSUPPORTED",
+      "aks refused",
+      "gke refused",
+      "upstream refused",
+      "upgradedOn refused",
+      "REST",
+    ]) {
+      assert.ok(
+        (reached.get(what) ?? 0) > 0,
+        `the generators never reached ${what}: ${JSON.stringify([...reached])}`,
+      );
     }
   });
 });

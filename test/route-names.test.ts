@@ -20,7 +20,12 @@ import { captureLogs } from "./support/log-sink.js";
 
 const SLACK_SECRET = "slack-signing-secret-for-route-names";
 const BOT_TOKEN = "chatops-bot-token-for-route-names";
-const VALIDATE = { components: [{ component: "kube-apiserver", version: "1.30" }, { component: "kubelet", version: "1.29", instance: "pool-a" }] };
+const VALIDATE = {
+  components: [
+    { component: "kube-apiserver", version: "1.30" },
+    { component: "kubelet", version: "1.29", instance: "pool-a" },
+  ],
+};
 
 type LogLine = Record<string, unknown>;
 
@@ -28,8 +33,11 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   for (const line of text.split("\n")) {
     const match = /^([a-z_]+)\{([^}]*)\} (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const present = Object.fromEntries([...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.entries(labels).every(([key, value]) => present[key] === value)) return Number(match[3]);
+    const present = Object.fromEntries(
+      [...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]),
+    );
+    if (Object.entries(labels).every(([key, value]) => present[key] === value))
+      return Number(match[3]);
   }
   return undefined;
 }
@@ -62,26 +70,42 @@ describe("route names in logs and metrics, and 405", () => {
   });
 
   /** Sends a request and returns it with the log line of its request id. */
-  async function send(path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: string; log: LogLine }> {
+  async function send(
+    path: string,
+    init: RequestInit = {},
+  ): Promise<{ status: number; headers: Headers; body: string; log: LogLine }> {
     const answer = await fetch(`${base}${path}`, init);
     const body = await answer.text();
     const id = answer.headers.get("x-request-id");
     assert.ok(id, "every answer has a request id");
     // The line is written on "finish", which may come a moment after the client has the answer.
-    for (let tries = 0; tries < 100 && !lines.some((line) => line.requestId === id && line.msg === "request"); tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (
+      let tries = 0;
+      tries < 100 && !lines.some((line) => line.requestId === id && line.msg === "request");
+      tries += 1
+    )
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const log = lines.find((line) => line.requestId === id && line.msg === "request");
     assert.ok(log, `a request line for ${path}`);
     return { status: answer.status, headers: answer.headers, body, log };
   }
 
-  const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const json = (body: unknown): RequestInit => ({
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
   it("logs a GraphQL POST as /graphql, on success and on error, with its full path", async () => {
     const ok = await send("/graphql", json({ query: "{ coverage { knowledge } }" }));
     assert.equal(ok.status, 200);
     assert.equal(ok.log.path, "/graphql");
     assert.equal(ok.log.route, "/graphql");
-    const broken = await send("/graphql", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" });
+    const broken = await send("/graphql", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{not json",
+    });
     assert.equal(broken.status, 400);
     assert.equal(broken.log.path, "/graphql");
     assert.equal(broken.log.route, "/graphql");
@@ -93,20 +117,35 @@ describe("route names in logs and metrics, and 405", () => {
   it("labels a route the same in the metrics whether it answered or was refused before it", async () => {
     const before = await (await fetch(`${base}/metrics`)).text();
     await send("/api/v1/validate", json(VALIDATE));
-    await send("/api/v1/validate", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" });
+    await send("/api/v1/validate", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{not json",
+    });
     await send("/api/v1/validate", json({ components: "not a list" }));
     await send("/graphql", json({ query: "{ coverage { knowledge } }" }));
-    await send("/graphql", { method: "POST", headers: { "Content-Type": "application/json" }, body: "[" });
+    await send("/graphql", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "[",
+    });
     await send("/api/v1/audit"); // admin only: refused by the authentication in front of the routes
     await send("/api/v1/no-such-route");
     const metrics = await (await fetch(`${base}/metrics`)).text();
     // Counted since `before`: the other tests of this file send requests too.
     const count = (route: string, status: string, method = "POST") => {
       const labels = { method, route, status };
-      return (sample(metrics, "kubecompat_http_requests_total", labels) ?? 0) - (sample(before, "kubecompat_http_requests_total", labels) ?? 0);
+      return (
+        (sample(metrics, "kubecompat_http_requests_total", labels) ?? 0) -
+        (sample(before, "kubecompat_http_requests_total", labels) ?? 0)
+      );
     };
     assert.equal(count("/api/v1/validate", "200"), 1);
-    assert.equal(count("/api/v1/validate", "400"), 2, "a body that is not JSON and one that fails validation: both the route's label");
+    assert.equal(
+      count("/api/v1/validate", "400"),
+      2,
+      "a body that is not JSON and one that fails validation: both the route's label",
+    );
     assert.equal(count("/graphql", "200"), 1);
     assert.equal(count("/graphql", "400"), 1);
     assert.equal(count("/api/v1/audit", "401", "GET"), 1);
@@ -126,10 +165,18 @@ describe("route names in logs and metrics, and 405", () => {
     assert.equal(del.status, 405);
     assert.equal(del.headers.get("allow"), "GET, HEAD, OPTIONS");
 
-    const put = await send("/graphql", { method: "PUT", headers: { "Content-Type": "application/json" }, body: "{}" });
+    const put = await send("/graphql", {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     assert.equal(put.status, 405);
     assert.equal(put.headers.get("allow"), "GET, HEAD, POST, OPTIONS");
-    assert.equal(JSON.parse(put.body).errors[0].extensions.code, "METHOD_NOT_ALLOWED", "in GraphQL's shape under /graphql");
+    assert.equal(
+      JSON.parse(put.body).errors[0].extensions.code,
+      "METHOD_NOT_ALLOWED",
+      "in GraphQL's shape under /graphql",
+    );
 
     const chat = await send("/chatops/slack");
     assert.equal(chat.status, 405);

@@ -24,7 +24,11 @@ const KUBECTL_YAML = "kubectl-get-all-pdb.yaml";
 const KUBECTL_JSON = "kubectl-get-json.json";
 const GITOPS = "gitops-prod-concatenated.yaml";
 
-const SEVERITY = { API_REMOVED: "ERROR", API_DEPRECATED: "WARNING", API_REMOVAL_SCHEDULED: "INFO" } as const;
+const SEVERITY = {
+  API_REMOVED: "ERROR",
+  API_DEPRECATED: "WARNING",
+  API_REMOVAL_SCHEDULED: "INFO",
+} as const;
 type Code = keyof typeof SEVERITY;
 
 function fixture(name: string): string {
@@ -39,7 +43,11 @@ function fixture(name: string): string {
 function objectLine(text: string, marker: string): number {
   const lines = text.split("\n");
   const hits = lines.flatMap((line, index) => (line.trim() === marker ? [index] : []));
-  assert.equal(hits.length, 1, `marker ${JSON.stringify(marker)} must be exactly one line of the fixture, found ${hits.length}`);
+  assert.equal(
+    hits.length,
+    1,
+    `marker ${JSON.stringify(marker)} must be exactly one line of the fixture, found ${hits.length}`,
+  );
   for (let index = hits[0]!; index >= 0; index -= 1) {
     const line = lines[index]!;
     if (/^\s*(- )?apiVersion:/.test(line)) return index + 1;
@@ -49,7 +57,16 @@ function objectLine(text: string, marker: string): number {
 }
 
 /** [code, kind, name, namespace, documentIndex, marker for objectLine, helm source, replacement] */
-type Row = [Code, string, string | null, string | null, number, string, string | null, string | null];
+type Row = [
+  Code,
+  string,
+  string | null,
+  string | null,
+  number,
+  string,
+  string | null,
+  string | null,
+];
 
 function expected(text: string, rows: readonly Row[]) {
   return rows.map(([code, kind, name, namespace, documentIndex, marker, source, replacement]) => ({
@@ -66,17 +83,19 @@ function expected(text: string, rows: readonly Row[]) {
 }
 
 function projected(findings: readonly ManifestFinding[]) {
-  return findings.map(({ code, severity, kind, name, namespace, documentIndex, line, source, replacement }) => ({
-    code,
-    severity,
-    kind,
-    name,
-    namespace,
-    documentIndex,
-    line,
-    source,
-    replacement,
-  }));
+  return findings.map(
+    ({ code, severity, kind, name, namespace, documentIndex, line, source, replacement }) => ({
+      code,
+      severity,
+      kind,
+      name,
+      namespace,
+      documentIndex,
+      line,
+      source,
+      replacement,
+    }),
+  );
 }
 
 /** Asserts an InputError on `field` whose message matches `pattern`. */
@@ -108,19 +127,74 @@ interface FixtureCase {
 
 const CASES: readonly FixtureCase[] = [
   {
-    title: "helm template of an umbrella chart, target 1.25: PSP and CronJob are gone, v2beta2 HPA is deprecated",
+    title:
+      "helm template of an umbrella chart, target 1.25: PSP and CronJob are gone, v2beta2 HPA is deprecated",
     fixture: HELM,
     target: "1.25",
     // 13 documents, one of them only comments
     documentsScanned: 12,
     objectsScanned: 12,
     rows: [
-      ["API_REMOVED", "PodSecurityPolicy", "shop-redis", null, 0, "kind: PodSecurityPolicy", PSP, null],
-      ["API_DEPRECATED", "HorizontalPodAutoscaler", "shop-web-autoscaler", "shop", 5, "kind: HorizontalPodAutoscaler", HPA, "autoscaling/v2"],
-      ["API_REMOVED", "CronJob", "shop-nightly-report", "shop", 7, "kind: CronJob", CRON, "batch/v1"],
-      ["API_REMOVED", "Ingress", "shop-web-ingress", "shop", 8, "kind: Ingress", INGRESS, "networking.k8s.io/v1"],
-      ["API_REMOVAL_SCHEDULED", "FlowSchema", "shop-batch-jobs", null, 10, "kind: FlowSchema", FLOWSCHEMA, FLOWCONTROL_V1],
-      ["API_REMOVAL_SCHEDULED", "PriorityLevelConfiguration", "shop-batch", null, 11, "kind: PriorityLevelConfiguration", PRIORITY_LEVEL, FLOWCONTROL_V1],
+      [
+        "API_REMOVED",
+        "PodSecurityPolicy",
+        "shop-redis",
+        null,
+        0,
+        "kind: PodSecurityPolicy",
+        PSP,
+        null,
+      ],
+      [
+        "API_DEPRECATED",
+        "HorizontalPodAutoscaler",
+        "shop-web-autoscaler",
+        "shop",
+        5,
+        "kind: HorizontalPodAutoscaler",
+        HPA,
+        "autoscaling/v2",
+      ],
+      [
+        "API_REMOVED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        7,
+        "kind: CronJob",
+        CRON,
+        "batch/v1",
+      ],
+      [
+        "API_REMOVED",
+        "Ingress",
+        "shop-web-ingress",
+        "shop",
+        8,
+        "kind: Ingress",
+        INGRESS,
+        "networking.k8s.io/v1",
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "FlowSchema",
+        "shop-batch-jobs",
+        null,
+        10,
+        "kind: FlowSchema",
+        FLOWSCHEMA,
+        FLOWCONTROL_V1,
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "PriorityLevelConfiguration",
+        "shop-batch",
+        null,
+        11,
+        "kind: PriorityLevelConfiguration",
+        PRIORITY_LEVEL,
+        FLOWCONTROL_V1,
+      ],
     ],
   },
   {
@@ -130,27 +204,136 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 12,
     objectsScanned: 12,
     rows: [
-      ["API_DEPRECATED", "PodSecurityPolicy", "shop-redis", null, 0, "kind: PodSecurityPolicy", PSP, null],
-      ["API_DEPRECATED", "HorizontalPodAutoscaler", "shop-web-autoscaler", "shop", 5, "kind: HorizontalPodAutoscaler", HPA, "autoscaling/v2"],
-      ["API_DEPRECATED", "CronJob", "shop-nightly-report", "shop", 7, "kind: CronJob", CRON, "batch/v1"],
-      ["API_REMOVED", "Ingress", "shop-web-ingress", "shop", 8, "kind: Ingress", INGRESS, "networking.k8s.io/v1"],
-      ["API_REMOVAL_SCHEDULED", "FlowSchema", "shop-batch-jobs", null, 10, "kind: FlowSchema", FLOWSCHEMA, FLOWCONTROL_V1],
-      ["API_REMOVAL_SCHEDULED", "PriorityLevelConfiguration", "shop-batch", null, 11, "kind: PriorityLevelConfiguration", PRIORITY_LEVEL, FLOWCONTROL_V1],
+      [
+        "API_DEPRECATED",
+        "PodSecurityPolicy",
+        "shop-redis",
+        null,
+        0,
+        "kind: PodSecurityPolicy",
+        PSP,
+        null,
+      ],
+      [
+        "API_DEPRECATED",
+        "HorizontalPodAutoscaler",
+        "shop-web-autoscaler",
+        "shop",
+        5,
+        "kind: HorizontalPodAutoscaler",
+        HPA,
+        "autoscaling/v2",
+      ],
+      [
+        "API_DEPRECATED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        7,
+        "kind: CronJob",
+        CRON,
+        "batch/v1",
+      ],
+      [
+        "API_REMOVED",
+        "Ingress",
+        "shop-web-ingress",
+        "shop",
+        8,
+        "kind: Ingress",
+        INGRESS,
+        "networking.k8s.io/v1",
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "FlowSchema",
+        "shop-batch-jobs",
+        null,
+        10,
+        "kind: FlowSchema",
+        FLOWSCHEMA,
+        FLOWCONTROL_V1,
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "PriorityLevelConfiguration",
+        "shop-batch",
+        null,
+        11,
+        "kind: PriorityLevelConfiguration",
+        PRIORITY_LEVEL,
+        FLOWCONTROL_V1,
+      ],
     ],
   },
   {
-    title: "target 1.21: the v2beta2 HPA is not deprecated yet (1.23), so its removal is only scheduled",
+    title:
+      "target 1.21: the v2beta2 HPA is not deprecated yet (1.23), so its removal is only scheduled",
     fixture: HELM,
     target: "1.21",
     documentsScanned: 12,
     objectsScanned: 12,
     rows: [
-      ["API_DEPRECATED", "PodSecurityPolicy", "shop-redis", null, 0, "kind: PodSecurityPolicy", PSP, null],
-      ["API_REMOVAL_SCHEDULED", "HorizontalPodAutoscaler", "shop-web-autoscaler", "shop", 5, "kind: HorizontalPodAutoscaler", HPA, "autoscaling/v2"],
-      ["API_DEPRECATED", "CronJob", "shop-nightly-report", "shop", 7, "kind: CronJob", CRON, "batch/v1"],
-      ["API_DEPRECATED", "Ingress", "shop-web-ingress", "shop", 8, "kind: Ingress", INGRESS, "networking.k8s.io/v1"],
-      ["API_REMOVAL_SCHEDULED", "FlowSchema", "shop-batch-jobs", null, 10, "kind: FlowSchema", FLOWSCHEMA, FLOWCONTROL_V1],
-      ["API_REMOVAL_SCHEDULED", "PriorityLevelConfiguration", "shop-batch", null, 11, "kind: PriorityLevelConfiguration", PRIORITY_LEVEL, FLOWCONTROL_V1],
+      [
+        "API_DEPRECATED",
+        "PodSecurityPolicy",
+        "shop-redis",
+        null,
+        0,
+        "kind: PodSecurityPolicy",
+        PSP,
+        null,
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "HorizontalPodAutoscaler",
+        "shop-web-autoscaler",
+        "shop",
+        5,
+        "kind: HorizontalPodAutoscaler",
+        HPA,
+        "autoscaling/v2",
+      ],
+      [
+        "API_DEPRECATED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        7,
+        "kind: CronJob",
+        CRON,
+        "batch/v1",
+      ],
+      [
+        "API_DEPRECATED",
+        "Ingress",
+        "shop-web-ingress",
+        "shop",
+        8,
+        "kind: Ingress",
+        INGRESS,
+        "networking.k8s.io/v1",
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "FlowSchema",
+        "shop-batch-jobs",
+        null,
+        10,
+        "kind: FlowSchema",
+        FLOWSCHEMA,
+        FLOWCONTROL_V1,
+      ],
+      [
+        "API_REMOVAL_SCHEDULED",
+        "PriorityLevelConfiguration",
+        "shop-batch",
+        null,
+        11,
+        "kind: PriorityLevelConfiguration",
+        PRIORITY_LEVEL,
+        FLOWCONTROL_V1,
+      ],
     ],
   },
   {
@@ -160,12 +343,66 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 12,
     objectsScanned: 12,
     rows: [
-      ["API_REMOVED", "PodSecurityPolicy", "shop-redis", null, 0, "kind: PodSecurityPolicy", PSP, null],
-      ["API_REMOVED", "HorizontalPodAutoscaler", "shop-web-autoscaler", "shop", 5, "kind: HorizontalPodAutoscaler", HPA, "autoscaling/v2"],
-      ["API_REMOVED", "CronJob", "shop-nightly-report", "shop", 7, "kind: CronJob", CRON, "batch/v1"],
-      ["API_REMOVED", "Ingress", "shop-web-ingress", "shop", 8, "kind: Ingress", INGRESS, "networking.k8s.io/v1"],
-      ["API_DEPRECATED", "FlowSchema", "shop-batch-jobs", null, 10, "kind: FlowSchema", FLOWSCHEMA, FLOWCONTROL_V1],
-      ["API_DEPRECATED", "PriorityLevelConfiguration", "shop-batch", null, 11, "kind: PriorityLevelConfiguration", PRIORITY_LEVEL, FLOWCONTROL_V1],
+      [
+        "API_REMOVED",
+        "PodSecurityPolicy",
+        "shop-redis",
+        null,
+        0,
+        "kind: PodSecurityPolicy",
+        PSP,
+        null,
+      ],
+      [
+        "API_REMOVED",
+        "HorizontalPodAutoscaler",
+        "shop-web-autoscaler",
+        "shop",
+        5,
+        "kind: HorizontalPodAutoscaler",
+        HPA,
+        "autoscaling/v2",
+      ],
+      [
+        "API_REMOVED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        7,
+        "kind: CronJob",
+        CRON,
+        "batch/v1",
+      ],
+      [
+        "API_REMOVED",
+        "Ingress",
+        "shop-web-ingress",
+        "shop",
+        8,
+        "kind: Ingress",
+        INGRESS,
+        "networking.k8s.io/v1",
+      ],
+      [
+        "API_DEPRECATED",
+        "FlowSchema",
+        "shop-batch-jobs",
+        null,
+        10,
+        "kind: FlowSchema",
+        FLOWSCHEMA,
+        FLOWCONTROL_V1,
+      ],
+      [
+        "API_DEPRECATED",
+        "PriorityLevelConfiguration",
+        "shop-batch",
+        null,
+        11,
+        "kind: PriorityLevelConfiguration",
+        PRIORITY_LEVEL,
+        FLOWCONTROL_V1,
+      ],
     ],
   },
   {
@@ -175,12 +412,66 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 12,
     objectsScanned: 12,
     rows: [
-      ["API_REMOVED", "PodSecurityPolicy", "shop-redis", null, 0, "kind: PodSecurityPolicy", PSP, null],
-      ["API_REMOVED", "HorizontalPodAutoscaler", "shop-web-autoscaler", "shop", 5, "kind: HorizontalPodAutoscaler", HPA, "autoscaling/v2"],
-      ["API_REMOVED", "CronJob", "shop-nightly-report", "shop", 7, "kind: CronJob", CRON, "batch/v1"],
-      ["API_REMOVED", "Ingress", "shop-web-ingress", "shop", 8, "kind: Ingress", INGRESS, "networking.k8s.io/v1"],
-      ["API_REMOVED", "FlowSchema", "shop-batch-jobs", null, 10, "kind: FlowSchema", FLOWSCHEMA, FLOWCONTROL_V1],
-      ["API_REMOVED", "PriorityLevelConfiguration", "shop-batch", null, 11, "kind: PriorityLevelConfiguration", PRIORITY_LEVEL, FLOWCONTROL_V1],
+      [
+        "API_REMOVED",
+        "PodSecurityPolicy",
+        "shop-redis",
+        null,
+        0,
+        "kind: PodSecurityPolicy",
+        PSP,
+        null,
+      ],
+      [
+        "API_REMOVED",
+        "HorizontalPodAutoscaler",
+        "shop-web-autoscaler",
+        "shop",
+        5,
+        "kind: HorizontalPodAutoscaler",
+        HPA,
+        "autoscaling/v2",
+      ],
+      [
+        "API_REMOVED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        7,
+        "kind: CronJob",
+        CRON,
+        "batch/v1",
+      ],
+      [
+        "API_REMOVED",
+        "Ingress",
+        "shop-web-ingress",
+        "shop",
+        8,
+        "kind: Ingress",
+        INGRESS,
+        "networking.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "FlowSchema",
+        "shop-batch-jobs",
+        null,
+        10,
+        "kind: FlowSchema",
+        FLOWSCHEMA,
+        FLOWCONTROL_V1,
+      ],
+      [
+        "API_REMOVED",
+        "PriorityLevelConfiguration",
+        "shop-batch",
+        null,
+        11,
+        "kind: PriorityLevelConfiguration",
+        PRIORITY_LEVEL,
+        FLOWCONTROL_V1,
+      ],
     ],
   },
   {
@@ -190,8 +481,26 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 1,
     objectsScanned: 8,
     rows: [
-      ["API_REMOVED", "CronJob", "shop-nightly-report", "shop", 0, 'resourceVersion: "48213391"', null, "batch/v1"],
-      ["API_REMOVED", "PodDisruptionBudget", "coredns", "kube-system", 0, "kind: PodDisruptionBudget", null, "policy/v1"],
+      [
+        "API_REMOVED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        0,
+        'resourceVersion: "48213391"',
+        null,
+        "batch/v1",
+      ],
+      [
+        "API_REMOVED",
+        "PodDisruptionBudget",
+        "coredns",
+        "kube-system",
+        0,
+        "kind: PodDisruptionBudget",
+        null,
+        "policy/v1",
+      ],
     ],
   },
   {
@@ -201,8 +510,26 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 1,
     objectsScanned: 8,
     rows: [
-      ["API_DEPRECATED", "CronJob", "shop-nightly-report", "shop", 0, 'resourceVersion: "48213391"', null, "batch/v1"],
-      ["API_DEPRECATED", "PodDisruptionBudget", "coredns", "kube-system", 0, "kind: PodDisruptionBudget", null, "policy/v1"],
+      [
+        "API_DEPRECATED",
+        "CronJob",
+        "shop-nightly-report",
+        "shop",
+        0,
+        'resourceVersion: "48213391"',
+        null,
+        "batch/v1",
+      ],
+      [
+        "API_DEPRECATED",
+        "PodDisruptionBudget",
+        "coredns",
+        "kube-system",
+        0,
+        "kind: PodDisruptionBudget",
+        null,
+        "policy/v1",
+      ],
     ],
   },
   {
@@ -212,8 +539,26 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 1,
     objectsScanned: 3,
     rows: [
-      ["API_REMOVED", "CronJob", "billing-invoice-export", "billing", 0, '"kind": "CronJob",', null, "batch/v1"],
-      ["API_DEPRECATED", "HorizontalPodAutoscaler", "billing-api", "billing", 0, '"kind": "HorizontalPodAutoscaler",', null, "autoscaling/v2"],
+      [
+        "API_REMOVED",
+        "CronJob",
+        "billing-invoice-export",
+        "billing",
+        0,
+        '"kind": "CronJob",',
+        null,
+        "batch/v1",
+      ],
+      [
+        "API_DEPRECATED",
+        "HorizontalPodAutoscaler",
+        "billing-api",
+        "billing",
+        0,
+        '"kind": "HorizontalPodAutoscaler",',
+        null,
+        "autoscaling/v2",
+      ],
     ],
   },
   {
@@ -224,11 +569,56 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 8,
     objectsScanned: 10,
     rows: [
-      ["API_REMOVED", "ValidatingWebhookConfiguration", "image-policy.example.com", null, 2, "kind: ValidatingWebhookConfiguration", null, "admissionregistration.k8s.io/v1"],
-      ["API_REMOVED", "ClusterRole", "prometheus-k8s", null, 5, 'resources: ["nodes/metrics", "services", "endpoints", "pods"]', null, "rbac.authorization.k8s.io/v1"],
-      ["API_REMOVED", "RoleBinding", "prometheus-k8s-monitoring", "monitoring", 5, "name: prometheus-k8s-monitoring", null, "rbac.authorization.k8s.io/v1"],
-      ["API_REMOVED", "PriorityClass", "platform-critical", null, 7, "kind: PriorityClass", null, "scheduling.k8s.io/v1"],
-      ["API_DEPRECATED", "StorageVersionMigration", "secrets-to-v1", null, 8, "kind: StorageVersionMigration", null, "storagemigration.k8s.io/v1beta1"],
+      [
+        "API_REMOVED",
+        "ValidatingWebhookConfiguration",
+        "image-policy.example.com",
+        null,
+        2,
+        "kind: ValidatingWebhookConfiguration",
+        null,
+        "admissionregistration.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "ClusterRole",
+        "prometheus-k8s",
+        null,
+        5,
+        'resources: ["nodes/metrics", "services", "endpoints", "pods"]',
+        null,
+        "rbac.authorization.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "RoleBinding",
+        "prometheus-k8s-monitoring",
+        "monitoring",
+        5,
+        "name: prometheus-k8s-monitoring",
+        null,
+        "rbac.authorization.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "PriorityClass",
+        "platform-critical",
+        null,
+        7,
+        "kind: PriorityClass",
+        null,
+        "scheduling.k8s.io/v1",
+      ],
+      [
+        "API_DEPRECATED",
+        "StorageVersionMigration",
+        "secrets-to-v1",
+        null,
+        8,
+        "kind: StorageVersionMigration",
+        null,
+        "storagemigration.k8s.io/v1beta1",
+      ],
     ],
   },
   {
@@ -238,11 +628,56 @@ const CASES: readonly FixtureCase[] = [
     documentsScanned: 8,
     objectsScanned: 10,
     rows: [
-      ["API_REMOVED", "ValidatingWebhookConfiguration", "image-policy.example.com", null, 2, "kind: ValidatingWebhookConfiguration", null, "admissionregistration.k8s.io/v1"],
-      ["API_REMOVED", "ClusterRole", "prometheus-k8s", null, 5, 'resources: ["nodes/metrics", "services", "endpoints", "pods"]', null, "rbac.authorization.k8s.io/v1"],
-      ["API_REMOVED", "RoleBinding", "prometheus-k8s-monitoring", "monitoring", 5, "name: prometheus-k8s-monitoring", null, "rbac.authorization.k8s.io/v1"],
-      ["API_REMOVED", "PriorityClass", "platform-critical", null, 7, "kind: PriorityClass", null, "scheduling.k8s.io/v1"],
-      ["API_REMOVED", "StorageVersionMigration", "secrets-to-v1", null, 8, "kind: StorageVersionMigration", null, "storagemigration.k8s.io/v1beta1"],
+      [
+        "API_REMOVED",
+        "ValidatingWebhookConfiguration",
+        "image-policy.example.com",
+        null,
+        2,
+        "kind: ValidatingWebhookConfiguration",
+        null,
+        "admissionregistration.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "ClusterRole",
+        "prometheus-k8s",
+        null,
+        5,
+        'resources: ["nodes/metrics", "services", "endpoints", "pods"]',
+        null,
+        "rbac.authorization.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "RoleBinding",
+        "prometheus-k8s-monitoring",
+        "monitoring",
+        5,
+        "name: prometheus-k8s-monitoring",
+        null,
+        "rbac.authorization.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "PriorityClass",
+        "platform-critical",
+        null,
+        7,
+        "kind: PriorityClass",
+        null,
+        "scheduling.k8s.io/v1",
+      ],
+      [
+        "API_REMOVED",
+        "StorageVersionMigration",
+        "secrets-to-v1",
+        null,
+        8,
+        "kind: StorageVersionMigration",
+        null,
+        "storagemigration.k8s.io/v1beta1",
+      ],
     ],
   },
 ];
@@ -256,7 +691,9 @@ describe("scanning manifests for removed APIs", () => {
   });
 
   const removal = (apiVersion: string, kind: string): ApiRemovalRecord => {
-    const record = snapshot.apiRemovals.find((candidate) => candidate.apiVersion === apiVersion && candidate.kind === kind);
+    const record = snapshot.apiRemovals.find(
+      (candidate) => candidate.apiVersion === apiVersion && candidate.kind === kind,
+    );
     assert.ok(record, `kb/api-removals.yaml has ${apiVersion} ${kind}`);
     return record;
   };
@@ -267,7 +704,10 @@ describe("scanning manifests for removed APIs", () => {
         const text = fixture(testCase.fixture);
         const report = scanManifests(snapshot, text, testCase.target);
         assert.deepEqual(projected(report.findings), expected(text, testCase.rows));
-        assert.equal(report.targetVersion, testCase.target.replace(/^v/, "").split(".").slice(0, 2).join("."));
+        assert.equal(
+          report.targetVersion,
+          testCase.target.replace(/^v/, "").split(".").slice(0, 2).join("."),
+        );
         assert.equal(report.documentsScanned, testCase.documentsScanned);
         assert.equal(report.objectsScanned, testCase.objectsScanned);
         assert.equal(report.kbRevision, 1);
@@ -278,12 +718,22 @@ describe("scanning manifests for removed APIs", () => {
   it("flags batch/v1beta1 CronJob as deprecated at 1.24 and removed at 1.25", () => {
     const record = removal("batch/v1beta1", "CronJob");
     assert.equal(record.removedIn, "1.25");
-    assert.ok(record.deprecatedIn !== null && Number(record.deprecatedIn.split(".")[1]) <= 24, "the kb deprecates it by 1.24");
-    const manifest = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: ops\n";
+    assert.ok(
+      record.deprecatedIn !== null && Number(record.deprecatedIn.split(".")[1]) <= 24,
+      "the kb deprecates it by 1.24",
+    );
+    const manifest =
+      "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: ops\n";
     const at124 = scanManifests(snapshot, manifest, "1.24").findings;
     const at125 = scanManifests(snapshot, manifest, "1.25").findings;
-    assert.deepEqual(at124.map((finding) => [finding.code, finding.severity]), [["API_DEPRECATED", "WARNING"]]);
-    assert.deepEqual(at125.map((finding) => [finding.code, finding.severity]), [["API_REMOVED", "ERROR"]]);
+    assert.deepEqual(
+      at124.map((finding) => [finding.code, finding.severity]),
+      [["API_DEPRECATED", "WARNING"]],
+    );
+    assert.deepEqual(
+      at125.map((finding) => [finding.code, finding.severity]),
+      [["API_REMOVED", "ERROR"]],
+    );
     assert.equal(
       at124[0]!.message,
       'CronJob "nightly" in namespace "ops" uses batch/v1beta1, which is deprecated since Kubernetes 1.21 and no longer served from 1.25; migrate to batch/v1 (available since 1.21) before upgrading to 1.25.',
@@ -295,10 +745,16 @@ describe("scanning manifests for removed APIs", () => {
     for (const record of snapshot.apiRemovals) {
       const manifest = `apiVersion: ${record.apiVersion}\nkind: ${record.kind}\nmetadata:\n  name: probe\n`;
       const atRemoval = scanManifests(snapshot, manifest, record.removedIn).findings;
-      assert.deepEqual(atRemoval.map((finding) => finding.code), ["API_REMOVED"], `${record.apiVersion} ${record.kind} @ ${record.removedIn}`);
+      assert.deepEqual(
+        atRemoval.map((finding) => finding.code),
+        ["API_REMOVED"],
+        `${record.apiVersion} ${record.kind} @ ${record.removedIn}`,
+      );
 
       const before = `1.${Number(record.removedIn.split(".")[1]) - 1}`;
-      const deprecatedBefore = record.deprecatedIn !== null && Number(record.deprecatedIn.split(".")[1]) <= Number(before.split(".")[1]);
+      const deprecatedBefore =
+        record.deprecatedIn !== null &&
+        Number(record.deprecatedIn.split(".")[1]) <= Number(before.split(".")[1]);
       const atBefore = scanManifests(snapshot, manifest, before).findings;
       assert.deepEqual(
         atBefore.map((finding) => finding.code),
@@ -309,25 +765,41 @@ describe("scanning manifests for removed APIs", () => {
   });
 
   it("never flags core, current or custom-resource APIs, even far in the future", () => {
-    const untouched = ["Service", "Deployment", "StatefulSet", "Pod", "Job", "ConfigMap", "Certificate", "HelmRelease", "Kustomization", "ServiceMonitor"];
+    const untouched = [
+      "Service",
+      "Deployment",
+      "StatefulSet",
+      "Pod",
+      "Job",
+      "ConfigMap",
+      "Certificate",
+      "HelmRelease",
+      "Kustomization",
+      "ServiceMonitor",
+    ];
     let flagged = 0;
     for (const name of [HELM, KUBECTL_YAML, KUBECTL_JSON, GITOPS]) {
       const findings = scanManifests(snapshot, fixture(name), "1.40").findings;
       flagged += findings.length;
       for (const finding of findings) {
-        assert.ok(!untouched.includes(finding.kind), `${name}: ${finding.kind} ${finding.apiVersion} must not be flagged`);
+        assert.ok(
+          !untouched.includes(finding.kind),
+          `${name}: ${finding.kind} ${finding.apiVersion} must not be flagged`,
+        );
         assert.equal(finding.code, "API_REMOVED");
       }
     }
     assert.equal(flagged, 6 + 2 + 2 + 5);
-    const custom = "apiVersion: cert-manager.io/v1alpha2\nkind: Certificate\nmetadata:\n  name: legacy\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
+    const custom =
+      "apiVersion: cert-manager.io/v1alpha2\nkind: Certificate\nmetadata:\n  name: legacy\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
     const report = scanManifests(snapshot, custom, "1.40");
     assert.deepEqual(report.findings, []);
     assert.equal(report.objectsScanned, 2);
   });
 
   it("builds the full finding with a message that says what to do", () => {
-    const manifest = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n";
+    const manifest =
+      "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n";
     const record = removal("extensions/v1beta1", "Deployment");
     const report = scanManifests(snapshot, manifest, "1.16");
     assert.deepEqual(report.findings, [
@@ -346,7 +818,8 @@ describe("scanning manifests for removed APIs", () => {
         deprecatedIn: record.deprecatedIn,
         replacement: "apps/v1",
         replacementAvailableIn: "1.9",
-        message: 'Deployment "web" in namespace "shop" uses extensions/v1beta1, which is no longer served from Kubernetes 1.16; migrate to apps/v1 (available since 1.9).',
+        message:
+          'Deployment "web" in namespace "shop" uses extensions/v1beta1, which is no longer served from Kubernetes 1.16; migrate to apps/v1 (available since 1.9).',
         sourceUrl: record.sourceUrl,
       },
     ]);
@@ -366,7 +839,8 @@ describe("scanning manifests for removed APIs", () => {
   });
 
   it("does not advise a replacement that is itself no longer served at the target", () => {
-    const psp = "apiVersion: extensions/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: restricted\n";
+    const psp =
+      "apiVersion: extensions/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: restricted\n";
     assert.equal(removal("extensions/v1beta1", "PodSecurityPolicy").replacement, "policy/v1beta1");
     const [at120] = scanManifests(snapshot, psp, "1.20").findings;
     assert.match(at120!.message, /; migrate to policy\/v1beta1 \(available since 1\.10\)\.$/);
@@ -379,7 +853,8 @@ describe("scanning manifests for removed APIs", () => {
     assert.equal(at125!.replacement, null);
     assert.equal(at120!.replacement, "policy/v1beta1");
 
-    const flowSchema = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: batch\n";
+    const flowSchema =
+      "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: batch\n";
     const [at126] = scanManifests(snapshot, flowSchema, "1.26").findings;
     // v1beta2 is itself deprecated at 1.26, and v1beta3 (served from 1.26) outlives it.
     assert.match(
@@ -387,7 +862,10 @@ describe("scanning manifests for removed APIs", () => {
       /1\.26; its replacement flowcontrol\.apiserver\.k8s\.io\/v1beta2 is deprecated since 1\.26 and no longer served from 1\.29, so migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile \(served from 1\.26 until 1\.32\), and to flowcontrol\.apiserver\.k8s\.io\/v1 before upgrading to 1\.32\.$/,
     );
     const [flowAt125] = scanManifests(snapshot, flowSchema, "1.25").findings;
-    assert.match(flowAt125!.message, /; migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta2 \(available since 1\.23\) before upgrading to 1\.26\.$/);
+    assert.match(
+      flowAt125!.message,
+      /; migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta2 \(available since 1\.23\) before upgrading to 1\.26\.$/,
+    );
     const [at129] = scanManifests(snapshot, flowSchema, "1.29").findings;
     assert.match(
       at129!.message,
@@ -396,7 +874,8 @@ describe("scanning manifests for removed APIs", () => {
   });
 
   it("says when the replacement is not served yet at the target", () => {
-    const manifest = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata:\n  name: batch\n";
+    const manifest =
+      "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata:\n  name: batch\n";
     const [finding] = scanManifests(snapshot, manifest, "1.28").findings;
     assert.equal(
       finding!.message,
@@ -411,13 +890,21 @@ describe("scanning manifests for removed APIs", () => {
     ].join("\n---\n");
     const findings = scanManifests(snapshot, manifests, "1.25").findings;
     assert.deepEqual(
-      findings.map((finding) => [finding.name, finding.namespace, finding.documentIndex, finding.line]),
+      findings.map((finding) => [
+        finding.name,
+        finding.namespace,
+        finding.documentIndex,
+        finding.line,
+      ]),
       [
         ["report-", "ops", 0, 1],
         [null, null, 1, 7],
       ],
     );
-    assert.match(findings[0]!.message, /^CronJob with generateName "report-" in namespace "ops" uses batch\/v1beta1/);
+    assert.match(
+      findings[0]!.message,
+      /^CronJob with generateName "report-" in namespace "ops" uses batch\/v1beta1/,
+    );
     assert.match(findings[1]!.message, /^CronJob without a name uses batch\/v1beta1/);
   });
 
@@ -446,12 +933,17 @@ describe("scanning manifests for removed APIs", () => {
 
     for (const nothing of ["", "\n\n", "# just a comment\n", "---\n---\n...\n"]) {
       const empty = scanManifests(snapshot, nothing, "1.25");
-      assert.deepEqual([empty.documentsScanned, empty.objectsScanned, empty.findings.length], [0, 0, 0], JSON.stringify(nothing));
+      assert.deepEqual(
+        [empty.documentsScanned, empty.objectsScanned, empty.findings.length],
+        [0, 0, 0],
+        JSON.stringify(nothing),
+      );
     }
   });
 
   it("ignores documents whose top level is not a mapping", () => {
-    const manifests = "--- just some text\n---\n- apiVersion: batch/v1beta1\n  kind: CronJob\n---\n42\n---\napiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n";
+    const manifests =
+      "--- just some text\n---\n- apiVersion: batch/v1beta1\n  kind: CronJob\n---\n42\n---\napiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n";
     const report = scanManifests(snapshot, manifests, "1.25");
     assert.equal(report.documentsScanned, 4);
     assert.equal(report.objectsScanned, 1);
@@ -477,7 +969,13 @@ describe("scanning manifests for removed APIs", () => {
     ].join("\n");
     const findings = scanManifests(snapshot, manifests, "1.25").findings;
     assert.deepEqual(
-      findings.map((finding) => [finding.kind, finding.apiVersion, finding.name, finding.namespace, finding.line]),
+      findings.map((finding) => [
+        finding.kind,
+        finding.apiVersion,
+        finding.name,
+        finding.namespace,
+        finding.line,
+      ]),
       [
         ["CronJob", "batch/v1beta1", "nightly", "ops", 4],
         ["CronJob", "batch/v1beta1", "nightly", "ops", 5],
@@ -507,7 +1005,12 @@ describe("scanning manifests for removed APIs", () => {
       const line = manifests.split("\n").findIndex((text) => text.includes('"shop-web')) + 1;
       assert.equal(line, 9);
       const { report, message } = unreadable(manifests);
-      assert.match(message, new RegExp(`^document 2 \\(line ${line}\\) is not valid YAML: Missing closing "quote; it was skipped`));
+      assert.match(
+        message,
+        new RegExp(
+          `^document 2 \\(line ${line}\\) is not valid YAML: Missing closing "quote; it was skipped`,
+        ),
+      );
       // The document before it is still judged (the unclosed quote swallows the rest of the stream).
       assert.equal(report.findings[0]?.kind, "CronJob");
     });
@@ -516,18 +1019,36 @@ describe("scanning manifests for removed APIs", () => {
       const under = `${CRON_JOB}---\n${CRON_JOB}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n namespace: shop\n---\n${CRON_JOB}`;
       const underLine = under.split("\n").findIndex((text) => text.startsWith(" namespace")) + 1;
       const first = unreadable(under);
-      assert.match(first.message, new RegExp(`^document 3 \\(line ${underLine}\\) is not valid YAML: All mapping items must start at the same column`));
-      assert.deepEqual(first.report.findings.map((finding) => finding.documentIndex), [0, 1, 3], "the documents before and after it are judged");
+      assert.match(
+        first.message,
+        new RegExp(
+          `^document 3 \\(line ${underLine}\\) is not valid YAML: All mapping items must start at the same column`,
+        ),
+      );
+      assert.deepEqual(
+        first.report.findings.map((finding) => finding.documentIndex),
+        [0, 1, 3],
+        "the documents before and after it are judged",
+      );
       // Over-indented, the next line reads as the continuation of the value above; the parser blames that value's line.
       const over = under.replace("\n namespace: shop", "\n   namespace: shop");
       const overLine = over.split("\n").findIndex((text) => text === "  name: settings") + 1;
-      assert.match(unreadable(over).message, new RegExp(`^document 3 \\(line ${overLine}\\) is not valid YAML: Nested mappings are not allowed in compact mappings`));
+      assert.match(
+        unreadable(over).message,
+        new RegExp(
+          `^document 3 \\(line ${overLine}\\) is not valid YAML: Nested mappings are not allowed in compact mappings`,
+        ),
+      );
     });
 
     it("reports duplicate keys as kubectl refuses them, and refuses aliases without an anchor", () => {
-      assert.match(unreadable(`${CRON_JOB}kind: Deployment\n`).message, /^document 1 \(line 5\) is not valid YAML: Map keys must be unique/);
+      assert.match(
+        unreadable(`${CRON_JOB}kind: Deployment\n`).message,
+        /^document 1 \(line 5\) is not valid YAML: Map keys must be unique/,
+      );
       assertInputError(
-        () => scanManifests(snapshot, `${CRON_JOB}---\napiVersion: *version\nkind: CronJob\n`, "1.25"),
+        () =>
+          scanManifests(snapshot, `${CRON_JOB}---\napiVersion: *version\nkind: CronJob\n`, "1.25"),
         "manifests",
         /^manifests: document 2 \(line 6\) is not valid YAML: alias \*version refers to no anchor/,
       );
@@ -539,44 +1060,93 @@ describe("scanning manifests for removed APIs", () => {
 
     it("refuses input larger than MAX_MANIFEST_BYTES, counting UTF-8 bytes", () => {
       assert.equal(MAX_MANIFEST_BYTES, 10 * 1024 * 1024);
-      assertInputError(() => scanManifests(snapshot, "#".repeat(MAX_MANIFEST_BYTES + 1), "1.25"), "manifests", /the limit is 10 MiB/);
+      assertInputError(
+        () => scanManifests(snapshot, "#".repeat(MAX_MANIFEST_BYTES + 1), "1.25"),
+        "manifests",
+        /the limit is 10 MiB/,
+      );
       // Fewer characters than the limit, but two bytes each.
       const wide = `# ${"é".repeat(MAX_MANIFEST_BYTES / 2)}`;
       assert.ok(wide.length < MAX_MANIFEST_BYTES);
-      assertInputError(() => scanManifests(snapshot, wide, "1.25"), "manifests", /the limit is 10 MiB/);
+      assertInputError(
+        () => scanManifests(snapshot, wide, "1.25"),
+        "manifests",
+        /the limit is 10 MiB/,
+      );
     });
 
     it("refuses a billion-laughs alias bomb (10 levels x 10) quickly and without expanding it", () => {
-      const levels = ["apiVersion: v1", "kind: ConfigMap", "metadata: {name: lol}", "data:", `  l0: &l0 [${Array(10).fill('"lol"').join(", ")}]`];
+      const levels = [
+        "apiVersion: v1",
+        "kind: ConfigMap",
+        "metadata: {name: lol}",
+        "data:",
+        `  l0: &l0 [${Array(10).fill('"lol"').join(", ")}]`,
+      ];
       for (let level = 1; level < 10; level += 1) {
-        levels.push(`  l${level}: &l${level} [${Array(10).fill(`*l${level - 1}`).join(", ")}]`);
+        levels.push(
+          `  l${level}: &l${level} [${Array(10)
+            .fill(`*l${level - 1}`)
+            .join(", ")}]`,
+        );
       }
       const bomb = `${CRON_JOB}---\n${levels.join("\n")}\n`;
       const heapBefore = process.memoryUsage().heapUsed;
       const started = performance.now();
-      assertInputError(() => scanManifests(snapshot, bomb, "1.25"), "manifests", /^manifests: document 2 \(line \d+\) would expand YAML aliases more than 50 times.*alias bomb/);
+      assertInputError(
+        () => scanManifests(snapshot, bomb, "1.25"),
+        "manifests",
+        /^manifests: document 2 \(line \d+\) would expand YAML aliases more than 50 times.*alias bomb/,
+      );
       assert.ok(performance.now() - started < 1000, "refused within a second");
-      assert.ok(process.memoryUsage().heapUsed - heapBefore < 64 * 1024 * 1024, "without allocating the expansion");
+      assert.ok(
+        process.memoryUsage().heapUsed - heapBefore < 64 * 1024 * 1024,
+        "without allocating the expansion",
+      );
     });
 
     it("refuses a small alias graph whose expansion is exponential, and an alias inside its own anchor", () => {
       // 15 aliases only, but expanding l5 would dereference hundreds of times.
-      const levels = ["apiVersion: v1", "kind: List", "items:", "  - &l0 {apiVersion: batch/v1beta1, kind: CronJob, metadata: {name: a}}"];
+      const levels = [
+        "apiVersion: v1",
+        "kind: List",
+        "items:",
+        "  - &l0 {apiVersion: batch/v1beta1, kind: CronJob, metadata: {name: a}}",
+      ];
       for (let level = 1; level <= 5; level += 1) {
-        levels.push(`  - &l${level} {apiVersion: v1, kind: List, items: [*l${level - 1}, *l${level - 1}, *l${level - 1}]}`);
+        levels.push(
+          `  - &l${level} {apiVersion: v1, kind: List, items: [*l${level - 1}, *l${level - 1}, *l${level - 1}]}`,
+        );
       }
-      assertInputError(() => scanManifests(snapshot, levels.join("\n"), "1.25"), "manifests", /would expand YAML aliases more than 50 times/);
+      assertInputError(
+        () => scanManifests(snapshot, levels.join("\n"), "1.25"),
+        "manifests",
+        /would expand YAML aliases more than 50 times/,
+      );
 
-      const loop = "apiVersion: v1\nkind: List\nitems: &loop\n  - apiVersion: v1\n    kind: List\n    items: *loop\n";
-      assertInputError(() => scanManifests(snapshot, loop, "1.25"), "manifests", /^manifests: document 1 \(line 4\) has an alias inside its own anchor/);
+      const loop =
+        "apiVersion: v1\nkind: List\nitems: &loop\n  - apiVersion: v1\n    kind: List\n    items: *loop\n";
+      assertInputError(
+        () => scanManifests(snapshot, loop, "1.25"),
+        "manifests",
+        /^manifests: document 1 \(line 4\) has an alias inside its own anchor/,
+      );
     });
 
     it("refuses extreme nesting before the YAML composer can overflow the stack", () => {
       const started = performance.now();
       const deepFlow = `${CRON_JOB}---\nkey: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`;
-      assertInputError(() => scanManifests(snapshot, deepFlow, "1.25"), "manifests", /^manifests: document 2 \(line 6\) is nested more than 200 levels deep/);
+      assertInputError(
+        () => scanManifests(snapshot, deepFlow, "1.25"),
+        "manifests",
+        /^manifests: document 2 \(line 6\) is nested more than 200 levels deep/,
+      );
       const deepBlock = `${"- ".repeat(5_000)}x\n`;
-      assertInputError(() => scanManifests(snapshot, deepBlock, "1.25"), "manifests", /^manifests: document 1 \(line 1\) is nested more than 200 levels deep/);
+      assertInputError(
+        () => scanManifests(snapshot, deepBlock, "1.25"),
+        "manifests",
+        /^manifests: document 1 \(line 1\) is nested more than 200 levels deep/,
+      );
       assert.ok(performance.now() - started < 2000, "refused quickly");
       // Real manifests nest far less; a 60-level CRD-like schema still scans.
       const deepButFine = `${CRON_JOB}spec:\n${Array.from({ length: 60 }, (_, depth) => `${"  ".repeat(depth + 1)}level${depth}:`).join("\n")} leaf\n`;
@@ -584,15 +1154,30 @@ describe("scanning manifests for removed APIs", () => {
     });
 
     it("refuses manifests that are not a string", () => {
-      for (const value of [undefined, null, 42, Buffer.from(CRON_JOB), { apiVersion: "batch/v1beta1", kind: "CronJob" }, [CRON_JOB]]) {
-        assertInputError(() => scanManifests(snapshot, value as unknown as string, "1.25"), "manifests", /^manifests must be a string/);
+      for (const value of [
+        undefined,
+        null,
+        42,
+        Buffer.from(CRON_JOB),
+        { apiVersion: "batch/v1beta1", kind: "CronJob" },
+        [CRON_JOB],
+      ]) {
+        assertInputError(
+          () => scanManifests(snapshot, value as unknown as string, "1.25"),
+          "manifests",
+          /^manifests must be a string/,
+        );
       }
     });
 
     it("refuses a target that is not a Kubernetes version", () => {
       // ("latest" and "1.25.x" are accepted: the newest release, and the minor.)
       for (const value of ["", "newest", "1.x", "v2", "1.25.y", 125]) {
-        assertInputError(() => scanManifests(snapshot, CRON_JOB, value as unknown as string), "targetVersion", /^targetVersion /);
+        assertInputError(
+          () => scanManifests(snapshot, CRON_JOB, value as unknown as string),
+          "targetVersion",
+          /^targetVersion /,
+        );
       }
     });
   });
@@ -601,13 +1186,22 @@ describe("scanning manifests for removed APIs", () => {
     const manifest = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n";
     assert.equal(scanManifests(snapshot, manifest, "1.25").findings.length, 1);
     const withoutCronJob = new KbSnapshot(
-      { ...bundle, apiRemovals: bundle.apiRemovals.filter((record) => !(record.apiVersion === "batch/v1beta1" && record.kind === "CronJob")) },
+      {
+        ...bundle,
+        apiRemovals: bundle.apiRemovals.filter(
+          (record) => !(record.apiVersion === "batch/v1beta1" && record.kind === "CronJob"),
+        ),
+      },
       { revision: 7, lastImportAt: null },
     );
     const report = scanManifests(withoutCronJob, manifest, "1.25");
     assert.equal(report.kbRevision, 7);
     assert.deepEqual(report.findings, []);
-    assert.equal(scanManifests(snapshot, manifest, "1.25").findings.length, 1, "the first snapshot's index is untouched");
+    assert.equal(
+      scanManifests(snapshot, manifest, "1.25").findings.length,
+      1,
+      "the first snapshot's index is untouched",
+    );
   });
 });
 
@@ -626,19 +1220,36 @@ describe("scans that say when: fromVersion splits the findings into phases", () 
     const report = scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.24" });
     assert.deepEqual(
       report.findings.map((finding) => `${finding.kind} ${finding.phase} ${finding.severity}`),
-      ["Ingress ALREADY_REMOVED ERROR", "PodSecurityPolicy REMOVED_IN_UPGRADE ERROR", "FlowSchema DEPRECATED WARNING"],
+      [
+        "Ingress ALREADY_REMOVED ERROR",
+        "PodSecurityPolicy REMOVED_IN_UPGRADE ERROR",
+        "FlowSchema DEPRECATED WARNING",
+      ],
     );
     assert.match(report.findings[0]?.message ?? "", /is not served at 1\.24 already/);
     assert.match(report.findings[1]?.message ?? "", /it breaks on the way from 1\.24 to 1\.29/);
     // The boundary: removed exactly at fromVersion is already removed; one minor later is within the upgrade.
-    assert.equal(scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.25" }).findings[1]?.phase, "ALREADY_REMOVED");
-    assert.equal(scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.22" }).findings[0]?.phase, "ALREADY_REMOVED");
-    assert.equal(scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.21" }).findings[0]?.phase, "REMOVED_IN_UPGRADE");
+    assert.equal(
+      scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.25" }).findings[1]?.phase,
+      "ALREADY_REMOVED",
+    );
+    assert.equal(
+      scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.22" }).findings[0]?.phase,
+      "ALREADY_REMOVED",
+    );
+    assert.equal(
+      scanManifests(snapshot, manifests, "1.29", { fromVersion: "1.21" }).findings[0]?.phase,
+      "REMOVED_IN_UPGRADE",
+    );
     assert.equal(scanManifests(snapshot, manifests, "1.29").findings[0]?.phase, "REMOVED");
   });
 
   it("refuses a fromVersion newer than the target", () => {
-    assertInputError(() => scanManifests(snapshot, manifests, "1.25", { fromVersion: "1.29" }), "fromVersion", /fromVersion 1\.29 is newer than targetVersion 1\.25/);
+    assertInputError(
+      () => scanManifests(snapshot, manifests, "1.25", { fromVersion: "1.29" }),
+      "fromVersion",
+      /fromVersion 1\.29 is newer than targetVersion 1\.25/,
+    );
   });
 });
 
@@ -663,18 +1274,32 @@ describe("scans say what they did not judge", () => {
     const report = scanManifests(snapshot, manifests, "1.30");
     const notes = report.notes.filter((note) => note.code === "API_NOT_JUDGED");
     assert.equal(notes.length, 2, JSON.stringify(report.notes));
-    assert.match(notes[0]?.message ?? "", /^3 objects of widgets\.example\.com\/v1beta1 \(Widget, WidgetClass\) were not judged/);
-    assert.match(notes[1]?.message ?? "", /^1 object of gadgets\.example\.org\/v1 \(Gadget\) was not judged/);
+    assert.match(
+      notes[0]?.message ?? "",
+      /^3 objects of widgets\.example\.com\/v1beta1 \(Widget, WidgetClass\) were not judged/,
+    );
+    assert.match(
+      notes[1]?.message ?? "",
+      /^1 object of gadgets\.example\.org\/v1 \(Gadget\) was not judged/,
+    );
     assert.ok(notes.every((note) => note.severity === "INFO"));
     assert.deepEqual(report.changeFindings, []);
-    assert.equal(report.status, "SUPPORTED", "what was not judged is said, not counted against the manifests");
+    assert.equal(
+      report.status,
+      "SUPPORTED",
+      "what was not judged is said, not counted against the manifests",
+    );
   });
 });
 
 describe("the structured replacement is the one the target serves", () => {
   it("follows the chain as the message does: flowcontrol v1beta1 at 1.37 is v1, not the removed v1beta2", async () => {
-    const snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
-    const flowSchema = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: fs\n";
+    const snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), {
+      revision: 1,
+      lastImportAt: null,
+    });
+    const flowSchema =
+      "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata:\n  name: fs\n";
     const [late] = scanManifests(snapshot, flowSchema, "1.37").findings;
     assert.equal(late?.replacement, "flowcontrol.apiserver.k8s.io/v1");
     assert.match(late?.message ?? "", /migrate to flowcontrol\.apiserver\.k8s\.io\/v1/);
@@ -687,14 +1312,22 @@ describe("the structured replacement is the one the target serves", () => {
 
   // flowcontrol v1beta2 → v1 is the listed migration, but v1 is first served in 1.29: a target before it gets the
   // version both sides serve, v1beta3 (introduced in 1.26, removed in 1.32), found from the records' introducedIn.
-  const interimCases: { title: string; apiVersion: string; target: string; replacement: string; availableIn: string | null; message: RegExp }[] = [
+  const interimCases: {
+    title: string;
+    apiVersion: string;
+    target: string;
+    replacement: string;
+    availableIn: string | null;
+    message: RegExp;
+  }[] = [
     {
       title: "v1beta2 at 1.28: v1 is not served yet, so v1beta3",
       apiVersion: "flowcontrol.apiserver.k8s.io/v1beta2",
       target: "1.28",
       replacement: "flowcontrol.apiserver.k8s.io/v1beta3",
       availableIn: "1.26",
-      message: /its replacement flowcontrol\.apiserver\.k8s\.io\/v1 is first served in 1\.29, after 1\.28, so migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile \(served from 1\.26 until 1\.32\) before upgrading to 1\.29, and to flowcontrol\.apiserver\.k8s\.io\/v1 before upgrading to 1\.32\.$/,
+      message:
+        /its replacement flowcontrol\.apiserver\.k8s\.io\/v1 is first served in 1\.29, after 1\.28, so migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile \(served from 1\.26 until 1\.32\) before upgrading to 1\.29, and to flowcontrol\.apiserver\.k8s\.io\/v1 before upgrading to 1\.32\.$/,
     },
     {
       title: "v1beta2 at 1.26, the first minor serving v1beta3: v1beta3",
@@ -721,12 +1354,14 @@ describe("the structured replacement is the one the target serves", () => {
       message: /migrate to flowcontrol\.apiserver\.k8s\.io\/v1 \(available since 1\.29\)\.$/,
     },
     {
-      title: "v1beta1 at 1.28: past the removed v1beta1, v1beta2's v1 is not served yet, so v1beta3",
+      title:
+        "v1beta1 at 1.28: past the removed v1beta1, v1beta2's v1 is not served yet, so v1beta3",
       apiVersion: "flowcontrol.apiserver.k8s.io/v1beta1",
       target: "1.28",
       replacement: "flowcontrol.apiserver.k8s.io/v1beta3",
       availableIn: "1.26",
-      message: /no longer served from 1\.29 either|migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile/,
+      message:
+        /no longer served from 1\.29 either|migrate to flowcontrol\.apiserver\.k8s\.io\/v1beta3 meanwhile/,
     },
     {
       title: "v1beta3 at 1.28: no longer-lived version is served, so v1 once the cluster runs 1.29",
@@ -739,9 +1374,16 @@ describe("the structured replacement is the one the target serves", () => {
   ];
   for (const { title, apiVersion, target, replacement, availableIn, message } of interimCases) {
     it(title, async () => {
-      const snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), { revision: 1, lastImportAt: null });
+      const snapshot = new KbSnapshot(await loadKbDirectory(KB_DIR), {
+        revision: 1,
+        lastImportAt: null,
+      });
       for (const kind of ["FlowSchema", "PriorityLevelConfiguration"]) {
-        const [finding] = scanManifests(snapshot, `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: fs\n`, target).findings;
+        const [finding] = scanManifests(
+          snapshot,
+          `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: fs\n`,
+          target,
+        ).findings;
         assert.equal(finding?.replacement, replacement, `${kind}: ${finding?.message}`);
         assert.equal(finding?.replacementAvailableIn, availableIn, kind);
         assert.match(finding?.message ?? "", message, kind);

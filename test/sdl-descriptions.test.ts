@@ -8,12 +8,23 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { buildSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType, isSpecifiedDirective, isSpecifiedScalarType, type GraphQLArgument, type GraphQLSchema } from "graphql";
+import {
+  buildSchema,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  isSpecifiedDirective,
+  isSpecifiedScalarType,
+  type GraphQLArgument,
+  type GraphQLSchema,
+} from "graphql";
 
 // The file src/graphql/server.ts serves (its SCHEMA_PATH); not imported from there, which would load Apollo for a file read.
 const SCHEMA_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../schema.graphql");
 
-const described = (description: string | null | undefined): boolean => (description ?? "").trim() !== "";
+const described = (description: string | null | undefined): boolean =>
+  (description ?? "").trim() !== "";
 
 /** Every schema coordinate (`Type`, `Type.field`, `Type.field(arg:)`, `Enum.VALUE`) whose description is missing or blank. */
 function undescribed(schema: GraphQLSchema): string[] {
@@ -34,7 +45,8 @@ function undescribed(schema: GraphQLSchema): string[] {
         checkArgs(`${type.name}.${field.name}`, field.args);
       }
     } else if (isInputObjectType(type)) {
-      for (const field of Object.values(type.getFields())) check(`${type.name}.${field.name}`, field.description);
+      for (const field of Object.values(type.getFields()))
+        check(`${type.name}.${field.name}`, field.description);
     } else if (isEnumType(type)) {
       for (const value of type.getValues()) check(`${type.name}.${value.name}`, value.description);
     }
@@ -52,7 +64,11 @@ describe("schema.graphql descriptions", () => {
 
   it("describes every type, field, argument, input field and enum value", () => {
     const offenders = undescribed(schema);
-    assert.deepEqual(offenders, [], `${offenders.length} schema coordinates have no description:\n${offenders.join("\n")}`);
+    assert.deepEqual(
+      offenders,
+      [],
+      `${offenders.length} schema coordinates have no description:\n${offenders.join("\n")}`,
+    );
   });
 
   it("names an undescribed field, argument, input field and enum value as an offender", () => {
@@ -72,10 +88,21 @@ describe("schema.graphql descriptions", () => {
       input I { y: Int }
       type T { z: String }
     `);
-    assert.deepEqual(undescribed(bare).sort(), ["E.TWO", "I", "I.y", "Query.a(x:)", "Query.b", "T", "T.z"]);
+    assert.deepEqual(undescribed(bare).sort(), [
+      "E.TWO",
+      "I",
+      "I.y",
+      "Query.a(x:)",
+      "Query.b",
+      "T",
+      "T.z",
+    ]);
   });
 
   it("treats a blank description as missing", () => {
-    assert.deepEqual(undescribed(buildSchema(`"  " type Query { "" a: Int }`)), ["Query", "Query.a"]);
+    assert.deepEqual(undescribed(buildSchema(`"  " type Query { "" a: Int }`)), [
+      "Query",
+      "Query.a",
+    ]);
   });
 });

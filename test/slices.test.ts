@@ -32,7 +32,8 @@ describe("work in slices", () => {
     let ranDuring = false;
     const steps = busy(40, 1);
     setImmediate(() => (ranDuring = true));
-    for (let step = steps.next(); step.done !== true; step = steps.next()) assert.equal(ranDuring, false);
+    for (let step = steps.next(); step.done !== true; step = steps.next())
+      assert.equal(ranDuring, false);
   });
 
   describe("a large scan over HTTP", () => {
@@ -51,12 +52,17 @@ describe("work in slices", () => {
     });
 
     it("lets /healthz answer while it runs", async () => {
-      const document = (index: number) => `---\n# Source: shop/templates/job-${index}.yaml\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: job-${index}\nspec:\n  schedule: "0 3 * * *"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n            - name: job\n              image: busybox:1.36\n`;
+      const document = (index: number) =>
+        `---\n# Source: shop/templates/job-${index}.yaml\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: job-${index}\nspec:\n  schedule: "0 3 * * *"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n            - name: job\n              image: busybox:1.36\n`;
       // About 7 MiB: judged in well over a third of a second even on a fast machine (js-yaml alone reads ~25 MB/s).
       const manifests = Array.from({ length: 30_000 }, (_, index) => document(index)).join("");
       let scanDone = false;
       const started = performance.now();
-      const scan = fetch(`${url}/api/v1/scan?targetVersion=1.25`, { method: "POST", headers: { "content-type": "application/yaml" }, body: manifests }).then(async (response) => {
+      const scan = fetch(`${url}/api/v1/scan?targetVersion=1.25`, {
+        method: "POST",
+        headers: { "content-type": "application/yaml" },
+        body: manifests,
+      }).then(async (response) => {
         const answer = (await response.json()) as { findings?: unknown[]; error?: unknown };
         scanDone = true;
         return [response.status, answer.findings?.length ?? JSON.stringify(answer.error)];
@@ -79,7 +85,10 @@ describe("work in slices", () => {
       }
       const scanMs = performance.now() - started;
       assert.deepEqual(await scan, [200, 30_000]);
-      assert.ok(longestGap < scanMs / 3, `the longest wait for the probe was ${longestGap.toFixed(0)} ms of the scan's ${scanMs.toFixed(0)} ms (${probes} probes)`);
+      assert.ok(
+        longestGap < scanMs / 3,
+        `the longest wait for the probe was ${longestGap.toFixed(0)} ms of the scan's ${scanMs.toFixed(0)} ms (${probes} probes)`,
+      );
     });
   });
 });

@@ -39,7 +39,9 @@ async function snapshotOf(directory: string): Promise<KbSnapshot> {
   return new KbSnapshot(await loadKbDirectory(directory), { revision: 1, lastImportAt: null });
 }
 
-const CLUSTER = plan("apiserver=1.30 kcm=1.30 scheduler=1.30 etcd=3.5.12 kubelet@a=1.30 kube-proxy@a=1.30");
+const CLUSTER = plan(
+  "apiserver=1.30 kcm=1.30 scheduler=1.30 etcd=3.5.12 kubelet@a=1.30 kube-proxy@a=1.30",
+);
 
 /** The control-plane steps of the hop 1.30 → 1.31, in order (the nodes follow them). */
 function firstHop(snapshot: KbSnapshot): string[] {
@@ -64,12 +66,19 @@ describe("the upgrade order comes from kb/upgrade-order.yaml", () => {
         notes: null,
       });
     });
-    assert.deepEqual(firstHop(await snapshotOf(directory)), ["etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager"]);
+    assert.deepEqual(firstHop(await snapshotOf(directory)), [
+      "etcd",
+      "kube-apiserver",
+      "kube-scheduler",
+      "kube-controller-manager",
+    ]);
   });
 
   it("turning the etcd edge round moves etcd after kube-apiserver", async () => {
     const directory = await kbWithOrder((edges) => {
-      const edge = edges.find((candidate) => candidate.before === "etcd" && candidate.after === "kube-apiserver")!;
+      const edge = edges.find(
+        (candidate) => candidate.before === "etcd" && candidate.after === "kube-apiserver",
+      )!;
       edge.before = "kube-apiserver";
       edge.after = "etcd";
     });
@@ -79,20 +88,37 @@ describe("the upgrade order comes from kb/upgrade-order.yaml", () => {
 
   it("a cycle is refused, naming the components on it", async () => {
     const directory = await kbWithOrder((edges) => {
-      edges.push({ before: "kube-controller-manager", after: "kube-apiserver", reason: "Test edit: a cycle.", sourceUrl: "https://kubernetes.io/releases/version-skew-policy/", notes: null });
+      edges.push({
+        before: "kube-controller-manager",
+        after: "kube-apiserver",
+        reason: "Test edit: a cycle.",
+        sourceUrl: "https://kubernetes.io/releases/version-skew-policy/",
+        notes: null,
+      });
     });
     await assert.rejects(loadKbDirectory(directory), (error: unknown) => {
       assert.ok(error instanceof KbValidationError);
-      assert.match(error.message, /upgrade-order\.yaml.*the upgrade order has a cycle.*kube-apiserver → kube-controller-manager → kube-apiserver/);
+      assert.match(
+        error.message,
+        /upgrade-order\.yaml.*the upgrade order has a cycle.*kube-apiserver → kube-controller-manager → kube-apiserver/,
+      );
       return true;
     });
   });
 
   it("sorts topologically with ties in component order (pure)", () => {
     const components = ["a", "b", "c", "d"].map((name) => ({ name }));
-    assert.deepEqual(upgradeOrder(components, [{ before: "c", after: "a" }]), { ok: true, order: ["b", "c", "a", "d"] });
+    assert.deepEqual(upgradeOrder(components, [{ before: "c", after: "a" }]), {
+      ok: true,
+      order: ["b", "c", "a", "d"],
+    });
     assert.deepEqual(upgradeOrder(components, []), { ok: true, order: ["a", "b", "c", "d"] });
-    const cyclic = upgradeOrder(components, [{ before: "a", after: "b" }, { before: "b", after: "c" }, { before: "c", after: "a" }, { before: "c", after: "d" }]);
+    const cyclic = upgradeOrder(components, [
+      { before: "a", after: "b" },
+      { before: "b", after: "c" },
+      { before: "c", after: "a" },
+      { before: "c", after: "d" },
+    ]);
     assert.equal(cyclic.ok, false);
     assert.deepEqual(!cyclic.ok && cyclic.cycle, ["a", "b", "c", "a"]);
   });

@@ -11,18 +11,74 @@ import {
 } from "../src/core/versions.js";
 
 describe("parseKubernetesVersion", () => {
-  const valid: Array<[string, { minor: string; patch: number | null; prerelease: string | null; vendorSuffix: string | null; text: string }]> = [
+  const valid: Array<
+    [
+      string,
+      {
+        minor: string;
+        patch: number | null;
+        prerelease: string | null;
+        vendorSuffix: string | null;
+        text: string;
+      },
+    ]
+  > = [
     ["1.29", { minor: "1.29", patch: null, prerelease: null, vendorSuffix: null, text: "1.29" }],
     ["v1.29", { minor: "1.29", patch: null, prerelease: null, vendorSuffix: null, text: "1.29" }],
     ["V1.9", { minor: "1.9", patch: null, prerelease: null, vendorSuffix: null, text: "1.9" }],
     ["v1.29.3", { minor: "1.29", patch: 3, prerelease: null, vendorSuffix: null, text: "1.29.3" }],
-    ["  1.30.0  ", { minor: "1.30", patch: 0, prerelease: null, vendorSuffix: null, text: "1.30.0" }],
-    ["1.30.0-rc.1", { minor: "1.30", patch: 0, prerelease: "rc.1", vendorSuffix: null, text: "1.30.0-rc.1" }],
-    ["v1.31.0-alpha.3", { minor: "1.31", patch: 0, prerelease: "alpha.3", vendorSuffix: null, text: "1.31.0-alpha.3" }],
-    ["v1.29.3-eks-1234", { minor: "1.29", patch: 3, prerelease: null, vendorSuffix: "eks-1234", text: "1.29.3-eks-1234" }],
-    ["v1.29.3-eks-a1b2c3d", { minor: "1.29", patch: 3, prerelease: null, vendorSuffix: "eks-a1b2c3d", text: "1.29.3-eks-a1b2c3d" }],
-    ["1.29.3-gke.1200", { minor: "1.29", patch: 3, prerelease: null, vendorSuffix: "gke.1200", text: "1.29.3-gke.1200" }],
-    ["v1.28.5+k3s1", { minor: "1.28", patch: 5, prerelease: null, vendorSuffix: "k3s1", text: "1.28.5-k3s1" }],
+    [
+      "  1.30.0  ",
+      { minor: "1.30", patch: 0, prerelease: null, vendorSuffix: null, text: "1.30.0" },
+    ],
+    [
+      "1.30.0-rc.1",
+      { minor: "1.30", patch: 0, prerelease: "rc.1", vendorSuffix: null, text: "1.30.0-rc.1" },
+    ],
+    [
+      "v1.31.0-alpha.3",
+      {
+        minor: "1.31",
+        patch: 0,
+        prerelease: "alpha.3",
+        vendorSuffix: null,
+        text: "1.31.0-alpha.3",
+      },
+    ],
+    [
+      "v1.29.3-eks-1234",
+      {
+        minor: "1.29",
+        patch: 3,
+        prerelease: null,
+        vendorSuffix: "eks-1234",
+        text: "1.29.3-eks-1234",
+      },
+    ],
+    [
+      "v1.29.3-eks-a1b2c3d",
+      {
+        minor: "1.29",
+        patch: 3,
+        prerelease: null,
+        vendorSuffix: "eks-a1b2c3d",
+        text: "1.29.3-eks-a1b2c3d",
+      },
+    ],
+    [
+      "1.29.3-gke.1200",
+      {
+        minor: "1.29",
+        patch: 3,
+        prerelease: null,
+        vendorSuffix: "gke.1200",
+        text: "1.29.3-gke.1200",
+      },
+    ],
+    [
+      "v1.28.5+k3s1",
+      { minor: "1.28", patch: 5, prerelease: null, vendorSuffix: "k3s1", text: "1.28.5-k3s1" },
+    ],
     ["1.10.0", { minor: "1.10", patch: 0, prerelease: null, vendorSuffix: null, text: "1.10.0" }],
   ];
   for (const [input, expected] of valid) {
@@ -55,7 +111,10 @@ describe("parseKubernetesVersion", () => {
     it(`rejects ${JSON.stringify(input)?.slice(0, 30)} with an InputError`, () => {
       assert.throws(
         () => parseKubernetesVersion(input, "targetVersion"),
-        (error: unknown) => error instanceof InputError && error.field === "targetVersion" && message.test(error.message),
+        (error: unknown) =>
+          error instanceof InputError &&
+          error.field === "targetVersion" &&
+          message.test(error.message),
       );
     });
   }

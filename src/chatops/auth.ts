@@ -20,7 +20,11 @@ export interface SlackRequestProof {
 }
 
 /** The HMAC Slack sends in X-Slack-Signature for a body sent at `timestamp`. */
-export function slackSignature(secret: string, timestamp: string, rawBody: Buffer | string): string {
+export function slackSignature(
+  secret: string,
+  timestamp: string,
+  rawBody: Buffer | string,
+): string {
   const hmac = crypto.createHmac("sha256", secret);
   hmac.update(`v0:${timestamp}:`);
   hmac.update(rawBody);
@@ -28,19 +32,28 @@ export function slackSignature(secret: string, timestamp: string, rawBody: Buffe
 }
 
 /** Why a request is not from Slack, or null when it is. */
-export function slackRequestProblem(secret: string, proof: SlackRequestProof, nowSeconds = Math.floor(Date.now() / 1000)): string | null {
+export function slackRequestProblem(
+  secret: string,
+  proof: SlackRequestProof,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): string | null {
   if (proof.signature === undefined || proof.timestamp === undefined) {
     return "the request is not signed; Slack sends X-Slack-Signature and X-Slack-Request-Timestamp";
   }
-  if (!TIMESTAMP.test(proof.timestamp)) return "X-Slack-Request-Timestamp is not a Unix time in seconds";
+  if (!TIMESTAMP.test(proof.timestamp))
+    return "X-Slack-Request-Timestamp is not a Unix time in seconds";
   const given = SIGNATURE.exec(proof.signature)?.[1];
   if (given === undefined) return "X-Slack-Signature is not of the form v0=<64 hex digits>";
   if (Math.abs(nowSeconds - Number(proof.timestamp)) > SLACK_MAX_CLOCK_SKEW_SECONDS) {
     return "X-Slack-Request-Timestamp is more than five minutes from now; the request may be a replay (or a clock is wrong)";
   }
-  const expected = Buffer.from(slackSignature(secret, proof.timestamp, proof.rawBody).slice(3), "hex");
+  const expected = Buffer.from(
+    slackSignature(secret, proof.timestamp, proof.rawBody).slice(3),
+    "hex",
+  );
   // Both are 32 bytes: the header pattern admits exactly 64 hex digits.
-  if (!crypto.timingSafeEqual(Buffer.from(given, "hex"), expected)) return "X-Slack-Signature does not match the request body";
+  if (!crypto.timingSafeEqual(Buffer.from(given, "hex"), expected))
+    return "X-Slack-Signature does not match the request body";
   return null;
 }
 
@@ -52,7 +65,8 @@ export function slackRequestProblem(secret: string, proof: SlackRequestProof, no
 export function bearerTokenMatches(authorization: string | undefined, token: string): boolean {
   const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "")?.[1];
   if (given === undefined) return false;
-  const digest = (text: string): Buffer => crypto.createHash("sha256").update(text, "utf8").digest();
+  const digest = (text: string): Buffer =>
+    crypto.createHash("sha256").update(text, "utf8").digest();
   return crypto.timingSafeEqual(digest(given), digest(token));
 }
 
@@ -68,9 +82,11 @@ export class SeenSignatures {
   /** Whether the signature was seen before within the window; remembers it either way. */
   replayed(signature: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
     const seenAt = this.seen.get(signature);
-    if (seenAt !== undefined && nowSeconds - seenAt <= 2 * SLACK_MAX_CLOCK_SKEW_SECONDS) return true;
+    if (seenAt !== undefined && nowSeconds - seenAt <= 2 * SLACK_MAX_CLOCK_SKEW_SECONDS)
+      return true;
     for (const [oldest, at] of this.seen) {
-      if (nowSeconds - at <= 2 * SLACK_MAX_CLOCK_SKEW_SECONDS && this.seen.size < this.capacity) break;
+      if (nowSeconds - at <= 2 * SLACK_MAX_CLOCK_SKEW_SECONDS && this.seen.size < this.capacity)
+        break;
       this.seen.delete(oldest);
     }
     this.seen.delete(signature);

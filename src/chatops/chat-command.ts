@@ -9,9 +9,17 @@ import type { NodePoolSpecInput } from "../domain/node-pool.js";
 export type ChatCommand =
   | { readonly kind: "help" }
   /** `kubectl`: what was pasted after the first line, `kubectl version` and `kubectl get nodes` (-o wide) as they print. */
-  | ({ readonly kind: "check"; readonly components: readonly ComponentVersionInput[]; readonly kubectl?: { readonly version?: string; readonly nodes?: string } } & ClusterOptions)
+  | ({
+      readonly kind: "check";
+      readonly components: readonly ComponentVersionInput[];
+      readonly kubectl?: { readonly version?: string; readonly nodes?: string };
+    } & ClusterOptions)
   | ({ readonly kind: "upgrade"; readonly from: string; readonly to: string } & ClusterOptions)
-  | ({ readonly kind: "plan"; readonly components: readonly ComponentVersionInput[]; readonly to: string } & ClusterOptions)
+  | ({
+      readonly kind: "plan";
+      readonly components: readonly ComponentVersionInput[];
+      readonly to: string;
+    } & ClusterOptions)
   /** Without `from`: the API versions removed in `to` itself. */
   | { readonly kind: "removals"; readonly from?: string; readonly to: string }
   | { readonly kind: "ports"; readonly component: string }
@@ -19,13 +27,23 @@ export type ChatCommand =
   | { readonly kind: "flows"; readonly from: string; readonly to: string; readonly cni?: string }
   /** `impact 1.24 -> 1.29 [tenant-isolation]`: what changes beyond apiVersions, by release. */
   | { readonly kind: "impact"; readonly from: string; readonly to: string; readonly areas?: string }
-  | { readonly kind: "skew"; readonly component: string; readonly at?: string; readonly profile?: string }
+  | {
+      readonly kind: "skew";
+      readonly component: string;
+      readonly at?: string;
+      readonly profile?: string;
+    }
   /** Without a version: the newest release the knowledge base knows. */
   | { readonly kind: "release"; readonly version?: string }
   /** Where each kind of knowledge ends, and the sources it was read from. */
   | { readonly kind: "coverage" }
   /** Manifests pasted after the first line (or in a ``` block), scanned for the target. */
-  | { readonly kind: "scan"; readonly to: string; readonly from?: string; readonly manifests: string }
+  | {
+      readonly kind: "scan";
+      readonly to: string;
+      readonly from?: string;
+      readonly manifests: string;
+    }
   /** Is a minor supported today (or on asof=)? Without a version: which minors are. */
   | { readonly kind: "supported"; readonly version?: string; readonly asOf?: string }
   /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
@@ -54,7 +72,9 @@ export interface UsageProblem {
   readonly kind?: Exclude<CommandKind, "help">;
 }
 
-export type ParseResult = { readonly ok: true; readonly command: ChatCommand } | ({ readonly ok: false } & UsageProblem);
+export type ParseResult =
+  | { readonly ok: true; readonly command: ChatCommand }
+  | ({ readonly ok: false } & UsageProblem);
 
 export interface RunOptions {
   /** The day to judge end of life on for `check` (YYYY-MM-DD); default today. A `asof=` in the command wins. */

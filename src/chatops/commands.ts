@@ -33,7 +33,14 @@ import { parseCommand } from "./grammar.js";
 import { renderReply, type ChatReply, type ChatReplyDoc } from "./reply.js";
 import { errorDoc, helpDoc, usageReply } from "./usage.js";
 
-export type { ChatCommand, CommandKind, NodePoolChange, ParseResult, RunOptions, UsageProblem } from "./chat-command.js";
+export type {
+  ChatCommand,
+  CommandKind,
+  NodePoolChange,
+  ParseResult,
+  RunOptions,
+  UsageProblem,
+} from "./chat-command.js";
 export { MAX_COMMAND_TEXT, parseCommand } from "./grammar.js";
 export { usageReply } from "./usage.js";
 export { takeVisibility, tokenize } from "./words.js";
@@ -47,7 +54,14 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
     case "upgrade":
       return runUpgrade(snapshot, command, options);
     case "plan":
-      return runPlan(snapshot, command.components, command.to, command, command.components.map((input) => componentWords(snapshot, input)).join(", "), options);
+      return runPlan(
+        snapshot,
+        command.components,
+        command.to,
+        command,
+        command.components.map((input) => componentWords(snapshot, input)).join(", "),
+        options,
+      );
     case "removals":
       return runRemovals(snapshot, command);
     case "ports":
@@ -77,11 +91,16 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
  * unknown component, a malformed version) is answered with its message and
  * the command's usage; any other error is a bug and propagates.
  */
-export function runCommand(snapshot: KbSnapshot, command: ChatCommand, options: RunOptions = {}): ChatReply {
+export function runCommand(
+  snapshot: KbSnapshot,
+  command: ChatCommand,
+  options: RunOptions = {},
+): ChatReply {
   try {
     return renderReply(answerDoc(snapshot, command, options));
   } catch (error) {
-    if (error instanceof InputError || error instanceof NotFoundError) return renderReply(errorDoc(snapshot, error, command.kind, options));
+    if (error instanceof InputError || error instanceof NotFoundError)
+      return renderReply(errorDoc(snapshot, error, command.kind, options));
     throw error;
   }
 }
@@ -89,5 +108,7 @@ export function runCommand(snapshot: KbSnapshot, command: ChatCommand, options: 
 /** Parses and answers one chat text. */
 export function answer(snapshot: KbSnapshot, text: string, options: RunOptions = {}): ChatReply {
   const parsed = parseCommand(text);
-  return parsed.ok ? runCommand(snapshot, parsed.command, options) : usageReply(snapshot, parsed, options);
+  return parsed.ok
+    ? runCommand(snapshot, parsed.command, options)
+    : usageReply(snapshot, parsed, options);
 }

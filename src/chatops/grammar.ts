@@ -6,7 +6,16 @@
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import type { ChatCommand, CommandKind, ParseResult } from "./chat-command.js";
 import { parseNodePool } from "./node-pool-grammar.js";
-import { Problem, SEPARATORS, isVersionLike, quote, takeOptions, tokenize, withClusterOptions, withProfile } from "./words.js";
+import {
+  Problem,
+  SEPARATORS,
+  isVersionLike,
+  quote,
+  takeOptions,
+  tokenize,
+  withClusterOptions,
+  withProfile,
+} from "./words.js";
 
 /** Longest text accepted, as Slack's own limit for a slash command's text. */
 export const MAX_COMMAND_TEXT = 4000;
@@ -77,34 +86,64 @@ function takeComponents(args: readonly string[], kind: "check" | "plan"): Compon
     if (equals > 0) {
       left = token.slice(0, equals);
       version = token.slice(equals + 1);
-      if (version === "") throw new Problem(`${quote(left)} has no version; write it as ${left}=1.30`, kind);
+      if (version === "")
+        throw new Problem(`${quote(left)} has no version; write it as ${left}=1.30`, kind);
     } else if (equals === -1 && !isVersionLike(token) && isVersionLike(args[index + 1])) {
       left = token;
       version = args[index + 1]!;
       index += 1;
     } else {
-      throw new Problem(`I could not read ${quote(token)}; write each component as name=version, e.g. kubelet=1.29 or kubelet@pool-a=1.29`, kind);
+      throw new Problem(
+        `I could not read ${quote(token)}; write each component as name=version, e.g. kubelet=1.29 or kubelet@pool-a=1.29`,
+        kind,
+      );
     }
     const colon = left.lastIndexOf(":");
     if (colon > 0) {
-      facts.push({ token, who: left.slice(0, colon), key: left.slice(colon + 1).toLowerCase(), value: version });
+      facts.push({
+        token,
+        who: left.slice(0, colon),
+        key: left.slice(colon + 1).toLowerCase(),
+        value: version,
+      });
       continue;
     }
     const at = left.indexOf("@");
     const component = at === -1 ? left : left.slice(0, at);
     const instance = at === -1 ? undefined : left.slice(at + 1);
     if (component === "") throw new Problem(`${quote(token)} names no component`, kind);
-    components.push(instance === undefined || instance === "" ? { component, version } : { component, instance, version });
+    components.push(
+      instance === undefined || instance === ""
+        ? { component, version }
+        : { component, instance, version },
+    );
   }
   for (const { token, who, key, value } of facts) {
     const field = FACTS[key];
-    if (field === undefined) throw new Problem(`${quote(token)}: a component can say :cgroup=v1, :failCgroupV1=false or :gate=Name=true after its name, not :${key}`, kind);
-    const entry = components.find((candidate) => (candidate.instance === undefined ? candidate.component : `${candidate.component}@${candidate.instance}`).toLowerCase() === who.toLowerCase());
-    if (entry === undefined) throw new Problem(`${quote(token)} is about ${quote(who)}, which the command does not name with a version; write ${who}=VERSION too`, kind);
+    if (field === undefined)
+      throw new Problem(
+        `${quote(token)}: a component can say :cgroup=v1, :failCgroupV1=false or :gate=Name=true after its name, not :${key}`,
+        kind,
+      );
+    const entry = components.find(
+      (candidate) =>
+        (candidate.instance === undefined
+          ? candidate.component
+          : `${candidate.component}@${candidate.instance}`
+        ).toLowerCase() === who.toLowerCase(),
+    );
+    if (entry === undefined)
+      throw new Problem(
+        `${quote(token)} is about ${quote(who)}, which the command does not name with a version; write ${who}=VERSION too`,
+        kind,
+      );
     if (field === "failCgroupV1") {
-      if (!/^(true|false)$/i.test(value)) throw new Problem(`${quote(token)}: failCgroupV1 must be true or false`, kind);
+      if (!/^(true|false)$/i.test(value))
+        throw new Problem(`${quote(token)}: failCgroupV1 must be true or false`, kind);
       entry.failCgroupV1 = value.toLowerCase() === "true";
-    } else if (field === "featureGates") entry.featureGates = entry.featureGates === undefined ? value : `${entry.featureGates},${value}`;
+    } else if (field === "featureGates")
+      entry.featureGates =
+        entry.featureGates === undefined ? value : `${entry.featureGates},${value}`;
     else entry.cgroupVersion = value;
   }
   return components;
@@ -113,11 +152,16 @@ function takeComponents(args: readonly string[], kind: "check" | "plan"): Compon
 /** What every cluster question takes alike: one list, so `check`, `plan` and `upgrade` cannot drift apart. */
 const CLUSTER_OPTIONS = new Set(["profile", "asOf", "platform"]);
 
-function parseCheck(args: string[], pasted?: { readonly version?: string; readonly nodes?: string }): ChatCommand {
+function parseCheck(
+  args: string[],
+  pasted?: { readonly version?: string; readonly nodes?: string },
+): ChatCommand {
   const { rest, options } = takeOptions(args, "check", CLUSTER_OPTIONS);
   const components = takeComponents(rest, "check");
-  if (pasted !== undefined) return withClusterOptions({ kind: "check" as const, components, kubectl: pasted }, options);
-  if (components.length === 0) throw new Problem("name at least one component with its version", "check");
+  if (pasted !== undefined)
+    return withClusterOptions({ kind: "check" as const, components, kubectl: pasted }, options);
+  if (components.length === 0)
+    throw new Problem("name at least one component with its version", "check");
   return withClusterOptions({ kind: "check" as const, components }, options);
 }
 
@@ -131,7 +175,13 @@ function parseUpgradeOrPlan(args: string[], word: "upgrade" | "plan"): ChatComma
   // `upgrade 1.27 1.30` without a separator: the last version is the target.
   const last = before[before.length - 1];
   const previous = before[before.length - 2];
-  if (separator === -1 && options.target === undefined && isVersionLike(last) && previous !== undefined && (isVersionLike(previous) || previous.includes("="))) {
+  if (
+    separator === -1 &&
+    options.target === undefined &&
+    isVersionLike(last) &&
+    previous !== undefined &&
+    (isVersionLike(previous) || previous.includes("="))
+  ) {
     after = before.slice(-1);
     before = before.slice(0, -1);
   }
@@ -142,21 +192,39 @@ function parseUpgradeOrPlan(args: string[], word: "upgrade" | "plan"): ChatComma
   const isBasic = before.length === 1 && isVersionLike(before[0]);
   const kind = isBasic ? "upgrade" : "plan";
   if (after.length !== 1) {
-    throw new Problem(after.length === 0 ? "say which version to upgrade to" : `I could not read ${quote(after.join(" "))} as the target version`, kind);
+    throw new Problem(
+      after.length === 0
+        ? "say which version to upgrade to"
+        : `I could not read ${quote(after.join(" "))} as the target version`,
+      kind,
+    );
   }
   const to = after[0]!;
-  if (isBasic) return withClusterOptions({ kind: "upgrade" as const, from: before[0]!, to }, options);
+  if (isBasic)
+    return withClusterOptions({ kind: "upgrade" as const, from: before[0]!, to }, options);
   if (before.length === 0) throw new Problem("say which version to upgrade from", word);
-  return withClusterOptions({ kind: "plan" as const, components: takeComponents(before, "plan"), to }, options);
+  return withClusterOptions(
+    { kind: "plan" as const, components: takeComponents(before, "plan"), to },
+    options,
+  );
 }
 
 function parseRemovals(args: string[]): ChatCommand {
-  const versions = args.filter((token) => !["from", "after", "to", "until", "->", "in"].includes(token.toLowerCase()));
+  const versions = args.filter(
+    (token) => !["from", "after", "to", "until", "->", "in"].includes(token.toLowerCase()),
+  );
   const [first, second] = versions;
-  if (versions.length === 0 || versions.length > 2) throw new Problem(versions.length === 0 ? "give two versions" : "give at most two versions", "removals");
+  if (versions.length === 0 || versions.length > 2)
+    throw new Problem(
+      versions.length === 0 ? "give two versions" : "give at most two versions",
+      "removals",
+    );
   const unreadable = versions.find((token) => !isVersionLike(token));
-  if (unreadable !== undefined) throw new Problem(`${quote(unreadable)} is not a version such as 1.29`, "removals");
-  return second === undefined ? { kind: "removals", to: first! } : { kind: "removals", from: first!, to: second };
+  if (unreadable !== undefined)
+    throw new Problem(`${quote(unreadable)} is not a version such as 1.29`, "removals");
+  return second === undefined
+    ? { kind: "removals", to: first! }
+    : { kind: "removals", from: first!, to: second };
 }
 
 function parsePorts(args: string[]): ChatCommand {
@@ -165,9 +233,16 @@ function parsePorts(args: string[]): ChatCommand {
   if (arrow !== -1) {
     const from = args.slice(0, arrow).filter((word) => word.toLowerCase() !== "from");
     const [to, cni, ...extra] = args.slice(arrow + 1);
-    if (from.length !== 1 || to === undefined) throw new Problem("name two roles: ports workers -> control-plane [calico]", "flows");
-    if (extra.length > 0) throw new Problem(`I do not understand ${quote(extra.join(" "))} after the CNI`, "flows");
-    return { kind: "flows", from: from[0]!, to, ...(cni === undefined ? {} : { cni: cni.replace(/^cni=/i, "") }) };
+    if (from.length !== 1 || to === undefined)
+      throw new Problem("name two roles: ports workers -> control-plane [calico]", "flows");
+    if (extra.length > 0)
+      throw new Problem(`I do not understand ${quote(extra.join(" "))} after the CNI`, "flows");
+    return {
+      kind: "flows",
+      from: from[0]!,
+      to,
+      ...(cni === undefined ? {} : { cni: cni.replace(/^cni=/i, "") }),
+    };
   }
   const words = ["of", "for"].includes(args[0]?.toLowerCase() ?? "") ? args.slice(1) : args;
   if (words.length === 0) throw new Problem("name a component", "ports");
@@ -180,8 +255,15 @@ function parseImpact(args: string[]): ChatCommand {
   const separator = words.findIndex((token) => SEPARATORS.has(token.toLowerCase()));
   const from = separator === -1 ? words[0] : words[separator - 1];
   const to = separator === -1 ? words[1] : words[separator + 1];
-  const rest = separator === -1 ? words.slice(2) : [...words.slice(0, separator - 1), ...words.slice(separator + 2)];
-  if (!isVersionLike(from) || !isVersionLike(to)) throw new Problem("give the minor you upgrade from and the one you upgrade to: impact 1.24 -> 1.29", "impact");
+  const rest =
+    separator === -1
+      ? words.slice(2)
+      : [...words.slice(0, separator - 1), ...words.slice(separator + 2)];
+  if (!isVersionLike(from) || !isVersionLike(to))
+    throw new Problem(
+      "give the minor you upgrade from and the one you upgrade to: impact 1.24 -> 1.29",
+      "impact",
+    );
   const areas = rest.map((word) => word.replace(/^areas?=/i, "")).join(",");
   return { kind: "impact", from: from!, to: to!, ...(areas === "" ? {} : { areas }) };
 }
@@ -189,12 +271,19 @@ function parseImpact(args: string[]): ChatCommand {
 function parseSkew(args: string[]): ChatCommand {
   const { rest, options } = takeOptions(args, "skew", new Set(["profile"]));
   const words = rest[0]?.toLowerCase() === "for" ? rest.slice(1) : rest;
-  const atIndex = words.findIndex((token) => ["at", "in", "on"].includes(token.toLowerCase()) || isVersionLike(token));
+  const atIndex = words.findIndex(
+    (token) => ["at", "in", "on"].includes(token.toLowerCase()) || isVersionLike(token),
+  );
   const componentWords = atIndex === -1 ? words : words.slice(0, atIndex);
-  const versionWords = atIndex === -1 ? [] : words.slice(isVersionLike(words[atIndex]) ? atIndex : atIndex + 1);
+  const versionWords =
+    atIndex === -1 ? [] : words.slice(isVersionLike(words[atIndex]) ? atIndex : atIndex + 1);
   if (componentWords.length === 0) throw new Problem("name a component", "skew");
-  if (atIndex !== -1 && versionWords.length !== 1) throw new Problem("give one version after at, e.g. at 1.29", "skew");
-  const command = withProfile({ kind: "skew" as const, component: componentWords.join(" ") }, options);
+  if (atIndex !== -1 && versionWords.length !== 1)
+    throw new Problem("give one version after at, e.g. at 1.29", "skew");
+  const command = withProfile(
+    { kind: "skew" as const, component: componentWords.join(" ") },
+    options,
+  );
   return versionWords[0] === undefined ? command : { ...command, at: versionWords[0] };
 }
 
@@ -219,13 +308,29 @@ function parseScan(text: string): ParseResult | undefined {
     } else if (to === undefined && isVersionLike(words[index])) {
       to = words[index];
     } else {
-      return { ok: false, problem: `I do not understand ${quote(words[index]!)} in scan`, kind: "scan" };
+      return {
+        ok: false,
+        problem: `I do not understand ${quote(words[index]!)} in scan`,
+        kind: "scan",
+      };
     }
   }
-  if (to === undefined) return { ok: false, problem: "say which version to scan for: scan to 1.29", kind: "scan" };
-  const manifests = (match[2] ?? "").replace(/^\s*```[a-z]*\n?/i, "").replace(/\n?```\s*$/, "").trim();
-  if (manifests === "") return { ok: false, problem: "paste the manifests after the first line (or in a ``` block)", kind: "scan" };
-  return { ok: true, command: { kind: "scan", to, ...(from === undefined ? {} : { from }), manifests } };
+  if (to === undefined)
+    return { ok: false, problem: "say which version to scan for: scan to 1.29", kind: "scan" };
+  const manifests = (match[2] ?? "")
+    .replace(/^\s*```[a-z]*\n?/i, "")
+    .replace(/\n?```\s*$/, "")
+    .trim();
+  if (manifests === "")
+    return {
+      ok: false,
+      problem: "paste the manifests after the first line (or in a ``` block)",
+      kind: "scan",
+    };
+  return {
+    ok: true,
+    command: { kind: "scan", to, ...(from === undefined ? {} : { from }), manifests },
+  };
 }
 
 /**
@@ -238,13 +343,33 @@ function parsePastedCheck(text: string): ParseResult | undefined {
   if (match === null) return undefined;
   const body = match[2]!.replace(/```[a-z]*\n?/gi, "");
   const lines = body.split("\n");
-  const header = lines.findIndex((line) => /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(line));
-  const versionLines = lines.filter((line) => /^\s*(Client|Server|Kustomize) Version:/.test(line)).map((line) => line.trim());
+  const header = lines.findIndex((line) =>
+    /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(line),
+  );
+  const versionLines = lines
+    .filter((line) => /^\s*(Client|Server|Kustomize) Version:/.test(line))
+    .map((line) => line.trim());
   if (header < 0 && versionLines.length === 0) {
-    return { ok: false, problem: "paste the output of `kubectl version` and/or `kubectl get nodes` after the first line (or in a ``` block)", kind: "check" };
+    return {
+      ok: false,
+      problem:
+        "paste the output of `kubectl version` and/or `kubectl get nodes` after the first line (or in a ``` block)",
+      kind: "check",
+    };
   }
-  const nodes = header < 0 ? undefined : lines.slice(header).filter((line) => line.trim() !== "" && !/^\s*(Client|Server|Kustomize) Version:/.test(line)).join("\n");
-  const pasted = { ...(versionLines.length === 0 ? {} : { version: versionLines.join("\n") }), ...(nodes === undefined ? {} : { nodes }) };
+  const nodes =
+    header < 0
+      ? undefined
+      : lines
+          .slice(header)
+          .filter(
+            (line) => line.trim() !== "" && !/^\s*(Client|Server|Kustomize) Version:/.test(line),
+          )
+          .join("\n");
+  const pasted = {
+    ...(versionLines.length === 0 ? {} : { version: versionLines.join("\n") }),
+    ...(nodes === undefined ? {} : { nodes }),
+  };
   try {
     return { ok: true, command: parseCheck(tokenize(match[1]!), pasted) };
   } catch (error) {
@@ -255,14 +380,16 @@ function parsePastedCheck(text: string): ParseResult | undefined {
 
 /** Reads one chat command. Never throws: anything unreadable is a UsageProblem. */
 export function parseCommand(text: string): ParseResult {
-  if (text.length > MAX_COMMAND_TEXT) return { ok: false, problem: `the command is longer than ${MAX_COMMAND_TEXT} characters` };
+  if (text.length > MAX_COMMAND_TEXT)
+    return { ok: false, problem: `the command is longer than ${MAX_COMMAND_TEXT} characters` };
   const scan = parseScan(text);
   if (scan !== undefined) return scan;
   const pasted = parsePastedCheck(text);
   if (pasted !== undefined) return pasted;
   let tokens = tokenize(text);
   // Bridges often pass the whole message, mention of the bot included.
-  if (tokens[0] !== undefined && /^(?:@?kubecompat|<@\w+>|\/\S+)$/i.test(tokens[0])) tokens = tokens.slice(1);
+  if (tokens[0] !== undefined && /^(?:@?kubecompat|<@\w+>|\/\S+)$/i.test(tokens[0]))
+    tokens = tokens.slice(1);
   const [word, ...args] = tokens;
   if (word === undefined) return { ok: true, command: { kind: "help" } };
   const kind = COMMAND_WORDS[word.toLowerCase()];
@@ -293,7 +420,11 @@ export function parseCommand(text: string): ParseResult {
         if (rest.length > 1) throw new Problem("give one version", "supported");
         return {
           ok: true,
-          command: { kind: "supported", ...(rest[0] === undefined ? {} : { version: rest[0] }), ...(options.asOf === undefined ? {} : { asOf: options.asOf }) },
+          command: {
+            kind: "supported",
+            ...(rest[0] === undefined ? {} : { version: rest[0] }),
+            ...(options.asOf === undefined ? {} : { asOf: options.asOf }),
+          },
         };
       }
       case "nodepool-check":
@@ -303,7 +434,10 @@ export function parseCommand(text: string): ParseResult {
         return { ok: false, problem: `I do not know the command ${quote(word)}` };
     }
   } catch (error) {
-    if (error instanceof Problem) return error.kind === undefined ? { ok: false, problem: error.message } : { ok: false, problem: error.message, kind: error.kind };
+    if (error instanceof Problem)
+      return error.kind === undefined
+        ? { ok: false, problem: error.message }
+        : { ok: false, problem: error.message, kind: error.kind };
     throw error;
   }
 }

@@ -6,7 +6,14 @@
  */
 import type { NodePoolSpecInput } from "../domain/node-pool.js";
 import type { ChatCommand } from "./chat-command.js";
-import { Problem, SEPARATORS, isVersionLike, quote, takeOptions, withClusterOptions } from "./words.js";
+import {
+  Problem,
+  SEPARATORS,
+  isVersionLike,
+  quote,
+  takeOptions,
+  withClusterOptions,
+} from "./words.js";
 
 type NodePoolKind = "nodepool-check" | "nodepool-rollback";
 
@@ -20,10 +27,27 @@ const NODEPOOL_SUBCOMMANDS: Readonly<Record<string, NodePoolKind>> = {
   downgrade: "nodepool-rollback",
 };
 
-const CONTROL_PLANE_KEYS = new Set(["cp", "control-plane", "controlplane", "control_plane", "apiserver", "kube-apiserver"]);
+const CONTROL_PLANE_KEYS = new Set([
+  "cp",
+  "control-plane",
+  "controlplane",
+  "control_plane",
+  "apiserver",
+  "kube-apiserver",
+]);
 
 /** The words of a pool spec, `key=value`, and which field of NodePoolSpecInput each fills. */
-type SpecField = "name" | "os" | "kubelet" | "proxy" | "kube-proxy" | "proxy-mode" | "runtime" | "flags" | "chart" | "cgroup";
+type SpecField =
+  | "name"
+  | "os"
+  | "kubelet"
+  | "proxy"
+  | "kube-proxy"
+  | "proxy-mode"
+  | "runtime"
+  | "flags"
+  | "chart"
+  | "cgroup";
 const SPEC_KEYS: Readonly<Record<string, SpecField>> = {
   name: "name",
   pool: "name",
@@ -51,8 +75,15 @@ const SPEC_KEYS: Readonly<Record<string, SpecField>> = {
   cgroupversion: "cgroup",
 };
 /** Runtime words to the knowledge base's canonical component names. */
-const RUNTIME_NAMES: Readonly<Record<string, string>> = { containerd: "containerd", "cri-o": "cri-o", crio: "cri-o", docker: "docker-engine", "docker-engine": "docker-engine" };
-const SPEC_WORDS_HINT = 'kubelet=, proxy=<mode>, kube-proxy=<version>, containerd=, cri-o=, docker=, flags="…", chart="…", cgroup=, os=, name=';
+const RUNTIME_NAMES: Readonly<Record<string, string>> = {
+  containerd: "containerd",
+  "cri-o": "cri-o",
+  crio: "cri-o",
+  docker: "docker-engine",
+  "docker-engine": "docker-engine",
+};
+const SPEC_WORDS_HINT =
+  'kubelet=, proxy=<mode>, kube-proxy=<version>, containerd=, cri-o=, docker=, flags="…", chart="…", cgroup=, os=, name=';
 
 /** Chat clients turn `--` into an em or en dash; kubelet flags need the two hyphens back. */
 function restoreDashes(text: string): string {
@@ -76,7 +107,11 @@ interface SpecDraft {
 function readSpec(words: readonly string[], side: string, kind: NodePoolKind): SpecDraft {
   const draft: SpecDraft = { flags: [] };
   const set = (field: Exclude<keyof SpecDraft, "flags">, value: string, key: string): void => {
-    if (draft[field] !== undefined) throw new Problem(`${key}= is given twice ${side === "shared" ? "before from" : `for the ${side} pool`}`, kind);
+    if (draft[field] !== undefined)
+      throw new Problem(
+        `${key}= is given twice ${side === "shared" ? "before from" : `for the ${side} pool`}`,
+        kind,
+      );
     draft[field] = value;
   };
   for (const raw of words) {
@@ -88,12 +123,19 @@ function readSpec(words: readonly string[], side: string, kind: NodePoolKind): S
     }
     const equals = token.indexOf("=");
     if (equals <= 0) {
-      throw new Problem(`I could not read ${quote(token)} in the ${side} pool; write each part as key=value (${SPEC_WORDS_HINT}), and quote flags: flags="--max-pods=110 --node-ip=10.0.0.7"`, kind);
+      throw new Problem(
+        `I could not read ${quote(token)} in the ${side} pool; write each part as key=value (${SPEC_WORDS_HINT}), and quote flags: flags="--max-pods=110 --node-ip=10.0.0.7"`,
+        kind,
+      );
     }
     const key = token.slice(0, equals).toLowerCase();
     const value = token.slice(equals + 1).trim();
     const field = SPEC_KEYS[key];
-    if (field === undefined) throw new Problem(`I do not know ${quote(`${key}=`)} for a node pool; use ${SPEC_WORDS_HINT}`, kind);
+    if (field === undefined)
+      throw new Problem(
+        `I do not know ${quote(`${key}=`)} for a node pool; use ${SPEC_WORDS_HINT}`,
+        kind,
+      );
     if (value === "") throw new Problem(`${key}= needs a value`, kind);
     switch (field) {
       case "name":
@@ -115,7 +157,11 @@ function readSpec(words: readonly string[], side: string, kind: NodePoolKind): S
         set("kubeProxyMode", value, key);
         break;
       case "runtime":
-        if (draft.runtime !== undefined) throw new Problem(`the ${side} pool names two runtimes (${draft.runtime} and ${RUNTIME_NAMES[key]}); a pool has one`, kind);
+        if (draft.runtime !== undefined)
+          throw new Problem(
+            `the ${side} pool names two runtimes (${draft.runtime} and ${RUNTIME_NAMES[key]}); a pool has one`,
+            kind,
+          );
         draft.runtime = RUNTIME_NAMES[key]!;
         draft.runtimeVersion = value;
         break;
@@ -145,7 +191,9 @@ function specOf(draft: SpecDraft, shared: SpecDraft, other: SpecDraft): NodePool
     ...(draft.kubeProxyVersion === undefined ? {} : { kubeProxyVersion: draft.kubeProxyVersion }),
     ...(draft.kubeProxyMode === undefined ? {} : { kubeProxyMode: draft.kubeProxyMode }),
     ...(os === undefined ? {} : { os }),
-    ...(draft.runtime === undefined ? {} : { runtime: draft.runtime, runtimeVersion: draft.runtimeVersion! }),
+    ...(draft.runtime === undefined
+      ? {}
+      : { runtime: draft.runtime, runtimeVersion: draft.runtimeVersion! }),
     ...(draft.chartKubeVersion === undefined ? {} : { chartKubeVersion: draft.chartKubeVersion }),
     ...(draft.cgroupVersion === undefined ? {} : { cgroupVersion: draft.cgroupVersion }),
   };
@@ -164,9 +212,16 @@ export function parseNodePool(args: string[]): ChatCommand {
     kind = NODEPOOL_SUBCOMMANDS[first];
     words = args.slice(1);
   } else if (first !== undefined && !first.includes("=") && first !== "from") {
-    throw new Problem(`I could not read ${quote(args[0]!)}; say nodepool check (an upgrade) or nodepool rollback`, "nodepool-check");
+    throw new Problem(
+      `I could not read ${quote(args[0]!)}; say nodepool check (an upgrade) or nodepool rollback`,
+      "nodepool-check",
+    );
   }
-  if (words.length === 0) throw new Problem("give the control plane's version and the pool before and after, e.g. cp=1.30 from kubelet=1.29.4 to kubelet=1.30.1", kind);
+  if (words.length === 0)
+    throw new Problem(
+      "give the control plane's version and the pool before and after, e.g. cp=1.30 from kubelet=1.29.4 to kubelet=1.30.1",
+      kind,
+    );
   const { rest, options } = takeOptions(words, kind, new Set(["profile", "asOf", "platform"]));
 
   let controlPlaneVersion: string | undefined;
@@ -180,15 +235,25 @@ export function parseNodePool(args: string[]): ChatCommand {
     const equals = token.indexOf("=");
     if (equals > 0 && CONTROL_PLANE_KEYS.has(lower.slice(0, equals))) {
       const value = token.slice(equals + 1);
-      if (value === "") throw new Problem(`${lower.slice(0, equals)}= needs the control plane's version, e.g. cp=1.30`, kind);
-      if (controlPlaneVersion !== undefined) throw new Problem("the control plane's version is given twice", kind);
+      if (value === "")
+        throw new Problem(
+          `${lower.slice(0, equals)}= needs the control plane's version, e.g. cp=1.30`,
+          kind,
+        );
+      if (controlPlaneVersion !== undefined)
+        throw new Problem("the control plane's version is given twice", kind);
       controlPlaneVersion = value;
     } else if (lower === "from") {
-      if (section !== "before") throw new Problem(`"from" ${section === "to" ? "comes after to" : "is given twice"}; write from <pool> to <pool>`, kind);
+      if (section !== "before")
+        throw new Problem(
+          `"from" ${section === "to" ? "comes after to" : "is given twice"}; write from <pool> to <pool>`,
+          kind,
+        );
       section = "from";
       sawFrom = true;
     } else if (SEPARATORS.has(lower)) {
-      if (section === "to") throw new Problem(`"${token}" is given twice; write from <pool> to <pool>`, kind);
+      if (section === "to")
+        throw new Problem(`"${token}" is given twice; write from <pool> to <pool>`, kind);
       section = "to";
     } else {
       (section === "before" ? before : section === "from" ? fromWords : toWords).push(token);
@@ -198,20 +263,43 @@ export function parseNodePool(args: string[]): ChatCommand {
   let shared: SpecDraft = { flags: [] };
   if (sawFrom) {
     const stray = before.find((token) => !/^(?:name|pool|os)=/i.test(token));
-    if (stray !== undefined) throw new Problem(`${quote(stray)} stands before from; put the pool's words after from (or after to)`, kind);
+    if (stray !== undefined)
+      throw new Problem(
+        `${quote(stray)} stands before from; put the pool's words after from (or after to)`,
+        kind,
+      );
     shared = readSpec(before, "shared", kind);
   } else {
     fromWords.unshift(...before);
   }
-  if (controlPlaneVersion === undefined) throw new Problem("say the control plane's version with cp=, e.g. cp=1.30", kind);
-  if (section !== "to") throw new Problem(`say what the pool ${kind === "nodepool-rollback" ? "goes back to" : "becomes"} after to, e.g. to kubelet=${kind === "nodepool-rollback" ? "1.28.9" : "1.30.1"}`, kind);
-  if (fromWords.length === 0) throw new Problem("describe the pool as it runs now after from, e.g. from kubelet=1.29.4", kind);
-  if (toWords.length === 0) throw new Problem("describe the pool after to, e.g. to kubelet=1.30.1", kind);
+  if (controlPlaneVersion === undefined)
+    throw new Problem("say the control plane's version with cp=, e.g. cp=1.30", kind);
+  if (section !== "to")
+    throw new Problem(
+      `say what the pool ${kind === "nodepool-rollback" ? "goes back to" : "becomes"} after to, e.g. to kubelet=${kind === "nodepool-rollback" ? "1.28.9" : "1.30.1"}`,
+      kind,
+    );
+  if (fromWords.length === 0)
+    throw new Problem(
+      "describe the pool as it runs now after from, e.g. from kubelet=1.29.4",
+      kind,
+    );
+  if (toWords.length === 0)
+    throw new Problem("describe the pool after to, e.g. to kubelet=1.30.1", kind);
   const from = readSpec(fromWords, "from", kind);
   const to = readSpec(toWords, "to", kind);
-  for (const [side, draft] of [["from", from], ["to", to]] as const) {
-    if (draft.kubeletVersion === undefined) throw new Problem(`the ${side} pool needs its kubelet version, e.g. kubelet=1.30.1`, kind);
+  for (const [side, draft] of [
+    ["from", from],
+    ["to", to],
+  ] as const) {
+    if (draft.kubeletVersion === undefined)
+      throw new Problem(`the ${side} pool needs its kubelet version, e.g. kubelet=1.30.1`, kind);
   }
-  const command = { kind, controlPlaneVersion, from: specOf(from, shared, to), to: specOf(to, shared, from) };
+  const command = {
+    kind,
+    controlPlaneVersion,
+    from: specOf(from, shared, to),
+    to: specOf(to, shared, from),
+  };
   return withClusterOptions(command, options);
 }

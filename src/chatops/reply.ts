@@ -7,7 +7,11 @@
  */
 
 /** A piece of a line: plain text, or text with one kind of emphasis. */
-export type Inline = string | { readonly bold: string } | { readonly code: string } | { readonly link: string; readonly label: string };
+export type Inline =
+  | string
+  | { readonly bold: string }
+  | { readonly code: string }
+  | { readonly link: string; readonly label: string };
 
 export type Line = readonly Inline[];
 
@@ -36,9 +40,15 @@ export interface ChatReplyDoc {
 }
 
 export type SlackBlock =
-  | { readonly type: "header"; readonly text: { readonly type: "plain_text"; readonly text: string; readonly emoji: true } }
+  | {
+      readonly type: "header";
+      readonly text: { readonly type: "plain_text"; readonly text: string; readonly emoji: true };
+    }
   | { readonly type: "section"; readonly text: { readonly type: "mrkdwn"; readonly text: string } }
-  | { readonly type: "context"; readonly elements: ReadonlyArray<{ readonly type: "mrkdwn"; readonly text: string }> }
+  | {
+      readonly type: "context";
+      readonly elements: ReadonlyArray<{ readonly type: "mrkdwn"; readonly text: string }>;
+    }
   | { readonly type: "divider" };
 
 export interface ChatReply {
@@ -63,12 +73,19 @@ const SLACK_MAX_CONTEXT_ELEMENTS = 10;
 const MAX_INLINE_TEXT = 700;
 
 /** The first `max` entries, and how many were left out. */
-export function firstOf<T>(items: readonly T[], max = MAX_LISTED): { shown: readonly T[]; omitted: number } {
+export function firstOf<T>(
+  items: readonly T[],
+  max = MAX_LISTED,
+): { shown: readonly T[]; omitted: number } {
   return { shown: items.slice(0, max), omitted: Math.max(0, items.length - max) };
 }
 
 export function renderReply(doc: ChatReplyDoc): ChatReply {
-  return { text: toMarkdown(doc), blocks: toSlackBlocks(doc), fallback: clip(doc.fallback ?? doc.headline, 300) };
+  return {
+    text: toMarkdown(doc),
+    blocks: toSlackBlocks(doc),
+    fallback: clip(doc.fallback ?? doc.headline, 300),
+  };
 }
 
 function clip(text: string, max: number): string {
@@ -103,8 +120,15 @@ function markdownSection(section: ReplySection): string {
   if (section.omitted) body.push(moreLine(section.omitted));
   // Numbered and plain lines are separate paragraphs in Markdown unless they end with two spaces.
   const joiner = section.style === "plain" ? "  \n" : "\n";
-  const diagram = section.mermaid === undefined ? undefined : `\`\`\`mermaid\n${section.mermaid}\n\`\`\``;
-  return [section.title === undefined ? undefined : `**${section.title}**`, body.join(joiner), diagram].filter((part) => part !== undefined && part !== "").join("\n");
+  const diagram =
+    section.mermaid === undefined ? undefined : `\`\`\`mermaid\n${section.mermaid}\n\`\`\``;
+  return [
+    section.title === undefined ? undefined : `**${section.title}**`,
+    body.join(joiner),
+    diagram,
+  ]
+    .filter((part) => part !== undefined && part !== "")
+    .join("\n");
 }
 
 export function toMarkdown(doc: ChatReplyDoc): string {
@@ -165,15 +189,30 @@ function slackSections(replySection: ReplySection): SlackBlock[] {
 }
 
 export function toSlackBlocks(doc: ChatReplyDoc): SlackBlock[] {
-  const header: SlackBlock = { type: "header", text: { type: "plain_text", text: clip(doc.headline, SLACK_MAX_HEADER_TEXT), emoji: true } };
+  const header: SlackBlock = {
+    type: "header",
+    text: { type: "plain_text", text: clip(doc.headline, SLACK_MAX_HEADER_TEXT), emoji: true },
+  };
   let body = doc.sections.flatMap(slackSections);
   const context: SlackBlock[] =
     doc.context.length === 0
       ? []
-      : [{ type: "context", elements: doc.context.slice(0, SLACK_MAX_CONTEXT_ELEMENTS).map((text) => ({ type: "mrkdwn", text: slackEscape(text) })) }];
+      : [
+          {
+            type: "context",
+            elements: doc.context
+              .slice(0, SLACK_MAX_CONTEXT_ELEMENTS)
+              .map((text) => ({ type: "mrkdwn", text: slackEscape(text) })),
+          },
+        ];
   const room = SLACK_MAX_BLOCKS - 1 - context.length;
   if (body.length > room) {
-    body = [...body.slice(0, room - 1), section("_…the answer was shortened to fit in one Slack message; ask a narrower question for the rest_")];
+    body = [
+      ...body.slice(0, room - 1),
+      section(
+        "_…the answer was shortened to fit in one Slack message; ask a narrower question for the rest_",
+      ),
+    ];
   }
   return [header, ...body, ...context];
 }

@@ -14,7 +14,12 @@
 import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import type { Config } from "../core/config.js";
-import { InputError, UnauthenticatedError, UnavailableError, UnsupportedMediaTypeError } from "../core/errors.js";
+import {
+  InputError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+} from "../core/errors.js";
 import { MinuteBudgets } from "../core/minute-budgets.js";
 import { ipKeyGenerator } from "express-rate-limit";
 import { giveBackUnlessWorked, overBudget } from "../http/rate-limits.js";
@@ -22,7 +27,13 @@ import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
 import { errorBody } from "../http/errors.js";
 import { SeenSignatures, bearerTokenMatches, slackRequestProblem } from "./auth.js";
-import { MAX_COMMAND_TEXT, parseCommand, runCommand, takeVisibility, usageReply } from "./commands.js";
+import {
+  MAX_COMMAND_TEXT,
+  parseCommand,
+  runCommand,
+  takeVisibility,
+  usageReply,
+} from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";
 
 export interface ChatopsDependencies {
@@ -62,7 +73,11 @@ function requestId(res: Response): string {
 
 /** A chat message that says the answer failed, for the one face that must not answer with an error status. */
 function failureReply(message: string): ChatReply {
-  return renderReply({ headline: "⚠️ kubecompat could not answer", sections: [{ style: "plain", lines: [[message]] }], context: [] });
+  return renderReply({
+    headline: "⚠️ kubecompat could not answer",
+    sections: [{ style: "plain", lines: [[message]] }],
+    context: [],
+  });
 }
 
 export function chatopsRouter(deps: ChatopsDependencies): Router {
@@ -79,22 +94,50 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
   };
 
   /** Parses and answers a text; the domain core does the rest. Logged with the request id, as the request's own line is. */
-  const reply = (res: Response, text: string, invokedAs: string | undefined, face: string, who: Record<string, string | undefined>): ChatReply => {
+  const reply = (
+    res: Response,
+    text: string,
+    invokedAs: string | undefined,
+    face: string,
+    who: Record<string, string | undefined>,
+  ): ChatReply => {
     const snapshot = kb.current();
     const parsed = parseCommand(text);
-    logger.info({ requestId: requestId(res), chatops: face, command: parsed.ok ? parsed.command.kind : "usage", ...who }, "chat command");
+    logger.info(
+      {
+        requestId: requestId(res),
+        chatops: face,
+        command: parsed.ok ? parsed.command.kind : "usage",
+        ...who,
+      },
+      "chat command",
+    );
     const options = invokedAs === undefined ? {} : { invokedAs };
-    return parsed.ok ? runCommand(snapshot, parsed.command, options) : usageReply(snapshot, parsed, options);
+    return parsed.ok
+      ? runCommand(snapshot, parsed.command, options)
+      : usageReply(snapshot, parsed, options);
   };
 
   router.post(
     "/slack",
     (req, res, next) => {
       if (deps.chatops?.slackSigningSecret == null) {
-        throw unverifiedRefusal(req, res, new UnavailableError("Slack commands are not configured; set SLACK_SIGNING_SECRET to the Slack app's signing secret", [], null));
+        throw unverifiedRefusal(
+          req,
+          res,
+          new UnavailableError(
+            "Slack commands are not configured; set SLACK_SIGNING_SECRET to the Slack app's signing secret",
+            [],
+            null,
+          ),
+        );
       }
       if (!req.is(SLACK_FORM)) {
-        throw unverifiedRefusal(req, res, new UnsupportedMediaTypeError(`send the request as ${SLACK_FORM}`));
+        throw unverifiedRefusal(
+          req,
+          res,
+          new UnsupportedMediaTypeError(`send the request as ${SLACK_FORM}`),
+        );
       }
       next();
     },
@@ -112,13 +155,21 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         throw unverifiedRefusal(req, res, new UnauthenticatedError(problem));
       }
       if (seen.replayed(header(req, "x-slack-signature")!)) {
-        throw unverifiedRefusal(req, res, new UnauthenticatedError("this signed request was already received: a replay is not answered twice"));
+        throw unverifiedRefusal(
+          req,
+          res,
+          new UnauthenticatedError(
+            "this signed request was already received: a replay is not answered twice",
+          ),
+        );
       }
 
       const form = new URLSearchParams(rawBody.toString("utf8"));
       const use = verified.take(`slack:${form.get("team_id") ?? "?"}`);
       if (!use.allowed) {
-        const busy = failureReply(`Too many commands from this workspace: at most ${verified.perMinute} a minute. Try again in ${use.resetSeconds} s.`);
+        const busy = failureReply(
+          `Too many commands from this workspace: at most ${verified.perMinute} a minute. Try again in ${use.resetSeconds} s.`,
+        );
         res.json({ response_type: "ephemeral", text: busy.fallback, blocks: busy.blocks });
         return;
       }
@@ -134,10 +185,16 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
           answer = failureReply(`${error.message}.`);
         } else {
           logger.error({ err: error, requestId: requestId(res) }, "chat command failed");
-          answer = failureReply(`Something went wrong; it has been logged with request id ${requestId(res)}.`);
+          answer = failureReply(
+            `Something went wrong; it has been logged with request id ${requestId(res)}.`,
+          );
         }
       }
-      res.json({ response_type: inChannel ? "in_channel" : "ephemeral", text: answer.fallback, blocks: answer.blocks });
+      res.json({
+        response_type: inChannel ? "in_channel" : "ephemeral",
+        text: answer.fallback,
+        blocks: answer.blocks,
+      });
     },
   );
 
@@ -146,11 +203,23 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
     (req, res, next) => {
       const token = deps.chatops?.botToken;
       if (token == null) {
-        throw unverifiedRefusal(req, res, new UnavailableError("the chat command endpoint is not configured; set CHATOPS_TOKEN to the token bots send", [], null));
+        throw unverifiedRefusal(
+          req,
+          res,
+          new UnavailableError(
+            "the chat command endpoint is not configured; set CHATOPS_TOKEN to the token bots send",
+            [],
+            null,
+          ),
+        );
       }
       if (!bearerTokenMatches(header(req, "authorization"), token)) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="kubecompat chatops"');
-        throw unverifiedRefusal(req, res, new UnauthenticatedError("send Authorization: Bearer <CHATOPS_TOKEN>"));
+        throw unverifiedRefusal(
+          req,
+          res,
+          new UnauthenticatedError("send Authorization: Bearer <CHATOPS_TOKEN>"),
+        );
       }
       const use = verified.take(`bot:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
       const refused = overBudget(res, verified, use, "chat");
@@ -167,7 +236,10 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
     (req, res) => {
       const parsed = commandBody.safeParse(req.body);
       if (!parsed.success) {
-        throw new InputError(`the body must be a JSON object {"text": "..."} whose text is a string of at most ${MAX_COMMAND_TEXT} characters`, "text");
+        throw new InputError(
+          `the body must be a JSON object {"text": "..."} whose text is a string of at most ${MAX_COMMAND_TEXT} characters`,
+          "text",
+        );
       }
       const { text } = takeVisibility(parsed.data.text);
       const answer = reply(res, text, undefined, "command", {});

@@ -10,7 +10,8 @@ import type { CommandKind, RunOptions, UsageProblem } from "./chat-command.js";
 import { renderReply, type ChatReply, type ChatReplyDoc, type Line } from "./reply.js";
 
 const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
-  check: "check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26 kubelet@pool-b:cgroup=v1 containerd=1.7.2 [profile=strict] [platform=eks] [asof=2026-12-01]",
+  check:
+    "check kube-apiserver=1.30 kubelet=1.27 kubelet@pool-b=1.26 kubelet@pool-b:cgroup=v1 containerd=1.7.2 [profile=strict] [platform=eks] [asof=2026-12-01]",
   upgrade: "upgrade 1.27 -> 1.30 [profile=strict] [platform=eks] [asof=2026-12-01]",
   plan: "plan apiserver=1.27 kubelet=1.26 to 1.30 [profile=strict] [platform=eks] [asof=2026-12-01]",
   removals: "removals 1.25 1.29",
@@ -24,7 +25,8 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   scan: "scan [from 1.24] to 1.29, then the manifests on the next lines (or in a ``` block)",
   "nodepool-check":
     'nodepool check cp=1.30 [profile=strict] [platform=eks] [asof=2026-12-01] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
-  "nodepool-rollback": "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
+  "nodepool-rollback":
+    "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
 };
 
 const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
@@ -34,14 +36,18 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   removals: "API versions removed after the first version, up to the second",
   ports: "the ports a component listens on",
   flows: "the flows a firewall between two node roles must allow, for Kubernetes and the CNI",
-  impact: "what changes between two minors beyond apiVersions (behaviour changes, configuration files, feature gates), optionally for some areas",
+  impact:
+    "what changes between two minors beyond apiVersions (behaviour changes, configuration files, feature gates), optionally for some areas",
   skew: "the version-skew rules in force for a component",
   release: "release dates, end of life and the latest patch",
-  coverage: "where the knowledge ends: the newest Kubernetes minor each kind of knowledge covers, and its sources",
+  coverage:
+    "where the knowledge ends: the newest Kubernetes minor each kind of knowledge covers, and its sources",
   supported: "is a minor supported today (or on a date)? Without a version: which minors are",
   scan: "which objects of the pasted manifests use API versions removed or deprecated at the target",
-  "nodepool-check": "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
-  "nodepool-rollback": "can a node pool go back to its old spec under the control plane as it is now?",
+  "nodepool-check":
+    "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
+  "nodepool-rollback":
+    "can a node pool go back to its old spec under the control plane as it is now?",
 };
 
 function usageLine(kind: Exclude<CommandKind, "help">, invokedAs: string): Line {
@@ -59,7 +65,11 @@ export function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line)
     headline: "kubecompat: Kubernetes version compatibility",
     sections: [
       ...(intro === undefined ? [] : [{ style: "plain" as const, lines: [intro] }]),
-      { title: "Commands", style: "bullets", lines: kinds.map((kind) => [...usageLine(kind, prefix), ` — ${WHAT_IT_DOES[kind]}`]) },
+      {
+        title: "Commands",
+        style: "bullets",
+        lines: kinds.map((kind) => [...usageLine(kind, prefix), ` — ${WHAT_IT_DOES[kind]}`]),
+      },
       {
         style: "plain",
         lines: [
@@ -86,7 +96,9 @@ export function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line)
             { code: "name=pool-a" },
             ".",
           ],
-          ["Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel."],
+          [
+            "Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel.",
+          ],
         ],
       },
     ],
@@ -94,17 +106,38 @@ export function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line)
   };
 }
 
-function problemDoc(snapshot: KbSnapshot, problem: UsageProblem, options: RunOptions): ChatReplyDoc {
-  if (problem.kind === undefined) return helpDoc(snapshot, options, [`🤔 ${problem.problem}. Here is what I understand:`]);
+function problemDoc(
+  snapshot: KbSnapshot,
+  problem: UsageProblem,
+  options: RunOptions,
+): ChatReplyDoc {
+  if (problem.kind === undefined)
+    return helpDoc(snapshot, options, [`🤔 ${problem.problem}. Here is what I understand:`]);
   return {
     headline: `🤔 I did not understand that ${problem.kind.replace("-", " ")} command`,
-    sections: [{ style: "plain", lines: [[`${problem.problem}.`], ["Usage: ", ...usageLine(problem.kind, prefixOf(options))]] }],
+    sections: [
+      {
+        style: "plain",
+        lines: [
+          [`${problem.problem}.`],
+          ["Usage: ", ...usageLine(problem.kind, prefixOf(options))],
+        ],
+      },
+    ],
     context: [revision(snapshot)],
   };
 }
 
-export function errorDoc(snapshot: KbSnapshot, error: InputError | NotFoundError, kind: CommandKind, options: RunOptions): ChatReplyDoc {
-  const hint: Line = kind === "help" ? ["Try ", { code: `${prefixOf(options)}help` }] : ["Usage: ", ...usageLine(kind, prefixOf(options))];
+export function errorDoc(
+  snapshot: KbSnapshot,
+  error: InputError | NotFoundError,
+  kind: CommandKind,
+  options: RunOptions,
+): ChatReplyDoc {
+  const hint: Line =
+    kind === "help"
+      ? ["Try ", { code: `${prefixOf(options)}help` }]
+      : ["Usage: ", ...usageLine(kind, prefixOf(options))];
   return {
     headline: "⚠️ I could not answer that",
     sections: [
@@ -116,6 +149,10 @@ export function errorDoc(snapshot: KbSnapshot, error: InputError | NotFoundError
 }
 
 /** The reply to a text that is not a command: what was wrong and how to write it. */
-export function usageReply(snapshot: KbSnapshot, problem: UsageProblem, options: RunOptions = {}): ChatReply {
+export function usageReply(
+  snapshot: KbSnapshot,
+  problem: UsageProblem,
+  options: RunOptions = {},
+): ChatReply {
   return renderReply(problemDoc(snapshot, problem, options));
 }

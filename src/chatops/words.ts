@@ -79,14 +79,26 @@ export function quote(token: string): string {
 }
 
 /** Takes `key=value` options out of the argument list. */
-export function takeOptions(args: string[], kind: Exclude<CommandKind, "help">, allowed: ReadonlySet<string>): { rest: string[]; options: Options } {
+export function takeOptions(
+  args: string[],
+  kind: Exclude<CommandKind, "help">,
+  allowed: ReadonlySet<string>,
+): { rest: string[]; options: Options } {
   const options: Options = {};
   const rest: string[] = [];
   for (const token of args) {
     const equals = token.indexOf("=");
     const key = equals > 0 ? token.slice(0, equals).toLowerCase() : "";
     const value = token.slice(equals + 1);
-    const name = PROFILE_KEYS.has(key) ? "profile" : AS_OF_KEYS.has(key) ? "asOf" : TARGET_KEYS.has(key) ? "target" : PLATFORM_KEYS.has(key) ? "platform" : undefined;
+    const name = PROFILE_KEYS.has(key)
+      ? "profile"
+      : AS_OF_KEYS.has(key)
+        ? "asOf"
+        : TARGET_KEYS.has(key)
+          ? "target"
+          : PLATFORM_KEYS.has(key)
+            ? "platform"
+            : undefined;
     if (name === undefined || !allowed.has(name)) {
       rest.push(token);
       continue;
@@ -98,12 +110,18 @@ export function takeOptions(args: string[], kind: Exclude<CommandKind, "help">, 
   return { rest, options };
 }
 
-export function withProfile<T extends object>(command: T, options: Options): T & { profile?: string } {
+export function withProfile<T extends object>(
+  command: T,
+  options: Options,
+): T & { profile?: string } {
   return options.profile === undefined ? command : { ...command, profile: options.profile };
 }
 
 /** The options every cluster question takes alike (check, plan, upgrade): profile=, asof= and platform=. */
-export function withClusterOptions<T extends object>(command: T, options: Options): T & { profile?: string; asOf?: string; platform?: string } {
+export function withClusterOptions<T extends object>(
+  command: T,
+  options: Options,
+): T & { profile?: string; asOf?: string; platform?: string } {
   return {
     ...command,
     ...(options.profile === undefined ? {} : { profile: options.profile }),

@@ -90,7 +90,16 @@
  */
 import { readFileSync } from "node:fs";
 import { KubecompatApi } from "./client/api.js";
-import { check, firewall, flows, impact, nodepool, plan, scan, type CliContext } from "./client/commands.js";
+import {
+  check,
+  firewall,
+  flows,
+  impact,
+  nodepool,
+  plan,
+  scan,
+  type CliContext,
+} from "./client/commands.js";
 import { collect, scanCluster } from "./client/cluster-commands.js";
 import {
   COMMANDS,
@@ -106,13 +115,24 @@ import {
 import { CliError, EXIT_FAILURE, EXIT_OK, OfflineError, UsageError } from "./client/errors.js";
 import { InputReader } from "./client/inputs.js";
 
-// eslint-disable-next-line no-restricted-syntax -- the CLI's own environment, not the service's config
-const { KUBECOMPAT_URL: serverFromEnvironment, NO_COLOR: noColour, KUBECTL: kubectlFromEnvironment } = process.env;
+// The CLI's own environment, not the service's config.
+const environment = process.env; // eslint-disable-line no-restricted-syntax
+const {
+  KUBECOMPAT_URL: serverFromEnvironment,
+  NO_COLOR: noColour,
+  KUBECTL: kubectlFromEnvironment,
+} = environment;
 
 // Two levels up both from src/cli/ (run by bin/ through tsx) and from dist/cli/ (compiled).
-const CLI_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const CLI_VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
-const RUN: Readonly<Record<CommandName, (commandLine: CommandLine, context: CliContext) => Promise<number>>> = {
+const RUN: Readonly<
+  Record<CommandName, (commandLine: CommandLine, context: CliContext) => Promise<number>>
+> = {
   check,
   plan,
   scan,
@@ -120,14 +140,17 @@ const RUN: Readonly<Record<CommandName, (commandLine: CommandLine, context: CliC
   impact,
   flows,
   firewall,
-  collect: (commandLine, context) => collect(commandLine, context, { kubectl: kubectlFromEnvironment }),
+  collect: (commandLine, context) =>
+    collect(commandLine, context, { kubectl: kubectlFromEnvironment }),
   "scan-cluster": scanCluster,
 };
 
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write("kubecompat: reading from stdin (end with Ctrl-D)\n");
+  if (process.stdin.isTTY)
+    process.stderr.write("kubecompat: reading from stdin (end with Ctrl-D)\n");
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -154,7 +177,8 @@ async function main(argv: readonly string[], services: CliServices): Promise<num
   if (command === "help") {
     const [topic] = commandLine.positionals;
     if (topic === undefined) write(topLevelHelp());
-    else if ((COMMANDS as readonly string[]).includes(topic)) write(commandHelp(topic as CommandName));
+    else if ((COMMANDS as readonly string[]).includes(topic))
+      write(commandHelp(topic as CommandName));
     else throw new UsageError(`no help for "${topic}"; commands: ${COMMANDS.join(", ")}`, null);
     return EXIT_OK;
   }
@@ -170,28 +194,43 @@ async function main(argv: readonly string[], services: CliServices): Promise<num
 
   const output = outputFormat(commandLine);
   const offline = commandLine.flags.has("offline");
-  if (offline && commandLine.flags.has("server")) throw new UsageError("--offline answers without a server; leave out --server (or --offline)", command);
+  if (offline && commandLine.flags.has("server"))
+    throw new UsageError(
+      "--offline answers without a server; leave out --server (or --offline)",
+      command,
+    );
   let offlineServer: OfflineServer | undefined;
   if (offline && !ASKS_NO_SERVER.has(command)) {
     try {
       offlineServer = await services.startOffline();
     } catch (error) {
-      throw new OfflineError(`--offline could not load the knowledge base shipped with the CLI: ${error instanceof Error ? error.message : String(error)}`, [
-        "Reinstall the package (its kb/ directory is read), or ask a server with --server URL.",
-      ]);
+      throw new OfflineError(
+        `--offline could not load the knowledge base shipped with the CLI: ${error instanceof Error ? error.message : String(error)}`,
+        ["Reinstall the package (its kb/ directory is read), or ask a server with --server URL."],
+      );
     }
   }
   const userAgent = `kubecompat-cli/${CLI_VERSION}`;
   const api =
     offlineServer === undefined
-      ? new KubecompatApi(flagValue(commandLine, "server") ?? (serverFromEnvironment || DEFAULT_SERVER), userAgent)
-      : new KubecompatApi(offlineServer.url, userAgent, `offline (the kb/ of kubecompat ${CLI_VERSION})`);
+      ? new KubecompatApi(
+          flagValue(commandLine, "server") ?? (serverFromEnvironment || DEFAULT_SERVER),
+          userAgent,
+        )
+      : new KubecompatApi(
+          offlineServer.url,
+          userAgent,
+          `offline (the kb/ of kubecompat ${CLI_VERSION})`,
+        );
   // https://no-color.org: any non-empty NO_COLOR turns colour off.
   const colourTerminal = process.stdout.isTTY && (noColour === undefined || noColour === "");
   const context: CliContext = {
     api,
     output,
-    style: { colour: colourTerminal, width: process.stdout.isTTY ? (process.stdout.columns ?? null) : null },
+    style: {
+      colour: colourTerminal,
+      width: process.stdout.isTTY ? (process.stdout.columns ?? null) : null,
+    },
     inputs: new InputReader(readStdin),
     write,
     version: CLI_VERSION,
@@ -205,11 +244,16 @@ async function main(argv: readonly string[], services: CliServices): Promise<num
 
 function report(error: unknown): number {
   if (!(error instanceof CliError)) {
-    process.stderr.write(`kubecompat: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `kubecompat: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT_FAILURE;
   }
   const lines = [`kubecompat: ${error.message}`, ...error.hints.map((hint) => `  ${hint}`)];
-  if (error instanceof UsageError) lines.push(`Run kubecompat ${error.command === null ? "--help" : `${error.command} --help`} for usage.`);
+  if (error instanceof UsageError)
+    lines.push(
+      `Run kubecompat ${error.command === null ? "--help" : `${error.command} --help`} for usage.`,
+    );
   process.stderr.write(`${lines.join("\n")}\n`);
   return EXIT_FAILURE;
 }

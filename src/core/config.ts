@@ -36,10 +36,19 @@ const environmentSchema = z.object({
   KB_POLL_MS: z.coerce.number().int().min(200).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
-  SLACK_SIGNING_SECRET: z.string().min(16, "must be the Slack app's signing secret (at least 16 characters)").optional(),
-  CHATOPS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
+  SLACK_SIGNING_SECRET: z
+    .string()
+    .min(16, "must be the Slack app's signing secret (at least 16 characters)")
+    .optional(),
+  CHATOPS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters so it cannot be guessed")
+    .optional(),
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
-  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters so it cannot be guessed").optional(),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters so it cannot be guessed")
+    .optional(),
   TRUST_PROXY: z
     .string()
     .transform((value, context) => {
@@ -54,10 +63,29 @@ const environmentSchema = z.object({
   HSTS: booleanFromEnv.default(false),
   RATE_LIMIT_WRITES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   RATE_LIMIT_CHAT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
-  EDIT_GATHER_MS: z.coerce.number({ message: "must be a number" }).int("must be a whole number of milliseconds").min(0, "must be 0 (off) or more").max(1_000, "must be at most 1000").default(50),
-  READS_PER_TURN: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0, "must be 0 (no turns) or more").max(1_000, "must be at most 1000").default(4),
-  LARGE_REQUESTS_IN_FLIGHT: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(64, "must be at most 64").default(2),
-  ANSWER_CACHE_MB: z.coerce.number({ message: "must be a number" }).min(0, "must be 0 (off) or more").max(1024, "must be at most 1024").default(8),
+  EDIT_GATHER_MS: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number of milliseconds")
+    .min(0, "must be 0 (off) or more")
+    .max(1_000, "must be at most 1000")
+    .default(50),
+  READS_PER_TURN: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(0, "must be 0 (no turns) or more")
+    .max(1_000, "must be at most 1000")
+    .default(4),
+  LARGE_REQUESTS_IN_FLIGHT: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(64, "must be at most 64")
+    .default(2),
+  ANSWER_CACHE_MB: z.coerce
+    .number({ message: "must be a number" })
+    .min(0, "must be 0 (off) or more")
+    .max(1024, "must be at most 1024")
+    .default(8),
   // Set by npm for the scripts it runs (`npm start`): the service then ends with that npm process.
   npm_lifecycle_event: z.string().optional(),
 });
@@ -67,7 +95,11 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = Object.keys(environmentS
 
 export interface Config {
   readonly env: "development" | "production" | "test";
-  readonly http: { readonly port: number; readonly host: string; readonly shutdownTimeoutMs: number };
+  readonly http: {
+    readonly port: number;
+    readonly host: string;
+    readonly shutdownTimeoutMs: number;
+  };
   /** Where the database comes from: a server the operator runs, or one we embed. */
   readonly database:
     | { readonly kind: "external"; readonly url: string; readonly poolSize: number }
@@ -83,7 +115,10 @@ export interface Config {
   readonly kb: { readonly dir: string; readonly importOnStart: boolean; readonly pollMs: number };
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Chat endpoints answer 503 until their secret is configured. */
-  readonly chatops: { readonly slackSigningSecret: string | null; readonly botToken: string | null };
+  readonly chatops: {
+    readonly slackSigningSecret: string | null;
+    readonly botToken: string | null;
+  };
   /** Reads (and checks) need a reader token too, not only edits. */
   readonly requireAuthForReads: boolean;
   /** A token that Prometheus sends for /metrics (else /metrics follows requireAuthForReads). */
@@ -126,12 +161,19 @@ const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
 export function parseTrustProxy(value: string): { trust: TrustProxy } | { problem: string } {
   const text = value.trim().toLowerCase();
   if (text === "false" || text === "0") return { trust: false };
-  if (text === "true") return { problem: "trusting every proxy lets any client choose the address it is counted under; give the number of proxies in front of the service (e.g. 1) or their addresses" };
+  if (text === "true")
+    return {
+      problem:
+        "trusting every proxy lets any client choose the address it is counted under; give the number of proxies in front of the service (e.g. 1) or their addresses",
+    };
   if (/^\d+$/.test(text)) {
     const hops = Number(text);
     return hops <= 10 ? { trust: hops } : { problem: "at most 10 proxies in front of the service" };
   }
-  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
   const bad = entries.filter((entry) => {
     if (PROXY_NAMES.has(entry)) return false;
     const [address, bits, ...rest] = entry.split("/");
@@ -142,7 +184,9 @@ export function parseTrustProxy(value: string): { trust: TrustProxy } | { proble
     return !/^\d+$/.test(bits) || size > (family === 4 ? 32 : 128);
   });
   if (entries.length === 0 || bad.length > 0) {
-    return { problem: `must be false, a number of proxies, or a comma-separated list of addresses, subnets (10.0.0.0/8) or loopback/linklocal/uniquelocal; not ${bad.map((entry) => `"${entry}"`).join(", ") || "empty"}` };
+    return {
+      problem: `must be false, a number of proxies, or a comma-separated list of addresses, subnets (10.0.0.0/8) or loopback/linklocal/uniquelocal; not ${bad.map((entry) => `"${entry}"`).join(", ") || "empty"}`,
+    };
   }
   return { trust: entries };
 }
@@ -166,7 +210,9 @@ export function parseConfig(
   const parsed = environmentSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`),
+      parsed.error.issues.map(
+        (issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`,
+      ),
     );
   }
   const env = parsed.data;
@@ -183,14 +229,24 @@ export function parseConfig(
             poolSize: env.DATABASE_POOL_SIZE,
           }
         : { kind: "external", url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
-    kb: { dir: path.resolve(cwd, env.KB_DIR), importOnStart: env.KB_IMPORT_ON_START, pollMs: env.KB_POLL_MS },
+    kb: {
+      dir: path.resolve(cwd, env.KB_DIR),
+      importOnStart: env.KB_IMPORT_ON_START,
+      pollMs: env.KB_POLL_MS,
+    },
     logLevel: env.LOG_LEVEL,
-    chatops: { slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null, botToken: env.CHATOPS_TOKEN ?? null },
+    chatops: {
+      slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null,
+      botToken: env.CHATOPS_TOKEN ?? null,
+    },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
     metricsToken: env.METRICS_TOKEN ?? null,
     trustProxy: env.TRUST_PROXY ?? false,
     hsts: env.HSTS,
-    rateLimits: { writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE, chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE },
+    rateLimits: {
+      writesPerMinute: env.RATE_LIMIT_WRITES_PER_MINUTE,
+      chatPerMinute: env.RATE_LIMIT_CHAT_PER_MINUTE,
+    },
     edits: { gatherMs: env.EDIT_GATHER_MS },
     answerCacheBytes: Math.round(env.ANSWER_CACHE_MB * 1024 * 1024),
     readsPerTurn: env.READS_PER_TURN,
@@ -218,12 +274,16 @@ export function loadConfig(
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return parseConfig(environment, cwd);
-    throw new ConfigError([`${ENV_FILE}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`]);
+    throw new ConfigError([
+      `${ENV_FILE}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    ]);
   }
   const { values, problems } = parseEnvFile(text);
-  if (problems.length > 0) throw new ConfigError(problems.map((problem) => `${ENV_FILE} ${problem}`));
+  if (problems.length > 0)
+    throw new ConfigError(problems.map((problem) => `${ENV_FILE} ${problem}`));
   const merged: Record<string, string | undefined> = { ...values };
-  for (const [name, value] of Object.entries(environment)) if (value !== undefined) merged[name] = value;
+  for (const [name, value] of Object.entries(environment))
+    if (value !== undefined) merged[name] = value;
   return parseConfig(merged, cwd);
 }
 
@@ -253,11 +313,17 @@ export function parseEnvFile(text: string): { values: Record<string, string>; pr
       const quote = raw[0]!;
       const end = quote === "'" ? raw.indexOf("'", 1) : closingDoubleQuote(raw);
       if (end < 0 || !/^\s*(#.*)?$/.test(raw.slice(end + 1))) {
-        problems.push(`${where}: ${name}'s value opens a ${quote === "'" ? "single" : "double"} quote that is not closed at the end of its line`);
+        problems.push(
+          `${where}: ${name}'s value opens a ${quote === "'" ? "single" : "double"} quote that is not closed at the end of its line`,
+        );
         return;
       }
       value = raw.slice(1, end);
-      if (quote === '"') value = value.replace(/\\([nrt"\\])/g, (_escape, character: string) => ({ n: "\n", r: "\r", t: "\t" })[character] ?? character);
+      if (quote === '"')
+        value = value.replace(
+          /\\([nrt"\\])/g,
+          (_escape, character: string) => ({ n: "\n", r: "\r", t: "\t" })[character] ?? character,
+        );
     } else {
       value = raw.replace(/\s+#.*$/, "").trim();
     }

@@ -78,7 +78,11 @@ export class UnavailableError extends KubecompatError {
    */
   readonly retryAfterSeconds: number | null;
 
-  constructor(message: string, details: readonly ErrorDetail[] = [], retryAfterSeconds: number | null = 5) {
+  constructor(
+    message: string,
+    details: readonly ErrorDetail[] = [],
+    retryAfterSeconds: number | null = 5,
+  ) {
     super(message, details);
     this.retryAfterSeconds = retryAfterSeconds;
   }
@@ -99,7 +103,11 @@ export interface KbIssue {
 export function formatKbIssue(issue: KbIssue): string {
   const where = [
     issue.line === undefined ? issue.file : `${issue.file}:${issue.line}`,
-    issue.entry === undefined ? undefined : issue.key ? `${issue.entry} (${issue.key})` : issue.entry,
+    issue.entry === undefined
+      ? undefined
+      : issue.key
+        ? `${issue.entry} (${issue.key})`
+        : issue.entry,
     issue.field === undefined ? undefined : `field "${issue.field}"`,
   ].filter((part): part is string => part !== undefined);
   return `${where.join(": ")}: ${issue.message}`;

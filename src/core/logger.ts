@@ -10,7 +10,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     base: { service: "kubecompat" },
     serializers: { err: errorForLog },
     redact: {
-      paths: ["req.headers.authorization", "req.headers.cookie", "databaseUrl", "*.password", "*.token", "*.slackSigningSecret", "*.botToken"],
+      paths: [
+        "req.headers.authorization",
+        "req.headers.cookie",
+        "databaseUrl",
+        "*.password",
+        "*.token",
+        "*.slackSigningSecret",
+        "*.botToken",
+      ],
       censor: "[redacted]",
     },
   };
@@ -57,6 +65,9 @@ export class RepeatedWarning {
     const suppressed = this.suppressed;
     this.windowStart = now;
     this.suppressed = 0;
-    this.logger.warn(suppressed > 0 ? { ...fields, repeatedSinceLastLine: suppressed } : fields, this.message);
+    this.logger.warn(
+      suppressed > 0 ? { ...fields, repeatedSinceLastLine: suppressed } : fields,
+      this.message,
+    );
   }
 }

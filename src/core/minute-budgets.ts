@@ -35,7 +35,8 @@ export class MinuteBudgets {
   take(key: string, now = Date.now()): BudgetUse {
     this.sweep(now);
     let window = this.windows.get(key);
-    if (window === undefined || now - window.since >= BUDGET_WINDOW_MS) this.windows.set(key, (window = { used: 0, since: now }));
+    if (window === undefined || now - window.since >= BUDGET_WINDOW_MS)
+      this.windows.set(key, (window = { used: 0, since: now }));
     window.used += 1;
     const taken = window;
     return {
@@ -51,13 +52,16 @@ export class MinuteBudgets {
   /** Whether the key has used its whole budget in its current window (without using any). */
   spent(key: string, now = Date.now()): boolean {
     const window = this.windows.get(key);
-    return window !== undefined && now - window.since < BUDGET_WINDOW_MS && window.used >= this.perMinute;
+    return (
+      window !== undefined && now - window.since < BUDGET_WINDOW_MS && window.used >= this.perMinute
+    );
   }
 
   // Windows that ended are dropped once a window, so a stream of new keys cannot grow the map for ever.
   private sweep(now: number): void {
     if (now - this.sweptAt < BUDGET_WINDOW_MS) return;
     this.sweptAt = now;
-    for (const [key, window] of this.windows) if (now - window.since >= BUDGET_WINDOW_MS) this.windows.delete(key);
+    for (const [key, window] of this.windows)
+      if (now - window.since >= BUDGET_WINDOW_MS) this.windows.delete(key);
   }
 }

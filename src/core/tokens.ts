@@ -52,7 +52,9 @@ export function atLeast(principal: Principal, role: Role): boolean {
 /** Throws Forbidden when the caller's role is too weak (callers without a token are turned away earlier). */
 export function requireRole(principal: Principal, role: Role, action: string): void {
   if (!atLeast(principal, role)) {
-    throw new ForbiddenError(`${action} needs the ${role} role; token "${principal.name}" has ${principal.role ?? "none"}`);
+    throw new ForbiddenError(
+      `${action} needs the ${role} role; token "${principal.name}" has ${principal.role ?? "none"}`,
+    );
   }
 }
 
@@ -63,18 +65,37 @@ const HOURS_PER_UNIT: Readonly<Record<string, number>> = { h: 1, d: 24, w: 24 * 
  * When a new token stops working: `--expires-in` a number of hours, days or weeks (12h, 90d, 8w), or
  * `--expires-at` an ISO date or time (2027-03-01 means its start, UTC). A problem comes back as a message.
  */
-export function tokenExpiry(given: { readonly expiresIn?: string | undefined; readonly expiresAt?: string | undefined }, now = new Date()): { expiresAt: Date | null } | { problem: string } {
-  if (given.expiresIn !== undefined && given.expiresAt !== undefined) return { problem: "give --expires-in or --expires-at, not both" };
+export function tokenExpiry(
+  given: { readonly expiresIn?: string | undefined; readonly expiresAt?: string | undefined },
+  now = new Date(),
+): { expiresAt: Date | null } | { problem: string } {
+  if (given.expiresIn !== undefined && given.expiresAt !== undefined)
+    return { problem: "give --expires-in or --expires-at, not both" };
   if (given.expiresIn !== undefined) {
     const match = LIFETIME.exec(given.expiresIn.trim());
-    if (match === null || Number(match[1]) === 0) return { problem: `--expires-in must be a whole number of hours, days or weeks, such as 12h, 90d or 8w (not "${given.expiresIn}")` };
-    return { expiresAt: new Date(now.getTime() + Number(match[1]) * HOURS_PER_UNIT[match[2]!]! * 3_600_000) };
+    if (match === null || Number(match[1]) === 0)
+      return {
+        problem: `--expires-in must be a whole number of hours, days or weeks, such as 12h, 90d or 8w (not "${given.expiresIn}")`,
+      };
+    return {
+      expiresAt: new Date(
+        now.getTime() + Number(match[1]) * HOURS_PER_UNIT[match[2]!]! * 3_600_000,
+      ),
+    };
   }
   if (given.expiresAt !== undefined) {
     const text = given.expiresAt.trim();
-    const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(text) ? new Date(text) : new Date(Number.NaN);
-    if (Number.isNaN(at.getTime())) return { problem: `--expires-at must be a date (2027-03-01) or a time with its zone (2027-03-01T12:00:00Z), not "${given.expiresAt}"` };
-    if (at.getTime() <= now.getTime()) return { problem: `--expires-at ${text} is not in the future` };
+    const at = /^\d{4}-\d{2}-\d{2}$/.test(text)
+      ? new Date(`${text}T00:00:00Z`)
+      : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(text)
+        ? new Date(text)
+        : new Date(Number.NaN);
+    if (Number.isNaN(at.getTime()))
+      return {
+        problem: `--expires-at must be a date (2027-03-01) or a time with its zone (2027-03-01T12:00:00Z), not "${given.expiresAt}"`,
+      };
+    if (at.getTime() <= now.getTime())
+      return { problem: `--expires-at ${text} is not in the future` };
     return { expiresAt: at };
   }
   return { expiresAt: null };

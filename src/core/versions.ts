@@ -25,7 +25,8 @@ export interface KubernetesVersion {
 const MAX_VERSION_LENGTH = 64;
 const VERSION_PATTERN =
   /^[vV]?(?<major>0|[1-9]\d{0,2})\.(?<minor>0|[1-9]\d{0,3})(?:\.(?<patch>0|[1-9]\d{0,4}))?(?<suffix>[-+][0-9A-Za-z.+_-]{1,48})?$/;
-const KUBERNETES_PRERELEASE = /^-(?<pre>(?:alpha|beta|rc)\.\d{1,4})(?<rest>[-+.][0-9A-Za-z.+_-]*)?$/;
+const KUBERNETES_PRERELEASE =
+  /^-(?<pre>(?:alpha|beta|rc)\.\d{1,4})(?<rest>[-+.][0-9A-Za-z.+_-]*)?$/;
 
 // Versions repeat endlessly (every rule, release and request names the same few): parse each text once.
 const parsedVersions = new Map<string, KubernetesVersion>();
@@ -50,10 +51,16 @@ function parseUncached(input: unknown, field: string): KubernetesVersion {
   // "1.30.x" (any patch of the minor) is read as the minor itself.
   const raw = input.trim().replace(/^([vV]?\d+\.\d+)\.[xX*]$/, "$1");
   if (raw.length === 0) {
-    throw new InputError(`${field} is empty; give a Kubernetes version such as "1.29" or "v1.29.3"`, field);
+    throw new InputError(
+      `${field} is empty; give a Kubernetes version such as "1.29" or "v1.29.3"`,
+      field,
+    );
   }
   if (raw.length > MAX_VERSION_LENGTH) {
-    throw new InputError(`${field} is longer than ${MAX_VERSION_LENGTH} characters; give a version such as "v1.29.3"`, field);
+    throw new InputError(
+      `${field} is longer than ${MAX_VERSION_LENGTH} characters; give a version such as "v1.29.3"`,
+      field,
+    );
   }
   const match = VERSION_PATTERN.exec(raw);
   if (!match?.groups) {
@@ -67,7 +74,10 @@ function parseUncached(input: unknown, field: string): KubernetesVersion {
   let vendorSuffix: string | null = null;
   if (suffix !== undefined) {
     if (patch === undefined) {
-      throw new InputError(`${field} "${printable(raw)}" has a suffix but no patch number; write e.g. "1.30.0-rc.1"`, field);
+      throw new InputError(
+        `${field} "${printable(raw)}" has a suffix but no patch number; write e.g. "1.30.0-rc.1"`,
+        field,
+      );
     }
     const pre = KUBERNETES_PRERELEASE.exec(suffix);
     if (pre?.groups?.pre !== undefined) {
@@ -113,7 +123,10 @@ export function minorIndex(version: KubernetesVersion | string): number {
  * only ever had major 1; across majors the distance is not meaningful, so the
  * index keeps any 2.x far away from every 1.x.
  */
-export function minorDistance(a: KubernetesVersion | string, b: KubernetesVersion | string): number {
+export function minorDistance(
+  a: KubernetesVersion | string,
+  b: KubernetesVersion | string,
+): number {
   return minorIndex(a) - minorIndex(b);
 }
 
@@ -124,10 +137,15 @@ export function toSemver(version: KubernetesVersion): string {
 }
 
 /** Orders versions: -1, 0 or 1. Vendor builds of one release compare equal. */
-export function compareVersions(a: KubernetesVersion | string, b: KubernetesVersion | string): -1 | 0 | 1 {
+export function compareVersions(
+  a: KubernetesVersion | string,
+  b: KubernetesVersion | string,
+): -1 | 0 | 1 {
   const left = typeof a === "string" ? parseKubernetesVersion(a) : a;
   const right = typeof b === "string" ? parseKubernetesVersion(b) : b;
-  const numeric = Math.sign(left.major - right.major || left.minor - right.minor || (left.patch ?? 0) - (right.patch ?? 0)) as -1 | 0 | 1;
+  const numeric = Math.sign(
+    left.major - right.major || left.minor - right.minor || (left.patch ?? 0) - (right.patch ?? 0),
+  ) as -1 | 0 | 1;
   // Pre-release order (alpha < beta < rc < release) is semver's business.
   if (numeric !== 0 || (left.prerelease === null && right.prerelease === null)) return numeric;
   return semver.compare(toSemver(left), toSemver(right));
@@ -184,15 +202,23 @@ export function parseComponentVersion(input: unknown, field = "version"): Compon
 const parsedComponentVersions = new Map<string, ComponentVersion>();
 
 function parseComponentUncached(input: unknown, field: string): ComponentVersion {
-  if (typeof input !== "string") throw new InputError(`${field} must be a string such as "1.7.2"`, field);
+  if (typeof input !== "string")
+    throw new InputError(`${field} must be a string such as "1.7.2"`, field);
   const raw = input.trim().replace(/^[a-z][a-z0-9-]{0,30}:\/\//, "");
-  if (raw.length === 0) throw new InputError(`${field} is empty; give a version such as "1.7.2"`, field);
+  if (raw.length === 0)
+    throw new InputError(`${field} is empty; give a version such as "1.7.2"`, field);
   if (raw.length > MAX_VERSION_LENGTH) {
-    throw new InputError(`${field} is longer than ${MAX_VERSION_LENGTH} characters; give a version such as "1.7.2"`, field);
+    throw new InputError(
+      `${field} is longer than ${MAX_VERSION_LENGTH} characters; give a version such as "1.7.2"`,
+      field,
+    );
   }
   const match = COMPONENT_VERSION_PATTERN.exec(raw);
   if (!match?.groups) {
-    throw new InputError(`${field} "${printable(raw)}" is not a version; expected a form like "1.7.2" or "containerd://1.7.2"`, field);
+    throw new InputError(
+      `${field} "${printable(raw)}" is not a version; expected a form like "1.7.2" or "containerd://1.7.2"`,
+      field,
+    );
   }
   return {
     major: Number(match.groups.major),

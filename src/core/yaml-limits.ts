@@ -76,9 +76,15 @@ export function yamlShapeProblem(text: string, maxDepth = MAX_YAML_DEPTH): YamlS
     const over = meter.add(lexeme);
     if (over !== null) return { line: lineCounter.linePos(parser.offset).line, problem: over };
     for (const token of parser.next(lexeme)) {
-      if (token.type === "error") return { line: lineCounter.linePos(token.offset).line, problem: "syntax", message: token.message };
+      if (token.type === "error")
+        return {
+          line: lineCounter.linePos(token.offset).line,
+          problem: "syntax",
+          message: token.message,
+        };
     }
-    if (parser.stack.length > maxDepth) return { line: lineCounter.linePos(parser.offset).line, problem: "depth" };
+    if (parser.stack.length > maxDepth)
+      return { line: lineCounter.linePos(parser.offset).line, problem: "depth" };
   }
   return null;
 }

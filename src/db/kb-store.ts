@@ -5,8 +5,23 @@
  * module alone knows how they map to columns.
  */
 import { diffBundles, type RecordChange } from "../knowledge/diff.js";
-import { bundleHash, entityKey, mergeBundles, recordHash, withoutRevision, type MergeBase, type MergeConflict } from "../knowledge/merge.js";
-import { ConflictError, InputError, KubecompatError, NotFoundError, UnavailableError, type KbIssue } from "../core/errors.js";
+import {
+  bundleHash,
+  entityKey,
+  mergeBundles,
+  recordHash,
+  withoutRevision,
+  type MergeBase,
+  type MergeConflict,
+} from "../knowledge/merge.js";
+import {
+  ConflictError,
+  InputError,
+  KubecompatError,
+  NotFoundError,
+  UnavailableError,
+  type KbIssue,
+} from "../core/errors.js";
 import { asUnavailable } from "./unavailable.js";
 import { type EntityName, type KbBundle, type KbConflictRecord } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../knowledge/registry.js";
@@ -45,20 +60,32 @@ function mappingOf(entity: EntityName): StoreMapping {
   const store = ENTITIES[entity].store;
   if (store.model !== null) return store;
   let mapping = mappings.get(store);
-  if (mapping === undefined) mappings.set(store, (mapping = { ...store, columns: { ...DOCUMENT_COLUMNS, ...store.columns } }));
+  if (mapping === undefined)
+    mappings.set(
+      store,
+      (mapping = { ...store, columns: { ...DOCUMENT_COLUMNS, ...store.columns } }),
+    );
   return mapping;
 }
 
 /** Column name → record field, where they differ. */
 function fieldOfColumn(mapping: StoreMapping): ReadonlyMap<string, string> {
   let fields = fieldsByColumn.get(mapping);
-  if (fields === undefined) fieldsByColumn.set(mapping, (fields = new Map(Object.entries(mapping.columns ?? {}).map(([field, column]) => [column, field]))));
+  if (fields === undefined)
+    fieldsByColumn.set(
+      mapping,
+      (fields = new Map(
+        Object.entries(mapping.columns ?? {}).map(([field, column]) => [column, field]),
+      )),
+    );
   return fields;
 }
 
 function delegate(db: Executor, entity: EntityName): Delegate {
   const model = mappingOf(entity).model;
-  return model === null ? documents(db, entity) : ((db as unknown as Record<string, Delegate>)[model] as Delegate);
+  return model === null
+    ? documents(db, entity)
+    : ((db as unknown as Record<string, Delegate>)[model] as Delegate);
 }
 
 interface DocumentRow {
@@ -74,20 +101,41 @@ interface DocumentRow {
  * the merge and curation need not know the difference.
  */
 function documents(db: Executor, entity: EntityName): Delegate {
-  const table = (db as unknown as { kbDocument: Record<string, (args: unknown) => Promise<unknown>> }).kbDocument;
-  const asRow = (document: DocumentRow): Row => ({ ...(document.record as Row), id: document.id, revision: document.revision, updatedAt: document.updatedAt });
+  const table = (
+    db as unknown as { kbDocument: Record<string, (args: unknown) => Promise<unknown>> }
+  ).kbDocument;
+  const asRow = (document: DocumentRow): Row => ({
+    ...(document.record as Row),
+    id: document.id,
+    revision: document.revision,
+    updatedAt: document.updatedAt,
+  });
   const recordOf = (data: Row): Row => {
     const { revision: _revision, ...record } = data;
     return record;
   };
-  const asDocument = (data: Row): Row => ({ entity, key: recordKey(entity, fromColumns(entity, data) as never), record: recordOf(data) });
+  const asDocument = (data: Row): Row => ({
+    entity,
+    key: recordKey(entity, fromColumns(entity, data) as never),
+    record: recordOf(data),
+  });
   return {
-    findMany: async () => ((await table.findMany!({ where: { entity }, orderBy: { id: "asc" } })) as DocumentRow[]).map(asRow),
+    findMany: async () =>
+      ((await table.findMany!({ where: { entity }, orderBy: { id: "asc" } })) as DocumentRow[]).map(
+        asRow,
+      ),
     createMany: (args) => table.createMany!({ data: args.data.map(asDocument) }),
-    createManyAndReturn: async (args) => ((await table.createManyAndReturn!({ data: args.data.map(asDocument) })) as DocumentRow[]).map(asRow),
-    create: async (args) => asRow((await table.create!({ data: asDocument(args.data) })) as DocumentRow),
+    createManyAndReturn: async (args) =>
+      (
+        (await table.createManyAndReturn!({ data: args.data.map(asDocument) })) as DocumentRow[]
+      ).map(asRow),
+    create: async (args) =>
+      asRow((await table.create!({ data: asDocument(args.data) })) as DocumentRow),
     update: async (args) => {
-      const data = { ...asDocument(args.data), ...(args.data.revision === undefined ? {} : { revision: args.data.revision }) };
+      const data = {
+        ...asDocument(args.data),
+        ...(args.data.revision === undefined ? {} : { revision: args.data.revision }),
+      };
       return asRow((await table.update!({ where: args.where, data })) as DocumentRow);
     },
     delete: (args) => table.delete!({ where: args.where }),
@@ -106,7 +154,8 @@ function toColumns(entity: EntityName, record: object): Row {
       continue;
     }
     let column: unknown = value;
-    if (mapping.dateFields?.includes(field) && typeof value === "string") column = new Date(`${value}T00:00:00Z`);
+    if (mapping.dateFields?.includes(field) && typeof value === "string")
+      column = new Date(`${value}T00:00:00Z`);
     const enumMap = mapping.enumFields?.[field];
     if (enumMap && typeof value === "string") column = enumMap[value];
     row[mapping.columns?.[field] ?? field] = column;
@@ -120,10 +169,15 @@ function fromColumns(entity: EntityName, row: Row): object {
   const record: Row = {};
   for (const [column, value] of Object.entries(row)) {
     if (SYSTEM_COLUMNS.has(column)) continue;
-    if (entity === "skewRules" && (column === "conditionComponentOlderThan" || column === "conditionMaxOlder")) continue;
+    if (
+      entity === "skewRules" &&
+      (column === "conditionComponentOlderThan" || column === "conditionMaxOlder")
+    )
+      continue;
     const field = fieldOf.get(column) ?? column;
     let converted: unknown = value;
-    if (value instanceof Date && mapping.dateFields?.includes(field)) converted = value.toISOString().slice(0, 10);
+    if (value instanceof Date && mapping.dateFields?.includes(field))
+      converted = value.toISOString().slice(0, 10);
     const enumMap = mapping.enumFields?.[field];
     if (enumMap && typeof value === "string") {
       converted = Object.entries(enumMap).find(([, column]) => column === value)?.[0] ?? value;
@@ -231,15 +285,22 @@ export async function syncKnowledgeBase(
       const resolved = await tx.kbConflict.deleteMany({});
       // Forcing kb/ in (kb:import --prefer-kb) makes it the base of the next merge; an uploaded bundle is a run-time change and leaves the base alone.
       if (options.asDirectoryImport === true) await recordImportBase(tx, desired);
-      if (changes.length === 0 && resolved.count === 0) return { changed: false, revisionBefore, revision: revisionBefore, changes };
+      if (changes.length === 0 && resolved.count === 0)
+        return { changed: false, revisionBefore, revision: revisionBefore, changes };
 
       const byAction = (entity: EntityName, action: RecordChange["action"]): Set<string> =>
-        new Set(changes.filter((change) => change.entity === entity && change.action === action).map((change) => change.key));
+        new Set(
+          changes
+            .filter((change) => change.entity === entity && change.action === action)
+            .map((change) => change.key),
+        );
 
       // Dependents go first when deleting, referenced records first when writing.
       for (const entity of [...ENTITY_NAMES].reverse()) {
         for (const key of byAction(entity, "delete")) {
-          await delegate(tx, entity).delete({ where: { id: current.ids.get(`${entity}\u0000${key}`) as number } });
+          await delegate(tx, entity).delete({
+            where: { id: current.ids.get(`${entity}\u0000${key}`) as number },
+          });
         }
       }
       for (const entity of ENTITY_NAMES) {
@@ -247,9 +308,14 @@ export async function syncKnowledgeBase(
         const keyOf = (record: object): string => recordKey(entity, record as never);
         const creates = byAction(entity, "create");
         const updates = byAction(entity, "update");
-        const toCreate = orderForInsert(entity, records.filter((record) => creates.has(keyOf(record))));
+        const toCreate = orderForInsert(
+          entity,
+          records.filter((record) => creates.has(keyOf(record))),
+        );
         if (toCreate.length > 0) {
-          await delegate(tx, entity).createMany({ data: toCreate.map((record) => toColumns(entity, record)) });
+          await delegate(tx, entity).createMany({
+            data: toCreate.map((record) => toColumns(entity, record)),
+          });
         }
         for (const record of records.filter((candidate) => updates.has(keyOf(candidate)))) {
           await delegate(tx, entity).update({
@@ -266,10 +332,19 @@ export async function syncKnowledgeBase(
         create: { id: 1, revision, lastImportAt: now },
         update: { revision, lastImportAt: now },
       });
-      const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+      const count = (action: RecordChange["action"]): number =>
+        changes.filter((change) => change.action === action).length;
       if (resolved.count > 0) {
         await tx.auditEntry.create({
-          data: { actor: actor.name, actorRole: actor.role, action: "kb.conflicts-resolved", entity: "kb", key: source, after: { resolved: resolved.count }, kbRevision: revision },
+          data: {
+            actor: actor.name,
+            actorRole: actor.role,
+            action: "kb.conflicts-resolved",
+            entity: "kb",
+            key: source,
+            after: { resolved: resolved.count },
+            kbRevision: revision,
+          },
         });
       }
       await recordImport(tx, source, revisionBefore, revision, changes);
@@ -280,7 +355,12 @@ export async function syncKnowledgeBase(
           action: "kb.import",
           entity: "kb",
           key: source,
-          after: { created: count("create"), updated: count("update"), deleted: count("delete"), changes: changes.slice(0, 500).map((change) => ({ ...change })) },
+          after: {
+            created: count("create"),
+            updated: count("update"),
+            deleted: count("delete"),
+            changes: changes.slice(0, 500).map((change) => ({ ...change })),
+          },
           kbRevision: revision,
         },
       });
@@ -303,7 +383,11 @@ export interface MergeResult extends SyncResult {
 }
 
 const MERGE_ACTOR: Actor = { name: "system:kb-merge", role: "admin" };
-const ACTION_VERB: Readonly<Record<RecordChange["action"], string>> = { create: "create", update: "update", delete: "retire" };
+const ACTION_VERB: Readonly<Record<RecordChange["action"], string>> = {
+  create: "create",
+  update: "update",
+  delete: "retire",
+};
 
 /**
  * Brings the kb/ directory into the database without undoing curation: a
@@ -328,13 +412,31 @@ export async function mergeKbDirectory(
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
       const state = await tx.kbState.findUnique({ where: { id: 1 } });
       const revisionBefore = state?.revision ?? 0;
-      const unchanged = { changed: false, revisionBefore, revision: revisionBefore, changes: [], conflicts: [], resolved: 0, keptRuntime: 0 };
+      const unchanged = {
+        changed: false,
+        revisionBefore,
+        revision: revisionBefore,
+        changes: [],
+        conflicts: [],
+        resolved: 0,
+        keptRuntime: 0,
+      };
       if (state?.importedBundleHash === hash) return { ...unchanged, directoryUnchanged: true };
 
       const current = await readRows(tx);
-      const base = await readImportBase(tx, current.bundle, state?.importedBundleHash ?? null, revisionBefore);
+      const base = await readImportBase(
+        tx,
+        current.bundle,
+        state?.importedBundleHash ?? null,
+        revisionBefore,
+      );
       const open = await tx.kbConflict.findMany({ select: { entity: true, key: true } });
-      const outcome = mergeBundles(base, desired, current.bundle, new Set(open.map((row) => entityKey(row.entity as EntityName, row.key))));
+      const outcome = mergeBundles(
+        base,
+        desired,
+        current.bundle,
+        new Set(open.map((row) => entityKey(row.entity as EntityName, row.key))),
+      );
 
       const merged = applyToBundle(current.bundle, outcome.changes);
       const issues = crossCheck(merged);
@@ -342,7 +444,10 @@ export async function mergeKbDirectory(
         throw new InputError(
           `merging kb/ with the run-time edits would leave the knowledge base inconsistent, so nothing was written; resolve these records with an edit (or run kb:import --prefer-kb to take kb/ as it is): ${issues.map((issue) => `${issue.entry ?? issue.file}: ${issue.message}`).join("; ")}`,
           issues[0]?.field,
-          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+          issues.map((issue) => ({
+            field: issue.field,
+            message: `${issue.entry ?? issue.file}: ${issue.message}`,
+          })),
         );
       }
 
@@ -351,22 +456,36 @@ export async function mergeKbDirectory(
       const revision = touched > 0 ? revisionBefore + 1 : revisionBefore;
 
       for (const entity of [...ENTITY_NAMES].reverse()) {
-        for (const change of outcome.changes.filter((candidate) => candidate.entity === entity && candidate.action === "delete")) {
-          await delegate(tx, entity).delete({ where: { id: current.ids.get(entityKey(entity, change.key)) as number } });
+        for (const change of outcome.changes.filter(
+          (candidate) => candidate.entity === entity && candidate.action === "delete",
+        )) {
+          await delegate(tx, entity).delete({
+            where: { id: current.ids.get(entityKey(entity, change.key)) as number },
+          });
         }
       }
       const stored = new Map<string, object>();
       for (const entity of ENTITY_NAMES) {
-        const creates = orderForInsert(entity, outcome.changes.filter((change) => change.entity === entity && change.action === "create").map((change) => change.after!));
+        const creates = orderForInsert(
+          entity,
+          outcome.changes
+            .filter((change) => change.entity === entity && change.action === "create")
+            .map((change) => change.after!),
+        );
         for (const record of creates) {
           const row = await delegate(tx, entity).create({ data: toColumns(entity, record) });
-          stored.set(entityKey(entity, recordKey(entity, record as never)), fromColumns(entity, row));
+          stored.set(
+            entityKey(entity, recordKey(entity, record as never)),
+            fromColumns(entity, row),
+          );
         }
-        for (const change of outcome.changes.filter((candidate) => candidate.entity === entity && candidate.action === "update")) {
-          const row = (await delegate(tx, entity).update({
+        for (const change of outcome.changes.filter(
+          (candidate) => candidate.entity === entity && candidate.action === "update",
+        )) {
+          const row = await delegate(tx, entity).update({
             where: { id: current.ids.get(entityKey(entity, change.key)) as number },
             data: { ...toColumns(entity, change.after!), revision: { increment: 1 } },
-          }));
+          });
           stored.set(entityKey(entity, change.key), fromColumns(entity, row));
         }
       }
@@ -421,11 +540,17 @@ export async function mergeKbDirectory(
         action: change.action,
         ...(change.fields ? { fields: change.fields } : {}),
       }));
-      if (touched === 0) return { ...unchanged, directoryUnchanged: false, keptRuntime: outcome.keptRuntime };
+      if (touched === 0)
+        return { ...unchanged, directoryUnchanged: false, keptRuntime: outcome.keptRuntime };
 
       const now = new Date();
-      await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision, lastImportAt: now, importedBundleHash: hash }, update: { revision, lastImportAt: now } });
-      const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+      await tx.kbState.upsert({
+        where: { id: 1 },
+        create: { id: 1, revision, lastImportAt: now, importedBundleHash: hash },
+        update: { revision, lastImportAt: now },
+      });
+      const count = (action: RecordChange["action"]): number =>
+        changes.filter((change) => change.action === action).length;
       await recordImport(tx, source, revisionBefore, revision, changes, newConflicts);
       await tx.auditEntry.create({
         data: {
@@ -465,7 +590,15 @@ function jsonOrNull(record: object | null): object | typeof Prisma.DbNull {
   return record === null ? Prisma.DbNull : record;
 }
 
-function applyToBundle(bundle: KbBundle, changes: readonly { entity: EntityName; key: string; action: string; after: object | undefined }[]): KbBundle {
+function applyToBundle(
+  bundle: KbBundle,
+  changes: readonly {
+    entity: EntityName;
+    key: string;
+    action: string;
+    after: object | undefined;
+  }[],
+): KbBundle {
   const next: Record<string, object[]> = {};
   for (const entity of ENTITY_NAMES) {
     const mine = changes.filter((change) => change.entity === entity);
@@ -475,7 +608,9 @@ function applyToBundle(bundle: KbBundle, changes: readonly { entity: EntityName;
     }
     const gone = new Set(mine.map((change) => change.key));
     next[entity] = [
-      ...(bundle[entity] as readonly object[]).filter((record) => !gone.has(recordKey(entity, record as never))),
+      ...(bundle[entity] as readonly object[]).filter(
+        (record) => !gone.has(recordKey(entity, record as never)),
+      ),
       ...mine.flatMap((change) => (change.after === undefined ? [] : [change.after])),
     ];
   }
@@ -483,13 +618,27 @@ function applyToBundle(bundle: KbBundle, changes: readonly { entity: EntityName;
 }
 
 /** Makes `bundle` the base of the next merge. */
-async function recordImportBase(tx: Transaction, bundle: KbBundle, hash: string = bundleHash(bundle)): Promise<void> {
+async function recordImportBase(
+  tx: Transaction,
+  bundle: KbBundle,
+  hash: string = bundleHash(bundle),
+): Promise<void> {
   await tx.kbImportBase.deleteMany({});
   const rows = ENTITY_NAMES.flatMap((entity) =>
-    (bundle[entity] as readonly object[]).map((record) => ({ entity, key: recordKey(entity, record as never), hash: recordHash(record), record: withoutRevision(record) })),
+    (bundle[entity] as readonly object[]).map((record) => ({
+      entity,
+      key: recordKey(entity, record as never),
+      hash: recordHash(record),
+      record: withoutRevision(record),
+    })),
   );
-  for (let start = 0; start < rows.length; start += 500) await tx.kbImportBase.createMany({ data: rows.slice(start, start + 500) });
-  await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0, importedBundleHash: hash }, update: { importedBundleHash: hash } });
+  for (let start = 0; start < rows.length; start += 500)
+    await tx.kbImportBase.createMany({ data: rows.slice(start, start + 500) });
+  await tx.kbState.upsert({
+    where: { id: 1 },
+    create: { id: 1, revision: 0, importedBundleHash: hash },
+    update: { importedBundleHash: hash },
+  });
 }
 
 /**
@@ -499,11 +648,20 @@ async function recordImportBase(tx: Transaction, bundle: KbBundle, hash: string 
  * left it, except those edited since, whose value before their first edit
  * (none for a record created at run time) is what that import wrote.
  */
-async function readImportBase(tx: Transaction, database: KbBundle, recordedHash: string | null, revision: number): Promise<MergeBase> {
+async function readImportBase(
+  tx: Transaction,
+  database: KbBundle,
+  recordedHash: string | null,
+  revision: number,
+): Promise<MergeBase> {
   const base = new Map<string, { entity: EntityName; key: string; record: object }>();
   if (recordedHash !== null) {
     for (const row of await tx.kbImportBase.findMany({ orderBy: { id: "asc" } })) {
-      base.set(entityKey(row.entity as EntityName, row.key), { entity: row.entity as EntityName, key: row.key, record: row.record as object });
+      base.set(entityKey(row.entity as EntityName, row.key), {
+        entity: row.entity as EntityName,
+        key: row.key,
+        record: row.record as object,
+      });
     }
     return base;
   }
@@ -514,7 +672,11 @@ async function readImportBase(tx: Transaction, database: KbBundle, recordedHash:
       base.set(entityKey(entity, key), { entity, key, record: withoutRevision(record) });
     }
   }
-  const lastImport = await tx.auditEntry.findFirst({ where: { action: "kb.import", key: { startsWith: "directory:" } }, orderBy: { id: "desc" }, select: { id: true } });
+  const lastImport = await tx.auditEntry.findFirst({
+    where: { action: "kb.import", key: { startsWith: "directory:" } },
+    orderBy: { id: "desc" },
+    select: { id: true },
+  });
   const edits = await tx.auditEntry.findMany({
     where: { id: { gt: lastImport?.id ?? 0 }, entity: { in: [...ENTITY_NAMES] } },
     orderBy: { id: "asc" },
@@ -526,7 +688,12 @@ async function readImportBase(tx: Transaction, database: KbBundle, recordedHash:
     if (seen.has(id)) continue;
     seen.add(id);
     if (edit.before === null) base.delete(id);
-    else base.set(id, { entity: edit.entity as EntityName, key: edit.key, record: withoutRevision(edit.before as object) });
+    else
+      base.set(id, {
+        entity: edit.entity as EntityName,
+        key: edit.key,
+        record: withoutRevision(edit.before as object),
+      });
   }
   return base;
 }
@@ -540,7 +707,8 @@ async function recordImport(
   changes: readonly RecordChange[],
   conflicts: readonly MergeConflict[] = [],
 ): Promise<void> {
-  const count = (action: RecordChange["action"]): number => changes.filter((change) => change.action === action).length;
+  const count = (action: RecordChange["action"]): number =>
+    changes.filter((change) => change.action === action).length;
   await tx.kbImport.create({
     data: {
       source,
@@ -549,7 +717,14 @@ async function recordImport(
       created: count("create"),
       updated: count("update"),
       deleted: count("delete"),
-      changes: [...changes.map((change) => ({ ...change })), ...conflicts.map((conflict) => ({ entity: conflict.entity, key: conflict.key, action: "conflict" }))],
+      changes: [
+        ...changes.map((change) => ({ ...change })),
+        ...conflicts.map((conflict) => ({
+          entity: conflict.entity,
+          key: conflict.key,
+          action: "conflict",
+        })),
+      ],
     },
   });
 }
@@ -562,13 +737,17 @@ function orderForInsert(entity: EntityName, records: readonly object[]): object[
     let parent = (record as { extends: string | null }).extends;
     while (parent !== null && level < records.length) {
       level += 1;
-      parent = (records.find((candidate) => (candidate as { name: string }).name === parent) as { extends: string | null } | undefined)?.extends ?? null;
+      parent =
+        (
+          records.find((candidate) => (candidate as { name: string }).name === parent) as
+            | { extends: string | null }
+            | undefined
+        )?.extends ?? null;
     }
     return level;
   };
   return [...records].sort((a, b) => depth(a) - depth(b));
 }
-
 
 export interface Actor {
   readonly name: string;
@@ -603,7 +782,13 @@ export interface EditResult {
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 function editFingerprint(edit: EditRequest): string {
-  return recordHash({ entity: edit.entity, action: edit.action, key: edit.key ?? null, expectedRevision: edit.expectedRevision ?? null, record: edit.record ?? null });
+  return recordHash({
+    entity: edit.entity,
+    action: edit.action,
+    key: edit.key ?? null,
+    expectedRevision: edit.expectedRevision ?? null,
+    record: edit.record ?? null,
+  });
 }
 
 /** The channel replicas listen on for knowledge-base changes. */
@@ -630,7 +815,9 @@ const IDEMPOTENCY_SWEEP_MS = 60_000;
 let lastIdempotencySweep = 0;
 
 /** One edit's outcome in a batch: its result, or the error that refused it (nothing of it was written). */
-export type EditOutcome = { readonly ok: true; readonly result: EditResult } | { readonly ok: false; readonly error: KubecompatError };
+export type EditOutcome =
+  | { readonly ok: true; readonly result: EditResult }
+  | { readonly ok: false; readonly error: KubecompatError };
 
 /**
  * A group's outcomes, and, when it was judged on the caller's snapshot and
@@ -697,7 +884,14 @@ export async function applyEdits(
         const outcomes: EditOutcome[] = [];
         for (let start = 0; start < edits.length; ) {
           const end = endOfRun(edits, start);
-          outcomes.push(...(await applyEditsIn(tx, edits.slice(start, end), crossCheck, start === 0 ? known : undefined)));
+          outcomes.push(
+            ...(await applyEditsIn(
+              tx,
+              edits.slice(start, end),
+              crossCheck,
+              start === 0 ? known : undefined,
+            )),
+          );
           start = end;
         }
         committing = true;
@@ -712,7 +906,11 @@ export async function applyEdits(
 }
 
 /** The error to answer for a failed write: an outcome left unknown by a connection lost during COMMIT says so. */
-function unknownOutcomeOr(error: unknown, committing: boolean, edits: readonly EditRequest[]): unknown {
+function unknownOutcomeOr(
+  error: unknown,
+  committing: boolean,
+  edits: readonly EditRequest[],
+): unknown {
   const unavailable = asUnavailable(error);
   if (committing && unavailable !== undefined) {
     const keyed = edits.every((edit) => edit.idempotencyKey !== undefined);
@@ -729,7 +927,10 @@ function endOfRun(edits: readonly EditRequest[], start: number): number {
   for (let index = start; index < edits.length; index += 1) {
     const edit = edits[index]!;
     const record = `${edit.entity}\u0000${edit.action === "create" ? recordKey(edit.entity, edit.record as never) : edit.key!}`;
-    const answer = edit.idempotencyKey === undefined ? undefined : `\u0001${edit.actor.name}\u0000${edit.idempotencyKey}`;
+    const answer =
+      edit.idempotencyKey === undefined
+        ? undefined
+        : `\u0001${edit.actor.name}\u0000${edit.idempotencyKey}`;
     if (seen.has(record) || (answer !== undefined && seen.has(answer))) return index;
     seen.add(record);
     if (answer !== undefined) seen.add(answer);
@@ -780,7 +981,11 @@ function judgeEdits(
   revisionBefore: number,
   earlierAnswers: ReadonlyMap<string, EarlierAnswer>,
   crossCheck: (bundle: KbBundle) => KbIssue[],
-  recordAs: (entity: EntityName, record: object, revision: number) => object = (_entity, record, revision) => ({ ...record, revision }),
+  recordAs: (entity: EntityName, record: object, revision: number) => object = (
+    _entity,
+    record,
+    revision,
+  ) => ({ ...record, revision }),
 ): Judgement & { readonly bundle: KbBundle } {
   const outcomes: Array<EditOutcome | undefined> = edits.map(() => undefined);
   const accepted: Accepted[] = [];
@@ -791,14 +996,21 @@ function judgeEdits(
     const { entity } = edit;
     try {
       const fingerprint = edit.idempotencyKey === undefined ? undefined : editFingerprint(edit);
-      const earlier = edit.idempotencyKey === undefined ? undefined : earlierAnswers.get(`${edit.actor.name}\u0000${edit.idempotencyKey}`);
+      const earlier =
+        edit.idempotencyKey === undefined
+          ? undefined
+          : earlierAnswers.get(`${edit.actor.name}\u0000${edit.idempotencyKey}`);
       if (earlier !== undefined && Date.now() - earlier.createdAt.getTime() < IDEMPOTENCY_TTL_MS) {
         if (earlier.fingerprint !== fingerprint) {
-          throw new ConflictError(`the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`, [
-            { field: "idempotencyKey", message: "already used for another edit" },
-          ]);
+          throw new ConflictError(
+            `the Idempotency-Key "${edit.idempotencyKey}" was used for a different edit; use a new key for a new edit`,
+            [{ field: "idempotencyKey", message: "already used for another edit" }],
+          );
         }
-        outcomes[index] = { ok: true, result: { ...(earlier.result as EditResult), replayed: true } };
+        outcomes[index] = {
+          ok: true,
+          result: { ...(earlier.result as EditResult), replayed: true },
+        };
         return;
       }
       if (earlier !== undefined) expiredAnswers.push(earlier.id);
@@ -810,14 +1022,25 @@ function judgeEdits(
       checkEdit(edit, entity, key, existing, keyOf);
       // Where the database keeps it: an updated record in its place, a created one last. Made from the list before
       // (lists.ts), so the cross-check carries over what it found there and judges only this record again.
-      const judged = edit.action === "retire" ? null : recordAs(entity, edit.record!, existing === undefined ? 1 : revisionOf(existing) + 1);
-      const next = judged === null ? withRemoved(records, position!) : existing === undefined ? withAppended(records, judged) : withReplaced(records, position!, judged);
+      const judged =
+        edit.action === "retire"
+          ? null
+          : recordAs(entity, edit.record!, existing === undefined ? 1 : revisionOf(existing) + 1);
+      const next =
+        judged === null
+          ? withRemoved(records, position!)
+          : existing === undefined
+            ? withAppended(records, judged)
+            : withReplaced(records, position!, judged);
       const issues = crossCheck({ ...bundle, [entity]: next });
       if (issues.length > 0) {
         throw new InputError(
           `the change would leave the knowledge base inconsistent: ${issues.map((issue) => issue.message).join("; ")}`,
           issues[0]?.field,
-          issues.map((issue) => ({ field: issue.field, message: `${issue.entry ?? issue.file}: ${issue.message}` })),
+          issues.map((issue) => ({
+            field: issue.field,
+            message: `${issue.entry ?? issue.file}: ${issue.message}`,
+          })),
         );
       }
       bundle = { ...bundle, [entity]: next };
@@ -846,21 +1069,34 @@ function auditRow(entry: Accepted, after: object | null) {
   };
 }
 
-async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], crossCheck: (bundle: KbBundle) => KbIssue[], known: KnownKnowledgeBase | undefined): Promise<EditOutcome[]> {
+async function applyEditsIn(
+  tx: Transaction,
+  edits: readonly EditRequest[],
+  crossCheck: (bundle: KbBundle) => KbIssue[],
+  known: KnownKnowledgeBase | undefined,
+): Promise<EditOutcome[]> {
   // The same lock as imports: every write to the knowledge base happens one at a time.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
   // A statement of its own, after the lock: under READ COMMITTED a statement sees the data as of its start,
   // so a revision read in the statement that waited for the lock would miss what was committed meanwhile.
-  const state = await tx.kbState.upsert({ where: { id: 1 }, create: { id: 1, revision: 0 }, update: {} });
+  const state = await tx.kbState.upsert({
+    where: { id: 1 },
+    create: { id: 1, revision: 0 },
+    update: {},
+  });
   const revisionBefore = state.revision;
   const fromMemory = known !== undefined && known.revision === revisionBefore;
   // The knowledge base as the edits so far leave it; ids of the rows read from the database.
-  const current = fromMemory ? { bundle: known.bundle, ids: new Map<string, number>() } : await readRows(tx);
+  const current = fromMemory
+    ? { bundle: known.bundle, ids: new Map<string, number>() }
+    : await readRows(tx);
   let bundle: KbBundle = current.bundle;
   const ids = new Map(current.ids);
   if (fromMemory) {
     // The snapshot's records carry no row ids: updates and retirements need them, so read those entities' rows (creates need none).
-    for (const entity of new Set(edits.filter((edit) => edit.action !== "create").map((edit) => edit.entity))) {
+    for (const entity of new Set(
+      edits.filter((edit) => edit.action !== "create").map((edit) => edit.entity),
+    )) {
       const rows = await delegate(tx, entity).findMany({ orderBy: { id: "asc" } });
       bundle = {
         ...bundle,
@@ -874,21 +1110,36 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
   }
   const openConflicts = fromMemory
     ? new Set(known.conflicts)
-    : new Set((await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) => entityKey(row.entity as EntityName, row.key)));
+    : new Set(
+        (await tx.kbConflict.findMany({ select: { entity: true, key: true } })).map((row) =>
+          entityKey(row.entity as EntityName, row.key),
+        ),
+      );
   const keyed = edits.filter((edit) => edit.idempotencyKey !== undefined);
   const earlierAnswers = new Map(
-    (keyed.length === 0 ? [] : await tx.idempotentEdit.findMany({ where: { OR: keyed.map((edit) => ({ actor: edit.actor.name, key: edit.idempotencyKey! })) } })).map((row) => [
-      `${row.actor}\u0000${row.key}`,
-      row,
-    ]),
+    (keyed.length === 0
+      ? []
+      : await tx.idempotentEdit.findMany({
+          where: {
+            OR: keyed.map((edit) => ({ actor: edit.actor.name, key: edit.idempotencyKey! })),
+          },
+        })
+    ).map((row) => [`${row.actor}\u0000${row.key}`, row]),
   );
 
   // Every edit is checked in memory first; the writes follow, a few statements for the whole group.
-  const { outcomes, accepted, expiredAnswers } = judgeEdits(edits, bundle, revisionBefore, earlierAnswers, crossCheck);
+  const { outcomes, accepted, expiredAnswers } = judgeEdits(
+    edits,
+    bundle,
+    revisionBefore,
+    earlierAnswers,
+    crossCheck,
+  );
   const revision = accepted.at(-1)?.kbRevision ?? revisionBefore;
 
   // The writes. A failure from here on is the database's, and fails the whole group.
-  if (expiredAnswers.length > 0) await tx.idempotentEdit.deleteMany({ where: { id: { in: [...expiredAnswers] } } });
+  if (expiredAnswers.length > 0)
+    await tx.idempotentEdit.deleteMany({ where: { id: { in: [...expiredAnswers] } } });
   const stored = new Map<number, object | null>();
   for (const entity of ENTITY_NAMES) {
     const mine = accepted.filter((entry) => entry.edit.entity === entity);
@@ -898,13 +1149,19 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
       const rows = await delegate(tx, entity).createManyAndReturn({
         data: creates.map((entry) => toColumns(entity, entry.edit.record!)),
       });
-      const byKey = new Map(rows.map((row) => [recordKey(entity, fromColumns(entity, row) as never), row]));
-      for (const entry of creates) stored.set(entry.index, fromColumns(entity, byKey.get(entry.key)!));
+      const byKey = new Map(
+        rows.map((row) => [recordKey(entity, fromColumns(entity, row) as never), row]),
+      );
+      for (const entry of creates)
+        stored.set(entry.index, fromColumns(entity, byKey.get(entry.key)!));
     }
     for (const entry of mine.filter((candidate) => candidate.edit.action !== "create")) {
       const id = ids.get(entityKey(entity, entry.key))!;
       if (entry.edit.action === "update") {
-        const row = await delegate(tx, entity).update({ where: { id }, data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } } });
+        const row = await delegate(tx, entity).update({
+          where: { id },
+          data: { ...toColumns(entity, entry.edit.record!), revision: { increment: 1 } },
+        });
         stored.set(entry.index, fromColumns(entity, row));
       } else {
         await delegate(tx, entity).delete({ where: { id } });
@@ -914,20 +1171,45 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
   }
   if (accepted.length > 0) {
     // An edit of a record in conflict decides it.
-    const decided = accepted.filter((entry) => openConflicts.has(entityKey(entry.edit.entity, entry.key)));
-    if (decided.length > 0) await tx.kbConflict.deleteMany({ where: { OR: decided.map((entry) => ({ entity: entry.edit.entity, key: entry.key })) } });
+    const decided = accepted.filter((entry) =>
+      openConflicts.has(entityKey(entry.edit.entity, entry.key)),
+    );
+    if (decided.length > 0)
+      await tx.kbConflict.deleteMany({
+        where: { OR: decided.map((entry) => ({ entity: entry.edit.entity, key: entry.key })) },
+      });
     const auditRows = accepted.map((entry) => auditRow(entry, stored.get(entry.index) ?? null));
     // Idempotent answers point at their audit entry, so only then are the new ids read back.
     const audits = accepted.some((entry) => entry.edit.idempotencyKey !== undefined)
-      ? await tx.auditEntry.createManyAndReturn({ data: auditRows, select: { id: true, kbRevision: true } })
+      ? await tx.auditEntry.createManyAndReturn({
+          data: auditRows,
+          select: { id: true, kbRevision: true },
+        })
       : (await tx.auditEntry.createMany({ data: auditRows }), []);
     const auditOf = new Map(audits.map((audit) => [audit.kbRevision, audit.id]));
-    const answers: Array<{ actor: string; key: string; fingerprint: string; result: Prisma.InputJsonObject; auditEntryId: number }> = [];
+    const answers: Array<{
+      actor: string;
+      key: string;
+      fingerprint: string;
+      result: Prisma.InputJsonObject;
+      auditEntryId: number;
+    }> = [];
     for (const entry of accepted) {
-      const result: EditResult = { entity: entry.edit.entity, key: entry.key, record: stored.get(entry.index) ?? null, kbRevision: entry.kbRevision };
+      const result: EditResult = {
+        entity: entry.edit.entity,
+        key: entry.key,
+        record: stored.get(entry.index) ?? null,
+        kbRevision: entry.kbRevision,
+      };
       outcomes[entry.index] = { ok: true, result };
       if (entry.edit.idempotencyKey !== undefined) {
-        answers.push({ actor: entry.edit.actor.name, key: entry.edit.idempotencyKey, fingerprint: entry.fingerprint!, result: result as unknown as Prisma.InputJsonObject, auditEntryId: auditOf.get(entry.kbRevision)! });
+        answers.push({
+          actor: entry.edit.actor.name,
+          key: entry.edit.idempotencyKey,
+          fingerprint: entry.fingerprint!,
+          result: result as unknown as Prisma.InputJsonObject,
+          auditEntryId: auditOf.get(entry.kbRevision)!,
+        });
       }
     }
     if (answers.length > 0) await tx.idempotentEdit.createMany({ data: answers });
@@ -935,7 +1217,9 @@ async function applyEditsIn(tx: Transaction, edits: readonly EditRequest[], cros
     await tx.$executeRaw`WITH state AS (UPDATE "KbState" SET revision = ${revision}, "updatedAt" = now() WHERE id = 1 RETURNING revision) SELECT pg_notify(${KB_CHANGED_CHANNEL}, revision::text) FROM state`;
   }
   if (keyed.length > 0 && sweepDue()) {
-    await tx.idempotentEdit.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } } });
+    await tx.idempotentEdit.deleteMany({
+      where: { createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } },
+    });
   }
   return outcomes.map((outcome) => outcome!);
 }
@@ -972,21 +1256,36 @@ async function commitInOneTrip(
   known: KnownKnowledgeBase,
 ): Promise<GroupOutcome | undefined> {
   const pool = poolOf(db);
-  if (pool === undefined || edits.length === 0 || endOfRun(edits, 0) !== edits.length) return undefined;
+  if (pool === undefined || edits.length === 0 || endOfRun(edits, 0) !== edits.length)
+    return undefined;
   if (edits.some((edit) => tableOf(edit.entity) === undefined)) return undefined;
   // Earlier answers are not read: the statement writes only if there are none, else the general way replays them.
   // Judged as stored: the snapshot after the commit is then made of the very lists judged here (lists.ts
   // remembers what it made), and what the cross-check found for them carries over to the next edit.
-  const { outcomes, accepted, bundle } = judgeEdits(edits, known.bundle, known.revision, new Map(), crossCheck, storedForm);
+  const { outcomes, accepted, bundle } = judgeEdits(
+    edits,
+    known.bundle,
+    known.revision,
+    new Map(),
+    crossCheck,
+    storedForm,
+  );
   // Nothing to write: the refusals are confirmed (under the lock, at the current revision) the general way.
   if (accepted.length === 0) return undefined;
 
   const newest = accepted.at(-1)!.kbRevision;
   // Each record as it will be stored: its own revision is 1 when created, one more than the snapshot's when updated.
-  const stored = new Map<number, object | null>(accepted.map((entry) => [entry.index, entry.judged]));
+  const stored = new Map<number, object | null>(
+    accepted.map((entry) => [entry.index, entry.judged]),
+  );
   const statement = new OneTripStatement();
-  const keys = edits.flatMap((edit) => (edit.idempotencyKey === undefined ? [] : [{ actor: edit.actor.name, key: edit.idempotencyKey }]));
-  const unusedKeys = keys.length === 0 ? "" : ` AND NOT EXISTS (SELECT 1 FROM "IdempotentEdit" AS e JOIN jsonb_to_recordset(${jsonLiteral(keys)}) AS k(actor text, key text) ON e.actor = k.actor AND e.key = k.key)`;
+  const keys = edits.flatMap((edit) =>
+    edit.idempotencyKey === undefined ? [] : [{ actor: edit.actor.name, key: edit.idempotencyKey }],
+  );
+  const unusedKeys =
+    keys.length === 0
+      ? ""
+      : ` AND NOT EXISTS (SELECT 1 FROM "IdempotentEdit" AS e JOIN jsonb_to_recordset(${jsonLiteral(keys)}) AS k(actor text, key text) ON e.actor = k.actor AND e.key = k.key)`;
   // Each record an update or a retirement touches, as the snapshot has it: the condition requires every one.
   const found: string[] = [];
 
@@ -996,22 +1295,32 @@ async function commitInOneTrip(
     const { entity, action } = entry.edit;
     const table = tableOf(entity)!;
     if (action === "create") {
-      const row = table === DOCUMENT_TABLE ? documentRow(entity, entry.key, entry.edit.record!) : jsonColumns(toColumns(entity, entry.edit.record!));
+      const row =
+        table === DOCUMENT_TABLE
+          ? documentRow(entity, entry.key, entry.edit.record!)
+          : jsonColumns(toColumns(entity, entry.edit.record!));
       const signature = `${table}\u0000${Object.keys(row).join("\u0000")}`;
       const batch = creates.get(signature) ?? { table, rows: [] };
       batch.rows.push(row);
       creates.set(signature, batch);
       continue;
     }
-    const where = table === DOCUMENT_TABLE
-      ? `t.entity = ${textLiteral(entity)} AND t.key = ${textLiteral(entry.key)} AND t.revision = ${revisionOf(entry.existing!)}`
-      : `to_jsonb(t) @> ${jsonLiteral({ ...jsonColumns(toColumns(entity, entry.existing!)), revision: revisionOf(entry.existing!) })}`;
+    const where =
+      table === DOCUMENT_TABLE
+        ? `t.entity = ${textLiteral(entity)} AND t.key = ${textLiteral(entry.key)} AND t.revision = ${revisionOf(entry.existing!)}`
+        : `to_jsonb(t) @> ${jsonLiteral({ ...jsonColumns(toColumns(entity, entry.existing!)), revision: revisionOf(entry.existing!) })}`;
     found.push(`EXISTS (SELECT 1 FROM ${ident(table)} AS t WHERE ${where})`);
     if (action === "retire") {
-      statement.add(`DELETE FROM ${ident(table)} AS t WHERE ${where} AND EXISTS (SELECT 1 FROM state) RETURNING 1`, 1);
+      statement.add(
+        `DELETE FROM ${ident(table)} AS t WHERE ${where} AND EXISTS (SELECT 1 FROM state) RETURNING 1`,
+        1,
+      );
       continue;
     }
-    const row = table === DOCUMENT_TABLE ? documentRow(entity, entry.key, entry.edit.record!) : jsonColumns(toColumns(entity, entry.edit.record!));
+    const row =
+      table === DOCUMENT_TABLE
+        ? documentRow(entity, entry.key, entry.edit.record!)
+        : jsonColumns(toColumns(entity, entry.edit.record!));
     const columns = Object.keys(row);
     const source = `jsonb_populate_record(NULL::${ident(table)}, ${jsonLiteral(row)})`;
     statement.add(
@@ -1027,18 +1336,41 @@ async function commitInOneTrip(
     );
   }
   // An edit of a record in conflict decides it.
-  const decided = accepted.filter((entry) => known.conflicts.has(entityKey(entry.edit.entity, entry.key))).map((entry) => ({ entity: entry.edit.entity, key: entry.key }));
+  const decided = accepted
+    .filter((entry) => known.conflicts.has(entityKey(entry.edit.entity, entry.key)))
+    .map((entry) => ({ entity: entry.edit.entity, key: entry.key }));
   if (decided.length > 0) {
-    statement.add(`DELETE FROM "KbConflict" AS c USING jsonb_to_recordset(${jsonLiteral(decided)}) AS k(entity text, key text) WHERE c.entity = k.entity AND c.key = k.key AND EXISTS (SELECT 1 FROM state) RETURNING 1`, undefined);
+    statement.add(
+      `DELETE FROM "KbConflict" AS c USING jsonb_to_recordset(${jsonLiteral(decided)}) AS k(entity text, key text) WHERE c.entity = k.entity AND c.key = k.key AND EXISTS (SELECT 1 FROM state) RETURNING 1`,
+      undefined,
+    );
   }
   const audits = accepted.map((entry) => auditRow(entry, stored.get(entry.index) ?? null));
   const auditName = statement.add(
     `INSERT INTO "AuditEntry" (actor, "actorRole", action, entity, key, before, after, "kbRevision") SELECT a.actor, a."actorRole", a.action, a.entity, a.key, a.before, a.after, a."kbRevision" FROM jsonb_to_recordset(${jsonLiteral(audits)}) AS a(actor text, "actorRole" text, action text, entity text, key text, before jsonb, after jsonb, "kbRevision" int) WHERE EXISTS (SELECT 1 FROM state) RETURNING id, "kbRevision"`,
     accepted.length,
   );
-  const results = accepted.map((entry) => ({ entry, result: { entity: entry.edit.entity, key: entry.key, record: stored.get(entry.index) ?? null, kbRevision: entry.kbRevision } satisfies EditResult }));
+  const results = accepted.map((entry) => ({
+    entry,
+    result: {
+      entity: entry.edit.entity,
+      key: entry.key,
+      record: stored.get(entry.index) ?? null,
+      kbRevision: entry.kbRevision,
+    } satisfies EditResult,
+  }));
   const answers = results.flatMap(({ entry, result }) =>
-    entry.edit.idempotencyKey === undefined ? [] : [{ actor: entry.edit.actor.name, key: entry.edit.idempotencyKey, fingerprint: entry.fingerprint!, result, kbRevision: entry.kbRevision }],
+    entry.edit.idempotencyKey === undefined
+      ? []
+      : [
+          {
+            actor: entry.edit.actor.name,
+            key: entry.edit.idempotencyKey,
+            fingerprint: entry.fingerprint!,
+            result,
+            kbRevision: entry.kbRevision,
+          },
+        ],
   );
   if (answers.length > 0) {
     // Idempotent answers point at their audit entry: joined on the revision, which is the edit's own.
@@ -1048,7 +1380,10 @@ async function commitInOneTrip(
     );
   }
   if (keys.length > 0 && sweepDue()) {
-    statement.add(`DELETE FROM "IdempotentEdit" WHERE "createdAt" < now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds' AND EXISTS (SELECT 1 FROM state) RETURNING 1`, undefined);
+    statement.add(
+      `DELETE FROM "IdempotentEdit" WHERE "createdAt" < now() - interval '${IDEMPOTENCY_TTL_MS} milliseconds' AND EXISTS (SELECT 1 FROM state) RETURNING 1`,
+      undefined,
+    );
   }
   // The condition every other part waits on (EXISTS (SELECT 1 FROM state)): the snapshot's revision, no key used before, every record found.
   statement.condition(
@@ -1070,7 +1405,9 @@ async function commitInOneTrip(
     let outcome: string;
     try {
       committing = true;
-      const replies = (await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}); ${statement.sql(KB_CHANGED_CHANNEL)}; COMMIT`)) as unknown as Array<{ rows: Row[] }>;
+      const replies = (await client.query(
+        `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}); ${statement.sql(KB_CHANGED_CHANNEL)}; COMMIT`,
+      )) as unknown as Array<{ rows: Row[] }>;
       outcome = String(replies.at(-2)!.rows[0]!.outcome);
     } catch (error) {
       // The statement failed (the transaction is open and aborted: the COMMIT did not run) or the connection did.
@@ -1091,7 +1428,12 @@ async function commitInOneTrip(
   }
   for (const { entry, result } of results) outcomes[entry.index] = { ok: true, result };
   const changed = new Set(accepted.map((entry) => entry.edit.entity));
-  return { outcomes: outcomes.map((outcome) => outcome!), lists: Object.fromEntries([...changed].map((entity) => [entity, bundle[entity] as readonly object[]])) };
+  return {
+    outcomes: outcomes.map((outcome) => outcome!),
+    lists: Object.fromEntries(
+      [...changed].map((entity) => [entity, bundle[entity] as readonly object[]]),
+    ),
+  };
 }
 
 /**
@@ -1124,10 +1466,13 @@ class OneTripStatement {
    * is written whole or not at all.
    */
   sql(channel: string): string {
-    if (this.conditionBody === undefined) throw new Error("the one-trip commit needs its condition");
+    if (this.conditionBody === undefined)
+      throw new Error("the one-trip commit needs its condition");
     const parts = [{ name: "state", body: this.conditionBody, expected: 1 }, ...this.parts];
     const counts = parts.map((part) => `(SELECT count(*) FROM ${part.name})`);
-    const expected = parts.flatMap((part, index) => (part.expected === undefined ? [] : [`${counts[index]} = ${part.expected}`]));
+    const expected = parts.flatMap((part, index) =>
+      part.expected === undefined ? [] : [`${counts[index]} = ${part.expected}`],
+    );
     // The cast of a text made from the rows raises at run time only (a constant would be folded, and raise, at planning).
     const mismatch = `(SELECT ('kubecompat: the one-trip commit touched ${parts.map((part) => part.name).join("/")} ' || ${counts.map((count) => `${count}::text`).join(" || '/' || ")})::int FROM state)::text`;
     return `WITH ${parts.map((part) => `${part.name} AS (${part.body})`).join(",\n")}\nSELECT CASE WHEN NOT EXISTS (SELECT 1 FROM state) THEN 'declined' WHEN ${expected.join(" AND ")} THEN 'applied' ELSE ${mismatch} END AS outcome, (SELECT count(pg_notify(${textLiteral(channel)}, revision::text)) FROM state)::int AS notified`;
@@ -1139,7 +1484,10 @@ function tableOf(entity: EntityName): string | undefined {
   const model = mappingOf(entity).model;
   if (model === null) return DOCUMENT_TABLE;
   const name = `${model.charAt(0).toUpperCase()}${model.slice(1)}`;
-  return (Prisma.ModelName as Readonly<Record<string, string>>)[name] !== undefined && scalarFieldsOf(name) !== undefined ? name : undefined;
+  return (Prisma.ModelName as Readonly<Record<string, string>>)[name] !== undefined &&
+    scalarFieldsOf(name) !== undefined
+    ? name
+    : undefined;
 }
 
 const DOCUMENT_TABLE = "KbDocument";
@@ -1149,7 +1497,9 @@ const scalarFields = new Map<string, readonly string[] | undefined>();
 /** A model's scalar fields in Prisma's order (the order its rows come back in). The generated client does not change while running. */
 function scalarFieldsOf(model: string): readonly string[] | undefined {
   if (scalarFields.has(model)) return scalarFields.get(model);
-  const fields = (Prisma as unknown as Record<string, Record<string, string> | undefined>)[`${model}ScalarFieldEnum`];
+  const fields = (Prisma as unknown as Record<string, Record<string, string> | undefined>)[
+    `${model}ScalarFieldEnum`
+  ];
   const ordered = fields === undefined ? undefined : Object.freeze(Object.values(fields));
   scalarFields.set(model, ordered);
   return ordered;
@@ -1170,11 +1520,20 @@ function documentRow(entity: EntityName, key: string, record: object): Row {
 function storedForm(entity: EntityName, record: object, revision: number): object {
   const columns = toColumns(entity, record);
   const model = mappingOf(entity).model;
-  if (model === null) return fromColumns(entity, { ...(jsonbOrder(columns) as Row), id: 0, revision, updatedAt: null });
+  if (model === null)
+    return fromColumns(entity, {
+      ...(jsonbOrder(columns) as Row),
+      id: 0,
+      revision,
+      updatedAt: null,
+    });
   const row: Row = {};
   for (const field of scalarFieldsOf(tableOf(entity)!)!) {
     const value = field === "revision" ? revision : (columns[field] ?? null);
-    row[field] = value !== null && typeof value === "object" && !(value instanceof Date) ? jsonbOrder(value) : value;
+    row[field] =
+      value !== null && typeof value === "object" && !(value instanceof Date)
+        ? jsonbOrder(value)
+        : value;
   }
   return fromColumns(entity, row);
 }
@@ -1201,7 +1560,12 @@ function jsonbKeyOrder(a: string, b: string): number {
 
 /** Columns as JSON for jsonb_populate_record and to_jsonb: a date column as its day. */
 function jsonColumns(columns: Row): Row {
-  return Object.fromEntries(Object.entries(columns).map(([column, value]) => [column, value instanceof Date ? value.toISOString().slice(0, 10) : value]));
+  return Object.fromEntries(
+    Object.entries(columns).map(([column, value]) => [
+      column,
+      value instanceof Date ? value.toISOString().slice(0, 10) : value,
+    ]),
+  );
 }
 
 function jsonLiteral(value: unknown): string {
@@ -1222,12 +1586,19 @@ function ident(name: string): string {
 }
 
 /** The checks of one edit against the record it touches (none for a create). */
-function checkEdit(edit: EditRequest, entity: EntityName, key: string, existing: object | undefined, keyOf: (record: object) => string): void {
+function checkEdit(
+  edit: EditRequest,
+  entity: EntityName,
+  key: string,
+  existing: object | undefined,
+  keyOf: (record: object) => string,
+): void {
   if (edit.action === "create") {
     if (existing !== undefined) {
-      throw new ConflictError(`${entity} "${key}" exists already (revision ${revisionOf(existing)}); update it instead`, [
-        { field: "key", message: `current revision ${revisionOf(existing)}` },
-      ]);
+      throw new ConflictError(
+        `${entity} "${key}" exists already (revision ${revisionOf(existing)}); update it instead`,
+        [{ field: "key", message: `current revision ${revisionOf(existing)}` }],
+      );
     }
     return;
   }
@@ -1239,7 +1610,10 @@ function checkEdit(edit: EditRequest, entity: EntityName, key: string, existing:
     );
   }
   if (edit.action === "update" && keyOf(edit.record!) !== key) {
-    throw new InputError(`the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`, "key");
+    throw new InputError(
+      `the update changes the record's key from "${key}" to "${keyOf(edit.record!)}"; retire the record and create the new one instead`,
+      "key",
+    );
   }
 }
 

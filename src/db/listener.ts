@@ -61,12 +61,17 @@ export class ChangeListener {
   private async connect(): Promise<void> {
     if (this.stopped || this.connecting || this.client !== undefined) return;
     this.connecting = true;
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+    });
     client.on("notification", (message) => {
       if (message.channel === this.channel) this.onNotify(message.payload);
     });
     client.on("error", (error) => {
-      if (this.client === client) this.logger.warn({ err: error }, "change listener connection failed; reconnecting");
+      if (this.client === client)
+        this.logger.warn({ err: error }, "change listener connection failed; reconnecting");
       this.lost(client);
     });
     client.on("end", () => this.lost(client));
@@ -77,7 +82,10 @@ export class ChangeListener {
       this.connecting = false;
       await client.end().catch(() => undefined);
       if (this.stopped) return;
-      this.logger.warn({ err: error, retryMs: this.retryMs }, "cannot listen for knowledge-base changes yet");
+      this.logger.warn(
+        { err: error, retryMs: this.retryMs },
+        "cannot listen for knowledge-base changes yet",
+      );
       this.lost(client);
       return;
     }

@@ -15,7 +15,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prisma/migrations");
+export const MIGRATIONS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../prisma/migrations",
+);
 
 // Any constant works; it only has to be the same for every replica.
 const MIGRATION_LOCK_ID = 72_707_368;
@@ -49,7 +52,10 @@ export async function readMigrations(directory = MIGRATIONS_DIR): Promise<Migrat
   );
 }
 
-export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function migrate(
+  databaseUrl: string,
+  directory = MIGRATIONS_DIR,
+): Promise<MigrationResult> {
   const migrations = await readMigrations(directory);
   const client = await connect(databaseUrl);
   try {
@@ -64,13 +70,20 @@ export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): 
       "started_at"          TIMESTAMPTZ NOT NULL DEFAULT now(),
       "applied_steps_count" INTEGER NOT NULL DEFAULT 0
     )`);
-    const recorded = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`,
-    );
+    const recorded = await client.query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      rolled_back_at: Date | null;
+    }>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`);
     const done = new Map(
-      recorded.rows.filter((row) => row.finished_at !== null && row.rolled_back_at === null).map((row) => [row.migration_name, row]),
+      recorded.rows
+        .filter((row) => row.finished_at !== null && row.rolled_back_at === null)
+        .map((row) => [row.migration_name, row]),
     );
-    const failed = recorded.rows.filter((row) => row.finished_at === null && row.rolled_back_at === null);
+    const failed = recorded.rows.filter(
+      (row) => row.finished_at === null && row.rolled_back_at === null,
+    );
     if (failed.length > 0) {
       throw new Error(
         `migration ${failed.map((row) => row.migration_name).join(", ")} failed earlier and was not rolled back; ` +
@@ -80,7 +93,9 @@ export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): 
     const known = new Set(migrations.map((migration) => migration.name));
     const unknown = [...done.keys()].filter((name) => !known.has(name));
     if (unknown.length > 0) {
-      throw new Error(`the database has migrations this build does not know (${unknown.join(", ")}); it was migrated by a newer kubecompat`);
+      throw new Error(
+        `the database has migrations this build does not know (${unknown.join(", ")}); it was migrated by a newer kubecompat`,
+      );
     }
 
     const applied: string[] = [];
@@ -104,12 +119,18 @@ export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): 
           [id, migration.checksum, migration.name],
         );
         await client.query(migration.sql);
-        await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
+        await client.query(
+          `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
+          [id],
+        );
         await client.query("COMMIT");
         applied.push(migration.name);
       } catch (error) {
         await client.query("ROLLBACK");
-        throw new Error(`migration ${migration.name} failed and was rolled back: ${(error as Error).message}`, { cause: error });
+        throw new Error(
+          `migration ${migration.name} failed and was rolled back: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
     }
     return { applied, alreadyApplied };
@@ -135,7 +156,9 @@ export function connectTimeoutMs(databaseUrl: string): number {
   try {
     const seconds = Number(new URL(databaseUrl).searchParams.get("connect_timeout") ?? Number.NaN);
     // libpq: zero or negative waits forever, and anything below 2 s counts as 2 s; a start-up must not hang, so 0 keeps the default.
-    return Number.isFinite(seconds) && seconds > 0 ? Math.max(2, Math.floor(seconds)) * 1000 : CONNECT_TIMEOUT_MS;
+    return Number.isFinite(seconds) && seconds > 0
+      ? Math.max(2, Math.floor(seconds)) * 1000
+      : CONNECT_TIMEOUT_MS;
   } catch {
     return CONNECT_TIMEOUT_MS;
   }
@@ -143,16 +166,28 @@ export function connectTimeoutMs(databaseUrl: string): number {
 
 async function connect(databaseUrl: string): Promise<pg.Client> {
   const timeoutMs = connectTimeoutMs(databaseUrl);
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: timeoutMs });
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: timeoutMs,
+  });
   try {
     await client.connect();
     return client;
   } catch (error) {
     await client.end().catch(() => undefined);
-    const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: Array<{ message?: unknown }> };
+    const { code, message, errors } = error as {
+      code?: unknown;
+      message?: unknown;
+      errors?: Array<{ message?: unknown }>;
+    };
     // Connecting to "localhost" tries every address and fails with an AggregateError without a message of its own.
     const inner = errors?.[0]?.message;
-    const text = typeof message === "string" && message !== "" ? message : typeof inner === "string" ? inner : String(error);
+    const text =
+      typeof message === "string" && message !== ""
+        ? message
+        : typeof inner === "string"
+          ? inner
+          : String(error);
     const reason =
       text === "timeout expired"
         ? `no answer within ${timeoutMs / 1000} s`

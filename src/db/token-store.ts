@@ -16,7 +16,9 @@ export interface StoredToken {
 }
 
 async function currentRevision(db: Pick<Database, "kbState">): Promise<number> {
-  return (await db.kbState.findUnique({ where: { id: 1 }, select: { revision: true } }))?.revision ?? 0;
+  return (
+    (await db.kbState.findUnique({ where: { id: 1 }, select: { revision: true } }))?.revision ?? 0
+  );
 }
 
 export async function insertToken(
@@ -33,7 +35,12 @@ export async function insertToken(
         action: "token.create",
         entity: "token",
         key: token.name,
-        after: { name: token.name, role: token.role, prefix: token.prefix, expiresAt: token.expiresAt?.toISOString() ?? null },
+        after: {
+          name: token.name,
+          role: token.role,
+          prefix: token.prefix,
+          expiresAt: token.expiresAt?.toISOString() ?? null,
+        },
         kbRevision: await currentRevision(tx),
       },
     });
@@ -41,11 +48,18 @@ export async function insertToken(
   });
 }
 
-export async function revokeToken(db: Database, name: string, actor: { name: string; role: string }): Promise<StoredToken | null> {
+export async function revokeToken(
+  db: Database,
+  name: string,
+  actor: { name: string; role: string },
+): Promise<StoredToken | null> {
   return db.$transaction(async (tx) => {
     const existing = await tx.apiToken.findUnique({ where: { name } });
     if (existing === null || existing.revokedAt !== null) return null;
-    const revoked = await tx.apiToken.update({ where: { id: existing.id }, data: { revokedAt: new Date() } });
+    const revoked = await tx.apiToken.update({
+      where: { id: existing.id },
+      data: { revokedAt: new Date() },
+    });
     await tx.auditEntry.create({
       data: {
         actor: actor.name,
@@ -65,7 +79,10 @@ export async function listTokens(db: Database): Promise<StoredToken[]> {
   return db.apiToken.findMany({ orderBy: { createdAt: "asc" } });
 }
 
-export async function findTokenByHash(db: Database, secretHash: string): Promise<StoredToken | null> {
+export async function findTokenByHash(
+  db: Database,
+  secretHash: string,
+): Promise<StoredToken | null> {
   return db.apiToken.findUnique({ where: { secretHash } });
 }
 

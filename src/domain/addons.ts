@@ -7,13 +7,20 @@
  */
 import type { AddonLineRecord, AddonRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import { compareComponentVersions, parseComponentVersion, type ComponentVersion } from "../core/versions.js";
+import {
+  compareComponentVersions,
+  parseComponentVersion,
+  type ComponentVersion,
+} from "../core/versions.js";
 import { finding, type Finding } from "./findings.js";
 
 /** The add-on a name or alias stands for (case-insensitive), or undefined. */
 export function findAddon(snapshot: KbSnapshot, name: string): AddonRecord | undefined {
   const wanted = name.trim().toLowerCase();
-  return snapshot.addons.find((addon) => addon.name === wanted || addon.aliases.some((alias) => alias.toLowerCase() === wanted));
+  return snapshot.addons.find(
+    (addon) =>
+      addon.name === wanted || addon.aliases.some((alias) => alias.toLowerCase() === wanted),
+  );
 }
 
 /** An add-on version as written (v1.9.4, 1.9.4, v1.20.1-eksbuild.3), read; `field` names the input in the error. */
@@ -26,11 +33,19 @@ function minorNumber(minor: string): number {
   return Number(minor.split(".")[1]);
 }
 
-function lineBound(line: AddonLineRecord): { readonly minimum: boolean; readonly version: ComponentVersion; readonly parts: number } {
+function lineBound(line: AddonLineRecord): {
+  readonly minimum: boolean;
+  readonly version: ComponentVersion;
+  readonly parts: number;
+} {
   const minimum = line.versions.startsWith(">=");
   const text = line.versions.replace(/^>= ?/, "");
   const parts = text.split(".").length;
-  return { minimum, version: parseComponentVersion(parts === 1 ? `${text}.0` : text, "versions"), parts };
+  return {
+    minimum,
+    version: parseComponentVersion(parts === 1 ? `${text}.0` : text, "versions"),
+    parts,
+  };
 }
 
 /** Whether a line of the table covers the version: its prefix, or (">= X") X and later. */
@@ -46,28 +61,51 @@ function covers(line: AddonLineRecord, version: ComponentVersion): boolean {
 function minorsOf(line: AddonLineRecord, newest: number): number[] {
   if (line.minimumKubernetes === null) return line.kubernetes.map(minorNumber);
   const minors: number[] = [];
-  for (let minor = minorNumber(line.minimumKubernetes); minor <= newest; minor += 1) minors.push(minor);
+  for (let minor = minorNumber(line.minimumKubernetes); minor <= newest; minor += 1)
+    minors.push(minor);
   return minors;
 }
 
 /** The newest minor any line of the add-on's table names (a lower bound counts as itself). */
 function newestTabled(addon: AddonRecord): number {
-  return Math.max(...addon.lines.flatMap((line) => (line.minimumKubernetes === null ? line.kubernetes.map(minorNumber) : [minorNumber(line.minimumKubernetes)])));
+  return Math.max(
+    ...addon.lines.flatMap((line) =>
+      line.minimumKubernetes === null
+        ? line.kubernetes.map(minorNumber)
+        : [minorNumber(line.minimumKubernetes)],
+    ),
+  );
 }
 
 /** What the add-on's table says about one version: the lines that cover it (by prefix, else its minor) and the minors they give. */
-export function addonSupport(addon: AddonRecord, version: ComponentVersion, newestMinor: number): { readonly lines: readonly AddonLineRecord[]; readonly minors: ReadonlySet<number>; readonly byMinorOnly: boolean } {
+export function addonSupport(
+  addon: AddonRecord,
+  version: ComponentVersion,
+  newestMinor: number,
+): {
+  readonly lines: readonly AddonLineRecord[];
+  readonly minors: ReadonlySet<number>;
+  readonly byMinorOnly: boolean;
+} {
   let lines = addon.lines.filter((line) => covers(line, version));
   let byMinorOnly = false;
   if (lines.length === 0) {
     // A patch the table has no row of: the rows of the same minor speak for it.
     lines = addon.lines.filter((line) => {
       const bound = lineBound(line);
-      return !bound.minimum && bound.version.major === version.major && bound.version.minor === version.minor;
+      return (
+        !bound.minimum &&
+        bound.version.major === version.major &&
+        bound.version.minor === version.minor
+      );
     });
     byMinorOnly = lines.length > 0;
   }
-  return { lines, minors: new Set(lines.flatMap((line) => minorsOf(line, newestMinor))), byMinorOnly };
+  return {
+    lines,
+    minors: new Set(lines.flatMap((line) => minorsOf(line, newestMinor))),
+    byMinorOnly,
+  };
 }
 
 export interface AddonSubject {
@@ -81,7 +119,9 @@ function range(minors: ReadonlySet<number>): string {
   if (sorted.length === 0) return "none";
   const first = sorted[0]!;
   const last = sorted.at(-1)!;
-  return sorted.length === last - first + 1 && sorted.length > 1 ? `1.${first}-1.${last}` : sorted.map((minor) => `1.${minor}`).join(", ");
+  return sorted.length === last - first + 1 && sorted.length > 1
+    ? `1.${first}-1.${last}`
+    : sorted.map((minor) => `1.${minor}`).join(", ");
 }
 
 /**
@@ -89,16 +129,37 @@ function range(minors: ReadonlySet<number>): string {
  * 1.30) on `asOf`. `newestMinor` is the newest Kubernetes minor the
  * knowledge base knows (open-ended lower bounds reach up to it).
  */
-export function judgeAddon(subject: AddonSubject, minor: number, asOf: string, newestMinor: number): Finding[] {
+export function judgeAddon(
+  subject: AddonSubject,
+  minor: number,
+  asOf: string,
+  newestMinor: number,
+): Finding[] {
   const { addon, version, instance } = subject;
   const at = { component: addon.name, instance, sourceUrl: addon.sourceUrl };
   const name = `${addon.displayName} ${version.raw}`;
   const findings: Finding[] = [];
   if (addon.retiredOn !== null && asOf >= addon.retiredOn) {
-    findings.push(finding({ ...at, code: "ADDON_RETIRED", severity: "WARNING", message: `${addon.displayName} is retired (since ${addon.retiredOn}): no further releases, bug fixes or security fixes. ${addon.retirement ?? ""}`.trim() }));
+    findings.push(
+      finding({
+        ...at,
+        code: "ADDON_RETIRED",
+        severity: "WARNING",
+        message:
+          `${addon.displayName} is retired (since ${addon.retiredOn}): no further releases, bug fixes or security fixes. ${addon.retirement ?? ""}`.trim(),
+      }),
+    );
   }
   if (addon.rule === "POLICY") {
-    findings.push(finding({ ...at, code: "ADDON_POLICY_ONLY", severity: "INFO", message: `${name} was not judged against Kubernetes 1.${minor}: ${addon.displayName} publishes no table per version, only a policy: ${addon.policy ?? ""}`.trim() }));
+    findings.push(
+      finding({
+        ...at,
+        code: "ADDON_POLICY_ONLY",
+        severity: "INFO",
+        message:
+          `${name} was not judged against Kubernetes 1.${minor}: ${addon.displayName} publishes no table per version, only a policy: ${addon.policy ?? ""}`.trim(),
+      }),
+    );
     return findings;
   }
   if (addon.rule === "MATCH_MINOR") {
@@ -113,13 +174,22 @@ export function judgeAddon(subject: AddonSubject, minor: number, asOf: string, n
       );
     }
     if (minor > newestTabled(addon)) {
-      findings.push(finding({ ...at, code: "ADDON_BEYOND_KNOWLEDGE", severity: "WARNING", message: `the knowledge base knows ${addon.displayName} releases up to 1.${newestTabled(addon)}; whether a 1.${minor} release exists is not known` }));
+      findings.push(
+        finding({
+          ...at,
+          code: "ADDON_BEYOND_KNOWLEDGE",
+          severity: "WARNING",
+          message: `the knowledge base knows ${addon.displayName} releases up to 1.${newestTabled(addon)}; whether a 1.${minor} release exists is not known`,
+        }),
+      );
     }
     return findings;
   }
   const support = addonSupport(addon, version, newestMinor);
   if (support.lines.length === 0) {
-    const newer = addon.lines.every((line) => compareComponentVersions(version, lineBound(line).version) > 0);
+    const newer = addon.lines.every(
+      (line) => compareComponentVersions(version, lineBound(line).version) > 0,
+    );
     findings.push(
       finding({
         ...at,
@@ -130,9 +200,17 @@ export function judgeAddon(subject: AddonSubject, minor: number, asOf: string, n
     );
     return findings;
   }
-  const via = support.byMinorOnly ? ` (judged by the table's ${version.major}.${version.minor} rows; it has none for this patch)` : "";
+  const via = support.byMinorOnly
+    ? ` (judged by the table's ${version.major}.${version.minor} rows; it has none for this patch)`
+    : "";
   if (!support.minors.has(minor)) {
-    const newestLine = addon.lines.every((line) => lineBound(line).minimum || compareComponentVersions(lineBound(line).version, version) <= 0 || (lineBound(line).version.major === version.major && lineBound(line).version.minor === version.minor));
+    const newestLine = addon.lines.every(
+      (line) =>
+        lineBound(line).minimum ||
+        compareComponentVersions(lineBound(line).version, version) <= 0 ||
+        (lineBound(line).version.major === version.major &&
+          lineBound(line).version.minor === version.minor),
+    );
     if (minor > newestTabled(addon) && newestLine) {
       findings.push(
         finding({
@@ -158,9 +236,18 @@ export function judgeAddon(subject: AddonSubject, minor: number, asOf: string, n
       );
     }
   }
-  const ended = support.lines.map((line) => line.endOfLife).filter((day): day is string => day !== null && day < asOf);
+  const ended = support.lines
+    .map((line) => line.endOfLife)
+    .filter((day): day is string => day !== null && day < asOf);
   if (ended.length > 0 && ended.length === support.lines.length) {
-    findings.push(finding({ ...at, code: "ADDON_END_OF_LIFE", severity: "WARNING", message: `${name} reached its end of life on ${ended.sort().at(-1)}: it gets no more fixes; move to a supported line` }));
+    findings.push(
+      finding({
+        ...at,
+        code: "ADDON_END_OF_LIFE",
+        severity: "WARNING",
+        message: `${name} reached its end of life on ${ended.sort().at(-1)}: it gets no more fixes; move to a supported line`,
+      }),
+    );
   }
   return findings;
 }
@@ -174,7 +261,10 @@ export function candidateVersions(addon: AddonRecord): ComponentVersion[] {
   const versions: ComponentVersion[] = [];
   for (const line of addon.lines) {
     const text = line.versions.replace(/^>= ?/, "");
-    const version = parseComponentVersion(text.split(".").length === 1 ? `${text}.0` : text, "versions");
+    const version = parseComponentVersion(
+      text.split(".").length === 1 ? `${text}.0` : text,
+      "versions",
+    );
     const key = `${version.major}.${version.minor}.${version.patch}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -184,6 +274,13 @@ export function candidateVersions(addon: AddonRecord): ComponentVersion[] {
 }
 
 /** Whether the add-on at this version has no ERROR at `minor` (what the planner needs of every state it passes through). */
-export function addonFits(addon: AddonRecord, version: ComponentVersion, minor: number, newestMinor: number): boolean {
-  return judgeAddon({ addon, version, instance: null }, minor, "0000-01-01", newestMinor).every((entry) => entry.severity !== "ERROR");
+export function addonFits(
+  addon: AddonRecord,
+  version: ComponentVersion,
+  minor: number,
+  newestMinor: number,
+): boolean {
+  return judgeAddon({ addon, version, instance: null }, minor, "0000-01-01", newestMinor).every(
+    (entry) => entry.severity !== "ERROR",
+  );
 }

@@ -22,7 +22,10 @@ export const DEFAULT_PROFILE = "upstream";
 
 const PLANES = ["CONTROL", "DATA", "CLIENT"] as const;
 
-export function listComponents(snapshot: KbSnapshot, filter: { plane?: string | undefined } = {}): readonly ComponentRecord[] {
+export function listComponents(
+  snapshot: KbSnapshot,
+  filter: { plane?: string | undefined } = {},
+): readonly ComponentRecord[] {
   if (filter.plane === undefined) return snapshot.components;
   const plane = filter.plane.trim().toUpperCase();
   if (!(PLANES as readonly string[]).includes(plane)) {
@@ -32,7 +35,11 @@ export function listComponents(snapshot: KbSnapshot, filter: { plane?: string | 
 }
 
 /** Resolves a canonical name or alias; an unknown name is an InputError that lists the valid ones. */
-export function resolveComponent(snapshot: KbSnapshot, nameOrAlias: string, field = "component"): ComponentRecord {
+export function resolveComponent(
+  snapshot: KbSnapshot,
+  nameOrAlias: string,
+  field = "component",
+): ComponentRecord {
   const component = snapshot.findComponent(nameOrAlias);
   if (component === undefined) {
     throw new InputError(
@@ -53,13 +60,20 @@ export function getComponent(snapshot: KbSnapshot, nameOrAlias: string): Compone
   return component;
 }
 
-export function listPorts(snapshot: KbSnapshot, filter: { component?: string | undefined } = {}): readonly PortRecord[] {
+export function listPorts(
+  snapshot: KbSnapshot,
+  filter: { component?: string | undefined } = {},
+): readonly PortRecord[] {
   if (filter.component === undefined) return snapshot.ports;
   const component = resolveComponent(snapshot, filter.component);
   return snapshot.ports.filter((port) => port.component === component.name);
 }
 
-export function resolveProfile(snapshot: KbSnapshot, name: string | undefined, field = "profile"): string {
+export function resolveProfile(
+  snapshot: KbSnapshot,
+  name: string | undefined,
+  field = "profile",
+): string {
   const profile = snapshot.findProfile(name ?? DEFAULT_PROFILE);
   if (profile === undefined) {
     throw new InputError(
@@ -71,7 +85,10 @@ export function resolveProfile(snapshot: KbSnapshot, name: string | undefined, f
 }
 
 /** Whether a rule is the policy for a control plane at `minor`. */
-export function ruleAppliesAt(rule: Pick<SkewRuleRecord, "appliesFrom" | "appliesUntil">, minor: string): boolean {
+export function ruleAppliesAt(
+  rule: Pick<SkewRuleRecord, "appliesFrom" | "appliesUntil">,
+  minor: string,
+): boolean {
   return (
     (rule.appliesFrom === null || compareMinors(rule.appliesFrom, minor) <= 0) &&
     (rule.appliesUntil === null || compareMinors(minor, rule.appliesUntil) <= 0)
@@ -93,10 +110,15 @@ export function listSkewRules(
     filter.kubernetesVersion === undefined
       ? undefined
       : readMinor(snapshot, filter.kubernetesVersion, "kubernetesVersion");
-  return snapshot.skewRules.filter((rule) => profiles.has(rule.profile) && (minor === undefined || ruleAppliesAt(rule, minor)));
+  return snapshot.skewRules.filter(
+    (rule) => profiles.has(rule.profile) && (minor === undefined || ruleAppliesAt(rule, minor)),
+  );
 }
 
-export function listFlagChanges(snapshot: KbSnapshot, filter: { component?: string | undefined } = {}): readonly FlagChangeRecord[] {
+export function listFlagChanges(
+  snapshot: KbSnapshot,
+  filter: { component?: string | undefined } = {},
+): readonly FlagChangeRecord[] {
   if (filter.component === undefined) return snapshot.flagChanges;
   const component = resolveComponent(snapshot, filter.component);
   return snapshot.flagChanges.filter((change) => change.component === component.name);
@@ -110,7 +132,10 @@ export function listApiRemovals(
   const from = range.from === undefined ? undefined : readMinor(snapshot, range.from, "from");
   const to = range.to === undefined ? undefined : readMinor(snapshot, range.to, "to");
   if (from !== undefined && to !== undefined && compareMinors(from, to) > 0) {
-    throw new InputError(`from (${from}) is newer than to (${to}); give the older version as from`, "from");
+    throw new InputError(
+      `from (${from}) is newer than to (${to}); give the older version as from`,
+      "from",
+    );
   }
   return snapshot.apiRemovals.filter(
     (removal) =>
@@ -120,12 +145,20 @@ export function listApiRemovals(
 }
 
 /** The release of a version as people name it (1.30, v1.30.4, 1.30.x, latest, oldest-supported on `asOf`). */
-export function getRelease(snapshot: KbSnapshot, version: unknown, asOf?: string, field = "version"): ReleaseRecord {
+export function getRelease(
+  snapshot: KbSnapshot,
+  version: unknown,
+  asOf?: string,
+  field = "version",
+): ReleaseRecord {
   const minor = readMinor(snapshot, version, field, asOf);
   const release = snapshot.findRelease(minor);
   if (release === undefined) {
     const known = snapshot.releases;
-    const range = known.length > 0 ? `; it knows ${known[0]?.version} to ${known[known.length - 1]?.version}` : "";
+    const range =
+      known.length > 0
+        ? `; it knows ${known[0]?.version} to ${known[known.length - 1]?.version}`
+        : "";
     throw new NotFoundError(`the knowledge base has no release ${minor}${range}`);
   }
   return release;

@@ -17,7 +17,12 @@ import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { readMinor } from "./version-reader.js";
 import { scanManifests, type ManifestFinding } from "./scan.js";
 
-export type Evidence = "MANIFEST" | "LAST_APPLIED" | "HELM_RELEASE" | "REQUEST_METRIC" | "AUDIT_EVENT";
+export type Evidence =
+  | "MANIFEST"
+  | "LAST_APPLIED"
+  | "HELM_RELEASE"
+  | "REQUEST_METRIC"
+  | "AUDIT_EVENT";
 
 export interface HelmReleaseRef {
   readonly name: string;
@@ -57,7 +62,9 @@ export interface ClusterScanReport {
   readonly kbRevision: number;
   readonly findings: readonly EvidenceFinding[];
   /** The Helm releases read, newest revision each, with the older revisions that were skipped. */
-  readonly releases: ReadonlyArray<HelmReleaseRef & { readonly skippedRevisions: readonly number[] }>;
+  readonly releases: ReadonlyArray<
+    HelmReleaseRef & { readonly skippedRevisions: readonly number[] }
+  >;
   /** What could not be read or judged, said. */
   readonly notes: readonly Finding[];
   readonly status: Verdict;
@@ -75,16 +82,29 @@ export interface ClusterInputs {
 }
 
 type Json = Record<string, unknown>;
-const object = (value: unknown): Json | undefined => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined);
-const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+const object = (value: unknown): Json | undefined =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Json)
+    : undefined;
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined;
 
 /** At most this many items per input, and this many bytes of a decoded release. */
 export const MAX_CLUSTER_ITEMS = 20_000;
 const MAX_RELEASE_BYTES = 20 * 1024 * 1024;
 
-export function scanCluster(snapshot: KbSnapshot, inputs: ClusterInputs, targetVersion: string): ClusterScanReport {
+export function scanCluster(
+  snapshot: KbSnapshot,
+  inputs: ClusterInputs,
+  targetVersion: string,
+): ClusterScanReport {
   const target = readMinor(snapshot, targetVersion, "targetVersion");
-  if (inputs.helmReleases == null && inputs.objects == null && inputs.metrics == null && inputs.auditLog == null) {
+  if (
+    inputs.helmReleases == null &&
+    inputs.objects == null &&
+    inputs.metrics == null &&
+    inputs.auditLog == null
+  ) {
     throw new InputError(
       "give helmReleases (`kubectl get secrets -A -l owner=helm -o json`), objects (`kubectl get <kinds> -A -o json`), metrics (`kubectl get --raw /metrics`), auditLog (the apiserver's audit log), or several",
       "helmReleases",
@@ -98,22 +118,34 @@ export function scanCluster(snapshot: KbSnapshot, inputs: ClusterInputs, targetV
   if (inputs.helmReleases != null) {
     const read = readHelmReleases(inputs.helmReleases, notes);
     releases = read.map(({ manifest: _manifest, ...ref }) => ref);
-    for (const release of read) findings.push(...helmFindings(snapshot, release, target, notes, judged));
+    for (const release of read)
+      findings.push(...helmFindings(snapshot, release, target, notes, judged));
   }
-  if (inputs.objects != null) findings.push(...lastAppliedFindings(snapshot, inputs.objects, target, notes, judged));
-  if (inputs.metrics != null) findings.push(...metricFindings(snapshot, inputs.metrics, target, notes, judged));
-  if (inputs.auditLog != null) findings.push(...auditFindings(snapshot, inputs.auditLog, target, notes, judged));
+  if (inputs.objects != null)
+    findings.push(...lastAppliedFindings(snapshot, inputs.objects, target, notes, judged));
+  if (inputs.metrics != null)
+    findings.push(...metricFindings(snapshot, inputs.metrics, target, notes, judged));
+  if (inputs.auditLog != null)
+    findings.push(...auditFindings(snapshot, inputs.auditLog, target, notes, judged));
   // Evidence that holds nothing to judge (no release, no object, no apiserver metric, no event) is never a green answer.
   if (judged.count === 0) {
     notes.unshift(
       finding({
         code: "NOTHING_JUDGED",
         severity: "WARNING",
-        message: "nothing was judged: the evidence given holds no Helm release object, no object with its last-applied apiVersion, no apiserver metric and no audit event; give what `kubecompat collect` gathers, or the outputs named in the request's fields",
+        message:
+          "nothing was judged: the evidence given holds no Helm release object, no object with its last-applied apiVersion, no apiserver metric and no audit event; give what `kubecompat collect` gathers, or the outputs named in the request's fields",
       }),
     );
   }
-  return { targetVersion: target, kbRevision: snapshot.revision, findings, releases, notes, status: verdictOf([...findings, ...notes]) };
+  return {
+    targetVersion: target,
+    kbRevision: snapshot.revision,
+    findings,
+    releases,
+    notes,
+    status: verdictOf([...findings, ...notes]),
+  };
 }
 
 /** How many pieces of evidence a scan judged (objects, metric texts, audit events). */
@@ -134,8 +166,16 @@ interface DecodedRelease extends HelmReleaseRef {
  */
 export function readHelmReleases(input: unknown, notes: Finding[] = []): DecodedRelease[] {
   const items = object(input)?.items;
-  if (!Array.isArray(items)) throw new InputError("helmReleases must be the JSON of `kubectl get secrets -A -l owner=helm -o json` (a List with items)", "helmReleases.items");
-  if (items.length > MAX_CLUSTER_ITEMS) throw new InputError(`helmReleases has ${items.length} items; at most ${MAX_CLUSTER_ITEMS} are accepted`, "helmReleases.items");
+  if (!Array.isArray(items))
+    throw new InputError(
+      "helmReleases must be the JSON of `kubectl get secrets -A -l owner=helm -o json` (a List with items)",
+      "helmReleases.items",
+    );
+  if (items.length > MAX_CLUSTER_ITEMS)
+    throw new InputError(
+      `helmReleases has ${items.length} items; at most ${MAX_CLUSTER_ITEMS} are accepted`,
+      "helmReleases.items",
+    );
   const newest = new Map<string, DecodedRelease>();
   const skipped = new Map<string, number[]>();
   const unreadable: string[] = [];
@@ -152,16 +192,24 @@ export function readHelmReleases(input: unknown, notes: Finding[] = []): Decoded
     try {
       const once = Buffer.from(encoded, "base64");
       // A Secret's data is base64 once more than a ConfigMap's: gzip starts with 1f 8b.
-      const gzipped = record?.kind === "ConfigMap" || (once[0] === 0x1f && once[1] === 0x8b) ? once : Buffer.from(once.toString("latin1"), "base64");
+      const gzipped =
+        record?.kind === "ConfigMap" || (once[0] === 0x1f && once[1] === 0x8b)
+          ? once
+          : Buffer.from(once.toString("latin1"), "base64");
       const json = gunzipSync(gzipped, { maxOutputLength: MAX_RELEASE_BYTES }).toString("utf8");
       release = object(JSON.parse(json));
     } catch (error) {
-      unreadable.push(`${label} (${error instanceof Error ? error.message.split("\n")[0]!.slice(0, 80) : "not a Helm release"})`);
+      unreadable.push(
+        `${label} (${error instanceof Error ? error.message.split("\n")[0]!.slice(0, 80) : "not a Helm release"})`,
+      );
       return;
     }
     const name = text(release?.name);
     const namespace = text(release?.namespace) ?? text(metadata?.namespace) ?? "default";
-    const revision = typeof release?.version === "number" ? release.version : Number(text(object(metadata?.labels)?.version));
+    const revision =
+      typeof release?.version === "number"
+        ? release.version
+        : Number(text(object(metadata?.labels)?.version));
     const chartMetadata = object(object(release?.chart)?.metadata);
     if (name === undefined || !Number.isInteger(revision)) {
       unreadable.push(`${label} (no release name or revision)`);
@@ -188,17 +236,43 @@ export function readHelmReleases(input: unknown, notes: Finding[] = []): Decoded
     skipped.set(key, older);
   });
   if (unreadable.length > 0) {
-    notes.push(finding({ code: "DOCUMENT_UNREADABLE", severity: "ERROR", message: `${unreadable.length} Helm release record${unreadable.length === 1 ? "" : "s"} could not be read and were not scanned: ${unreadable.slice(0, 20).join("; ")}` }));
+    notes.push(
+      finding({
+        code: "DOCUMENT_UNREADABLE",
+        severity: "ERROR",
+        message: `${unreadable.length} Helm release record${unreadable.length === 1 ? "" : "s"} could not be read and were not scanned: ${unreadable.slice(0, 20).join("; ")}`,
+      }),
+    );
   }
-  return [...newest.entries()].map(([key, release]) => ({ ...release, skippedRevisions: (skipped.get(key) ?? []).sort((a, b) => a - b) }));
+  return [...newest.entries()].map(([key, release]) => ({
+    ...release,
+    skippedRevisions: (skipped.get(key) ?? []).sort((a, b) => a - b),
+  }));
 }
 
-function helmFindings(snapshot: KbSnapshot, release: DecodedRelease, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
+function helmFindings(
+  snapshot: KbSnapshot,
+  release: DecodedRelease,
+  target: string,
+  notes: Finding[],
+  judged: Judged,
+): EvidenceFinding[] {
   if (release.manifest.trim() === "") return [];
-  const ref: HelmReleaseRef = { name: release.name, namespace: release.namespace, chart: release.chart, chartVersion: release.chartVersion, revision: release.revision };
+  const ref: HelmReleaseRef = {
+    name: release.name,
+    namespace: release.namespace,
+    chart: release.chart,
+    chartVersion: release.chartVersion,
+    revision: release.revision,
+  };
   const scan = scanManifests(snapshot, release.manifest, target);
   judged.count += scan.objectsScanned;
-  for (const note of scan.notes) if (note.code === "DOCUMENT_UNREADABLE") notes.push({ ...note, message: `Helm release ${release.namespace}/${release.name}: ${note.message}` });
+  for (const note of scan.notes)
+    if (note.code === "DOCUMENT_UNREADABLE")
+      notes.push({
+        ...note,
+        message: `Helm release ${release.namespace}/${release.name}: ${note.message}`,
+      });
   const where = `Helm release ${release.name} (namespace ${release.namespace}, chart ${release.chart}-${release.chartVersion}, revision ${release.revision})`;
   return scan.findings.map((entry) => ({
     ...fromManifest(entry, "HELM_RELEASE", ref),
@@ -209,7 +283,11 @@ function helmFindings(snapshot: KbSnapshot, release: DecodedRelease, target: str
   }));
 }
 
-function fromManifest(entry: ManifestFinding, evidence: Evidence, release: HelmReleaseRef | null): EvidenceFinding {
+function fromManifest(
+  entry: ManifestFinding,
+  evidence: Evidence,
+  release: HelmReleaseRef | null,
+): EvidenceFinding {
   return {
     code: entry.code,
     severity: entry.severity,
@@ -230,21 +308,44 @@ function fromManifest(entry: ManifestFinding, evidence: Evidence, release: HelmR
 const LAST_APPLIED = ["kubectl.kubernetes.io/last-applied-configuration", "kapp.k14s.io/original"];
 
 /** Objects from the cluster, judged by the apiVersion they were applied with (their annotation), never by the served one. */
-function lastAppliedFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
+function lastAppliedFindings(
+  snapshot: KbSnapshot,
+  input: unknown,
+  target: string,
+  notes: Finding[],
+  judged: Judged,
+): EvidenceFinding[] {
   const items = object(input)?.items;
-  if (!Array.isArray(items)) throw new InputError("objects must be the JSON of `kubectl get <kinds> -A -o json` (a List with items)", "objects.items");
-  if (items.length > MAX_CLUSTER_ITEMS) throw new InputError(`objects has ${items.length} items; at most ${MAX_CLUSTER_ITEMS} are accepted`, "objects.items");
+  if (!Array.isArray(items))
+    throw new InputError(
+      "objects must be the JSON of `kubectl get <kinds> -A -o json` (a List with items)",
+      "objects.items",
+    );
+  if (items.length > MAX_CLUSTER_ITEMS)
+    throw new InputError(
+      `objects has ${items.length} items; at most ${MAX_CLUSTER_ITEMS} are accepted`,
+      "objects.items",
+    );
   const applied: Array<{ served: string; document: string }> = [];
   let without = 0;
   for (const item of items) {
     const annotations = object(object(object(item)?.metadata)?.annotations) ?? {};
-    const original = LAST_APPLIED.map((key) => text(annotations[key])).find((value) => value !== undefined);
+    const original = LAST_APPLIED.map((key) => text(annotations[key])).find(
+      (value) => value !== undefined,
+    );
     const parsed = original === undefined ? undefined : safeJson(original);
-    if (parsed === undefined || typeof parsed.apiVersion !== "string" || typeof parsed.kind !== "string") {
+    if (
+      parsed === undefined ||
+      typeof parsed.apiVersion !== "string" ||
+      typeof parsed.kind !== "string"
+    ) {
       without += 1;
       continue;
     }
-    applied.push({ served: text(object(item)?.apiVersion) ?? "?", document: JSON.stringify(parsed) });
+    applied.push({
+      served: text(object(item)?.apiVersion) ?? "?",
+      document: JSON.stringify(parsed),
+    });
   }
   if (without > 0) {
     notes.push(
@@ -257,10 +358,17 @@ function lastAppliedFindings(snapshot: KbSnapshot, input: unknown, target: strin
   }
   if (applied.length === 0) return [];
   judged.count += applied.length;
-  const scan = scanManifests(snapshot, applied.map((entry) => entry.document).join("\n---\n"), target);
+  const scan = scanManifests(
+    snapshot,
+    applied.map((entry) => entry.document).join("\n---\n"),
+    target,
+  );
   return scan.findings.map((entry) => {
     const served = applied[entry.documentIndex]?.served ?? "?";
-    return { ...fromManifest(entry, "LAST_APPLIED", null), message: `${entry.message} (as last applied; the cluster serves it as ${served}, which is why \`kubectl get\` does not show it)` };
+    return {
+      ...fromManifest(entry, "LAST_APPLIED", null),
+      message: `${entry.message} (as last applied; the cluster serves it as ${served}, which is why \`kubectl get\` does not show it)`,
+    };
   });
 }
 
@@ -273,8 +381,14 @@ function safeJson(value: string): Json | undefined {
 }
 
 /** The removal record of a group/version and resource (`cronjobs` ↔ CronJob), if the knowledge base has one. */
-function removalOfResource(snapshot: KbSnapshot, apiVersion: string, resource: string): ApiRemovalRecord | undefined {
-  return snapshot.apiRemovals.find((record) => record.apiVersion === apiVersion && plural(record.kind) === resource);
+function removalOfResource(
+  snapshot: KbSnapshot,
+  apiVersion: string,
+  resource: string,
+): ApiRemovalRecord | undefined {
+  return snapshot.apiRemovals.find(
+    (record) => record.apiVersion === apiVersion && plural(record.kind) === resource,
+  );
 }
 
 function plural(kind: string): string {
@@ -285,30 +399,58 @@ function plural(kind: string): string {
 }
 
 function requestSeverity(removedIn: string | null, target: string): "ERROR" | "WARNING" {
-  return removedIn !== null && /^\d+\.\d+$/.test(removedIn) && compareMinors(removedIn, target) <= 0 ? "ERROR" : "WARNING";
+  return removedIn !== null && /^\d+\.\d+$/.test(removedIn) && compareMinors(removedIn, target) <= 0
+    ? "ERROR"
+    : "WARNING";
 }
 
 /** `apiserver_requested_deprecated_apis{group,version,resource,subresource,removed_release} 1` lines of `kubectl get --raw /metrics`. */
-function metricFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
-  if (typeof input !== "string") throw new InputError("metrics must be the text of `kubectl get --raw /metrics` (Prometheus text format)", "metrics");
-  const series = new Map<string, { apiVersion: string; resource: string; removedIn: string | null }>();
+function metricFindings(
+  snapshot: KbSnapshot,
+  input: unknown,
+  target: string,
+  notes: Finding[],
+  judged: Judged,
+): EvidenceFinding[] {
+  if (typeof input !== "string")
+    throw new InputError(
+      "metrics must be the text of `kubectl get --raw /metrics` (Prometheus text format)",
+      "metrics",
+    );
+  const series = new Map<
+    string,
+    { apiVersion: string; resource: string; removedIn: string | null }
+  >();
   let seen = false;
   for (const line of input.split("\n")) {
     if (!line.startsWith("apiserver_requested_deprecated_apis{")) continue;
     seen = true;
     const match = /^apiserver_requested_deprecated_apis\{(.*)\}\s+(\S+)/.exec(line);
     if (match === null || Number(match[2]) <= 0) continue;
-    const labels = new Map([...match[1]!.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1]!, pair[2]!]));
+    const labels = new Map(
+      [...match[1]!.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1]!, pair[2]!]),
+    );
     const group = labels.get("group") ?? "";
     const version = labels.get("version") ?? "";
     const resource = `${labels.get("resource") ?? "?"}${labels.get("subresource") ? `/${labels.get("subresource")}` : ""}`;
     const apiVersion = group === "" ? version : `${group}/${version}`;
-    series.set(`${apiVersion} ${resource}`, { apiVersion, resource, removedIn: labels.get("removed_release") || null });
+    series.set(`${apiVersion} ${resource}`, {
+      apiVersion,
+      resource,
+      removedIn: labels.get("removed_release") || null,
+    });
   }
   // An apiserver's /metrics without the series is a real "none requested"; a text without any apiserver metric judged nothing.
   if (seen || /^apiserver_\w+[{ ]/m.test(input)) judged.count += 1;
   if (!seen) {
-    notes.push(finding({ code: "API_NOT_JUDGED", severity: "INFO", message: "the metrics hold no apiserver_requested_deprecated_apis series: no deprecated API was requested since this apiserver started, or the text is not the apiserver's /metrics (each apiserver of an HA control plane counts only its own requests)" }));
+    notes.push(
+      finding({
+        code: "API_NOT_JUDGED",
+        severity: "INFO",
+        message:
+          "the metrics hold no apiserver_requested_deprecated_apis series: no deprecated API was requested since this apiserver started, or the text is not the apiserver's /metrics (each apiserver of an HA control plane counts only its own requests)",
+      }),
+    );
   }
   return [...series.values()].map(({ apiVersion, resource, removedIn }) => {
     const record = removalOfResource(snapshot, apiVersion, resource.split("/")[0]!);
@@ -332,9 +474,22 @@ function metricFindings(snapshot: KbSnapshot, input: unknown, target: string, no
 }
 
 /** Audit events (JSON lines) annotated `k8s.io/deprecated: "true"`, grouped by API and resource, with who called and how often. */
-function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, notes: Finding[], judged: Judged): EvidenceFinding[] {
-  if (typeof input !== "string") throw new InputError("auditLog must be the apiserver's audit log as text (JSON lines)", "auditLog");
-  const groups = new Map<string, { apiVersion: string; resource: string; removedIn: string | null; callers: Map<string, Caller> }>();
+function auditFindings(
+  snapshot: KbSnapshot,
+  input: unknown,
+  target: string,
+  notes: Finding[],
+  judged: Judged,
+): EvidenceFinding[] {
+  if (typeof input !== "string")
+    throw new InputError(
+      "auditLog must be the apiserver's audit log as text (JSON lines)",
+      "auditLog",
+    );
+  const groups = new Map<
+    string,
+    { apiVersion: string; resource: string; removedIn: string | null; callers: Map<string, Caller> }
+  >();
   let unreadable = 0;
   for (const line of input.split("\n")) {
     if (line.trim() === "") continue;
@@ -352,7 +507,12 @@ function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, not
     const apiVersion = group === "" ? version : `${group}/${version}`;
     const resource = `${text(ref.resource) ?? "?"}${text(ref.subresource) ? `/${text(ref.subresource)}` : ""}`;
     const key = `${apiVersion} ${resource}`;
-    const entry = groups.get(key) ?? { apiVersion, resource, removedIn: text(annotations["k8s.io/removed-release"]) ?? null, callers: new Map<string, Caller>() };
+    const entry = groups.get(key) ?? {
+      apiVersion,
+      resource,
+      removedIn: text(annotations["k8s.io/removed-release"]) ?? null,
+      callers: new Map<string, Caller>(),
+    };
     const user = text(object(event.user)?.username) ?? "?";
     const userAgent = text(event.userAgent) ?? "?";
     const who = `${user}\u0000${userAgent}`;
@@ -360,11 +520,20 @@ function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, not
     entry.callers.set(who, { user, userAgent, requests: (caller?.requests ?? 0) + 1 });
     groups.set(key, entry);
   }
-  if (unreadable > 0) notes.push(finding({ code: "DOCUMENT_UNREADABLE", severity: "WARNING", message: `${unreadable} line${unreadable === 1 ? "" : "s"} of the audit log ${unreadable === 1 ? "is" : "are"} not JSON and ${unreadable === 1 ? "was" : "were"} skipped` }));
+  if (unreadable > 0)
+    notes.push(
+      finding({
+        code: "DOCUMENT_UNREADABLE",
+        severity: "WARNING",
+        message: `${unreadable} line${unreadable === 1 ? "" : "s"} of the audit log ${unreadable === 1 ? "is" : "are"} not JSON and ${unreadable === 1 ? "was" : "were"} skipped`,
+      }),
+    );
   return [...groups.values()].map(({ apiVersion, resource, removedIn, callers }) => {
     const record = removalOfResource(snapshot, apiVersion, resource.split("/")[0]!);
     const severity = requestSeverity(removedIn, target);
-    const sorted = [...callers.values()].sort((a, b) => b.requests - a.requests || a.user.localeCompare(b.user));
+    const sorted = [...callers.values()].sort(
+      (a, b) => b.requests - a.requests || a.user.localeCompare(b.user),
+    );
     const total = sorted.reduce((sum, caller) => sum + caller.requests, 0);
     return {
       code: "DEPRECATED_API_CALLED",
@@ -378,7 +547,12 @@ function auditFindings(snapshot: KbSnapshot, input: unknown, target: string, not
       callers: sorted,
       removedIn,
       replacement: record?.replacement ?? null,
-      message: `${total} request${total === 1 ? "" : "s"} for ${resource} of ${apiVersion}${removedIn === null ? "" : ` (removed in ${removedIn})`}${severity === "ERROR" ? `, which fail at ${target}` : ""}, from ${sorted.slice(0, 5).map((caller) => `${caller.user} (${caller.userAgent}, ${caller.requests})`).join(", ")}${sorted.length > 5 ? `, and ${sorted.length - 5} more` : ""}${record?.replacement ? `; move them to ${record.replacement}` : ""}`,
+      message: `${total} request${total === 1 ? "" : "s"} for ${resource} of ${apiVersion}${removedIn === null ? "" : ` (removed in ${removedIn})`}${severity === "ERROR" ? `, which fail at ${target}` : ""}, from ${sorted
+        .slice(0, 5)
+        .map((caller) => `${caller.user} (${caller.userAgent}, ${caller.requests})`)
+        .join(
+          ", ",
+        )}${sorted.length > 5 ? `, and ${sorted.length - 5} more` : ""}${record?.replacement ? `; move them to ${record.replacement}` : ""}`,
       sourceUrl: record?.sourceUrl ?? snapshot.reference("deprecation-guide"),
     };
   });

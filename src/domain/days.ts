@@ -24,8 +24,16 @@ export function parseAsOf(asOf: string | null | undefined, field = "asOf"): stri
   const text = asOf.trim();
   const match = /^(\d{4}-\d{2}-\d{2})(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.exec(text);
   const parsed = match ? new Date(match[2] ? text : `${match[1]}T00:00:00Z`) : undefined;
-  if (!match || !parsed || Number.isNaN(parsed.getTime()) || !(match[2] || parsed.toISOString().startsWith(match[1]!))) {
-    throw new InputError(`${field} "${text.slice(0, 40)}" is not a date; write it as YYYY-MM-DD, e.g. 2026-01-31`, field);
+  if (
+    !match ||
+    !parsed ||
+    Number.isNaN(parsed.getTime()) ||
+    !(match[2] || parsed.toISOString().startsWith(match[1]!))
+  ) {
+    throw new InputError(
+      `${field} "${text.slice(0, 40)}" is not a date; write it as YYYY-MM-DD, e.g. 2026-01-31`,
+      field,
+    );
   }
   return parsed.toISOString().slice(0, 10);
 }

@@ -10,7 +10,11 @@
  * walks the same path, so a plan never passes through a state this judges
  * an ERROR.
  */
-import { compareComponentVersions, parseComponentVersion, type ComponentVersion } from "../core/versions.js";
+import {
+  compareComponentVersions,
+  parseComponentVersion,
+  type ComponentVersion,
+} from "../core/versions.js";
 import type { RuntimeReleaseRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { label, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
@@ -22,22 +26,32 @@ const lineOf = (version: ComponentVersion): string => `${version.major}.${versio
 
 /** etcd's own record of a release line, if the knowledge base has it. */
 export function etcdLine(snapshot: KbSnapshot, line: string): RuntimeReleaseRecord | undefined {
-  return snapshot.runtimeReleases.find((release) => release.component === "etcd" && release.line === line);
+  return snapshot.runtimeReleases.find(
+    (release) => release.component === "etcd" && release.line === line,
+  );
 }
 
 export function checkEtcdMembers(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
-  const members = plan.entries.filter((entry): entry is Member => entry.category === "datastore" && entry.release !== null);
+  const members = plan.entries.filter(
+    (entry): entry is Member => entry.category === "datastore" && entry.release !== null,
+  );
   if (members.length === 0) return [];
   return [...checkMixedMinors(snapshot, members), ...checkMemberCount(snapshot, members)];
 }
 
 function checkMixedMinors(snapshot: KbSnapshot, members: readonly Member[]): Finding[] {
-  const lines = [...new Set(members.map((member) => lineOf(member.release)))].sort((a, b) => compareComponentVersions(parseComponentVersion(`${a}.0`), parseComponentVersion(`${b}.0`)));
+  const lines = [...new Set(members.map((member) => lineOf(member.release)))].sort((a, b) =>
+    compareComponentVersions(parseComponentVersion(`${a}.0`), parseComponentVersion(`${b}.0`)),
+  );
   if (lines.length < 2) return [];
   const newest = lines.at(-1)!;
   const oldest = lines[0]!;
   const record = etcdLine(snapshot, newest);
-  const who = (line: string) => members.filter((member) => lineOf(member.release) === line).map((member) => `${label(member)} ${member.version}`).join(", ");
+  const who = (line: string) =>
+    members
+      .filter((member) => lineOf(member.release) === line)
+      .map((member) => `${label(member)} ${member.version}`)
+      .join(", ");
   const sourceUrl = record?.upgradeSourceUrl ?? snapshot.reference("etcd-upgrading");
   if (lines.length > 2 || record?.upgradeFromLine == null || record.upgradeFromLine !== oldest) {
     return [
@@ -50,8 +64,18 @@ function checkMixedMinors(snapshot: KbSnapshot, members: readonly Member[]): Fin
       }),
     ];
   }
-  const floor = record.upgradeFromMinVersion === null ? null : parseComponentVersion(record.upgradeFromMinVersion);
-  const below = floor === null ? [] : members.filter((member) => lineOf(member.release) === oldest && compareComponentVersions(member.release, floor) < 0);
+  const floor =
+    record.upgradeFromMinVersion === null
+      ? null
+      : parseComponentVersion(record.upgradeFromMinVersion);
+  const below =
+    floor === null
+      ? []
+      : members.filter(
+          (member) =>
+            lineOf(member.release) === oldest &&
+            compareComponentVersions(member.release, floor) < 0,
+        );
   if (floor !== null && below.length > 0) {
     return [
       finding({
@@ -110,7 +134,11 @@ function checkMemberCount(snapshot: KbSnapshot, members: readonly Member[]): Fin
  * line to the patch the next line's guide asks for, then onto the next line, one minor at a time. Lines the
  * knowledge base has no record of are crossed in one move (the member checks then say what they can).
  */
-export function etcdWaypoints(snapshot: KbSnapshot, from: ComponentVersion, to: ComponentVersion): ComponentVersion[] {
+export function etcdWaypoints(
+  snapshot: KbSnapshot,
+  from: ComponentVersion,
+  to: ComponentVersion,
+): ComponentVersion[] {
   const waypoints: ComponentVersion[] = [];
   let at = from;
   for (let guard = 0; guard < 20 && compareComponentVersions(at, to) < 0; guard += 1) {
@@ -123,7 +151,10 @@ export function etcdWaypoints(snapshot: KbSnapshot, from: ComponentVersion, to: 
       waypoints.push(to);
       break;
     }
-    const floor = next.upgradeFromMinVersion === null ? null : parseComponentVersion(next.upgradeFromMinVersion);
+    const floor =
+      next.upgradeFromMinVersion === null
+        ? null
+        : parseComponentVersion(next.upgradeFromMinVersion);
     if (floor !== null && lineOf(floor) === lineOf(at) && compareComponentVersions(at, floor) < 0) {
       waypoints.push(floor);
       at = floor;
@@ -135,7 +166,10 @@ export function etcdWaypoints(snapshot: KbSnapshot, from: ComponentVersion, to: 
       break;
     }
     const after = etcdLine(snapshot, `${at.major}.${at.minor + 2}`);
-    const onNext = after?.upgradeFromMinVersion == null ? parseComponentVersion(`${next.line}.0`) : parseComponentVersion(after.upgradeFromMinVersion);
+    const onNext =
+      after?.upgradeFromMinVersion == null
+        ? parseComponentVersion(`${next.line}.0`)
+        : parseComponentVersion(after.upgradeFromMinVersion);
     waypoints.push(onNext);
     at = onNext;
   }

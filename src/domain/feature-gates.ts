@@ -26,11 +26,22 @@ const MAX_GATES = 500;
 /** `A=true,B=false` as --feature-gates takes it. */
 export function parseFeatureGateList(text: string, origin: string, field: string): GateSetting[] {
   const settings: GateSetting[] = [];
-  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
-  if (entries.length > MAX_GATES) throw new InputError(`${field} sets ${entries.length} feature gates; at most ${MAX_GATES}`, field);
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (entries.length > MAX_GATES)
+    throw new InputError(
+      `${field} sets ${entries.length} feature gates; at most ${MAX_GATES}`,
+      field,
+    );
   for (const entry of entries) {
     const match = /^([A-Za-z][A-Za-z0-9]*)=(true|false)$/i.exec(entry);
-    if (match === null) throw new InputError(`${field}: "${entry.slice(0, 80)}" is not a feature-gate setting such as InPlacePodVerticalScaling=true`, field);
+    if (match === null)
+      throw new InputError(
+        `${field}: "${entry.slice(0, 80)}" is not a feature-gate setting such as InPlacePodVerticalScaling=true`,
+        field,
+      );
     settings.push({ name: match[1]!, value: match[2]!.toLowerCase() === "true", origin });
   }
   return settings;
@@ -39,19 +50,35 @@ export function parseFeatureGateList(text: string, origin: string, field: string
 /** A configuration file's featureGates mapping ({A: true}). */
 export function featureGateMap(value: unknown, origin: string, field: string): GateSetting[] {
   if (value === undefined || value === null) return [];
-  if (typeof value !== "object" || Array.isArray(value)) throw new InputError(`${field} must be a mapping of gate names to true or false`, field);
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new InputError(`${field} must be a mapping of gate names to true or false`, field);
   const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > MAX_GATES) throw new InputError(`${field} sets ${entries.length} feature gates; at most ${MAX_GATES}`, field);
+  if (entries.length > MAX_GATES)
+    throw new InputError(
+      `${field} sets ${entries.length} feature gates; at most ${MAX_GATES}`,
+      field,
+    );
   return entries.map(([name, setting]) => {
-    if (typeof setting !== "boolean") throw new InputError(`${field}.${name.slice(0, 80)} must be true or false`, `${field}.${name}`);
+    if (typeof setting !== "boolean")
+      throw new InputError(
+        `${field}.${name.slice(0, 80)} must be true or false`,
+        `${field}.${name}`,
+      );
     return { name, value: setting, origin };
   });
 }
 
-const gateIndexes = new WeakMap<readonly FeatureGateRecord[], ReadonlyMap<string, FeatureGateRecord>>();
+const gateIndexes = new WeakMap<
+  readonly FeatureGateRecord[],
+  ReadonlyMap<string, FeatureGateRecord>
+>();
 
 function gateIndex(snapshot: KbSnapshot): ReadonlyMap<string, FeatureGateRecord> {
-  return perList(gateIndexes, snapshot.featureGates, (list) => new Map(list.map((gate) => [gate.name, gate])));
+  return perList(
+    gateIndexes,
+    snapshot.featureGates,
+    (list) => new Map(list.map((gate) => [gate.name, gate])),
+  );
 }
 
 /** A gate by its name, from the index every judgement of gates uses. */
@@ -60,8 +87,15 @@ export function findGate(snapshot: KbSnapshot, name: string): FeatureGateRecord 
 }
 
 /** The gate's stage at a minor, or undefined when the minor is outside every stage. */
-export function stageAt(gate: FeatureGateRecord, minor: string): FeatureGateRecord["stages"][number] | undefined {
-  return gate.stages.find((stage) => compareMinors(stage.fromVersion, minor) <= 0 && (stage.toVersion === null || compareMinors(minor, stage.toVersion) <= 0));
+export function stageAt(
+  gate: FeatureGateRecord,
+  minor: string,
+): FeatureGateRecord["stages"][number] | undefined {
+  return gate.stages.find(
+    (stage) =>
+      compareMinors(stage.fromVersion, minor) <= 0 &&
+      (stage.toVersion === null || compareMinors(minor, stage.toVersion) <= 0),
+  );
 }
 
 /** Every setting judged for `component` at Kubernetes `minor`. */
@@ -92,12 +126,26 @@ export function judgeFeatureGates(
     const cite = { ...base, sourceUrl: gate.sourceUrl };
     const set = `${setting.origin} sets ${setting.name}=${setting.value}`;
     if (gate.removedIn !== null && compareMinors(gate.removedIn, minor) <= 0) {
-      findings.push(finding({ ...cite, code: "FEATURE_GATE_REMOVED", severity: "ERROR", message: `${set}, a gate removed in Kubernetes ${gate.removedIn}: ${who} refuses to start with it; drop it before the upgrade.` }));
+      findings.push(
+        finding({
+          ...cite,
+          code: "FEATURE_GATE_REMOVED",
+          severity: "ERROR",
+          message: `${set}, a gate removed in Kubernetes ${gate.removedIn}: ${who} refuses to start with it; drop it before the upgrade.`,
+        }),
+      );
       continue;
     }
     const first = gate.stages[0]!;
     if (compareMinors(minor, first.fromVersion) < 0) {
-      findings.push(finding({ ...cite, code: "FEATURE_GATE_NOT_YET", severity: "ERROR", message: `${set}, a gate that exists only from Kubernetes ${first.fromVersion}: ${who} refuses to start with it.` }));
+      findings.push(
+        finding({
+          ...cite,
+          code: "FEATURE_GATE_NOT_YET",
+          severity: "ERROR",
+          message: `${set}, a gate that exists only from Kubernetes ${first.fromVersion}: ${who} refuses to start with it.`,
+        }),
+      );
       continue;
     }
     const stage = stageAt(gate, minor);
@@ -113,7 +161,14 @@ export function judgeFeatureGates(
       );
     } else if (stage.stage === "DEPRECATED") {
       const removal = gate.removedIn === null ? "" : ` and removed in ${gate.removedIn}`;
-      findings.push(finding({ ...cite, code: "FEATURE_GATE_DEPRECATED", severity: "WARNING", message: `${set}, a gate deprecated at ${minor}${removal}; stop relying on it.` }));
+      findings.push(
+        finding({
+          ...cite,
+          code: "FEATURE_GATE_DEPRECATED",
+          severity: "WARNING",
+          message: `${set}, a gate deprecated at ${minor}${removal}; stop relying on it.`,
+        }),
+      );
     }
   }
   const edge = knowledgeEdge(snapshot, "featureGates", minor, `the feature gates of ${who}`, where);

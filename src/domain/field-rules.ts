@@ -35,15 +35,26 @@ export interface FieldRuleHit {
   readonly matched: string | null;
 }
 
-const rulesByKind = new WeakMap<readonly FieldRuleRecord[], ReadonlyMap<string, readonly FieldRuleRecord[]>>();
+const rulesByKind = new WeakMap<
+  readonly FieldRuleRecord[],
+  ReadonlyMap<string, readonly FieldRuleRecord[]>
+>();
 
 /** The rules that read objects of each kind, grouped once per list. */
 function rulesFor(snapshot: KbSnapshot, kind: string): readonly FieldRuleRecord[] {
-  return perList(rulesByKind, snapshot.fieldRules, (list) => groupedBy(list, (rule) => (rule.scope === "POD" ? POD_CARRIERS : rule.kinds))).get(kind) ?? [];
+  return (
+    perList(rulesByKind, snapshot.fieldRules, (list) =>
+      groupedBy(list, (rule) => (rule.scope === "POD" ? POD_CARRIERS : rule.kinds)),
+    ).get(kind) ?? []
+  );
 }
 
 /** Every rule that matches the object, with where. */
-export function fieldRuleHits(snapshot: KbSnapshot, kind: string, object: PlainMap): FieldRuleHit[] {
+export function fieldRuleHits(
+  snapshot: KbSnapshot,
+  kind: string,
+  object: PlainMap,
+): FieldRuleHit[] {
   const rules = rulesFor(snapshot, kind);
   if (rules.length === 0) return [];
   const hits: FieldRuleHit[] = [];
@@ -81,14 +92,26 @@ const ruleSegments = new WeakMap<FieldRuleRecord, readonly Segment[]>();
 function segmentsOf(rule: FieldRuleRecord): readonly Segment[] {
   let segments = ruleSegments.get(rule);
   if (segments === undefined) {
-    segments = rule.path.split(".").map((segment) => (segment.endsWith("[]") ? { name: segment.slice(0, -2), list: true } : { name: segment, list: false }));
+    segments = rule.path
+      .split(".")
+      .map((segment) =>
+        segment.endsWith("[]")
+          ? { name: segment.slice(0, -2), list: true }
+          : { name: segment, list: false },
+      );
     ruleSegments.set(rule, segments);
   }
   return segments;
 }
 
 /** Calls `found` with every value at the path (each item of a list segment), and where it is. */
-function walk(node: unknown, segments: readonly Segment[], position: number, at: string, found: (node: unknown, at: string) => void): void {
+function walk(
+  node: unknown,
+  segments: readonly Segment[],
+  position: number,
+  at: string,
+  found: (node: unknown, at: string) => void,
+): void {
   if (position === segments.length) {
     found(node, at.endsWith(".") ? at.slice(0, -1) : at);
     return;
@@ -103,14 +126,17 @@ function walk(node: unknown, segments: readonly Segment[], position: number, at:
     return;
   }
   if (!Array.isArray(value)) return;
-  for (let index = 0; index < value.length; index += 1) walk(value[index], segments, position + 1, `${at}${name}[${index}].`, found);
+  for (let index = 0; index < value.length; index += 1)
+    walk(value[index], segments, position + 1, `${at}${name}[${index}].`, found);
 }
 
 function judge(rule: FieldRuleRecord, node: unknown, at: string): FieldRuleHit | null {
   if (rule.keys.length > 0) {
     if (!isPlainMap(node)) return null;
     for (const key of Object.keys(node)) {
-      const matches = rule.keys.some((wanted) => (wanted.endsWith("*") ? key.startsWith(wanted.slice(0, -1)) : key === wanted));
+      const matches = rule.keys.some((wanted) =>
+        wanted.endsWith("*") ? key.startsWith(wanted.slice(0, -1)) : key === wanted,
+      );
       if (matches) return { rule, at: `${at}["${key}"]`, matched: key };
     }
     return null;
@@ -133,9 +159,17 @@ function isSet(node: unknown): boolean {
 }
 
 /** The rule's severity at a target minor, or INFO when the target is before its first entry (the change is coming). */
-export function severityAt(rule: FieldRuleRecord, target: string): { readonly severity: "ERROR" | "WARNING" | "INFO"; readonly from: string; readonly scheduled: boolean } {
+export function severityAt(
+  rule: FieldRuleRecord,
+  target: string,
+): {
+  readonly severity: "ERROR" | "WARNING" | "INFO";
+  readonly from: string;
+  readonly scheduled: boolean;
+} {
   let current: { severity: "ERROR" | "WARNING" | "INFO"; from: string } | null = null;
   for (const entry of rule.severities) if (compareMinors(entry.from, target) <= 0) current = entry;
-  if (current === null) return { severity: "INFO", from: rule.severities[0]!.from, scheduled: true };
+  if (current === null)
+    return { severity: "INFO", from: rule.severities[0]!.from, scheduled: true };
   return { ...current, scheduled: false };
 }

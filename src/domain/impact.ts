@@ -6,7 +6,13 @@
  */
 import { InputError } from "../core/errors.js";
 import { compareMinors } from "../core/versions.js";
-import { BEHAVIOUR_AREAS, type BehaviourArea, type BehaviourChangeRecord, type ConfigurationApiRecord, type FeatureGateRecord } from "../knowledge/records.js";
+import {
+  BEHAVIOUR_AREAS,
+  type BehaviourArea,
+  type BehaviourChangeRecord,
+  type ConfigurationApiRecord,
+  type FeatureGateRecord,
+} from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { perList } from "../knowledge/lists.js";
 import { type Finding } from "./findings.js";
@@ -14,7 +20,14 @@ import { knowledgeEdge } from "./knowledge-edge.js";
 import { readMinor } from "./version-reader.js";
 
 export type ImpactSubject = "BEHAVIOUR_CHANGE" | "CONFIGURATION_API" | "FEATURE_GATE";
-export type ImpactChange = "REMOVED" | "DEPRECATED" | "DISABLED_BY_DEFAULT" | "DEFAULT_CHANGED" | "BEHAVIOUR_CHANGED" | "ENABLED_BY_DEFAULT" | "LOCKED";
+export type ImpactChange =
+  | "REMOVED"
+  | "DEPRECATED"
+  | "DISABLED_BY_DEFAULT"
+  | "DEFAULT_CHANGED"
+  | "BEHAVIOUR_CHANGED"
+  | "ENABLED_BY_DEFAULT"
+  | "LOCKED";
 
 /** One change crossed on the way, in the minor it lands in. */
 export interface ImpactItem {
@@ -59,36 +72,74 @@ export interface UpgradeImpact {
 }
 
 /** Parses `tenant-isolation,security` (or a list) into known areas; an unknown one is an InputError listing them. */
-export function parseAreas(input: readonly string[] | string | null | undefined, field = "area"): BehaviourArea[] {
+export function parseAreas(
+  input: readonly string[] | string | null | undefined,
+  field = "area",
+): BehaviourArea[] {
   if (input === undefined || input === null) return [];
-  const words = (typeof input === "string" ? input.split(",") : input.flatMap((entry) => String(entry).split(","))).map((word) => word.trim().toLowerCase()).filter((word) => word !== "");
+  const words = (
+    typeof input === "string"
+      ? input.split(",")
+      : input.flatMap((entry) => String(entry).split(","))
+  )
+    .map((word) => word.trim().toLowerCase())
+    .filter((word) => word !== "");
   const areas: BehaviourArea[] = [];
   for (const word of words) {
-    const area = BEHAVIOUR_AREAS.find((candidate) => candidate === word || candidate.replace("-", "") === word.replace(/[-_ ]/g, ""));
-    if (area === undefined) throw new InputError(`${field} "${word.slice(0, 40)}" is not an area; use one of ${BEHAVIOUR_AREAS.join(", ")}`, field);
+    const area = BEHAVIOUR_AREAS.find(
+      (candidate) =>
+        candidate === word || candidate.replace("-", "") === word.replace(/[-_ ]/g, ""),
+    );
+    if (area === undefined)
+      throw new InputError(
+        `${field} "${word.slice(0, 40)}" is not an area; use one of ${BEHAVIOUR_AREAS.join(", ")}`,
+        field,
+      );
     if (!areas.includes(area)) areas.push(area);
   }
   return areas;
 }
 
-export function upgradeImpact(snapshot: KbSnapshot, fromVersion: string, toVersion: string, options: { readonly areas?: readonly string[] | string | null } = {}): UpgradeImpact {
+export function upgradeImpact(
+  snapshot: KbSnapshot,
+  fromVersion: string,
+  toVersion: string,
+  options: { readonly areas?: readonly string[] | string | null } = {},
+): UpgradeImpact {
   const from = readMinor(snapshot, fromVersion, "fromVersion");
   const to = readMinor(snapshot, toVersion, "toVersion");
   if (compareMinors(from, to) >= 0) {
-    throw new InputError(`fromVersion ${from} is not older than toVersion ${to}; give the minor you upgrade from and the newer one you upgrade to`, "fromVersion");
+    throw new InputError(
+      `fromVersion ${from} is not older than toVersion ${to}; give the minor you upgrade from and the newer one you upgrade to`,
+      "fromVersion",
+    );
   }
   const [fromMajor, fromMinor] = from.split(".").map(Number) as [number, number];
   const toMinor = Number(to.split(".")[1]);
-  if (to.split(".")[0] !== String(fromMajor)) throw new InputError(`toVersion ${to} is another major version than fromVersion ${from}`, "toVersion");
-  if (toMinor - fromMinor > 40) throw new InputError(`toVersion ${to} is ${toMinor - fromMinor} minors past fromVersion ${from}; ask about at most 40 minors`, "toVersion");
+  if (to.split(".")[0] !== String(fromMajor))
+    throw new InputError(
+      `toVersion ${to} is another major version than fromVersion ${from}`,
+      "toVersion",
+    );
+  if (toMinor - fromMinor > 40)
+    throw new InputError(
+      `toVersion ${to} is ${toMinor - fromMinor} minors past fromVersion ${from}; ask about at most 40 minors`,
+      "toVersion",
+    );
   const areas = parseAreas(options.areas);
   const all = changesBetween(snapshot, from, to);
-  const kept = areas.length === 0 ? all : all.filter((item) => item.areas.some((area) => areas.includes(area)));
+  const kept =
+    areas.length === 0
+      ? all
+      : all.filter((item) => item.areas.some((area) => areas.includes(area)));
 
   const releases: ImpactRelease[] = [];
   for (let minor = fromMinor + 1; minor <= toMinor; minor += 1) {
     const version = `${fromMajor}.${minor}`;
-    releases.push({ kubernetesVersion: version, changes: kept.filter((item) => item.kubernetesVersion === version) });
+    releases.push({
+      kubernetesVersion: version,
+      changes: kept.filter((item) => item.kubernetesVersion === version),
+    });
   }
   const byArea = BEHAVIOUR_AREAS.filter((area) => areas.length === 0 || areas.includes(area))
     .map((area) => ({ area, changes: kept.filter((item) => item.areas.includes(area)) }))
@@ -108,7 +159,16 @@ export function upgradeImpact(snapshot: KbSnapshot, fromVersion: string, toVersi
       message: `${withoutArea} change${withoutArea === 1 ? "" : "s"} on the way (feature gates, configuration files) ${withoutArea === 1 ? "has" : "have"} no area and ${withoutArea === 1 ? "was" : "were"} left out by the area filter; ask without an area to see ${withoutArea === 1 ? "it" : "them"}`,
     });
   }
-  return { fromVersion: from, toVersion: to, areas, kbRevision: snapshot.revision, releases, byArea, count: kept.length, notes };
+  return {
+    fromVersion: from,
+    toVersion: to,
+    areas,
+    kbRevision: snapshot.revision,
+    releases,
+    byArea,
+    count: kept.length,
+    notes,
+  };
 }
 
 /** Where the knowledge of what changes between two minors ends before `to`: the same notes for upgrade-impact and for a plan's hops. */
@@ -120,25 +180,56 @@ export function impactEdges(snapshot: KbSnapshot, from: string, to: string): Fin
 
 /** Every change landing in a minor after `from`, up to and including `to`, in minor order. */
 export function changesBetween(snapshot: KbSnapshot, from: string, to: string): ImpactItem[] {
-  return allChanges(snapshot).filter((item) => compareMinors(from, item.kubernetesVersion) < 0 && compareMinors(item.kubernetesVersion, to) <= 0);
+  return allChanges(snapshot).filter(
+    (item) =>
+      compareMinors(from, item.kubernetesVersion) < 0 &&
+      compareMinors(item.kubernetesVersion, to) <= 0,
+  );
 }
 
 // Every plan asks for its hops' changes: the items of three lists are built and ordered once (remembered for
 // the lists, which snapshots after edits of other kinds share).
-const changesOfLists = new WeakMap<KbSnapshot["behaviourChanges"], WeakMap<KbSnapshot["configurationApis"], WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>>>();
+const changesOfLists = new WeakMap<
+  KbSnapshot["behaviourChanges"],
+  WeakMap<
+    KbSnapshot["configurationApis"],
+    WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>
+  >
+>();
 
 /** Every change the snapshot knows, by minor, then behaviour changes, configuration files and feature gates, then id. */
 function allChanges(snapshot: KbSnapshot): readonly ImpactItem[] {
   const { behaviourChanges, configurationApis, featureGates } = snapshot;
-  const byConfiguration = perList(changesOfLists, behaviourChanges, () => new WeakMap<KbSnapshot["configurationApis"], WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>>());
-  const byGates = perList(byConfiguration, configurationApis, () => new WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>());
+  const byConfiguration = perList(
+    changesOfLists,
+    behaviourChanges,
+    () =>
+      new WeakMap<
+        KbSnapshot["configurationApis"],
+        WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>
+      >(),
+  );
+  const byGates = perList(
+    byConfiguration,
+    configurationApis,
+    () => new WeakMap<KbSnapshot["featureGates"], readonly ImpactItem[]>(),
+  );
   return perList(byGates, featureGates, () => {
-    const order: Record<ImpactSubject, number> = { BEHAVIOUR_CHANGE: 0, CONFIGURATION_API: 1, FEATURE_GATE: 2 };
+    const order: Record<ImpactSubject, number> = {
+      BEHAVIOUR_CHANGE: 0,
+      CONFIGURATION_API: 1,
+      FEATURE_GATE: 2,
+    };
     return [
       ...behaviourChanges.map(behaviourItem),
       ...configurationApis.flatMap((record) => configurationItems(record)),
       ...featureGates.flatMap((gate) => gateItems(gate)),
-    ].sort((a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || order[a.subject] - order[b.subject] || a.id.localeCompare(b.id));
+    ].sort(
+      (a, b) =>
+        compareMinors(a.kubernetesVersion, b.kubernetesVersion) ||
+        order[a.subject] - order[b.subject] ||
+        a.id.localeCompare(b.id),
+    );
   });
 }
 
@@ -160,9 +251,21 @@ function behaviourItem(change: BehaviourChangeRecord): ImpactItem {
 
 function configurationItems(record: ConfigurationApiRecord): ImpactItem[] {
   const id = `${record.kind} ${record.apiVersion}`;
-  const moveTo = record.replacement === null ? "Move the file to a version the new release reads." : `Move the file to ${record.replacement} (the kubeadm config migrate command does it for kubeadm's).`;
-  const base = { subject: "CONFIGURATION_API" as const, id, areas: record.areas, components: [record.component], sourceUrl: record.sourceUrl };
-  const detection = { method: "CONFIG_FIELD", detail: `The apiVersion of the ${record.kind} file (${record.usedWith}); scanManifests judges such files.` };
+  const moveTo =
+    record.replacement === null
+      ? "Move the file to a version the new release reads."
+      : `Move the file to ${record.replacement} (the kubeadm config migrate command does it for kubeadm's).`;
+  const base = {
+    subject: "CONFIGURATION_API" as const,
+    id,
+    areas: record.areas,
+    components: [record.component],
+    sourceUrl: record.sourceUrl,
+  };
+  const detection = {
+    method: "CONFIG_FIELD",
+    detail: `The apiVersion of the ${record.kind} file (${record.usedWith}); scanManifests judges such files.`,
+  };
   const items: ImpactItem[] = [];
   if (record.deprecatedIn !== null && record.deprecatedIn !== record.removedIn) {
     items.push({
@@ -190,15 +293,40 @@ function configurationItems(record: ConfigurationApiRecord): ImpactItem[] {
 }
 
 function gateItems(gate: FeatureGateRecord): ImpactItem[] {
-  const base = { subject: "FEATURE_GATE" as const, id: gate.name, areas: [] as BehaviourArea[], components: gate.components, sourceUrl: gate.sourceUrl };
-  const detection = { method: "FEATURE_GATE", detail: `--feature-gates or a configuration file's featureGates naming ${gate.name}; the node-pool check and validateCluster judge them.` };
+  const base = {
+    subject: "FEATURE_GATE" as const,
+    id: gate.name,
+    areas: [] as BehaviourArea[],
+    components: gate.components,
+    sourceUrl: gate.sourceUrl,
+  };
+  const detection = {
+    method: "FEATURE_GATE",
+    detail: `--feature-gates or a configuration file's featureGates naming ${gate.name}; the node-pool check and validateCluster judge them.`,
+  };
   const items: ImpactItem[] = [];
   gate.stages.forEach((stage, index) => {
     const previous = index === 0 ? undefined : gate.stages[index - 1];
     if (stage.stage === "DEPRECATED") {
-      items.push({ ...base, kubernetesVersion: stage.fromVersion, change: "DEPRECATED", title: `Feature gate ${gate.name} is deprecated`, whatHappens: `${gate.name} is deprecated (default ${stage.defaultValue}).`, beforeUpgrade: `Stop setting ${gate.name}; it goes away in a later release.`, detection });
+      items.push({
+        ...base,
+        kubernetesVersion: stage.fromVersion,
+        change: "DEPRECATED",
+        title: `Feature gate ${gate.name} is deprecated`,
+        whatHappens: `${gate.name} is deprecated (default ${stage.defaultValue}).`,
+        beforeUpgrade: `Stop setting ${gate.name}; it goes away in a later release.`,
+        detection,
+      });
     } else if (stage.locked && previous?.locked !== true) {
-      items.push({ ...base, kubernetesVersion: stage.fromVersion, change: "LOCKED", title: `Feature gate ${gate.name} is ${stage.stage === "GA" ? "GA and " : ""}locked to ${stage.defaultValue}`, whatHappens: `Setting ${gate.name}=${!stage.defaultValue} makes the component refuse to start.`, beforeUpgrade: `Remove ${gate.name}=${!stage.defaultValue} from flags and configuration files.`, detection });
+      items.push({
+        ...base,
+        kubernetesVersion: stage.fromVersion,
+        change: "LOCKED",
+        title: `Feature gate ${gate.name} is ${stage.stage === "GA" ? "GA and " : ""}locked to ${stage.defaultValue}`,
+        whatHappens: `Setting ${gate.name}=${!stage.defaultValue} makes the component refuse to start.`,
+        beforeUpgrade: `Remove ${gate.name}=${!stage.defaultValue} from flags and configuration files.`,
+        detection,
+      });
     } else if (previous !== undefined && previous.defaultValue !== stage.defaultValue) {
       items.push({
         ...base,
@@ -212,7 +340,15 @@ function gateItems(gate: FeatureGateRecord): ImpactItem[] {
     }
   });
   if (gate.removedIn !== null) {
-    items.push({ ...base, kubernetesVersion: gate.removedIn, change: "REMOVED", title: `Feature gate ${gate.name} is removed`, whatHappens: `A component started with ${gate.name} in --feature-gates or featureGates refuses to start.`, beforeUpgrade: `Remove ${gate.name} from every component's flags and configuration files.`, detection });
+    items.push({
+      ...base,
+      kubernetesVersion: gate.removedIn,
+      change: "REMOVED",
+      title: `Feature gate ${gate.name} is removed`,
+      whatHappens: `A component started with ${gate.name} in --feature-gates or featureGates refuses to start.`,
+      beforeUpgrade: `Remove ${gate.name} from every component's flags and configuration files.`,
+      detection,
+    });
   }
   return items;
 }

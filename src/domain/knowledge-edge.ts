@@ -18,8 +18,14 @@ export function coverageOf(snapshot: KbSnapshot, knowledge: EntityName): Coverag
 }
 
 /** The pre-release claim (alpha or beta notes, master's markers) that covers `minor` beyond coverageOf: the nearest one that reaches it. */
-export function prereleaseCoverageOf(snapshot: KbSnapshot, knowledge: EntityName, minor: string): CoverageClaim | undefined {
-  return claimsOf(snapshot, knowledge).prerelease.find((claim) => compareMinors(minor, claim.throughMinor) <= 0);
+export function prereleaseCoverageOf(
+  snapshot: KbSnapshot,
+  knowledge: EntityName,
+  minor: string,
+): CoverageClaim | undefined {
+  return claimsOf(snapshot, knowledge).prerelease.find(
+    (claim) => compareMinors(minor, claim.throughMinor) <= 0,
+  );
 }
 
 interface Claims {
@@ -36,9 +42,15 @@ function claimsOf(snapshot: KbSnapshot, knowledge: EntityName): Claims {
   const mine = snapshot.coverage.filter((claim) => claim.knowledge === knowledge);
   const released = mine
     .filter((claim) => claim.stage === "RELEASED")
-    .reduce<CoverageClaim | undefined>((found, claim) => (found === undefined || compareMinors(claim.throughMinor, found.throughMinor) > 0 ? claim : found), undefined);
+    .reduce<
+      CoverageClaim | undefined
+    >((found, claim) => (found === undefined || compareMinors(claim.throughMinor, found.throughMinor) > 0 ? claim : found), undefined);
   const prerelease = mine
-    .filter((claim) => claim.stage === "PRERELEASE" && (released === undefined || compareMinors(claim.throughMinor, released.throughMinor) > 0))
+    .filter(
+      (claim) =>
+        claim.stage === "PRERELEASE" &&
+        (released === undefined || compareMinors(claim.throughMinor, released.throughMinor) > 0),
+    )
     .sort((a, b) => compareMinors(a.throughMinor, b.throughMinor));
   const claims = { released, prerelease };
   known.set(knowledge, claims);
@@ -76,10 +88,18 @@ export function knowledgeEdge(
   if (covered === undefined || compareMinors(minor, covered.throughMinor) <= 0) return undefined;
   const prerelease = prereleaseCoverageOf(snapshot, knowledge, minor);
   const readAt = (claim: CoverageClaim) => {
-    const read = [claim.sourceRevision, claim.sourceDate].filter((part): part is string => part !== null).join(", ");
+    const read = [claim.sourceRevision, claim.sourceDate]
+      .filter((part): part is string => part !== null)
+      .join(", ");
     return `${claim.source}${read === "" ? "" : `, read at ${read}`}`;
   };
-  const at = { code: "KNOWLEDGE_EDGE" as const, severity: "WARNING" as const, component: where.component ?? null, instance: where.instance ?? null, ruleId: `coverage:${knowledge}` };
+  const at = {
+    code: "KNOWLEDGE_EDGE" as const,
+    severity: "WARNING" as const,
+    component: where.component ?? null,
+    instance: where.instance ?? null,
+    ruleId: `coverage:${knowledge}`,
+  };
   if (prerelease !== undefined) {
     // Pre-release facts are judged (a plan to the next minor is answered), and said to be pre-release, with their date.
     const release = snapshot.findRelease(minor);

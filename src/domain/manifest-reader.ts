@@ -80,7 +80,9 @@ export function refuseUnprintableIn(text: string, start: number): number {
   let end = Math.min(text.length, start + PRINTABLE_CHECK_CHARS);
   const last = text.charCodeAt(end - 1);
   if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += 1;
-  const match = UNPRINTABLE.exec(start === 0 && end === text.length ? text : text.slice(start, end));
+  const match = UNPRINTABLE.exec(
+    start === 0 && end === text.length ? text : text.slice(start, end),
+  );
   if (match === null) return end;
   const index = start + match.index;
   const codePoint = match[0].codePointAt(0) ?? 0;
@@ -151,7 +153,10 @@ function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Docu
   for (const document of composer.compose(tokens())) {
     yielded += 1;
     if (yielded > MAX_DOCUMENTS) {
-      throw new InputError(`${MANIFESTS_FIELD} hold more than ${MAX_DOCUMENTS} YAML documents; scan them in several parts.`, MANIFESTS_FIELD);
+      throw new InputError(
+        `${MANIFESTS_FIELD} hold more than ${MAX_DOCUMENTS} YAML documents; scan them in several parts.`,
+        MANIFESTS_FIELD,
+      );
     }
     yield document;
   }
@@ -165,7 +170,11 @@ function* parseDocuments(text: string, lineCounter: LineCounter): Generator<Docu
   }
 }
 
-function invalidYaml(document: Document.Parsed, documentIndex: number, lineCounter: LineCounter): InputError {
+function invalidYaml(
+  document: Document.Parsed,
+  documentIndex: number,
+  lineCounter: LineCounter,
+): InputError {
   const error = document.errors[0]!;
   const offset = unclosedQuoteStart(document, error.code, error.pos[0]) ?? error.pos[0];
   return new InputError(
@@ -178,13 +187,22 @@ function invalidYaml(document: Document.Parsed, documentIndex: number, lineCount
  * An unclosed quote is reported where the input ends, possibly many
  * documents later; the line where the quoted value opens is the one to fix.
  */
-function unclosedQuoteStart(document: Document.Parsed, code: string, offset: number): number | undefined {
+function unclosedQuoteStart(
+  document: Document.Parsed,
+  code: string,
+  offset: number,
+): number | undefined {
   if (code !== "MISSING_CHAR") return undefined;
   let start: number | undefined;
   visit(document, {
     Scalar(_key, scalar) {
       const range = scalar.range;
-      if ((scalar.type === "QUOTE_DOUBLE" || scalar.type === "QUOTE_SINGLE") && range && range[0] < offset && offset <= range[2]) {
+      if (
+        (scalar.type === "QUOTE_DOUBLE" || scalar.type === "QUOTE_SINGLE") &&
+        range &&
+        range[0] < offset &&
+        offset <= range[2]
+      ) {
         start = range[0];
       }
     },
@@ -205,13 +223,18 @@ function isEmptyDocument(document: Document.Parsed): boolean {
 /** helm template writes `# Source: <chart>/templates/<file>` right after each `---`. */
 function helmSource(document: Document.Parsed): string | null {
   // Without a leading `---` the parser hangs the first comment on the first key instead.
-  const firstKey = isMap(document.contents) ? (document.contents.items[0]?.key as { commentBefore?: string | null } | null | undefined) : undefined;
-  const comments = [document.commentBefore, document.contents?.commentBefore, firstKey?.commentBefore].filter(
-    (comment): comment is string => typeof comment === "string",
-  );
+  const firstKey = isMap(document.contents)
+    ? (document.contents.items[0]?.key as { commentBefore?: string | null } | null | undefined)
+    : undefined;
+  const comments = [
+    document.commentBefore,
+    document.contents?.commentBefore,
+    firstKey?.commentBefore,
+  ].filter((comment): comment is string => typeof comment === "string");
   let source: string | null = null;
   for (const comment of comments) {
-    for (const match of comment.matchAll(/^\s*Source:\s*(\S.*?)\s*$/gm)) source = match[1] ?? source;
+    for (const match of comment.matchAll(/^\s*Source:\s*(\S.*?)\s*$/gm))
+      source = match[1] ?? source;
   }
   return source;
 }
@@ -223,13 +246,19 @@ function helmSource(document: Document.Parsed): string | null {
  * (an alias inside its own anchor). Only the alias graph is examined, never
  * the expansion, so a refused bomb costs one walk over its nodes.
  */
-function resolveAliases(document: Document.Parsed, documentIndex: number, text: string, lineCounter: LineCounter): ReadonlyMap<Alias, Node> {
+function resolveAliases(
+  document: Document.Parsed,
+  documentIndex: number,
+  text: string,
+  lineCounter: LineCounter,
+): ReadonlyMap<Alias, Node> {
   const targets = new Map<Alias, Node>();
   const [start, , end] = document.range;
   // Cheap pre-check: without a `*` in its own text a document has no alias.
   if (!text.slice(start, end).includes("*")) return targets;
 
-  const where = (offset: number): string => `document ${documentIndex + 1} (line ${lineCounter.linePos(offset).line})`;
+  const where = (offset: number): string =>
+    `document ${documentIndex + 1} (line ${lineCounter.linePos(offset).line})`;
   const bomb = (offset: number): InputError =>
     new InputError(
       `${MANIFESTS_FIELD}: ${where(offset)} would expand YAML aliases more than ${MAX_ALIAS_COUNT} times; it is refused as a possible alias bomb ("billion laughs"). Write the objects out without anchors and aliases.`,
@@ -261,8 +290,12 @@ function resolveAliases(document: Document.Parsed, documentIndex: number, text: 
   });
 
   const contains = (outer: Node, inner: Node): boolean =>
-    outer.range !== null && outer.range !== undefined && inner.range !== null && inner.range !== undefined &&
-    outer.range[0] <= inner.range[0] && inner.range[0] < outer.range[2];
+    outer.range !== null &&
+    outer.range !== undefined &&
+    inner.range !== null &&
+    inner.range !== undefined &&
+    outer.range[0] <= inner.range[0] &&
+    inner.range[0] < outer.range[2];
   const expansionCounts = new Map<Node, number>();
   const expanding = new Set<Node>();
   const dereferencesWithin = (node: Node): number => {
@@ -307,7 +340,9 @@ function field(map: YAMLMap, key: string, aliases: ReadonlyMap<Alias, Node>): un
   for (const pair of map.items) {
     if (!isScalar(pair.key) || pair.key.value !== "<<") continue;
     const merged = resolved(pair.value, aliases);
-    for (const source of isSeq(merged) ? merged.items.map((item) => resolved(item, aliases)) : [merged]) {
+    for (const source of isSeq(merged)
+      ? merged.items.map((item) => resolved(item, aliases))
+      : [merged]) {
       if (!isMap(source) || source === map) continue;
       const value = field(source, key, aliases);
       if (value !== undefined) return value;
@@ -340,7 +375,12 @@ function* manifestObjects(
   for (const item of items.items) {
     const object = resolved(item, aliases);
     // An item given as an alias appears where the alias is written.
-    if (isMap(object)) yield* manifestObjects(object, aliases, (isAlias(item) ? item.range?.[0] : object.range?.[0]) ?? offset);
+    if (isMap(object))
+      yield* manifestObjects(
+        object,
+        aliases,
+        (isAlias(item) ? item.range?.[0] : object.range?.[0]) ?? offset,
+      );
   }
 }
 
@@ -366,7 +406,12 @@ export interface ManifestObjectAt {
 export type ManifestDocument =
   | { readonly index: number; readonly state: "unreadable"; readonly message: string }
   | { readonly index: number; readonly state: "empty" }
-  | { readonly index: number; readonly state: "content"; readonly source: string | null; readonly objects: readonly ManifestObjectAt[] };
+  | {
+      readonly index: number;
+      readonly state: "content";
+      readonly source: string | null;
+      readonly objects: readonly ManifestObjectAt[];
+    };
 
 /** Said by manifestDocuments when the fast path gave up after some documents: forget them, the careful path starts over. */
 export interface ReadRestart {
@@ -404,13 +449,21 @@ export function* carefulDocuments(text: string): Generator<ManifestDocument> {
   for (const document of parseDocuments(text, lineCounter)) {
     index += 1;
     if (document.errors.length > 0) {
-      yield { index, state: "unreadable", message: invalidYaml(document, index, lineCounter).message };
+      yield {
+        index,
+        state: "unreadable",
+        message: invalidYaml(document, index, lineCounter).message,
+      };
       continue;
     }
     const duplicate = firstDuplicateKey(document);
     if (duplicate !== null) {
       const line = lineCounter.linePos(duplicate.range?.[0] ?? document.range[0]).line;
-      yield { index, state: "unreadable", message: `${MANIFESTS_FIELD}: document ${index + 1} (line ${line}) is not valid YAML: Map keys must be unique` };
+      yield {
+        index,
+        state: "unreadable",
+        message: `${MANIFESTS_FIELD}: document ${index + 1} (line ${line}) is not valid YAML: Map keys must be unique`,
+      };
       continue;
     }
     if (isEmptyDocument(document)) {
@@ -422,7 +475,10 @@ export function* carefulDocuments(text: string): Generator<ManifestDocument> {
       continue;
     }
     const aliases = resolveAliases(document, index, text, lineCounter);
-    const objects = [...manifestObjects(document.contents, aliases)].map(({ object, offset }) => ({ object: plainOf(object, aliases) as PlainMap, line: lineCounter.linePos(offset).line }));
+    const objects = [...manifestObjects(document.contents, aliases)].map(({ object, offset }) => ({
+      object: plainOf(object, aliases) as PlainMap,
+      line: lineCounter.linePos(offset).line,
+    }));
     yield { index, state: "content", source: helmSource(document), objects };
   }
 }
@@ -455,7 +511,8 @@ function plainOf(given: unknown, aliases: ReadonlyMap<Alias, Node>): unknown {
   for (const source of merged) {
     const values = plainOf(source, aliases);
     if (!isPlainMap(values)) continue;
-    for (const [key, value] of Object.entries(values)) if (!Object.hasOwn(map, key)) put(map, key, value);
+    for (const [key, value] of Object.entries(values))
+      if (!Object.hasOwn(map, key)) put(map, key, value);
   }
   return map;
 }
@@ -508,7 +565,8 @@ function hasAnchorAliasOrTag(text: string): boolean {
     for (let at = text.indexOf(indicator); at >= 0; at = text.indexOf(indicator, at + 1)) {
       const before = at === 0 ? "\n" : text[at - 1]!;
       const after = text[at + 1];
-      if (" \t\n\r[{,".includes(before) && after !== undefined && !" \t\n\r\"'".includes(after)) return true;
+      if (" \t\n\r[{,".includes(before) && after !== undefined && !" \t\n\r\"'".includes(after))
+        return true;
     }
   }
   return false;
@@ -529,7 +587,11 @@ function plainLineStart(text: string, offset: number, lineEnd: number): boolean 
   }
   if (index === offset) {
     if (code === 37) return false; // % directive
-    if (text.startsWith("...", offset) && /^\.\.\.[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))) return false;
+    if (
+      text.startsWith("...", offset) &&
+      /^\.\.\.[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))
+    )
+      return false;
   }
   return true;
 }
@@ -559,9 +621,13 @@ function* segmentsOf(text: string): Generator<Segment> {
     const newline = text.indexOf("\n", offset);
     const lineEnd = newline < 0 ? text.length : newline;
     // An implicit key over YAML's 1024 characters, which js-yaml would allow and the careful path refuses.
-    if (lineEnd - offset > 1024 && LONG_KEY.test(text.slice(offset, lineEnd))) throw new QuickPathDeclined();
+    if (lineEnd - offset > 1024 && LONG_KEY.test(text.slice(offset, lineEnd)))
+      throw new QuickPathDeclined();
     if (!plainLineStart(text, offset, lineEnd)) throw new QuickPathDeclined();
-    if (text.startsWith("---", offset) && (lineEnd === offset + 3 || /^[ \t\r]/.test(text.charAt(offset + 3)))) {
+    if (
+      text.startsWith("---", offset) &&
+      (lineEnd === offset + 3 || /^[ \t\r]/.test(text.charAt(offset + 3)))
+    ) {
       // Content on the marker line (`--- text`, `--- |`) belongs to the document: the careful path reads it.
       if (!/^---[ \t\r]*(#.*)?$/.test(text.slice(offset, lineEnd))) throw new QuickPathDeclined();
       yield { start, end: offset, line: startLine, marked };
@@ -578,7 +644,10 @@ function* segmentsOf(text: string): Generator<Segment> {
 }
 
 /** The first line with content, and the helm `# Source:` comment before it (the last one, as the careful path takes). */
-function headOf(text: string, segment: Segment): { contentLine: number | null; source: string | null } {
+function headOf(
+  text: string,
+  segment: Segment,
+): { contentLine: number | null; source: string | null } {
   let source: string | null = null;
   let offset = segment.start;
   let line = segment.line;
@@ -659,7 +728,8 @@ function jsonItemLines(body: string, firstLine: number): number[] | null {
         break;
       case "{":
       case "[":
-        if (character === "[" && depth === 1 && lastKey === "items" && itemsDepth < 0) itemsDepth = depth + 1;
+        if (character === "[" && depth === 1 && lastKey === "items" && itemsDepth < 0)
+          itemsDepth = depth + 1;
         else if (character === "{" && itemsDepth > 0 && depth === itemsDepth) found.push(line);
         depth += 1;
         break;
@@ -692,25 +762,51 @@ export function* quickDocuments(text: string): Generator<ManifestDocument> {
       continue;
     }
     const body = text.slice(segment.start, segment.end);
-    if (hasAnchorAliasOrTag(body) || CAREFUL_ONLY.some((pattern) => pattern.test(body)) || !flowDepthWithin(body, MAX_QUICK_FLOW_DEPTH)) throw new QuickPathDeclined();
+    if (
+      hasAnchorAliasOrTag(body) ||
+      CAREFUL_ONLY.some((pattern) => pattern.test(body)) ||
+      !flowDepthWithin(body, MAX_QUICK_FLOW_DEPTH)
+    )
+      throw new QuickPathDeclined();
     const value = loadQuick(body);
     if (value === null || value === undefined) yield { index, state: "empty" };
-    else if (!isPlainMap(value)) yield { index, state: "content", source: head.source, objects: [] };
-    else yield { index, state: "content", source: head.source, objects: objectsOf(value, text, segment, head.contentLine, body.trimStart().startsWith("{")) };
+    else if (!isPlainMap(value))
+      yield { index, state: "content", source: head.source, objects: [] };
+    else
+      yield {
+        index,
+        state: "content",
+        source: head.source,
+        objects: objectsOf(
+          value,
+          text,
+          segment,
+          head.contentLine,
+          body.trimStart().startsWith("{"),
+        ),
+      };
   }
 }
 
 /** The document's object, or its List's items with the lines they begin on; a List within a List goes the careful way. */
-function objectsOf(value: PlainMap, text: string, segment: Segment, contentLine: number, json: boolean): ManifestObjectAt[] {
+function objectsOf(
+  value: PlainMap,
+  text: string,
+  segment: Segment,
+  contentLine: number,
+  json: boolean,
+): ManifestObjectAt[] {
   const kind = value.kind;
   const items = value.items;
-  if (typeof kind !== "string" || !kind.endsWith("List") || !Array.isArray(items)) return [{ object: value, line: contentLine }];
+  if (typeof kind !== "string" || !kind.endsWith("List") || !Array.isArray(items))
+    return [{ object: value, line: contentLine }];
   if (items.length === 0) return [];
   const lines = itemLines(text, segment, json);
   if (lines === null || lines.length !== items.length) throw new QuickPathDeclined();
   return items.flatMap((item: unknown, position) => {
     if (!isPlainMap(item)) return [];
-    if (typeof item.kind === "string" && item.kind.endsWith("List") && Array.isArray(item.items)) throw new QuickPathDeclined();
+    if (typeof item.kind === "string" && item.kind.endsWith("List") && Array.isArray(item.items))
+      throw new QuickPathDeclined();
     return [{ object: item, line: lines[position]! }];
   });
 }

@@ -56,14 +56,27 @@ export interface MatrixOptions {
 }
 
 const minorNumber = (minor: string): number => Number(minor.split(".")[1]);
-const minorAt = (minor: string, offset: number): string => `${minor.split(".")[0]}.${minorNumber(minor) + offset}`;
+const minorAt = (minor: string, offset: number): string =>
+  `${minor.split(".")[0]}.${minorNumber(minor) + offset}`;
 
-function skewRows(snapshot: KbSnapshot, profile: string, columns: readonly MatrixColumn[]): MatrixRow[] {
-  const components = [...new Set(snapshot.skewRules.filter((rule) => rule.relativeTo === "kube-apiserver").map((rule) => rule.component))];
+function skewRows(
+  snapshot: KbSnapshot,
+  profile: string,
+  columns: readonly MatrixColumn[],
+): MatrixRow[] {
+  const components = [
+    ...new Set(
+      snapshot.skewRules
+        .filter((rule) => rule.relativeTo === "kube-apiserver")
+        .map((rule) => rule.component),
+    ),
+  ];
   return components.map((component) => {
     let sourceUrl: string | null = null;
     const cells = columns.map(({ minor }): MatrixCell => {
-      const rules = rulesInForce(snapshot, profile, minor).filter((rule) => rule.component === component && rule.relativeTo === "kube-apiserver");
+      const rules = rulesInForce(snapshot, profile, minor).filter(
+        (rule) => rule.component === component && rule.relativeTo === "kube-apiserver",
+      );
       if (rules.length === 0) return { minor, state: "UNKNOWN", text: "no rule" };
       // Several rules (a profile over the one it extends): the tightest bounds bind.
       const older = Math.min(...rules.map((rule) => rule.maxOlder));
@@ -71,18 +84,24 @@ function skewRows(snapshot: KbSnapshot, profile: string, columns: readonly Matri
       sourceUrl ??= rules[0]!.sourceUrl;
       const oldest = minorAt(minor, -older);
       const newest = minorAt(minor, newer);
-      return { minor, state: "SUPPORTED", text: oldest === newest ? oldest : `${oldest}–${newest}` };
+      return {
+        minor,
+        state: "SUPPORTED",
+        text: oldest === newest ? oldest : `${oldest}–${newest}`,
+      };
     });
     return { subject: component, kind: "COMPONENT", cells, sourceUrl };
   });
 }
 
 function runtimeText(minor: string, requirements: readonly RuntimeRequirementRecord[]): MatrixCell {
-  const latest = (kind: RuntimeRequirementRecord["kind"]) => requirements.filter((entry) => entry.kind === kind).at(-1);
+  const latest = (kind: RuntimeRequirementRecord["kind"]) =>
+    requirements.filter((entry) => entry.kind === kind).at(-1);
   const parts: string[] = [];
   // UNSUPPORTED names the versions below minVersion (kb/runtime-requirements.yaml); without one, every version.
   const unsupported = latest("UNSUPPORTED");
-  if (unsupported !== undefined && unsupported.minVersion === null) return { minor, state: "NONE", text: "unsupported" };
+  if (unsupported !== undefined && unsupported.minVersion === null)
+    return { minor, state: "NONE", text: "unsupported" };
   if (unsupported?.minVersion) parts.push(`≥ ${unsupported.minVersion}`);
   const match = latest("MATCH_KUBERNETES_MINOR");
   if (match !== undefined) parts.push(`${minor}.x`);
@@ -92,7 +111,9 @@ function runtimeText(minor: string, requirements: readonly RuntimeRequirementRec
   if (recommended?.minVersion) parts.push(`rec. ≥ ${recommended.minVersion}`);
   const shim = latest("REQUIRES_SHIM");
   if (shim !== undefined) parts.push(`needs ${shim.requires ?? "a shim"}`);
-  return parts.length === 0 ? { minor, state: "UNKNOWN", text: "no requirement known" } : { minor, state: "SUPPORTED", text: parts.join(", ") };
+  return parts.length === 0
+    ? { minor, state: "UNKNOWN", text: "no requirement known" }
+    : { minor, state: "SUPPORTED", text: parts.join(", ") };
 }
 
 function runtimeRows(snapshot: KbSnapshot, columns: readonly MatrixColumn[]): MatrixRow[] {
@@ -102,25 +123,38 @@ function runtimeRows(snapshot: KbSnapshot, columns: readonly MatrixColumn[]): Ma
     const cells = columns.map(({ minor }) => {
       const cell = runtimeText(
         minor,
-        all.filter((entry) => compareMinors(entry.kubernetesFrom, minor) <= 0).sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom)),
+        all
+          .filter((entry) => compareMinors(entry.kubernetesFrom, minor) <= 0)
+          .sort((a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom)),
       );
       // etcd: also the version kubeadm deploys with the minor (kb/releases.yaml), where it is known.
       const kubeadm = component === "etcd" ? snapshot.findRelease(minor)?.etcdVersion : null;
-      return kubeadm == null ? cell : { ...cell, text: `${cell.text}, kubeadm ${kubeadm.replace(/-\d+$/, "")}` };
+      return kubeadm == null
+        ? cell
+        : { ...cell, text: `${cell.text}, kubeadm ${kubeadm.replace(/-\d+$/, "")}` };
     });
     return { subject: component, kind: "RUNTIME", cells, sourceUrl: all[0]?.sourceUrl ?? null };
   });
 }
 
-function addonRow(addon: AddonRecord, columns: readonly MatrixColumn[], newestMinor: number): MatrixRow {
+function addonRow(
+  addon: AddonRecord,
+  columns: readonly MatrixColumn[],
+  newestMinor: number,
+): MatrixRow {
   const versions = addon.rule === "POLICY" ? [] : candidateVersions(addon);
-  const tabled = addon.lines.flatMap((line) => (line.minimumKubernetes === null ? line.kubernetes : [line.minimumKubernetes])).map(minorNumber);
+  const tabled = addon.lines
+    .flatMap((line) =>
+      line.minimumKubernetes === null ? line.kubernetes : [line.minimumKubernetes],
+    )
+    .map(minorNumber);
   const newestTabled = tabled.length === 0 ? -1 : Math.max(...tabled);
   const openEnded = addon.lines.some((line) => line.minimumKubernetes !== null);
   const cells = columns.map(({ minor }): MatrixCell => {
     if (addon.rule === "POLICY") return { minor, state: "UNKNOWN", text: "policy only" };
     const number = minorNumber(minor);
-    if (!openEnded && number > newestTabled) return { minor, state: "UNKNOWN", text: "not in its table" };
+    if (!openEnded && number > newestTabled)
+      return { minor, state: "UNKNOWN", text: "not in its table" };
     // Runs of consecutive releases that fit, so a release in the middle that does not is never hidden in a range.
     const runs: string[] = [];
     let start: number | null = null;
@@ -129,7 +163,9 @@ function addonRow(addon: AddonRecord, columns: readonly MatrixColumn[], newestMi
       if (fits && start === null) start = index;
       if ((!fits || index === versions.length - 1) && start !== null) {
         const end = fits ? index : index - 1;
-        runs.push(start === end ? versions[start]!.raw : `${versions[start]!.raw}–${versions[end]!.raw}`);
+        runs.push(
+          start === end ? versions[start]!.raw : `${versions[start]!.raw}–${versions[end]!.raw}`,
+        );
         start = null;
       }
     });
@@ -139,18 +175,32 @@ function addonRow(addon: AddonRecord, columns: readonly MatrixColumn[], newestMi
   return { subject: addon.name, kind: "ADD_ON", cells, sourceUrl: addon.sourceUrl };
 }
 
-export function compatibilityMatrix(snapshot: KbSnapshot, options: MatrixOptions): CompatibilityMatrix {
+export function compatibilityMatrix(
+  snapshot: KbSnapshot,
+  options: MatrixOptions,
+): CompatibilityMatrix {
   const profile = resolveProfile(snapshot, options.profile);
   const count = options.minors ?? 8;
-  if (!Number.isInteger(count) || count < 1 || count > 40) throw new InputError("minors must be a whole number from 1 to 40", "minors");
+  if (!Number.isInteger(count) || count < 1 || count > 40)
+    throw new InputError("minors must be a whole number from 1 to 40", "minors");
   const releases = snapshot.releases.slice(-count);
-  const columns = releases.map((release) => ({ minor: release.version, status: releaseStatusOf(snapshot, release, options.asOf), releaseDate: release.releaseDate, endOfLife: release.endOfLife }));
-  const newestMinor = releases.length === 0 ? 0 : minorNumber(releases[releases.length - 1]!.version);
+  const columns = releases.map((release) => ({
+    minor: release.version,
+    status: releaseStatusOf(snapshot, release, options.asOf),
+    releaseDate: release.releaseDate,
+    endOfLife: release.endOfLife,
+  }));
+  const newestMinor =
+    releases.length === 0 ? 0 : minorNumber(releases[releases.length - 1]!.version);
   return {
     asOf: options.asOf,
     profile,
     columns,
-    rows: [...skewRows(snapshot, profile, columns), ...runtimeRows(snapshot, columns), ...snapshot.addons.map((addon) => addonRow(addon, columns, newestMinor))],
+    rows: [
+      ...skewRows(snapshot, profile, columns),
+      ...runtimeRows(snapshot, columns),
+      ...snapshot.addons.map((addon) => addonRow(addon, columns, newestMinor)),
+    ],
     kbRevision: snapshot.revision,
   };
 }

@@ -15,25 +15,45 @@ import { compareMinors, type ComponentVersion, type KubernetesVersion } from "..
 /** The fact in force for a kubelet minor: the newest one that starts at or before it. */
 function kubeletFactAt(snapshot: KbSnapshot, minor: string): HostRequirementRecord | undefined {
   return snapshot.hostRequirements
-    .filter((fact) => fact.component === "kubelet" && fact.subject === "CGROUP_V1" && fact.kubernetesFrom !== null && compareMinors(fact.kubernetesFrom, minor) <= 0)
-    .reduce<HostRequirementRecord | undefined>((newest, fact) => (newest === undefined || compareMinors(fact.kubernetesFrom!, newest.kubernetesFrom!) > 0 ? fact : newest), undefined);
+    .filter(
+      (fact) =>
+        fact.component === "kubelet" &&
+        fact.subject === "CGROUP_V1" &&
+        fact.kubernetesFrom !== null &&
+        compareMinors(fact.kubernetesFrom, minor) <= 0,
+    )
+    .reduce<
+      HostRequirementRecord | undefined
+    >((newest, fact) => (newest === undefined || compareMinors(fact.kubernetesFrom!, newest.kubernetesFrom!) > 0 ? fact : newest), undefined);
 }
 
 /** A kubelet whose nodes run cgroup v1. `failCgroupV1` is what its KubeletConfiguration says (null: not said). */
 export function checkKubeletCgroup(
   snapshot: KbSnapshot,
-  kubelet: { readonly component: string; readonly instance: string | null; readonly version: string; readonly kubernetes: KubernetesVersion },
+  kubelet: {
+    readonly component: string;
+    readonly instance: string | null;
+    readonly version: string;
+    readonly kubernetes: KubernetesVersion;
+  },
   node: NodeFacts,
 ): Finding[] {
   if (node.cgroupVersion !== "v1") return [];
   const minor = `${kubelet.kubernetes.major}.${kubelet.kubernetes.minor}`;
   const fact = kubeletFactAt(snapshot, minor);
   if (fact === undefined) return [];
-  const where = { component: kubelet.component, instance: kubelet.instance, sourceUrl: fact.sourceUrl, ruleId: fact.id };
+  const where = {
+    component: kubelet.component,
+    instance: kubelet.instance,
+    sourceUrl: fact.sourceUrl,
+    ruleId: fact.id,
+  };
   const who = `${label(kubelet)} ${kubelet.version} on cgroup v1 nodes`;
   if (fact.status === "FAILS_BY_DEFAULT" || fact.status === "REMOVED") {
     const overridden =
-      fact.status === "FAILS_BY_DEFAULT" && fact.overrideConfigField === "failCgroupV1" && node.failCgroupV1 === (fact.overrideValue === "false" ? false : true);
+      fact.status === "FAILS_BY_DEFAULT" &&
+      fact.overrideConfigField === "failCgroupV1" &&
+      node.failCgroupV1 === (fact.overrideValue === "false" ? false : true);
     if (overridden) {
       return [
         finding({
@@ -64,11 +84,21 @@ export function checkKubeletCgroup(
 }
 
 /** A runtime on cgroup v1 nodes whose own project deprecated cgroup v1 from its release line. */
-export function checkRuntimeCgroup(snapshot: KbSnapshot, runtime: PlannedComponent, node: NodeFacts): Finding[] {
+export function checkRuntimeCgroup(
+  snapshot: KbSnapshot,
+  runtime: PlannedComponent,
+  node: NodeFacts,
+): Finding[] {
   if (node.cgroupVersion !== "v1" || runtime.release === null) return [];
   const release = runtime.release;
   return snapshot.hostRequirements
-    .filter((fact) => fact.component === runtime.component && fact.subject === "CGROUP_V1" && fact.componentLineFrom !== null && !lineBefore(release, fact.componentLineFrom))
+    .filter(
+      (fact) =>
+        fact.component === runtime.component &&
+        fact.subject === "CGROUP_V1" &&
+        fact.componentLineFrom !== null &&
+        !lineBefore(release, fact.componentLineFrom),
+    )
     .map((fact) =>
       finding({
         code: "CGROUP_V1_DEPRECATED",
@@ -102,15 +132,26 @@ export function lastSupportedDay(release: RuntimeReleaseRecord): string | null {
 }
 
 const lastDays = new WeakMap<RuntimeReleaseRecord, string>();
-const releaseLines = new WeakMap<readonly RuntimeReleaseRecord[], ReadonlyMap<string, readonly RuntimeReleaseRecord[]>>();
+const releaseLines = new WeakMap<
+  readonly RuntimeReleaseRecord[],
+  ReadonlyMap<string, readonly RuntimeReleaseRecord[]>
+>();
 
 /** A runtime's release lines, grouped once per list. */
 function linesOf(snapshot: KbSnapshot, component: string): readonly RuntimeReleaseRecord[] {
-  return perList(releaseLines, snapshot.runtimeReleases, (list) => groupedBy(list, (release) => [release.component])).get(component) ?? [];
+  return (
+    perList(releaseLines, snapshot.runtimeReleases, (list) =>
+      groupedBy(list, (release) => [release.component]),
+    ).get(component) ?? []
+  );
 }
 
 /** A runtime whose own release line is past its end of life on `asOf`. */
-export function checkRuntimeEndOfLife(snapshot: KbSnapshot, runtime: PlannedComponent, asOf: string): Finding[] {
+export function checkRuntimeEndOfLife(
+  snapshot: KbSnapshot,
+  runtime: PlannedComponent,
+  asOf: string,
+): Finding[] {
   if (runtime.release === null) return [];
   const line = `${runtime.release.major}.${runtime.release.minor}`;
   const lines = linesOf(snapshot, runtime.component);
@@ -119,7 +160,9 @@ export function checkRuntimeEndOfLife(snapshot: KbSnapshot, runtime: PlannedComp
   const lastDay = lastSupportedDay(release);
   if (lastDay === null || asOf <= lastDay) return [];
   const newer = lines
-    .filter((candidate) => (lastSupportedDay(candidate) ?? "9999-12-31") >= asOf && !candidate.tentative)
+    .filter(
+      (candidate) => (lastSupportedDay(candidate) ?? "9999-12-31") >= asOf && !candidate.tentative,
+    )
     .map((candidate) => candidate.line);
   return [
     finding({
@@ -129,7 +172,8 @@ export function checkRuntimeEndOfLife(snapshot: KbSnapshot, runtime: PlannedComp
       instance: runtime.instance,
       sourceUrl: release.sourceUrl,
       ruleId: `${release.component} ${release.line}`,
-      message: `${label(runtime)} ${runtime.version}: ${runtime.component} ${line} reached its end of life on ${lastDay}${release.endOfLifeMonth !== null ? ` (the project gives only the month, ${release.endOfLifeMonth})` : ""}; it gets no more fixes. ${newer.length > 0 ? `Supported lines on ${asOf}: ${newer.join(", ")}.` : ""}`.trim(),
+      message:
+        `${label(runtime)} ${runtime.version}: ${runtime.component} ${line} reached its end of life on ${lastDay}${release.endOfLifeMonth !== null ? ` (the project gives only the month, ${release.endOfLifeMonth})` : ""}; it gets no more fixes. ${newer.length > 0 ? `Supported lines on ${asOf}: ${newer.join(", ")}.` : ""}`.trim(),
     }),
   ];
 }

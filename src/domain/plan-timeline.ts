@@ -36,9 +36,16 @@ export function stepText(step: TimelineStep): string {
 export interface TimelinePlan {
   readonly targetVersion: string;
   readonly steps: readonly TimelineStep[];
-  readonly apiRemovals: ReadonlyArray<{ readonly apiVersion?: string; readonly kind: string; readonly removedIn: string }>;
+  readonly apiRemovals: ReadonlyArray<{
+    readonly apiVersion?: string;
+    readonly kind: string;
+    readonly removedIn: string;
+  }>;
   /** Absent in answers of servers older than the hops field. */
-  readonly hops?: ReadonlyArray<{ readonly kubernetesVersion: string; readonly changes: ReadonlyArray<{ readonly title: string }> }>;
+  readonly hops?: ReadonlyArray<{
+    readonly kubernetesVersion: string;
+    readonly changes: ReadonlyArray<{ readonly title: string }>;
+  }>;
 }
 
 /** One hop: the control-plane minor it reaches and what is done and changed on the way. */
@@ -51,7 +58,8 @@ export interface PlanHop {
   readonly changes: readonly string[];
 }
 
-const minorOf = (version: string): string => version.replace(/^v/, "").split(".").slice(0, 2).join(".");
+const minorOf = (version: string): string =>
+  version.replace(/^v/, "").split(".").slice(0, 2).join(".");
 
 /** The control plane's minor before the plan: the first kube-apiserver step's, else (nothing to move) the target's. */
 export function startingMinor(plan: TimelinePlan): string {
@@ -64,24 +72,39 @@ export function startingMinor(plan: TimelinePlan): string {
  * step prepare the cluster at its current minor, and each new kube-apiserver minor starts a hop.
  */
 export function planHops(plan: TimelinePlan): PlanHop[] {
-  const groups: Array<{ minor: string; preparing: boolean; steps: TimelineStep[] }> = [{ minor: startingMinor(plan), preparing: true, steps: [] }];
+  const groups: Array<{ minor: string; preparing: boolean; steps: TimelineStep[] }> = [
+    { minor: startingMinor(plan), preparing: true, steps: [] },
+  ];
   for (const step of plan.steps) {
     const minor = minorOf(step.toVersion);
-    if (step.component === "kube-apiserver" && minor !== groups[groups.length - 1]!.minor) groups.push({ minor, preparing: false, steps: [] });
+    if (step.component === "kube-apiserver" && minor !== groups[groups.length - 1]!.minor)
+      groups.push({ minor, preparing: false, steps: [] });
     groups[groups.length - 1]!.steps.push(step);
   }
   return groups
     .filter((group) => !group.preparing || group.steps.length > 0)
     .map((group) => ({
       ...group,
-      removals: group.preparing ? [] : plan.apiRemovals.filter((removal) => removal.removedIn === group.minor).map((removal) => `${removal.apiVersion ?? "?"} ${removal.kind}`),
-      changes: group.preparing ? [] : (plan.hops?.find((hop) => hop.kubernetesVersion === group.minor)?.changes.map((change) => change.title) ?? []),
+      removals: group.preparing
+        ? []
+        : plan.apiRemovals
+            .filter((removal) => removal.removedIn === group.minor)
+            .map((removal) => `${removal.apiVersion ?? "?"} ${removal.kind}`),
+      changes: group.preparing
+        ? []
+        : (plan.hops
+            ?.find((hop) => hop.kubernetesVersion === group.minor)
+            ?.changes.map((change) => change.title) ?? []),
     }));
 }
 
 /** Mermaid reads `"` and `#`, `<` and `>` inside a quoted label as markup; its entity codes stand for them. */
 function label(text: string): string {
-  return text.replace(/#/g, "#35;").replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;");
+  return text
+    .replace(/#/g, "#35;")
+    .replace(/"/g, "#quot;")
+    .replace(/</g, "#lt;")
+    .replace(/>/g, "#gt;");
 }
 
 /** How many lines of steps and removals a hop's box lists before "… and N more". */
@@ -101,13 +124,24 @@ export function planMermaid(plan: TimelinePlan): string {
       ...hop.steps.map(stepText),
       ...hop.removals.map((removal) => `removed: ${removal}`),
     ];
-    const shown = entries.length <= MERMAID_LINES ? entries : [...entries.slice(0, MERMAID_LINES - 1), `… and ${entries.length - MERMAID_LINES + 1} more`];
-    if (hop.changes.length > 0) shown.push(`${hop.changes.length} other change${hop.changes.length === 1 ? "" : "s"}`);
+    const shown =
+      entries.length <= MERMAID_LINES
+        ? entries
+        : [
+            ...entries.slice(0, MERMAID_LINES - 1),
+            `… and ${entries.length - MERMAID_LINES + 1} more`,
+          ];
+    if (hop.changes.length > 0)
+      shown.push(`${hop.changes.length} other change${hop.changes.length === 1 ? "" : "s"}`);
     lines.push(`  hop${index}["<b>${label(title)}</b><br/>${shown.map(label).join("<br/>")}"]`);
     lines.push(`  ${index === 0 ? "now" : `hop${index - 1}`} --> hop${index}`);
     if (hop.removals.length > 0) lines.push(`  class hop${index} removes`);
   });
-  if (hops.length === 0) lines.push(`  done(["already at ${label(plan.targetVersion)}: nothing to move"])`, "  now --> done");
+  if (hops.length === 0)
+    lines.push(
+      `  done(["already at ${label(plan.targetVersion)}: nothing to move"])`,
+      "  now --> done",
+    );
   lines.push("  classDef removes stroke:#cf222e,stroke-width:2px");
   return lines.join("\n");
 }

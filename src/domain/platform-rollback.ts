@@ -42,11 +42,36 @@ export function platformRollback(
   const from = minorOf(entry.kubernetes!);
   const to = minorOf(rolledBack.kubernetes!);
   const minorsBack = minorIndex(from) - minorIndex(to);
-  const at = { component: entry.component, instance: entry.instance, sourceUrl: policy.sourceUrl, ruleId: policy.id };
+  const at = {
+    component: entry.component,
+    instance: entry.instance,
+    sourceUrl: policy.sourceUrl,
+    ruleId: policy.id,
+  };
   const name = platform.displayName;
   // The platform moves the whole control plane back, not one binary of it.
-  const moves = (candidate: PlannedComponent) => policy.categories.includes(candidate.category as never) && candidate.kubernetes !== null && minorOf(candidate.kubernetes) === from;
-  const after: ClusterPlan = { ...plan, entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : moves(candidate) ? withFactsOf({ ...rolledBack, component: candidate.component, category: candidate.category, instance: candidate.instance }, candidate) : candidate)) };
+  const moves = (candidate: PlannedComponent) =>
+    policy.categories.includes(candidate.category as never) &&
+    candidate.kubernetes !== null &&
+    minorOf(candidate.kubernetes) === from;
+  const after: ClusterPlan = {
+    ...plan,
+    entries: plan.entries.map((candidate) =>
+      candidate === entry
+        ? rolledBack
+        : moves(candidate)
+          ? withFactsOf(
+              {
+                ...rolledBack,
+                component: candidate.component,
+                category: candidate.category,
+                instance: candidate.instance,
+              },
+              candidate,
+            )
+          : candidate,
+    ),
+  };
   if (minorsBack > policy.maxMinorsBack) {
     const back = policy.maxMinorsBack === 1 ? "one minor" : `${policy.maxMinorsBack} minors`;
     return {
@@ -63,11 +88,18 @@ export function platformRollback(
   }
   const findings: Finding[] = [window(policy, name, from, to, asOf, upgradedOnText, at)];
   const stored = storedVersions(snapshot, from, to);
-  if (stored !== undefined) findings.push(finding({ ...at, ...stored, code: "ROLLBACK_STORED_VERSIONS", severity: "WARNING" }));
+  if (stored !== undefined)
+    findings.push(
+      finding({ ...at, ...stored, code: "ROLLBACK_STORED_VERSIONS", severity: "WARNING" }),
+    );
   const etcd = etcdMinor(snapshot, plan, to);
-  if (etcd !== undefined) findings.push(finding({ ...at, ...etcd, code: "ROLLBACK_ETCD_MINOR", severity: "WARNING" }));
+  if (etcd !== undefined)
+    findings.push(finding({ ...at, ...etcd, code: "ROLLBACK_ETCD_MINOR", severity: "WARNING" }));
   const gates = gatesLockedOn(snapshot, from, to);
-  if (gates !== undefined) findings.push(finding({ ...at, ...gates, code: "ROLLBACK_GATES_LOCKED_ON", severity: "WARNING" }));
+  if (gates !== undefined)
+    findings.push(
+      finding({ ...at, ...gates, code: "ROLLBACK_GATES_LOCKED_ON", severity: "WARNING" }),
+    );
   return { after, findings };
 }
 
@@ -82,9 +114,19 @@ function window(
   at: { component: string; instance: string | null; sourceUrl: string; ruleId: string },
 ): Finding {
   const days = policy.windowDays;
-  const conditions = policy.conditions.length === 0 ? "" : ` The platform also requires: ${policy.conditions.join("; ")}.`;
-  const upgradedOn = upgradedOnText === undefined || upgradedOnText === null || upgradedOnText.trim() === "" ? null : parseAsOf(upgradedOnText, "upgradedOn");
-  if (upgradedOn !== null && upgradedOn > asOf) throw new InputError(`upgradedOn ${upgradedOn} is after the day judged (${asOf}); give the day the control plane reached ${from}`, "upgradedOn");
+  const conditions =
+    policy.conditions.length === 0
+      ? ""
+      : ` The platform also requires: ${policy.conditions.join("; ")}.`;
+  const upgradedOn =
+    upgradedOnText === undefined || upgradedOnText === null || upgradedOnText.trim() === ""
+      ? null
+      : parseAsOf(upgradedOnText, "upgradedOn");
+  if (upgradedOn !== null && upgradedOn > asOf)
+    throw new InputError(
+      `upgradedOn ${upgradedOn} is after the day judged (${asOf}); give the day the control plane reached ${from}`,
+      "upgradedOn",
+    );
   if (days === null) {
     // The platform sets the window per upgrade (GKE's soak): the day of the upgrade does not tell whether it is open.
     return finding({
@@ -123,7 +165,12 @@ type Said = { readonly message: string; readonly sourceUrl?: string };
 
 /** Kinds first served at the newer minor: objects stored in them are not served by the older one. */
 function storedVersions(snapshot: KbSnapshot, from: string, to: string): Said | undefined {
-  const first = snapshot.apiRemovals.filter((api) => api.introducedIn !== null && minorIndex(api.introducedIn) > minorIndex(to) && minorIndex(api.introducedIn) <= minorIndex(from));
+  const first = snapshot.apiRemovals.filter(
+    (api) =>
+      api.introducedIn !== null &&
+      minorIndex(api.introducedIn) > minorIndex(to) &&
+      minorIndex(api.introducedIn) <= minorIndex(from),
+  );
   if (first.length === 0) return undefined;
   const kinds = first.map((api) => `${api.kind} ${api.apiVersion}`).join(", ");
   return {
@@ -140,7 +187,12 @@ function etcdMinor(snapshot: KbSnapshot, plan: ClusterPlan, to: string): Said | 
     const parsed = parseComponentVersion(version.replace(/-\d+$/, ""));
     return parsed.major * 1000 + parsed.minor;
   };
-  const newer = plan.entries.filter((candidate) => candidate.component === "etcd" && candidate.release !== null && line(candidate.version) > line(shipped));
+  const newer = plan.entries.filter(
+    (candidate) =>
+      candidate.component === "etcd" &&
+      candidate.release !== null &&
+      line(candidate.version) > line(shipped),
+  );
   if (newer.length === 0) return undefined;
   return {
     message: `etcd runs ${newer.map((member) => member.version).join(", ")}, a newer minor than the ${shipped} Kubernetes ${to} ships with: the control plane going back does not take etcd back; etcd crosses a minor downwards only with its own downgrade procedure.`,
@@ -167,14 +219,26 @@ function gatesLockedOn(snapshot: KbSnapshot, from: string, to: string): Said | u
  * For a plan's control-plane hop from `from` to `to`: the last point at which it can be undone, and how. On a
  * platform that takes control planes back, within its window; elsewhere only before the step (no minor downgrade).
  */
-export function howToUndoHop(snapshot: KbSnapshot, platform: PlatformRecord | undefined, from: string, to: string): string {
-  const policy = snapshot.rollbackPolicy({ name: "kube-apiserver", category: "apiserver" }, platform?.name ?? null, to);
+export function howToUndoHop(
+  snapshot: KbSnapshot,
+  platform: PlatformRecord | undefined,
+  from: string,
+  to: string,
+): string {
+  const policy = snapshot.rollbackPolicy(
+    { name: "kube-apiserver", category: "apiserver" },
+    platform?.name ?? null,
+    to,
+  );
   if (policy?.minorDowngrade === "PLATFORM_ROLLBACK" && platform !== undefined) {
     return policy.windowDays === null
       ? `${platform.displayName} can take this hop back to ${from} only within the window it sets for the upgrade (${policy.conditions[0] ?? policy.summary}); after that, ${to} cannot go back`
       : `${platform.displayName} can take this hop back to ${from} within ${policy.windowDays} days of it (ask rollback-check with upgradedOn: the day of this step); after that, ${to} cannot go back`;
   }
   const where = platform === undefined ? "" : ` on ${platform.displayName}`;
-  const back = platform === undefined ? `restoring the etcd backup taken just before it (take one)` : `a new cluster on ${from}`;
+  const back =
+    platform === undefined
+      ? `restoring the etcd backup taken just before it (take one)`
+      : `a new cluster on ${from}`;
   return `no control-plane minor downgrade${where}: the last point to stay on ${from} is before this step; after it, only ${back} goes back`;
 }

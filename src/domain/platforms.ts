@@ -13,18 +13,31 @@ import { entriesNamed, type PlannedComponent } from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
 
 /** The platform named (eks, EKS, "Amazon EKS"); an InputError naming the known ones otherwise. */
-export function resolvePlatform(snapshot: KbSnapshot, name: unknown, field = "platform"): PlatformRecord {
-  if (typeof name !== "string" || name.trim() === "") throw new InputError(`${field} must be a platform name such as eks, gke or aks`, field);
+export function resolvePlatform(
+  snapshot: KbSnapshot,
+  name: unknown,
+  field = "platform",
+): PlatformRecord {
+  if (typeof name !== "string" || name.trim() === "")
+    throw new InputError(`${field} must be a platform name such as eks, gke or aks`, field);
   const wanted = name.trim().toLowerCase();
-  const platform = snapshot.platforms.find((candidate) => candidate.name === wanted || candidate.displayName.toLowerCase() === wanted);
+  const platform = snapshot.platforms.find(
+    (candidate) => candidate.name === wanted || candidate.displayName.toLowerCase() === wanted,
+  );
   if (platform === undefined) {
-    throw new InputError(`unknown platform "${name.trim().slice(0, 40)}"; known platforms: ${snapshot.platforms.map((known) => known.name).join(", ")} (or upstream for a self-managed cluster)`, field);
+    throw new InputError(
+      `unknown platform "${name.trim().slice(0, 40)}"; known platforms: ${snapshot.platforms.map((known) => known.name).join(", ")} (or upstream for a self-managed cluster)`,
+      field,
+    );
   }
   return platform;
 }
 
 /** The platform whose version pattern a Kubernetes component's version matches (v1.29.3-eks-1234567), if any. */
-export function recognisePlatform(snapshot: KbSnapshot, entries: readonly PlannedComponent[]): PlatformRecord | undefined {
+export function recognisePlatform(
+  snapshot: KbSnapshot,
+  entries: readonly PlannedComponent[],
+): PlatformRecord | undefined {
   const patterns = versionPatterns(snapshot);
   for (const entry of entries) {
     if (entry.kubernetes === null) continue;
@@ -35,15 +48,31 @@ export function recognisePlatform(snapshot: KbSnapshot, entries: readonly Planne
 }
 
 // Every validation asks: the patterns are compiled once per list.
-const compiledPatterns = new WeakMap<readonly PlatformRecord[], ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }>>();
+const compiledPatterns = new WeakMap<
+  readonly PlatformRecord[],
+  ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }>
+>();
 
-function versionPatterns(snapshot: KbSnapshot): ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }> {
-  return perList(compiledPatterns, snapshot.platforms, (list) => list.flatMap((platform) => (platform.versionPattern === null ? [] : [{ platform, pattern: new RegExp(platform.versionPattern) }])));
+function versionPatterns(
+  snapshot: KbSnapshot,
+): ReadonlyArray<{ readonly platform: PlatformRecord; readonly pattern: RegExp }> {
+  return perList(compiledPatterns, snapshot.platforms, (list) =>
+    list.flatMap((platform) =>
+      platform.versionPattern === null
+        ? []
+        : [{ platform, pattern: new RegExp(platform.versionPattern) }],
+    ),
+  );
 }
 
 /** The platform a node's labels show (eks.amazonaws.com/nodegroup ...), if any. */
-export function platformOfLabels(snapshot: KbSnapshot, labels: Readonly<Record<string, unknown>>): PlatformRecord | undefined {
-  return snapshot.platforms.find((platform) => platform.nodeLabels.some((label) => label in labels));
+export function platformOfLabels(
+  snapshot: KbSnapshot,
+  labels: Readonly<Record<string, unknown>>,
+): PlatformRecord | undefined {
+  return snapshot.platforms.find((platform) =>
+    platform.nodeLabels.some((label) => label in labels),
+  );
 }
 
 type PlatformRelease = PlatformRecord["releases"][number];
@@ -57,12 +86,25 @@ const CONTROL_PLANE = new Set(["apiserver", "controller", "scheduler"]);
  * the platform no longer supports it), in extended or long-term support (a
  * WARNING), or not yet available on the platform.
  */
-export function judgePlatformMinor(platform: PlatformRecord, release: PlatformRelease, entries: readonly PlannedComponent[], asOf: string): Finding[] {
+export function judgePlatformMinor(
+  platform: PlatformRecord,
+  release: PlatformRelease,
+  entries: readonly PlannedComponent[],
+  asOf: string,
+): Finding[] {
   const { component, instance, who } = entriesNamed(entries);
   const minor = release.minor;
   // The calendar row is the rule: one finding per minor, whichever components of it a state holds.
-  const at = { component, instance, sourceUrl: release.sourceUrl, ruleId: `${platform.name} ${minor}` };
-  const month = release.precision === "MONTH" ? " (the platform gives the month only and means its last day)" : "";
+  const at = {
+    component,
+    instance,
+    sourceUrl: release.sourceUrl,
+    ruleId: `${platform.name} ${minor}`,
+  };
+  const month =
+    release.precision === "MONTH"
+      ? " (the platform gives the month only and means its last day)"
+      : "";
   const standard = release.endOfStandardSupport;
   const extended = release.endOfExtendedSupport;
   const controlPlane = entries.some((entry) => CONTROL_PLANE.has(entry.category));
@@ -101,7 +143,11 @@ export function judgePlatformMinor(platform: PlatformRecord, release: PlatformRe
 }
 
 /** A minor the platform's calendar has no row for: judged by upstream's calendar instead, and said. */
-export function platformWithoutRow(platform: PlatformRecord, minor: string, entries: readonly PlannedComponent[]): Finding {
+export function platformWithoutRow(
+  platform: PlatformRecord,
+  minor: string,
+  entries: readonly PlannedComponent[],
+): Finding {
   const { component, instance, who } = entriesNamed(entries);
   const known = platform.releases.map((candidate) => candidate.minor);
   return finding({
@@ -116,7 +162,11 @@ export function platformWithoutRow(platform: PlatformRecord, minor: string, entr
 }
 
 /** Platform facts that take effect at a minor after `fromMinor`, up to `toMinor` (both "1.NN"). */
-export function platformChanges(platform: PlatformRecord, fromMinor: number, toMinor: number): Finding[] {
+export function platformChanges(
+  platform: PlatformRecord,
+  fromMinor: number,
+  toMinor: number,
+): Finding[] {
   return platform.facts
     .filter((fact) => {
       const minor = Number(fact.fromMinor.split(".")[1]);

@@ -57,7 +57,12 @@ export function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: str
           }),
         );
       } else {
-        const older = olderThanKnowledge(snapshot, minor, `${label(entry)} ${entry.version}`, entry);
+        const older = olderThanKnowledge(
+          snapshot,
+          minor,
+          `${label(entry)} ${entry.version}`,
+          entry,
+        );
         if (older !== undefined) findings.push(older);
       }
       continue;
@@ -79,13 +84,18 @@ export function checkReleases(snapshot: KbSnapshot, plan: ClusterPlan, asOf: str
       findings.push(...judgePlatformMinor(plan.platform, row, entries, asOf));
       continue;
     }
-    if (plan.platform !== undefined) findings.push(platformWithoutRow(plan.platform, minor, entries));
+    if (plan.platform !== undefined)
+      findings.push(platformWithoutRow(plan.platform, minor, entries));
     findings.push(...upstreamCalendar(release, entries, status));
   }
   return findings;
 }
 
-function notYetReleased(release: ReleaseRecord, entries: readonly PlannedComponent[], asOf: string): Finding {
+function notYetReleased(
+  release: ReleaseRecord,
+  entries: readonly PlannedComponent[],
+  asOf: string,
+): Finding {
   const { component, instance, who } = entriesNamed(entries);
   return finding({
     code: "VERSION_NOT_YET_RELEASED",
@@ -99,11 +109,27 @@ function notYetReleased(release: ReleaseRecord, entries: readonly PlannedCompone
 }
 
 /** Upstream's calendar for the entries of one minor, by its status on the day: end of life, or maintenance mode. */
-function upstreamCalendar(release: ReleaseRecord, entries: readonly PlannedComponent[], status: ReleaseStatus): Finding[] {
+function upstreamCalendar(
+  release: ReleaseRecord,
+  entries: readonly PlannedComponent[],
+  status: ReleaseStatus,
+): Finding[] {
   const { component, instance, who } = entriesNamed(entries);
-  const at = { component, instance, ruleId: `kubernetes ${release.version}`, sourceUrl: release.sourceUrl };
+  const at = {
+    component,
+    instance,
+    ruleId: `kubernetes ${release.version}`,
+    sourceUrl: release.sourceUrl,
+  };
   if (status === "END_OF_LIFE") {
-    return [finding({ ...at, code: "RELEASE_END_OF_LIFE", severity: "WARNING", message: `Kubernetes ${release.version} reached end of life on ${release.endOfLife} and gets no more patches (${who})` })];
+    return [
+      finding({
+        ...at,
+        code: "RELEASE_END_OF_LIFE",
+        severity: "WARNING",
+        message: `Kubernetes ${release.version} reached end of life on ${release.endOfLife} and gets no more patches (${who})`,
+      }),
+    ];
   }
   if (status === "MAINTENANCE") {
     return [

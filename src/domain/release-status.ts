@@ -12,7 +12,12 @@ import type { ReleaseRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareMinors } from "../core/versions.js";
 
-export type ReleaseStatus = "SUPPORTED" | "MAINTENANCE" | "END_OF_LIFE" | "NOT_YET_RELEASED" | "UNKNOWN";
+export type ReleaseStatus =
+  | "SUPPORTED"
+  | "MAINTENANCE"
+  | "END_OF_LIFE"
+  | "NOT_YET_RELEASED"
+  | "UNKNOWN";
 
 export interface ReleaseStatusReport {
   readonly status: ReleaseStatus;
@@ -22,18 +27,28 @@ export interface ReleaseStatusReport {
   readonly newestSupported: string | null;
 }
 
-export function releaseStatusOf(snapshot: KbSnapshot, release: ReleaseRecord, asOf: string): ReleaseStatus {
+export function releaseStatusOf(
+  snapshot: KbSnapshot,
+  release: ReleaseRecord,
+  asOf: string,
+): ReleaseStatus {
   if (asOf < release.releaseDate) return "NOT_YET_RELEASED";
   if (release.endOfLife !== null && asOf > release.endOfLife) return "END_OF_LIFE";
-  if (release.endOfStandardSupport !== null && asOf > release.endOfStandardSupport) return "MAINTENANCE";
+  if (release.endOfStandardSupport !== null && asOf > release.endOfStandardSupport)
+    return "MAINTENANCE";
   if (release.endOfLife !== null || release.endOfStandardSupport !== null) return "SUPPORTED";
-  const newestReleased = [...snapshot.releases].reverse().find((candidate) => candidate.releaseDate <= asOf);
+  const newestReleased = [...snapshot.releases]
+    .reverse()
+    .find((candidate) => candidate.releaseDate <= asOf);
   return newestReleased?.version === release.version ? "SUPPORTED" : "UNKNOWN";
 }
 
 /** The newest minor released on or before asOf (a scheduled one, such as a release a few days off, is not). */
 export function newestReleasedOn(snapshot: KbSnapshot, asOf: string): ReleaseRecord | undefined {
-  return [...snapshot.releases].sort((a, b) => compareMinors(a.version, b.version)).reverse().find((release) => release.releaseDate <= asOf);
+  return [...snapshot.releases]
+    .sort((a, b) => compareMinors(a.version, b.version))
+    .reverse()
+    .find((release) => release.releaseDate <= asOf);
 }
 
 /** The minors still patched on asOf, oldest first. */
@@ -44,7 +59,11 @@ export function supportedReleases(snapshot: KbSnapshot, asOf: string): ReleaseRe
   });
 }
 
-export function releaseStatus(snapshot: KbSnapshot, release: ReleaseRecord, asOf: string): ReleaseStatusReport {
+export function releaseStatus(
+  snapshot: KbSnapshot,
+  release: ReleaseRecord,
+  asOf: string,
+): ReleaseStatusReport {
   const supported = supportedReleases(snapshot, asOf);
   return {
     status: releaseStatusOf(snapshot, release, asOf),
@@ -65,13 +84,22 @@ export function isVersionAlias(text: unknown): boolean {
  * "oldest-supported" (the oldest minor still patched on asOf); any other
  * text is returned as it is, for the version parser to judge.
  */
-export function resolveVersionAlias(snapshot: KbSnapshot, text: unknown, asOf: string, field: string): unknown {
+export function resolveVersionAlias(
+  snapshot: KbSnapshot,
+  text: unknown,
+  asOf: string,
+  field: string,
+): unknown {
   if (!isVersionAlias(text)) return text;
   const word = (text as string).trim().toLowerCase();
   const pick =
     word === "oldest-supported"
       ? supportedReleases(snapshot, asOf)[0]
       : newestReleasedOn(snapshot, asOf);
-  if (pick === undefined) throw new InputError(`${field} "${word}": the knowledge base knows no ${word === "oldest-supported" ? "supported" : "released"} minor on ${asOf}`, field);
+  if (pick === undefined)
+    throw new InputError(
+      `${field} "${word}": the knowledge base knows no ${word === "oldest-supported" ? "supported" : "released"} minor on ${asOf}`,
+      field,
+    );
   return pick.latestPatch ?? pick.version;
 }

@@ -10,11 +10,23 @@ import { InputError } from "../core/errors.js";
 import type { RollbackPolicyRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, readPlannedComponent, withFactsOf, type ClusterPlan, type PlannedComponent } from "./cluster-plan.js";
+import {
+  label,
+  parseClusterPlan,
+  readPlannedComponent,
+  withFactsOf,
+  type ClusterPlan,
+  type PlannedComponent,
+} from "./cluster-plan.js";
 import { finding, report, type Finding, type ValidationReport } from "./findings.js";
 import { platformRollback } from "./platform-rollback.js";
 import { controlPlaneMinor, judgePlan, onPlatform, parseAsOf } from "./validate.js";
-import { compareComponentVersions, compareVersions, minorIndex, minorOf } from "../core/versions.js";
+import {
+  compareComponentVersions,
+  compareVersions,
+  minorIndex,
+  minorOf,
+} from "../core/versions.js";
 
 export interface RollbackRequest {
   readonly current: unknown;
@@ -31,27 +43,60 @@ export interface RollbackRequest {
 }
 
 /** The finding of a rollback beyond what its policy allows: the code says which kind of policy it is. */
-function rollbackFinding(policy: RollbackPolicyRecord, who: string, entry: PlannedComponent, toVersion: string, minorsBack: number): Finding {
-  const base = { component: entry.component, instance: entry.instance, sourceUrl: policy.sourceUrl, ruleId: policy.id };
+function rollbackFinding(
+  policy: RollbackPolicyRecord,
+  who: string,
+  entry: PlannedComponent,
+  toVersion: string,
+  minorsBack: number,
+): Finding {
+  const base = {
+    component: entry.component,
+    instance: entry.instance,
+    sourceUrl: policy.sourceUrl,
+    ruleId: policy.id,
+  };
   switch (policy.minorDowngrade) {
     case "UNSUPPORTED":
     case "PLATFORM_ROLLBACK":
-      return finding({ ...base, code: "ROLLBACK_CONTROL_PLANE_UNSUPPORTED", severity: "ERROR", message: `${who} cannot go back from ${entry.version} to ${toVersion}: ${policy.summary}` });
+      return finding({
+        ...base,
+        code: "ROLLBACK_CONTROL_PLANE_UNSUPPORTED",
+        severity: "ERROR",
+        message: `${who} cannot go back from ${entry.version} to ${toVersion}: ${policy.summary}`,
+      });
     case "REPLACE_NODES":
-      return finding({ ...base, code: "ROLLBACK_MULTIPLE_MINORS", severity: "WARNING", message: `${who} would go back ${minorsBack} minors (${entry.version} to ${toVersion}): ${policy.summary}` });
+      return finding({
+        ...base,
+        code: "ROLLBACK_MULTIPLE_MINORS",
+        severity: "WARNING",
+        message: `${who} would go back ${minorsBack} minors (${entry.version} to ${toVersion}): ${policy.summary}`,
+      });
     case "OWN_PROCEDURE":
-      return finding({ ...base, code: "ROLLBACK_UNSUPPORTED_ETCD_MINOR", severity: "WARNING", message: `${who} ${entry.version} to ${toVersion} crosses a minor: ${policy.summary}` });
+      return finding({
+        ...base,
+        code: "ROLLBACK_UNSUPPORTED_ETCD_MINOR",
+        severity: "WARNING",
+        message: `${who} ${entry.version} to ${toVersion} crosses a minor: ${policy.summary}`,
+      });
   }
 }
 
 export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): ValidationReport {
   const asOf = parseAsOf(request.asOf);
-  const plan = onPlatform(snapshot, parseClusterPlan(snapshot, request.current, "current.components", asOf), request.platform);
+  const plan = onPlatform(
+    snapshot,
+    parseClusterPlan(snapshot, request.current, "current.components", asOf),
+    request.platform,
+  );
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const component = resolveComponent(snapshot, request.component, "component");
   const candidates = plan.entries.filter((entry) => entry.component === component.name);
   if (candidates.length === 0) {
-    throw new InputError(`current.components has no ${component.name} to roll back; add it with its running version`, "component");
+    throw new InputError(
+      `current.components has no ${component.name} to roll back; add it with its running version`,
+      "component",
+    );
   }
   const instance = request.instance?.trim() || null;
   let entry = candidates.find((candidate) => candidate.instance === instance);
@@ -66,12 +111,17 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
     );
   }
   // Going back changes the version, not the nodes or the gates the component is started with.
-  const rolledBack = withFactsOf(readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf), entry);
+  const rolledBack = withFactsOf(
+    readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf),
+    entry,
+  );
   const findings: Finding[] = [];
   const who = label(entry);
 
   const comparison =
-    entry.kubernetes !== null ? compareVersions(rolledBack.kubernetes!, entry.kubernetes) : compareComponentVersions(rolledBack.release!, entry.release!);
+    entry.kubernetes !== null
+      ? compareVersions(rolledBack.kubernetes!, entry.kubernetes)
+      : compareComponentVersions(rolledBack.release!, entry.release!);
   if (comparison >= 0) {
     findings.push(
       finding({
@@ -89,16 +139,37 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
   }
 
   // What going back means for this kind of component (on its platform, the platform's own): kb/rollback-policies.yaml.
-  const policy = snapshot.rollbackPolicy(component, plan.platform?.name ?? null, entry.kubernetes === null ? null : minorOf(entry.kubernetes));
+  const policy = snapshot.rollbackPolicy(
+    component,
+    plan.platform?.name ?? null,
+    entry.kubernetes === null ? null : minorOf(entry.kubernetes),
+  );
   const minorsBack =
     entry.kubernetes !== null && rolledBack.kubernetes !== null
       ? minorIndex(entry.kubernetes) - minorIndex(rolledBack.kubernetes)
       : entry.release !== null && rolledBack.release !== null
-        ? (entry.release.major - rolledBack.release.major) * 1000 + (entry.release.minor - rolledBack.release.minor)
+        ? (entry.release.major - rolledBack.release.major) * 1000 +
+          (entry.release.minor - rolledBack.release.minor)
         : 0;
-  let after: ClusterPlan = { ...plan, entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)) };
-  if (policy?.minorDowngrade === "PLATFORM_ROLLBACK" && plan.platform !== undefined && minorsBack > 0) {
-    const taken = platformRollback(snapshot, policy, plan.platform, plan, entry, rolledBack, asOf, request.upgradedOn);
+  let after: ClusterPlan = {
+    ...plan,
+    entries: plan.entries.map((candidate) => (candidate === entry ? rolledBack : candidate)),
+  };
+  if (
+    policy?.minorDowngrade === "PLATFORM_ROLLBACK" &&
+    plan.platform !== undefined &&
+    minorsBack > 0
+  ) {
+    const taken = platformRollback(
+      snapshot,
+      policy,
+      plan.platform,
+      plan,
+      entry,
+      rolledBack,
+      asOf,
+      request.upgradedOn,
+    );
     findings.push(...taken.findings);
     after = taken.after;
   } else if (policy !== undefined && minorsBack > policy.maxMinorsBack) {
@@ -108,7 +179,10 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
   const problems = judgePlan(snapshot, after, profile, asOf);
   const errors = problems.filter((problem) => problem.severity === "ERROR");
   const trapped = errors.filter(
-    (problem) => problem.component === entry.component && problem.instance === entry.instance && problem.check === "SKEW",
+    (problem) =>
+      problem.component === entry.component &&
+      problem.instance === entry.instance &&
+      problem.check === "SKEW",
   );
   if (trapped.length > 0) {
     findings.push(
@@ -124,6 +198,13 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
     );
   }
   findings.push(...errors.filter((problem) => !trapped.includes(problem)));
-  findings.push(...problems.filter((problem) => problem.severity !== "ERROR" && problem.component === entry.component && problem.instance === entry.instance));
+  findings.push(
+    ...problems.filter(
+      (problem) =>
+        problem.severity !== "ERROR" &&
+        problem.component === entry.component &&
+        problem.instance === entry.instance,
+    ),
+  );
   return report(snapshot.revision, findings);
 }

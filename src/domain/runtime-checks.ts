@@ -8,10 +8,21 @@
 import type { RuntimeRequirementRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { groupedBy, perList } from "../knowledge/lists.js";
-import { kubernetesEntries, label, type ClusterPlan, type PlannedComponent, type VersionedEntry } from "./cluster-plan.js";
+import {
+  kubernetesEntries,
+  label,
+  type ClusterPlan,
+  type PlannedComponent,
+  type VersionedEntry,
+} from "./cluster-plan.js";
 import { finding, type Finding } from "./findings.js";
 import { nearestName } from "./names.js";
-import { compareComponentVersions, minorIndex, parseComponentVersion, type ComponentVersion } from "../core/versions.js";
+import {
+  compareComponentVersions,
+  minorIndex,
+  parseComponentVersion,
+  type ComponentVersion,
+} from "../core/versions.js";
 
 /**
  * Lookups over one plan, built once per judgement: a plan may hold a
@@ -49,34 +60,65 @@ function runtimeIndex(plan: ClusterPlan): RuntimeIndex {
 }
 
 /** Which kubelets a runtime serves: same instance; a runtime without instance serves kubelets that have no runtime of their own. */
-function kubeletsServedBy(index: RuntimeIndex, runtime: PlannedComponent): readonly VersionedEntry[] {
+function kubeletsServedBy(
+  index: RuntimeIndex,
+  runtime: PlannedComponent,
+): readonly VersionedEntry[] {
   const sameInstance = index.kubeletsByInstance.get(runtime.instance) ?? [];
   if (sameInstance.length > 0 || runtime.instance !== null) return sameInstance;
   const withOwnRuntime = index.instancesByCategory.get(runtime.category);
-  return index.kubelets.filter((kubelet) => kubelet.instance === null || withOwnRuntime === undefined || !withOwnRuntime.has(kubelet.instance));
+  return index.kubelets.filter(
+    (kubelet) =>
+      kubelet.instance === null ||
+      withOwnRuntime === undefined ||
+      !withOwnRuntime.has(kubelet.instance),
+  );
 }
 
-const requirementIndexes = new WeakMap<readonly RuntimeRequirementRecord[], ReadonlyMap<string, readonly RuntimeRequirementRecord[]>>();
+const requirementIndexes = new WeakMap<
+  readonly RuntimeRequirementRecord[],
+  ReadonlyMap<string, readonly RuntimeRequirementRecord[]>
+>();
 
 /**
  * The requirements in force on a platform: upstream's, and the platform's own where it has stricter ones
  * (a platform's rule applies on that platform). Kept once per list and platform (the planner asks at every step).
  */
-export function requirementsOn(snapshot: KbSnapshot, platform: string | null): readonly RuntimeRequirementRecord[] {
-  const byPlatform = perList(requirementsByPlatform, snapshot.runtimeRequirements, () => new Map<string | null, readonly RuntimeRequirementRecord[]>());
+export function requirementsOn(
+  snapshot: KbSnapshot,
+  platform: string | null,
+): readonly RuntimeRequirementRecord[] {
+  const byPlatform = perList(
+    requirementsByPlatform,
+    snapshot.runtimeRequirements,
+    () => new Map<string | null, readonly RuntimeRequirementRecord[]>(),
+  );
   let list = byPlatform.get(platform);
   if (list === undefined) {
-    list = snapshot.runtimeRequirements.filter((requirement) => requirement.platform === null || requirement.platform === platform);
+    list = snapshot.runtimeRequirements.filter(
+      (requirement) => requirement.platform === null || requirement.platform === platform,
+    );
     byPlatform.set(platform, list);
   }
   return list;
 }
 
-const requirementsByPlatform = new WeakMap<readonly RuntimeRequirementRecord[], Map<string | null, readonly RuntimeRequirementRecord[]>>();
+const requirementsByPlatform = new WeakMap<
+  readonly RuntimeRequirementRecord[],
+  Map<string | null, readonly RuntimeRequirementRecord[]>
+>();
 
 /** A runtime's requirements on the plan's platform, grouped once per list (the planner judges every step). */
-function requirementsOf(snapshot: KbSnapshot, component: string, platform: string | null): readonly RuntimeRequirementRecord[] {
-  return perList(requirementIndexes, requirementsOn(snapshot, platform), (list) => groupedBy(list, (requirement) => [requirement.component])).get(component) ?? [];
+function requirementsOf(
+  snapshot: KbSnapshot,
+  component: string,
+  platform: string | null,
+): readonly RuntimeRequirementRecord[] {
+  return (
+    perList(requirementIndexes, requirementsOn(snapshot, platform), (list) =>
+      groupedBy(list, (requirement) => [requirement.component]),
+    ).get(component) ?? []
+  );
 }
 
 export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
@@ -88,7 +130,8 @@ export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[
     const requirements = requirementsOf(snapshot, runtime.component, plan.platform?.name ?? null);
     if (requirements.length === 0) continue;
     // etcd serves the apiservers; container runtimes serve kubelets.
-    const consumers = runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
+    const consumers =
+      runtime.category === "datastore" ? apiservers : kubeletsServedBy(index, runtime);
     if (consumers.length === 0) {
       if (runtime.category !== "datastore" && index.kubelets.length > 0) {
         findings.push(unpaired(runtime, "its requirements", index.kubelets));
@@ -107,8 +150,14 @@ export function checkRuntimes(snapshot: KbSnapshot, plan: ClusterPlan): Finding[
  * be checked is a WARNING (a typo in an instance name must not turn a plan
  * green), with the nearest kubelet instance as the likely meaning.
  */
-export function unpaired(entry: PlannedComponent, what: string, kubelets: readonly PlannedComponent[]): Finding {
-  const names = kubelets.map((kubelet) => kubelet.instance).filter((name): name is string => name !== null);
+export function unpaired(
+  entry: PlannedComponent,
+  what: string,
+  kubelets: readonly PlannedComponent[],
+): Finding {
+  const names = kubelets
+    .map((kubelet) => kubelet.instance)
+    .filter((name): name is string => name !== null);
   const meant = entry.instance === null ? null : nearestName(entry.instance, names, 3);
   return finding({
     code: entry.category === "network-proxy" ? "KUBE_PROXY_NOT_CHECKED" : "RUNTIME_NOT_CHECKED",
@@ -124,7 +173,10 @@ export function unpaired(entry: PlannedComponent, what: string, kubelets: readon
  * line's floor when the table lists that line, else the lowest floor (a line
  * older than all listed is below it; a newer one passes it).
  */
-function recommendedFloor(recommendation: RuntimeRequirementRecord, release: ComponentVersion): string | null {
+function recommendedFloor(
+  recommendation: RuntimeRequirementRecord,
+  release: ComponentVersion,
+): string | null {
   const sameLine = recommendation.lineMinVersions.find((floor) => {
     const version = parseComponentVersion(floor);
     return version.major === release.major && version.minor === release.minor;
@@ -140,10 +192,13 @@ function checkRuntimeFor(
 ): Finding[] {
   const release = runtime.release!;
   const atMinor = minorIndex(consumer.kubernetes);
-  const inForce = requirements.filter((requirement) => minorIndex(requirement.kubernetesFrom) <= atMinor);
+  const inForce = requirements.filter(
+    (requirement) => minorIndex(requirement.kubernetesFrom) <= atMinor,
+  );
   const consumerWords = `${label(consumer)} ${consumer.version}`;
   const below = (requirement: RuntimeRequirementRecord): boolean =>
-    requirement.minVersion !== null && compareComponentVersions(release, parseComponentVersion(requirement.minVersion)) < 0;
+    requirement.minVersion !== null &&
+    compareComponentVersions(release, parseComponentVersion(requirement.minVersion)) < 0;
   const findings: Finding[] = [];
   const base = (requirement: RuntimeRequirementRecord) => ({
     component: runtime.component,
@@ -156,7 +211,8 @@ function checkRuntimeFor(
     switch (requirement.kind) {
       case "REQUIRES_SHIM": {
         const shim =
-          index.byComponentInstance.get(`${requirement.requires}@${runtime.instance ?? ""}`) ?? index.byComponentInstance.get(`${requirement.requires}@`);
+          index.byComponentInstance.get(`${requirement.requires}@${runtime.instance ?? ""}`) ??
+          index.byComponentInstance.get(`${requirement.requires}@`);
         if (shim === undefined) {
           findings.push(
             finding({
@@ -174,7 +230,10 @@ function checkRuntimeFor(
           findings.push(
             finding({
               ...base(requirement),
-              code: runtime.category === "datastore" ? "RUNTIME_UNSUPPORTED" : "RUNTIME_VERSION_TOO_OLD",
+              code:
+                runtime.category === "datastore"
+                  ? "RUNTIME_UNSUPPORTED"
+                  : "RUNTIME_VERSION_TOO_OLD",
               severity: "ERROR",
               message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}${requirement.platform === null ? "" : ` on ${requirement.platform.toUpperCase()} (the platform's own rule: ${requirement.summary})`}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
             }),
@@ -194,7 +253,10 @@ function checkRuntimeFor(
         }
         break;
       case "MATCH_KUBERNETES_MINOR":
-        if (release.major !== consumer.kubernetes.major || release.minor !== consumer.kubernetes.minor) {
+        if (
+          release.major !== consumer.kubernetes.major ||
+          release.minor !== consumer.kubernetes.minor
+        ) {
           findings.push(
             finding({
               ...base(requirement),
@@ -215,9 +277,16 @@ function checkRuntimeFor(
   // Only the newest recommendation table row at or below this minor applies.
   const recommendation = inForce
     .filter((requirement) => requirement.kind === "RECOMMENDED_MIN_VERSION")
-    .reduce<RuntimeRequirementRecord | undefined>((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
+    .reduce<
+      RuntimeRequirementRecord | undefined
+    >((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
   const floor = recommendation === undefined ? null : recommendedFloor(recommendation, release);
-  if (!hardFailure && recommendation !== undefined && floor !== null && compareComponentVersions(release, parseComponentVersion(floor)) < 0) {
+  if (
+    !hardFailure &&
+    recommendation !== undefined &&
+    floor !== null &&
+    compareComponentVersions(release, parseComponentVersion(floor)) < 0
+  ) {
     const floorVersion = parseComponentVersion(floor);
     const ownLine = floorVersion.major === release.major && floorVersion.minor === release.minor;
     const line = ownLine

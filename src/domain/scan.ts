@@ -15,10 +15,27 @@ import { perList } from "../knowledge/lists.js";
 import { compareMinors } from "../core/versions.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
-import { MANIFESTS_FIELD, isPlainMap, manifestDocuments, refuseOversized, refuseUnprintableIn, type PlainMap } from "./manifest-reader.js";
+import {
+  MANIFESTS_FIELD,
+  isPlainMap,
+  manifestDocuments,
+  refuseOversized,
+  refuseUnprintableIn,
+  type PlainMap,
+} from "./manifest-reader.js";
 import { isAbsent, olderThanKnowledge, readMinor } from "./version-reader.js";
 import { fieldRuleHits, severityAt, type FieldRuleHit } from "./field-rules.js";
-import { addonApiIndex, crdOfObject, crdsOfClusterJson, droppedStoredVersions, judgeAddonApi, judgeByCrd, parseScanAddons, type CrdFacts, type CustomResourceVerdict } from "./custom-resources.js";
+import {
+  addonApiIndex,
+  crdOfObject,
+  crdsOfClusterJson,
+  droppedStoredVersions,
+  judgeAddonApi,
+  judgeByCrd,
+  parseScanAddons,
+  type CrdFacts,
+  type CustomResourceVerdict,
+} from "./custom-resources.js";
 
 export { MAX_MANIFEST_BYTES } from "./manifest-reader.js";
 
@@ -28,7 +45,12 @@ export { MAX_MANIFEST_BYTES } from "./manifest-reader.js";
  * at fromVersion, gone at the target), REMOVED (gone at the target; no
  * fromVersion given), DEPRECATED or SCHEDULED (still served at the target).
  */
-export type RemovalPhase = "ALREADY_REMOVED" | "REMOVED_IN_UPGRADE" | "REMOVED" | "DEPRECATED" | "SCHEDULED";
+export type RemovalPhase =
+  | "ALREADY_REMOVED"
+  | "REMOVED_IN_UPGRADE"
+  | "REMOVED"
+  | "DEPRECATED"
+  | "SCHEDULED";
 
 export interface ManifestFinding {
   readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
@@ -111,7 +133,10 @@ export interface ManifestScanReport {
 }
 
 /** Built once per list; lists are immutable, so the index never goes stale. */
-const removalIndexes = new WeakMap<readonly ApiRemovalRecord[], ReadonlyMap<string, ApiRemovalRecord>>();
+const removalIndexes = new WeakMap<
+  readonly ApiRemovalRecord[],
+  ReadonlyMap<string, ApiRemovalRecord>
+>();
 
 export interface ScanOptions {
   readonly fromVersion?: string | null | undefined;
@@ -121,7 +146,12 @@ export interface ScanOptions {
   readonly crds?: unknown;
 }
 
-export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: ScanOptions = {}): ManifestScanReport {
+export function scanManifests(
+  snapshot: KbSnapshot,
+  manifests: string,
+  targetVersion: string,
+  options: ScanOptions = {},
+): ManifestScanReport {
   const steps = scanSteps(snapshot, manifests, targetVersion, options);
   for (;;) {
     const step = steps.next();
@@ -133,16 +163,29 @@ export function scanManifests(snapshot: KbSnapshot, manifests: string, targetVer
  * The scan, one document per step: a face that must keep answering other requests while it scans megabytes
  * runs the steps a slice at a time (src/core/slices.ts); scanManifests runs them all at once.
  */
-export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersion: string, options: ScanOptions = {}): Generator<void, ManifestScanReport, void> {
+export function* scanSteps(
+  snapshot: KbSnapshot,
+  manifests: string,
+  targetVersion: string,
+  options: ScanOptions = {},
+): Generator<void, ManifestScanReport, void> {
   const target = readMinor(snapshot, targetVersion, "targetVersion");
-  const from = isAbsent(options.fromVersion) ? null : readMinor(snapshot, options.fromVersion, "fromVersion");
+  const from = isAbsent(options.fromVersion)
+    ? null
+    : readMinor(snapshot, options.fromVersion, "fromVersion");
   if (from !== null && compareMinors(from, target) > 0) {
-    throw new InputError(`fromVersion ${from} is newer than targetVersion ${target}; give the version you upgrade from and the one you upgrade to`, "fromVersion");
+    throw new InputError(
+      `fromVersion ${from} is newer than targetVersion ${target}; give the version you upgrade from and the one you upgrade to`,
+      "fromVersion",
+    );
   }
   // Callers come from HTTP and chat, where the type is only a hope.
   const text: unknown = manifests;
   if (typeof text !== "string") {
-    throw new InputError("manifests must be a string of YAML or JSON manifests (e.g. `kubectl get -o yaml` or `helm template` output)", MANIFESTS_FIELD);
+    throw new InputError(
+      "manifests must be a string of YAML or JSON manifests (e.g. `kubectl get -o yaml` or `helm template` output)",
+      MANIFESTS_FIELD,
+    );
   }
   refuseOversized(text);
   // In stretches, a step each: ten megabytes take tens of milliseconds.
@@ -152,7 +195,8 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
   }
 
   const addonVersions = parseScanAddons(snapshot, options.addons);
-  const clusterCrds = options.crds === undefined || options.crds === null ? [] : crdsOfClusterJson(options.crds);
+  const clusterCrds =
+    options.crds === undefined || options.crds === null ? [] : crdsOfClusterJson(options.crds);
   const addonApis = addonApiIndex(snapshot);
   const removals = removalIndex(snapshot);
   const configurationApis = configurationIndex(snapshot);
@@ -181,14 +225,16 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
       seen.objectsScanned += 1;
       // Where the object is, worked out once and only for an object something is said of.
       let located: ManifestObject | undefined;
-      const here = (): ManifestObject => (located ??= locate(object, apiVersion, kind, documentIndex, line, source));
+      const here = (): ManifestObject =>
+        (located ??= locate(object, apiVersion, kind, documentIndex, line, source));
       const record = removals.get(removalKey(apiVersion, kind));
       const configuration = configurationApis.get(removalKey(apiVersion, kind));
       if (configuration !== undefined) {
         const judged = configurationFinding(configuration, target, here());
         if (judged !== null) seen.changeFindings.push(judged);
       }
-      for (const hit of fieldRuleHits(snapshot, kind, object)) seen.changeFindings.push(fieldFinding(snapshot, hit, target, here()));
+      for (const hit of fieldRuleHits(snapshot, kind, object))
+        seen.changeFindings.push(fieldFinding(snapshot, hit, target, here()));
       if (kind === "CustomResourceDefinition" && apiVersion.startsWith("apiextensions.k8s.io/")) {
         const crd = crdOfObject(object);
         if (crd !== null) seen.inputCrds.push({ crd, object: here() });
@@ -200,7 +246,15 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
       seen.findings.push(findingFor(record, target, from, here(), removals));
     }
   }
-  const { custom, inputCrds, findings, changeFindings, unreadable, documentsScanned, objectsScanned } = seen;
+  const {
+    custom,
+    inputCrds,
+    findings,
+    changeFindings,
+    unreadable,
+    documentsScanned,
+    objectsScanned,
+  } = seen;
   const notJudged = new Map<string, { objects: number; kinds: Set<string> }>();
 
   // Custom resources: by the add-on's API lifecycle, else by their CRD (the input's own, else the cluster's), else not judged.
@@ -211,7 +265,8 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
     const what = describeObject(object);
     const addonApi = addonApis.get(removalKey(object.apiVersion, object.kind));
     const slash = object.apiVersion.lastIndexOf("/");
-    const crd = slash < 0 ? undefined : crdOf.get(`${object.apiVersion.slice(0, slash)} ${object.kind}`);
+    const crd =
+      slash < 0 ? undefined : crdOf.get(`${object.apiVersion.slice(0, slash)} ${object.kind}`);
     if (addonApi === undefined && crd === undefined) {
       const seen = notJudged.get(object.apiVersion) ?? { objects: 0, kinds: new Set<string>() };
       seen.objects += 1;
@@ -220,10 +275,13 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
       continue;
     }
     const verdicts = [
-      addonApi === undefined ? null : judgeAddonApi(snapshot, addonApi, addonVersions.get(addonApi.addon), what),
+      addonApi === undefined
+        ? null
+        : judgeAddonApi(snapshot, addonApi, addonVersions.get(addonApi.addon), what),
       crd === undefined ? null : judgeByCrd(crd, object.apiVersion.slice(slash + 1), what),
     ];
-    for (const verdict of verdicts) if (verdict !== null) changeFindings.push(customFinding(verdict, object, snapshot));
+    for (const verdict of verdicts)
+      if (verdict !== null) changeFindings.push(customFinding(verdict, object, snapshot));
   }
   for (const { crd, object } of inputCrds) {
     const cluster = clusterCrds.find((candidate) => candidate.name === crd.name);
@@ -248,7 +306,9 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
 
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   changeFindings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
-  const edge = knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`) ?? olderThanKnowledge(snapshot, target, `the target ${target}`);
+  const edge =
+    knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`) ??
+    olderThanKnowledge(snapshot, target, `the target ${target}`);
   const unjudged = [...notJudged].map(([apiVersion, seen]) =>
     finding({
       code: "API_NOT_JUDGED",
@@ -257,7 +317,10 @@ export function* scanSteps(snapshot: KbSnapshot, manifests: string, targetVersio
     }),
   );
   const unjudgedObjects = [...notJudged.values()].reduce((sum, seen) => sum + seen.objects, 0);
-  const nothing = objectsScanned - unjudgedObjects > 0 ? [] : [nothingJudged(documentsScanned, unreadable.length, objectsScanned)];
+  const nothing =
+    objectsScanned - unjudgedObjects > 0
+      ? []
+      : [nothingJudged(documentsScanned, unreadable.length, objectsScanned)];
   const notes = [...nothing, ...unreadable, ...unjudged, ...(edge === undefined ? [] : [edge])];
   return {
     targetVersion: target,
@@ -299,20 +362,47 @@ function gathering(): {
   documentsScanned: number;
   objectsScanned: number;
 } {
-  return { custom: [], inputCrds: [], findings: [], changeFindings: [], unreadable: [], documentsScanned: 0, objectsScanned: 0 };
+  return {
+    custom: [],
+    inputCrds: [],
+    findings: [],
+    changeFindings: [],
+    unreadable: [],
+    documentsScanned: 0,
+    objectsScanned: 0,
+  };
 }
 
-const knownApiVersionSets = new WeakMap<KbSnapshot["apiGroupVersions"], WeakMap<KbSnapshot["apiRemovals"], ReadonlySet<string>>>();
+const knownApiVersionSets = new WeakMap<
+  KbSnapshot["apiGroupVersions"],
+  WeakMap<KbSnapshot["apiRemovals"], ReadonlySet<string>>
+>();
 
 /** The apiVersions the knowledge base can judge: those the API server serves or served, and those with removal records. */
 function knownApiVersions(snapshot: KbSnapshot): ReadonlySet<string> {
   const { apiGroupVersions, apiRemovals } = snapshot;
-  const byRemovals = perList(knownApiVersionSets, apiGroupVersions, () => new WeakMap<KbSnapshot["apiRemovals"], ReadonlySet<string>>());
-  return perList(byRemovals, apiRemovals, () => new Set([...apiGroupVersions.map((entry) => entry.apiVersion), ...apiRemovals.map((record) => record.apiVersion)]));
+  const byRemovals = perList(
+    knownApiVersionSets,
+    apiGroupVersions,
+    () => new WeakMap<KbSnapshot["apiRemovals"], ReadonlySet<string>>(),
+  );
+  return perList(
+    byRemovals,
+    apiRemovals,
+    () =>
+      new Set([
+        ...apiGroupVersions.map((entry) => entry.apiVersion),
+        ...apiRemovals.map((record) => record.apiVersion),
+      ]),
+  );
 }
 
 function removalIndex(snapshot: KbSnapshot): ReadonlyMap<string, ApiRemovalRecord> {
-  return perList(removalIndexes, snapshot.apiRemovals, (list) => new Map(list.map((record) => [removalKey(record.apiVersion, record.kind), record])));
+  return perList(
+    removalIndexes,
+    snapshot.apiRemovals,
+    (list) => new Map(list.map((record) => [removalKey(record.apiVersion, record.kind), record])),
+  );
 }
 
 /** The knowledge base's natural key of an API removal (see ENTITIES in records.ts). */
@@ -320,27 +410,64 @@ function removalKey(apiVersion: string, kind: string): string {
   return `${apiVersion} ${kind}`;
 }
 
-const configurationIndexes = new WeakMap<readonly ConfigurationApiRecord[], ReadonlyMap<string, ConfigurationApiRecord>>();
+const configurationIndexes = new WeakMap<
+  readonly ConfigurationApiRecord[],
+  ReadonlyMap<string, ConfigurationApiRecord>
+>();
 
 function configurationIndex(snapshot: KbSnapshot): ReadonlyMap<string, ConfigurationApiRecord> {
-  return perList(configurationIndexes, snapshot.configurationApis, (list) => new Map(list.map((record) => [removalKey(record.apiVersion, record.kind), record])));
+  return perList(
+    configurationIndexes,
+    snapshot.configurationApis,
+    (list) => new Map(list.map((record) => [removalKey(record.apiVersion, record.kind), record])),
+  );
 }
 
-function locate(object: PlainMap, apiVersion: string, kind: string, documentIndex: number, line: number, source: string | null): ManifestObject {
+function locate(
+  object: PlainMap,
+  apiVersion: string,
+  kind: string,
+  documentIndex: number,
+  line: number,
+  source: string | null,
+): ManifestObject {
   const metadata = isPlainMap(object.metadata) ? object.metadata : null;
   const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
   const name = metadata === null ? null : text(metadata.name);
   const generateName = metadata !== null && name === null ? text(metadata.generateName) : null;
   const namespace = metadata === null ? null : text(metadata.namespace);
-  return { apiVersion, kind, name: name ?? generateName, nameIsGenerated: generateName !== null, namespace, documentIndex, line, source };
+  return {
+    apiVersion,
+    kind,
+    name: name ?? generateName,
+    nameIsGenerated: generateName !== null,
+    namespace,
+    documentIndex,
+    line,
+    source,
+  };
 }
 
-function fieldFinding(snapshot: KbSnapshot, hit: FieldRuleHit, target: string, object: ManifestObject): ChangeFinding {
+function fieldFinding(
+  snapshot: KbSnapshot,
+  hit: FieldRuleHit,
+  target: string,
+  object: ManifestObject,
+): ChangeFinding {
   const { rule } = hit;
   const { severity, from, scheduled } = severityAt(rule, target);
-  const change = snapshot.behaviourChanges.find((candidate) => candidate.id === rule.behaviourChange);
-  const what = hit.matched === null ? `sets ${hit.at}` : hit.at.endsWith(`["${hit.matched}"]`) ? `has ${hit.at}` : `has ${hit.at}: ${hit.matched}`;
-  const when = scheduled ? `from Kubernetes ${from} (after the target ${target})` : `at Kubernetes ${target} (from ${from})`;
+  const change = snapshot.behaviourChanges.find(
+    (candidate) => candidate.id === rule.behaviourChange,
+  );
+  const what =
+    hit.matched === null
+      ? `sets ${hit.at}`
+      : hit.at.endsWith(`["${hit.matched}"]`)
+        ? `has ${hit.at}`
+        : `has ${hit.at}: ${hit.matched}`;
+  const when = scheduled
+    ? `from Kubernetes ${from} (after the target ${target})`
+    : `at Kubernetes ${target} (from ${from})`;
   return {
     code: scheduled ? "FIELD_CHANGE_SCHEDULED" : "FIELD_CHANGED",
     severity,
@@ -355,7 +482,11 @@ function fieldFinding(snapshot: KbSnapshot, hit: FieldRuleHit, target: string, o
   };
 }
 
-function customFinding(verdict: Omit<CustomResourceVerdict, "code"> & { readonly code: ChangeFinding["code"] }, object: ManifestObject, snapshot: KbSnapshot): ChangeFinding {
+function customFinding(
+  verdict: Omit<CustomResourceVerdict, "code"> & { readonly code: ChangeFinding["code"] },
+  object: ManifestObject,
+  snapshot: KbSnapshot,
+): ChangeFinding {
   return {
     code: verdict.code,
     severity: verdict.severity,
@@ -371,7 +502,11 @@ function customFinding(verdict: Omit<CustomResourceVerdict, "code"> & { readonly
 }
 
 /** A configuration file (not an API object) of a version the target's component reads, deprecates or no longer reads. */
-function configurationFinding(record: ConfigurationApiRecord, target: string, object: ManifestObject): ChangeFinding | null {
+function configurationFinding(
+  record: ConfigurationApiRecord,
+  target: string,
+  object: ManifestObject,
+): ChangeFinding | null {
   const base = {
     ...placeOf(object),
     field: null,
@@ -383,17 +518,42 @@ function configurationFinding(record: ConfigurationApiRecord, target: string, ob
   const file = `the ${record.kind} file (${record.usedWith})`;
   const moveTo = record.replacement === null ? "" : `; move it to ${record.replacement}`;
   if (record.removedIn !== null && compareMinors(record.removedIn, target) <= 0) {
-    return { ...base, code: "CONFIG_API_REMOVED", severity: "ERROR", changesIn: record.removedIn, message: `${file} uses ${record.apiVersion}, which ${record.component} no longer reads from Kubernetes ${record.removedIn}: at ${target} it refuses to start with it${moveTo}.` };
+    return {
+      ...base,
+      code: "CONFIG_API_REMOVED",
+      severity: "ERROR",
+      changesIn: record.removedIn,
+      message: `${file} uses ${record.apiVersion}, which ${record.component} no longer reads from Kubernetes ${record.removedIn}: at ${target} it refuses to start with it${moveTo}.`,
+    };
   }
   if (record.introducedIn !== null && compareMinors(record.introducedIn, target) > 0) {
-    return { ...base, code: "CONFIG_API_NOT_AVAILABLE", severity: "ERROR", changesIn: record.introducedIn, replacement: null, message: `${file} uses ${record.apiVersion}, which ${record.component} reads only from Kubernetes ${record.introducedIn}: at ${target} it refuses to start with it.` };
+    return {
+      ...base,
+      code: "CONFIG_API_NOT_AVAILABLE",
+      severity: "ERROR",
+      changesIn: record.introducedIn,
+      replacement: null,
+      message: `${file} uses ${record.apiVersion}, which ${record.component} reads only from Kubernetes ${record.introducedIn}: at ${target} it refuses to start with it.`,
+    };
   }
   if (record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0) {
     const removal = record.removedIn === null ? "" : ` and no longer read from ${record.removedIn}`;
-    return { ...base, code: "CONFIG_API_DEPRECATED", severity: "WARNING", changesIn: record.deprecatedIn, message: `${file} uses ${record.apiVersion}, deprecated since Kubernetes ${record.deprecatedIn}${removal}${moveTo}.` };
+    return {
+      ...base,
+      code: "CONFIG_API_DEPRECATED",
+      severity: "WARNING",
+      changesIn: record.deprecatedIn,
+      message: `${file} uses ${record.apiVersion}, deprecated since Kubernetes ${record.deprecatedIn}${removal}${moveTo}.`,
+    };
   }
   if (record.removedIn !== null) {
-    return { ...base, code: "CONFIG_API_REMOVAL_SCHEDULED", severity: "INFO", changesIn: record.removedIn, message: `${file} uses ${record.apiVersion}, which ${record.component} no longer reads from Kubernetes ${record.removedIn}${moveTo}.` };
+    return {
+      ...base,
+      code: "CONFIG_API_REMOVAL_SCHEDULED",
+      severity: "INFO",
+      changesIn: record.removedIn,
+      message: `${file} uses ${record.apiVersion}, which ${record.component} no longer reads from Kubernetes ${record.removedIn}${moveTo}.`,
+    };
   }
   return null;
 }
@@ -418,7 +578,12 @@ interface ManifestObject {
 }
 
 /** Where a finding is: the object's apiVersion, kind, name, namespace, document, line and helm source (not nameIsGenerated). */
-function placeOf(object: ManifestObject): Pick<ManifestObject, "apiVersion" | "kind" | "name" | "namespace" | "documentIndex" | "line" | "source"> {
+function placeOf(
+  object: ManifestObject,
+): Pick<
+  ManifestObject,
+  "apiVersion" | "kind" | "name" | "namespace" | "documentIndex" | "line" | "source"
+> {
   const { apiVersion, kind, name, namespace, documentIndex, line, source } = object;
   return { apiVersion, kind, name, namespace, documentIndex, line, source };
 }
@@ -432,18 +597,27 @@ function findingFor(
 ): ManifestFinding {
   const removed = compareMinors(record.removedIn, target) <= 0;
   const alreadyRemoved = removed && from !== null && compareMinors(record.removedIn, from) <= 0;
-  const deprecated = !removed && record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0;
+  const deprecated =
+    !removed && record.deprecatedIn !== null && compareMinors(record.deprecatedIn, target) <= 0;
   const code = removed ? "API_REMOVED" : deprecated ? "API_DEPRECATED" : "API_REMOVAL_SCHEDULED";
   const severity = removed ? "ERROR" : deprecated ? "WARNING" : "INFO";
 
-  const phase: RemovalPhase = alreadyRemoved ? "ALREADY_REMOVED" : removed ? (from === null ? "REMOVED" : "REMOVED_IN_UPGRADE") : code === "API_DEPRECATED" ? "DEPRECATED" : "SCHEDULED";
+  const phase: RemovalPhase = alreadyRemoved
+    ? "ALREADY_REMOVED"
+    : removed
+      ? from === null
+        ? "REMOVED"
+        : "REMOVED_IN_UPGRADE"
+      : code === "API_DEPRECATED"
+        ? "DEPRECATED"
+        : "SCHEDULED";
   const status = alreadyRemoved
     ? `which is not served at ${from} already (removed in ${record.removedIn}): this manifest cannot be applied to the cluster as it is today either`
     : removed
-    ? `which is no longer served from Kubernetes ${record.removedIn}${from === null ? "" : `: it breaks on the way from ${from} to ${target}`}`
-    : deprecated
-      ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
-      : `which will no longer be served from Kubernetes ${record.removedIn}`;
+      ? `which is no longer served from Kubernetes ${record.removedIn}${from === null ? "" : `: it breaks on the way from ${from} to ${target}`}`
+      : deprecated
+        ? `which is deprecated since Kubernetes ${record.deprecatedIn} and no longer served from ${record.removedIn}`
+        : `which will no longer be served from Kubernetes ${record.removedIn}`;
   const advice = resolvedAtTarget(record, target, removals);
   const message = `${describeObject(object)} uses ${object.apiVersion}, ${status}${migrationAdvice(record, target, from, removed, advice)}`;
   const interim = advice.interim?.record ?? null;
@@ -458,7 +632,8 @@ function findingFor(
     // The API to migrate to that the target serves: the end of the replacement chain, as the message says.
     // (or, when that is first served after the target, the interim version both sides serve).
     replacement: interim === null ? advice.advised.replacement : interim.apiVersion,
-    replacementAvailableIn: interim === null ? advice.advised.replacementAvailableIn : interim.introducedIn,
+    replacementAvailableIn:
+      interim === null ? advice.advised.replacementAvailableIn : interim.introducedIn,
     message,
     sourceUrl: record.sourceUrl,
   };
@@ -488,12 +663,19 @@ interface MigrationAdvice {
   readonly interim: Interim | null;
 }
 
-function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: ReadonlyMap<string, ApiRemovalRecord>): MigrationAdvice {
+function resolvedAtTarget(
+  record: ApiRemovalRecord,
+  target: string,
+  removals: ReadonlyMap<string, ApiRemovalRecord>,
+): MigrationAdvice {
   let advised = record;
   let detour = "";
   const visited = new Set([record]);
   for (;;) {
-    const next = advised.replacement === null ? undefined : removals.get(removalKey(advised.replacement, advised.kind));
+    const next =
+      advised.replacement === null
+        ? undefined
+        : removals.get(removalKey(advised.replacement, advised.kind));
     if (next === undefined || visited.has(next) || compareMinors(next.removedIn, target) > 0) break;
     detour += `; its replacement ${advised.replacement} is no longer served from ${next.removedIn} either`;
     visited.add(next);
@@ -508,23 +690,52 @@ function resolvedAtTarget(record: ApiRemovalRecord, target: string, removals: Re
  * longest-lived version of the same group and kind that the target serves by default and that outlives it
  * (v1beta3, introduced in 1.26, removed in 1.32), found from the records' own introducedIn and removedIn.
  */
-function interimAtTarget(advised: ApiRemovalRecord, target: string, removals: ReadonlyMap<string, ApiRemovalRecord>): Interim | null {
+function interimAtTarget(
+  advised: ApiRemovalRecord,
+  target: string,
+  removals: ReadonlyMap<string, ApiRemovalRecord>,
+): Interim | null {
   if (advised.replacement === null) return null;
   const availableIn = advised.replacementAvailableIn;
   const notServedYet = availableIn !== null && compareMinors(availableIn, target) > 0;
   const replacement = removals.get(removalKey(advised.replacement, advised.kind));
-  const deprecated = !notServedYet && replacement?.deprecatedIn != null && compareMinors(replacement.deprecatedIn, target) <= 0 ? replacement : undefined;
+  const deprecated =
+    !notServedYet &&
+    replacement?.deprecatedIn != null &&
+    compareMinors(replacement.deprecatedIn, target) <= 0
+      ? replacement
+      : undefined;
   if (!notServedYet && deprecated === undefined) return null;
   // What the interim must outlive: the replacement it stands in for, else the advised version itself.
   const outlive = deprecated?.removedIn ?? advised.removedIn;
   let best: ApiRemovalRecord | null = null;
   for (const candidate of removals.values()) {
-    if (candidate === advised || candidate === deprecated || candidate.group !== advised.group || candidate.kind !== advised.kind) continue;
-    if (candidate.introducedIn === null || compareMinors(candidate.introducedIn, target) > 0 || candidate.servedByDefault === false) continue;
-    if (compareMinors(candidate.removedIn, target) <= 0 || compareMinors(candidate.removedIn, outlive) <= 0) continue;
+    if (
+      candidate === advised ||
+      candidate === deprecated ||
+      candidate.group !== advised.group ||
+      candidate.kind !== advised.kind
+    )
+      continue;
+    if (
+      candidate.introducedIn === null ||
+      compareMinors(candidate.introducedIn, target) > 0 ||
+      candidate.servedByDefault === false
+    )
+      continue;
+    if (
+      compareMinors(candidate.removedIn, target) <= 0 ||
+      compareMinors(candidate.removedIn, outlive) <= 0
+    )
+      continue;
     if (best === null || compareMinors(candidate.removedIn, best.removedIn) > 0) best = candidate;
   }
-  return best === null ? null : { record: best, because: deprecated === undefined ? { notServedUntil: availableIn! } : { deprecated } };
+  return best === null
+    ? null
+    : {
+        record: best,
+        because: deprecated === undefined ? { notServedUntil: availableIn! } : { deprecated },
+      };
 }
 
 interface Interim {
@@ -534,7 +745,13 @@ interface Interim {
 }
 
 /** The rest of the message, from the separator after the status to the final period. */
-function migrationAdvice(record: ApiRemovalRecord, target: string, from: string | null, removed: boolean, { advised, detour, interim }: MigrationAdvice): string {
+function migrationAdvice(
+  record: ApiRemovalRecord,
+  target: string,
+  from: string | null,
+  removed: boolean,
+  { advised, detour, interim }: MigrationAdvice,
+): string {
   const deadline = removed ? "" : ` before upgrading to ${record.removedIn}`;
   if (interim !== null) {
     const { record: meanwhile, because } = interim;
@@ -542,7 +759,10 @@ function migrationAdvice(record: ApiRemovalRecord, target: string, from: string 
       "notServedUntil" in because
         ? `is first served in ${because.notServedUntil}, after ${target}`
         : `is deprecated since ${because.deprecated.deprecatedIn} and no longer served from ${because.deprecated.removedIn}`;
-    const then = meanwhile.replacement === null ? "" : `, and to ${meanwhile.replacement} before upgrading to ${meanwhile.removedIn}`;
+    const then =
+      meanwhile.replacement === null
+        ? ""
+        : `, and to ${meanwhile.replacement} before upgrading to ${meanwhile.removedIn}`;
     return `${detour}; its replacement ${advised.replacement} ${why}, so migrate to ${meanwhile.apiVersion} meanwhile (served from ${meanwhile.introducedIn} until ${meanwhile.removedIn})${deadline}${then}.`;
   }
 

@@ -18,28 +18,47 @@ export function controlPlaneMinor(plan: ClusterPlan): string | null {
   for (const component of ["kube-apiserver", "kubelet", "kube-proxy"]) {
     const entries = kubernetesEntries(plan, component);
     if (entries.length > 0) {
-      const newest = entries.reduce((a, b) => (minorIndex(a.kubernetes) >= minorIndex(b.kubernetes) ? a : b));
+      const newest = entries.reduce((a, b) =>
+        minorIndex(a.kubernetes) >= minorIndex(b.kubernetes) ? a : b,
+      );
       return `${newest.kubernetes.major}.${newest.kubernetes.minor}`;
     }
   }
   return null;
 }
 
-export function rulesInForce(snapshot: KbSnapshot, profile: string, minor: string): SkewRuleRecord[] {
+export function rulesInForce(
+  snapshot: KbSnapshot,
+  profile: string,
+  minor: string,
+): SkewRuleRecord[] {
   const profiles = new Set(snapshot.profileChain(profile).map((entry) => entry.name));
-  return snapshot.skewRules.filter((rule) => profiles.has(rule.profile) && ruleAppliesAt(rule, minor));
+  return snapshot.skewRules.filter(
+    (rule) => profiles.has(rule.profile) && ruleAppliesAt(rule, minor),
+  );
 }
 
 function policyWords(rule: SkewRuleRecord, minor: string): string {
   return `the ${rule.profile} policy for ${minor} control planes (rule ${rule.id})`;
 }
 
-export function checkApiserverSpread(apiservers: VersionedEntry[], rules: SkewRuleRecord[], minor: string, profile: string): Finding[] {
-  const peerRules = rules.filter((rule) => rule.component === "kube-apiserver" && rule.relativeTo === "kube-apiserver-peers");
+export function checkApiserverSpread(
+  apiservers: VersionedEntry[],
+  rules: SkewRuleRecord[],
+  minor: string,
+  profile: string,
+): Finding[] {
+  const peerRules = rules.filter(
+    (rule) => rule.component === "kube-apiserver" && rule.relativeTo === "kube-apiserver-peers",
+  );
   if (peerRules.length === 0 || apiservers.length < 2) return [];
   const binding = peerRules.reduce((a, b) => (b.maxNewer < a.maxNewer ? b : a));
-  const oldest = apiservers.reduce((a, b) => (minorIndex(b.kubernetes) < minorIndex(a.kubernetes) ? b : a));
-  const newest = apiservers.reduce((a, b) => (minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a));
+  const oldest = apiservers.reduce((a, b) =>
+    minorIndex(b.kubernetes) < minorIndex(a.kubernetes) ? b : a,
+  );
+  const newest = apiservers.reduce((a, b) =>
+    minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a,
+  );
   const spread = minorIndex(newest.kubernetes) - minorIndex(oldest.kubernetes);
   if (spread <= binding.maxNewer) return [];
   return [
@@ -57,7 +76,11 @@ export function checkApiserverSpread(apiservers: VersionedEntry[], rules: SkewRu
 
 /** The limit a rule puts on how far behind `version` may be (its condition narrows it for old versions). */
 function olderLimit(rule: SkewRuleRecord, version: KubernetesVersion): number {
-  if (rule.condition !== null && minorIndex(version) < minorIndex(rule.condition.componentOlderThan)) return rule.condition.maxOlder;
+  if (
+    rule.condition !== null &&
+    minorIndex(version) < minorIndex(rule.condition.componentOlderThan)
+  )
+    return rule.condition.maxOlder;
   return rule.maxOlder;
 }
 
@@ -70,8 +93,12 @@ export function checkAgainstApiservers(
 ): Finding[] {
   const findings: Finding[] = [];
   const bound = {
-    OLDEST: apiservers.reduce((a, b) => (minorIndex(b.kubernetes) < minorIndex(a.kubernetes) ? b : a)),
-    NEWEST: apiservers.reduce((a, b) => (minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a)),
+    OLDEST: apiservers.reduce((a, b) =>
+      minorIndex(b.kubernetes) < minorIndex(a.kubernetes) ? b : a,
+    ),
+    NEWEST: apiservers.reduce((a, b) =>
+      minorIndex(b.kubernetes) > minorIndex(a.kubernetes) ? b : a,
+    ),
   };
   const boundWord = { OLDEST: "the oldest kube-apiserver", NEWEST: "the newest kube-apiserver" };
   // Grouped once: plans may hold a thousand entries, and the planner judges a plan after every step.
@@ -124,7 +151,10 @@ export function checkAgainstApiservers(
       const accepted = (index: number): boolean =>
         componentRules.every((rule) => {
           const reference = minorIndex(bound[rule.olderMeasuredFrom ?? "NEWEST"].kubernetes);
-          const limit = rule.condition !== null && index < minorIndex(rule.condition.componentOlderThan) ? rule.condition.maxOlder : rule.maxOlder;
+          const limit =
+            rule.condition !== null && index < minorIndex(rule.condition.componentOlderThan)
+              ? rule.condition.maxOlder
+              : rule.maxOlder;
           return index >= reference - limit;
         });
       let lowest = older.floor - 10;
@@ -150,25 +180,40 @@ function allowedMinor(index: number): string {
   return `${Math.floor(index / 1000)}.${index % 1000}`;
 }
 
-export function checkKubeProxyAgainstKubelet(plan: ClusterPlan, rules: SkewRuleRecord[], minor: string, profile: string): Finding[] {
-  const proxyRules = rules.filter((rule) => rule.component === "kube-proxy" && rule.relativeTo === "kubelet");
+export function checkKubeProxyAgainstKubelet(
+  plan: ClusterPlan,
+  rules: SkewRuleRecord[],
+  minor: string,
+  profile: string,
+): Finding[] {
+  const proxyRules = rules.filter(
+    (rule) => rule.component === "kube-proxy" && rule.relativeTo === "kubelet",
+  );
   if (proxyRules.length === 0) return [];
   const findings: Finding[] = [];
   const kubeletByInstance = new Map<string | null, VersionedEntry>();
-  for (const kubelet of kubernetesEntries(plan, "kubelet")) if (!kubeletByInstance.has(kubelet.instance)) kubeletByInstance.set(kubelet.instance, kubelet);
+  for (const kubelet of kubernetesEntries(plan, "kubelet"))
+    if (!kubeletByInstance.has(kubelet.instance)) kubeletByInstance.set(kubelet.instance, kubelet);
   for (const proxy of kubernetesEntries(plan, "kube-proxy")) {
     const kubelet = kubeletByInstance.get(proxy.instance);
     if (kubelet === undefined) {
-      if (kubeletByInstance.size > 0) findings.push(unpaired(proxy, "its skew against the kubelet", [...kubeletByInstance.values()]));
+      if (kubeletByInstance.size > 0)
+        findings.push(
+          unpaired(proxy, "its skew against the kubelet", [...kubeletByInstance.values()]),
+        );
       continue;
     }
     const distance = minorIndex(proxy.kubernetes) - minorIndex(kubelet.kubernetes);
     // The policy's limit for old kube-proxy (< 1.25: two minors) holds in both directions.
     const limits = proxyRules.map((rule) => {
-      const narrowed = rule.condition !== null && minorIndex(proxy.kubernetes) < minorIndex(rule.condition.componentOlderThan);
+      const narrowed =
+        rule.condition !== null &&
+        minorIndex(proxy.kubernetes) < minorIndex(rule.condition.componentOlderThan);
       return {
         rule,
-        newer: narrowed ? Math.min(rule.maxNewer, rule.condition?.maxOlder ?? rule.maxNewer) : rule.maxNewer,
+        newer: narrowed
+          ? Math.min(rule.maxNewer, rule.condition?.maxOlder ?? rule.maxNewer)
+          : rule.maxNewer,
         older: narrowed ? (rule.condition?.maxOlder ?? rule.maxOlder) : rule.maxOlder,
       };
     });

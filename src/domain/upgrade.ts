@@ -11,10 +11,24 @@
  * PLAN_BLOCKED instead).
  */
 import { InputError } from "../core/errors.js";
-import type { ApiRemovalRecord, ComponentRecord, RuntimeReleaseRecord, RuntimeRequirementRecord } from "../knowledge/records.js";
+import type {
+  ApiRemovalRecord,
+  ComponentRecord,
+  RuntimeReleaseRecord,
+  RuntimeRequirementRecord,
+} from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { listApiRemovals, resolveProfile } from "./catalog.js";
-import { label, parseClusterPlan, plannedAddon, plannedComponent, withFactsOf, type ClusterPlan, type NodeFacts, type PlannedComponent } from "./cluster-plan.js";
+import {
+  label,
+  parseClusterPlan,
+  plannedAddon,
+  plannedComponent,
+  withFactsOf,
+  type ClusterPlan,
+  type NodeFacts,
+  type PlannedComponent,
+} from "./cluster-plan.js";
 import { addonFits, candidateVersions } from "./addons.js";
 import { platformChanges } from "./platforms.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
@@ -73,7 +87,6 @@ export interface UpgradePlan {
   readonly findings: readonly Finding[];
 }
 
-
 /** A step the planner cannot take: the message says why, the findings are what blocks it (validate's own). */
 class Blocked extends Error {
   constructor(
@@ -100,12 +113,20 @@ export const MAX_UPGRADE_MINORS = 30;
 const MAX_JUDGED_ENTRIES = 2_000_000;
 
 /** The changes of each minor after `fromMinor` up to `toMinor`, one entry per minor. */
-function hopChanges(snapshot: KbSnapshot, major: number, fromMinor: number, toMinor: number): ImpactRelease[] {
+function hopChanges(
+  snapshot: KbSnapshot,
+  major: number,
+  fromMinor: number,
+  toMinor: number,
+): ImpactRelease[] {
   const items = changesBetween(snapshot, `${major}.${fromMinor}`, `${major}.${toMinor}`);
   const hops: ImpactRelease[] = [];
   for (let minor = fromMinor + 1; minor <= toMinor; minor += 1) {
     const version = `${major}.${minor}`;
-    hops.push({ kubernetesVersion: version, changes: items.filter((item) => item.kubernetesVersion === version) });
+    hops.push({
+      kubernetesVersion: version,
+      changes: items.filter((item) => item.kubernetesVersion === version),
+    });
   }
   return hops;
 }
@@ -123,13 +144,20 @@ export function planUpgrade(
   } = {},
 ): UpgradePlan {
   const asOf = parseAsOf(options.asOf);
-  const plan = onPlatform(snapshot, parseClusterPlan(snapshot, current, "current.components", asOf), options.platform);
+  const plan = onPlatform(
+    snapshot,
+    parseClusterPlan(snapshot, current, "current.components", asOf),
+    options.platform,
+  );
   const profile = resolveProfile(snapshot, options.profile ?? undefined);
   const target = readKubernetesVersion(snapshot, targetVersion, "targetVersion", asOf);
   const targetMinor = minorIndex(target);
   const apiservers = plan.entries.filter((entry) => entry.component === "kube-apiserver");
   if (apiservers.length === 0) {
-    throw new InputError("current.components must include kube-apiserver: the upgrade is planned from the control plane's version", "current.components");
+    throw new InputError(
+      "current.components must include kube-apiserver: the upgrade is planned from the control plane's version",
+      "current.components",
+    );
   }
   const startMinor = Math.min(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
   const newestMinor = Math.max(...apiservers.map((entry) => minorIndex(entry.kubernetes!)));
@@ -147,12 +175,30 @@ export function planUpgrade(
       "targetVersion",
     );
   }
-  const result = (steps: UpgradeStep[], findings: Finding[], removals: readonly ApiRemovalRecord[] = []): UpgradePlan => {
+  const result = (
+    steps: UpgradeStep[],
+    findings: Finding[],
+    removals: readonly ApiRemovalRecord[] = [],
+  ): UpgradePlan => {
     const judged = report(snapshot.revision, findings);
     // What each hop changes, for every plan that moves the control plane forward to a release the knowledge base knows.
-    const known = snapshot.newestRelease === undefined || targetMinor <= minorIndex(snapshot.newestRelease.version);
-    const hops = targetMinor > startMinor && known ? hopChanges(snapshot, startMajor, startMinor % 1000, targetMinor % 1000) : [];
-    return { ok: judged.ok, status: judged.status, kbRevision: snapshot.revision, targetVersion: targetText, steps, apiRemovals: removals, hops, findings: judged.findings };
+    const known =
+      snapshot.newestRelease === undefined ||
+      targetMinor <= minorIndex(snapshot.newestRelease.version);
+    const hops =
+      targetMinor > startMinor && known
+        ? hopChanges(snapshot, startMajor, startMinor % 1000, targetMinor % 1000)
+        : [];
+    return {
+      ok: judged.ok,
+      status: judged.status,
+      kbRevision: snapshot.revision,
+      targetVersion: targetText,
+      steps,
+      apiRemovals: removals,
+      hops,
+      findings: judged.findings,
+    };
   };
 
   // The cluster as it is, judged as validate judges it: a plan that is refused ends where it started, so it
@@ -160,41 +206,52 @@ export function planUpgrade(
   const now = judgePlan(snapshot, plan, profile, asOf);
   const asItIs = now.filter((entry) => entry.severity !== "INFO");
   if (targetMinor < newestMinor) {
-    return result([], [
-      finding({
-        code: "DOWNGRADE_NOT_SUPPORTED",
-        severity: "ERROR",
-        component: "kube-apiserver",
-        message: `the target ${targetText} is older than the running control plane (${minorWords(newestMinor)}); Kubernetes does not support downgrading the control plane (stored objects may already use newer API versions). To undo a node pool upgrade, use checkRollback.`,
-        sourceUrl: snapshot.reference("skew-policy-upgrade-order"),
-      }),
-      ...asItIs,
-    ]);
+    return result(
+      [],
+      [
+        finding({
+          code: "DOWNGRADE_NOT_SUPPORTED",
+          severity: "ERROR",
+          component: "kube-apiserver",
+          message: `the target ${targetText} is older than the running control plane (${minorWords(newestMinor)}); Kubernetes does not support downgrading the control plane (stored objects may already use newer API versions). To undo a node pool upgrade, use checkRollback.`,
+          sourceUrl: snapshot.reference("skew-policy-upgrade-order"),
+        }),
+        ...asItIs,
+      ],
+    );
   }
   // A target the knowledge base has no release for cannot be planned: a green plan to 1.45 would be a guess.
   const newestKnown = snapshot.newestRelease;
   if (newestKnown !== undefined && targetMinor > minorIndex(newestKnown.version)) {
-    return result([], [
-      finding({
-        code: "TARGET_UNKNOWN",
-        severity: "ERROR",
-        message: `the target ${targetText} is not a release the knowledge base knows: the newest it knows is ${newestKnown.version}${newestKnown.releaseDate > asOf ? ` (planned for ${newestKnown.releaseDate})` : ` (released ${newestKnown.releaseDate})`}. Plan to ${newestKnown.version} or older, or refresh the knowledge base once ${targetText} is out.`,
-        sourceUrl: newestKnown.sourceUrl,
-      }),
-      ...asItIs,
-    ]);
+    return result(
+      [],
+      [
+        finding({
+          code: "TARGET_UNKNOWN",
+          severity: "ERROR",
+          message: `the target ${targetText} is not a release the knowledge base knows: the newest it knows is ${newestKnown.version}${newestKnown.releaseDate > asOf ? ` (planned for ${newestKnown.releaseDate})` : ` (released ${newestKnown.releaseDate})`}. Plan to ${newestKnown.version} or older, or refresh the knowledge base once ${targetText} is out.`,
+          sourceUrl: newestKnown.sourceUrl,
+        }),
+        ...asItIs,
+      ],
+    );
   }
   // A platform's end of support is why a cluster needs the plan, not a reason to refuse one.
-  const currentErrors = now.filter((entry) => entry.severity === "ERROR" && entry.check !== "PLATFORM");
+  const currentErrors = now.filter(
+    (entry) => entry.severity === "ERROR" && entry.check !== "PLATFORM",
+  );
   if (currentErrors.length > 0) {
-    return result([], [
-      finding({
-        code: "PLAN_CURRENT_STATE_INVALID",
-        severity: "ERROR",
-        message: `the current cluster is not a supported combination (${currentErrors.length} error${currentErrors.length === 1 ? "" : "s"} below); bring it into skew before planning an upgrade`,
-      }),
-      ...asItIs,
-    ]);
+    return result(
+      [],
+      [
+        finding({
+          code: "PLAN_CURRENT_STATE_INVALID",
+          severity: "ERROR",
+          message: `the current cluster is not a supported combination (${currentErrors.length} error${currentErrors.length === 1 ? "" : "s"} below); bring it into skew before planning an upgrade`,
+        }),
+        ...asItIs,
+      ],
+    );
   }
 
   const planner = new Planner(snapshot, plan, profile, asOf, target);
@@ -204,7 +261,10 @@ export function planUpgrade(
     findings.push({ ...past, severity: "WARNING", message: `now: ${past.message}` });
   }
   // What could not be judged today (versions beyond either end of the knowledge base, not yet released) is not judged on the way either.
-  for (const unjudged of now.filter((entry) => entry.severity !== "INFO" && (entry.check === "VERSION" || entry.check === "COVERAGE"))) {
+  for (const unjudged of now.filter(
+    (entry) =>
+      entry.severity !== "INFO" && (entry.check === "VERSION" || entry.check === "COVERAGE"),
+  )) {
     findings.push({ ...unjudged, message: `now: ${unjudged.message}` });
   }
   try {
@@ -212,16 +272,31 @@ export function planUpgrade(
   } catch (error) {
     if (!(error instanceof Blocked)) throw error;
     findings.push(
-      finding({ code: "PLAN_BLOCKED", severity: "ERROR", message: error.message, sourceUrl: snapshot.reference("skew-policy") }),
+      finding({
+        code: "PLAN_BLOCKED",
+        severity: "ERROR",
+        message: error.message,
+        sourceUrl: snapshot.reference("skew-policy"),
+      }),
       ...error.blocking,
     );
   }
   findings.push(...planner.notes);
   if (planner.steps.length === 0 && findings.every((entry) => entry.severity !== "ERROR")) {
-    findings.push(finding({ code: "PLAN_NOTHING_TO_DO", severity: "INFO", message: `every component is already at ${targetText}` }));
+    findings.push(
+      finding({
+        code: "PLAN_NOTHING_TO_DO",
+        severity: "INFO",
+        message: `every component is already at ${targetText}`,
+      }),
+    );
   }
   const oldestKnown = snapshot.releases[0];
-  if (oldestKnown !== undefined && startMinor < minorIndex(oldestKnown.version) && targetMinor > startMinor) {
+  if (
+    oldestKnown !== undefined &&
+    startMinor < minorIndex(oldestKnown.version) &&
+    targetMinor > startMinor
+  ) {
     findings.push(
       finding({
         code: "KNOWLEDGE_EDGE",
@@ -234,7 +309,10 @@ export function planUpgrade(
     );
   }
 
-  const removals = targetMinor > startMinor ? listApiRemovals(snapshot, { from: minorWords(startMinor), to: targetText }) : [];
+  const removals =
+    targetMinor > startMinor
+      ? listApiRemovals(snapshot, { from: minorWords(startMinor), to: targetText })
+      : [];
   if (removals.length > 0) {
     const kinds = [...new Set(removals.map((removal) => `${removal.apiVersion} ${removal.kind}`))];
     findings.push(
@@ -247,10 +325,14 @@ export function planUpgrade(
     );
   }
   findings.push(...crossedRequirements(snapshot, plan, startMinor, targetMinor));
-  if (plan.platform !== undefined) findings.push(...platformChanges(plan.platform, startMinor % 1000, targetMinor % 1000));
+  if (plan.platform !== undefined)
+    findings.push(...platformChanges(plan.platform, startMinor % 1000, targetMinor % 1000));
   const targetRelease = snapshot.findRelease(targetText);
   if (targetRelease?.endOfLife != null && asOf > targetRelease.endOfLife) {
-    const oldestSupported = snapshot.releases.find((release) => release.releaseDate <= asOf && release.endOfLife !== null && release.endOfLife >= asOf);
+    const oldestSupported = snapshot.releases.find(
+      (release) =>
+        release.releaseDate <= asOf && release.endOfLife !== null && release.endOfLife >= asOf,
+    );
     findings.push(
       finding({
         code: "TARGET_END_OF_LIFE",
@@ -262,19 +344,31 @@ export function planUpgrade(
     );
   }
   // What the plan could not judge at the target: the API removals crossed. (The final state's validation says it for skew, runtimes and nodes.)
-  const removalsEdge = knowledgeEdge(snapshot, "apiRemovals", targetText, `the target ${targetText}`);
+  const removalsEdge = knowledgeEdge(
+    snapshot,
+    "apiRemovals",
+    targetText,
+    `the target ${targetText}`,
+  );
   if (removalsEdge !== undefined) findings.push(removalsEdge);
   // What each hop changes beyond apiVersions is known only as far as its knowledge goes: said as upgrade-impact says it.
-  if (targetMinor > startMinor) findings.push(...impactEdges(snapshot, minorWords(startMinor), targetText));
+  if (targetMinor > startMinor)
+    findings.push(...impactEdges(snapshot, minorWords(startMinor), targetText));
   findings.push(...recommendations(snapshot, plan, startMinor, targetMinor));
   // What still holds at the end (end of life, unknown versions, errors) is the plan's verdict too: validate's findings of the final state.
-  const end = judgePlan(snapshot, planner.state, profile, asOf).filter((entry) => entry.severity !== "INFO");
+  const end = judgePlan(snapshot, planner.state, profile, asOf).filter(
+    (entry) => entry.severity !== "INFO",
+  );
   findings.push(...end);
   // Errors a state on the way has that the plan goes through rather than stops at: a platform's end of support
   // (a WARNING: the platform may upgrade on its own meanwhile), an add-on between the hop and its own move (INFO:
   // the plan's next steps move it). One the end state has too stays the end state's (dedupeFindings).
   for (const passing of planner.onTheWay) {
-    findings.push({ ...passing, severity: passing.check === "PLATFORM" ? "WARNING" : "INFO", message: `on the way: ${passing.message}` });
+    findings.push({
+      ...passing,
+      severity: passing.check === "PLATFORM" ? "WARNING" : "INFO",
+      message: `on the way: ${passing.message}`,
+    });
   }
   return result(planner.steps, dedupeFindings(findings), removals);
 }
@@ -302,16 +396,21 @@ function dedupeFindings(findings: readonly Finding[]): Finding[] {
     const key = sameFinding(entry);
     const first = kept.get(key);
     if (first === undefined) kept.set(key, entry);
-    else if (SEVERITY_RANK[entry.severity] < SEVERITY_RANK[first.severity]) kept.set(key, { ...first, severity: entry.severity, message: entry.message });
+    else if (SEVERITY_RANK[entry.severity] < SEVERITY_RANK[first.severity])
+      kept.set(key, { ...first, severity: entry.severity, message: entry.message });
   }
   return [...kept.values()];
 }
 
 /** Of versions sorted oldest first: the newest patch of the oldest minor among them. */
-function newestPatchOfFirstMinor(versions: readonly ComponentVersion[]): ComponentVersion | undefined {
+function newestPatchOfFirstMinor(
+  versions: readonly ComponentVersion[],
+): ComponentVersion | undefined {
   const first = versions[0];
   if (first === undefined) return undefined;
-  return versions.filter((version) => version.major === first.major && version.minor === first.minor).at(-1);
+  return versions
+    .filter((version) => version.major === first.major && version.minor === first.minor)
+    .at(-1);
 }
 
 function minorWords(index: number): string {
@@ -347,7 +446,9 @@ class Planner {
   run(): void {
     const order = this.snapshot.upgradeOrder;
     for (;;) {
-      const apiserverMinors = this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!));
+      const apiserverMinors = this.kubernetes("kube-apiserver").map((entry) =>
+        minorIndex(entry.kubernetes!),
+      );
       const oldest = Math.min(...apiserverMinors);
       if (oldest >= this.targetMinor) break;
       const next = oldest + 1; // never skip a minor
@@ -357,7 +458,10 @@ class Planner {
         else if (this.isController(component)) {
           for (const controller of this.kubernetes(component)) {
             if (minorIndex(controller.kubernetes!) < next) {
-              this.step([{ entry: controller, to: this.versionFor(next) }], `${component} to ${minorWords(next)} after every kube-apiserver is there`);
+              this.step(
+                [{ entry: controller, to: this.versionFor(next) }],
+                `${component} to ${minorWords(next)} after every kube-apiserver is there`,
+              );
             }
           }
         }
@@ -367,18 +471,29 @@ class Planner {
     for (const component of order) {
       if (component === "kubelet") {
         for (const kubelet of this.kubernetes("kubelet")) {
-          if (minorIndex(kubelet.kubernetes!) < this.targetMinor) this.moveNode(kubelet, this.targetMinor, "nodes follow the control plane to the target");
+          if (minorIndex(kubelet.kubernetes!) < this.targetMinor)
+            this.moveNode(
+              kubelet,
+              this.targetMinor,
+              "nodes follow the control plane to the target",
+            );
         }
       } else if (component === "kube-proxy") {
         for (const proxy of this.kubernetes("kube-proxy")) {
           if (minorIndex(proxy.kubernetes!) < this.targetMinor) {
-            this.step([{ entry: proxy, to: this.versionFor(this.targetMinor) }], "kube-proxy after the kubelets of its nodes");
+            this.step(
+              [{ entry: proxy, to: this.versionFor(this.targetMinor) }],
+              "kube-proxy after the kubelets of its nodes",
+            );
           }
         }
       } else if (component === "kubectl") {
         for (const kubectl of this.kubernetes("kubectl")) {
           if (minorIndex(kubectl.kubernetes!) < this.targetMinor) {
-            this.step([{ entry: kubectl, to: this.versionFor(this.targetMinor) }], "advice, not a cluster change: kubectl on operators' machines and in CI to the control plane's minor");
+            this.step(
+              [{ entry: kubectl, to: this.versionFor(this.targetMinor) }],
+              "advice, not a cluster change: kubectl on operators' machines and in CI to the control plane's minor",
+            );
           }
         }
       }
@@ -386,7 +501,10 @@ class Planner {
     for (const component of order.filter((name) => this.isController(name))) {
       for (const controller of this.kubernetes(component)) {
         if (minorIndex(controller.kubernetes!) < this.targetMinor) {
-          this.step([{ entry: controller, to: this.versionFor(this.targetMinor) }], `${component} to the target`);
+          this.step(
+            [{ entry: controller, to: this.versionFor(this.targetMinor) }],
+            `${component} to the target`,
+          );
         }
       }
     }
@@ -399,11 +517,17 @@ class Planner {
     const afterwards = this.prepareAddonsFor(next);
     for (const apiserver of this.kubernetes("kube-apiserver")) {
       if (minorIndex(apiserver.kubernetes!) < next) {
-        this.step([{ entry: apiserver, to: this.versionFor(next) }], `kube-apiserver to ${minorWords(next)}: one minor at a time, one instance at a time`);
+        this.step(
+          [{ entry: apiserver, to: this.versionFor(next) }],
+          `kube-apiserver to ${minorWords(next)}: one minor at a time, one instance at a time`,
+        );
       }
     }
     for (const { name, to, note } of afterwards) {
-      const entry = this.state.entries.find((candidate) => candidate.component === name.component && candidate.instance === name.instance)!;
+      const entry = this.state.entries.find(
+        (candidate) =>
+          candidate.component === name.component && candidate.instance === name.instance,
+      )!;
       this.moveAddon(entry, to, note);
     }
   }
@@ -415,23 +539,49 @@ class Planner {
    * or, when no version supports both, returned to be moved right after the
    * hop. An add-on no known version carries across is a finding.
    */
-  private prepareAddonsFor(next: number): Array<{ name: { component: string; instance: string | null }; to: ComponentVersion; note: string }> {
-    const afterwards: Array<{ name: { component: string; instance: string | null }; to: ComponentVersion; note: string }> = [];
-    const newest = this.snapshot.newestRelease === undefined ? next % 1000 : minorIndex(this.snapshot.newestRelease.version) % 1000;
+  private prepareAddonsFor(next: number): Array<{
+    name: { component: string; instance: string | null };
+    to: ComponentVersion;
+    note: string;
+  }> {
+    const afterwards: Array<{
+      name: { component: string; instance: string | null };
+      to: ComponentVersion;
+      note: string;
+    }> = [];
+    const newest =
+      this.snapshot.newestRelease === undefined
+        ? next % 1000
+        : minorIndex(this.snapshot.newestRelease.version) % 1000;
     const nextMinor = next % 1000;
     const currentMinor = nextMinor - 1;
     for (const entry of this.state.entries) {
       const addon = entry.addon;
       const version = entry.release;
-      if (addon === undefined || version === null || addonFits(addon, version, nextMinor, newest)) continue;
-      const later = candidateVersions(addon).filter((candidate) => compareComponentVersions(candidate, version) > 0);
-      const fitsBoth = newestPatchOfFirstMinor(later.filter((candidate) => addonFits(addon, candidate, currentMinor, newest) && addonFits(addon, candidate, nextMinor, newest)));
+      if (addon === undefined || version === null || addonFits(addon, version, nextMinor, newest))
+        continue;
+      const later = candidateVersions(addon).filter(
+        (candidate) => compareComponentVersions(candidate, version) > 0,
+      );
+      const fitsBoth = newestPatchOfFirstMinor(
+        later.filter(
+          (candidate) =>
+            addonFits(addon, candidate, currentMinor, newest) &&
+            addonFits(addon, candidate, nextMinor, newest),
+        ),
+      );
       const name = { component: entry.component, instance: entry.instance };
       if (fitsBoth !== undefined && addon.rule !== "MATCH_MINOR") {
-        this.moveAddon(entry, fitsBoth, `${addon.displayName} before kube-apiserver reaches 1.${nextMinor}: ${version.raw} does not support it, ${fitsBoth.raw} supports 1.${currentMinor} and 1.${nextMinor}`);
+        this.moveAddon(
+          entry,
+          fitsBoth,
+          `${addon.displayName} before kube-apiserver reaches 1.${nextMinor}: ${version.raw} does not support it, ${fitsBoth.raw} supports 1.${currentMinor} and 1.${nextMinor}`,
+        );
         continue;
       }
-      const fitsNext = newestPatchOfFirstMinor(later.filter((candidate) => addonFits(addon, candidate, nextMinor, newest)));
+      const fitsNext = newestPatchOfFirstMinor(
+        later.filter((candidate) => addonFits(addon, candidate, nextMinor, newest)),
+      );
       if (fitsNext !== undefined) {
         afterwards.push({
           name,
@@ -463,11 +613,25 @@ class Planner {
     let current = entry;
     if (addon.upgradeLimit === "ONE_MINOR_AT_A_TIME" && current.release !== null) {
       const from = current.release;
-      const between = candidateVersions(addon).filter((candidate) => candidate.major === to.major && candidate.major === from.major && candidate.minor > from.minor && candidate.minor < to.minor);
+      const between = candidateVersions(addon).filter(
+        (candidate) =>
+          candidate.major === to.major &&
+          candidate.major === from.major &&
+          candidate.minor > from.minor &&
+          candidate.minor < to.minor,
+      );
       for (const minor of [...new Set(between.map((candidate) => candidate.minor))]) {
-        const stop = newestPatchOfFirstMinor(between.filter((candidate) => candidate.minor === minor))!;
-        this.step([{ entry: current, to: stop.raw }], `${addon.displayName} through ${stop.raw} on the way to ${to.raw}: ${addon.upgradeLimitNote ?? "the project upgrades one minor at a time"}`);
-        current = this.state.entries.find((candidate) => candidate.component === entry.component && candidate.instance === entry.instance)!;
+        const stop = newestPatchOfFirstMinor(
+          between.filter((candidate) => candidate.minor === minor),
+        )!;
+        this.step(
+          [{ entry: current, to: stop.raw }],
+          `${addon.displayName} through ${stop.raw} on the way to ${to.raw}: ${addon.upgradeLimitNote ?? "the project upgrades one minor at a time"}`,
+        );
+        current = this.state.entries.find(
+          (candidate) =>
+            candidate.component === entry.component && candidate.instance === entry.instance,
+        )!;
       }
     }
     this.step([{ entry: current, to: to.raw }], note);
@@ -480,7 +644,9 @@ class Planner {
   }
 
   private kubernetes(component: string): PlannedComponent[] {
-    return this.state.entries.filter((entry) => entry.component === component && entry.kubernetes !== null);
+    return this.state.entries.filter(
+      (entry) => entry.component === component && entry.kubernetes !== null,
+    );
   }
 
   /** The version to write for a minor: the target as given, else the newest patch the knowledge base knows. */
@@ -497,7 +663,11 @@ class Planner {
    * and shims that serve every node). A change to a kube-apiserver or to an
    * entry without an instance can affect anything, so the whole state is judged.
    */
-  private errorsOf(state: ClusterPlan, changed: readonly PlannedComponent[] = [], record = false): Finding[] {
+  private errorsOf(
+    state: ClusterPlan,
+    changed: readonly PlannedComponent[] = [],
+    record = false,
+  ): Finding[] {
     const judged = relevantPart(state, changed);
     this.judgedEntries += judged.entries.length;
     if (this.judgedEntries > MAX_JUDGED_ENTRIES) {
@@ -531,9 +701,18 @@ class Planner {
           change.to === entry.version
             ? entry
             : entry.addon === undefined
-              ? plannedComponent(this.component(entry.component), entry.instance, change.to, entry.component)
+              ? plannedComponent(
+                  this.component(entry.component),
+                  entry.instance,
+                  change.to,
+                  entry.component,
+                )
               : plannedAddon(entry.addon, entry.instance, change.to, entry.component);
-        return withFactsOf(moved, { ...entry, node: change.node ?? entry.node, featureGates: change.featureGates ?? entry.featureGates });
+        return withFactsOf(moved, {
+          ...entry,
+          node: change.node ?? entry.node,
+          featureGates: change.featureGates ?? entry.featureGates,
+        });
       }),
     };
   }
@@ -551,7 +730,14 @@ class Planner {
   private step(asked: readonly Change[], note: string, action: StepAction = "UPGRADE"): void {
     const dropped = action === "UPGRADE" && this.dropLockedGatesBefore(asked);
     // After a gate step, entries by their name in the state as it is now (that step replaced them).
-    const changes = dropped ? asked.map((change) => ({ ...change, entry: this.state.entries.find((entry) => label(entry) === label(change.entry)) ?? change.entry })) : asked;
+    const changes = dropped
+      ? asked.map((change) => ({
+          ...change,
+          entry:
+            this.state.entries.find((entry) => label(entry) === label(change.entry)) ??
+            change.entry,
+        }))
+      : asked;
     const next = this.withChanges(changes);
     const errors = this.errorsOf(
       next,
@@ -560,16 +746,47 @@ class Planner {
     );
     if (errors.length > 0) {
       const what = changes.map(({ entry, to }) =>
-        action === "MIGRATE_CGROUP_V2" ? `move the nodes of ${label(entry)} to cgroup v2` : action === "REMOVE_FEATURE_GATES" ? `drop feature gates from ${label(entry)}` : `move ${label(entry)} from ${entry.version} to ${to}`,
+        action === "MIGRATE_CGROUP_V2"
+          ? `move the nodes of ${label(entry)} to cgroup v2`
+          : action === "REMOVE_FEATURE_GATES"
+            ? `drop feature gates from ${label(entry)}`
+            : `move ${label(entry)} from ${entry.version} to ${to}`,
       );
-      throw new Blocked(`cannot ${what.join(" and ")}: ${errors.map((error) => error.message).join(" ")}`, errors);
+      throw new Blocked(
+        `cannot ${what.join(" and ")}: ${errors.map((error) => error.message).join(" ")}`,
+        errors,
+      );
     }
     this.order += 1;
     for (const { entry, to, featureGates } of changes) {
-      const gates = action === "REMOVE_FEATURE_GATES" ? (featureGates ?? []).map((setting) => `${setting.name}=${setting.value}`).join(",") : null;
-      const hop = action === "UPGRADE" && entry.category === "apiserver" && entry.kubernetes !== null && minorIndex(to) !== minorIndex(entry.kubernetes);
-      const undo = hop ? howToUndoHop(this.snapshot, this.state.platform, minorOf(entry.kubernetes), minorWords(minorIndex(to))) : null;
-      this.steps.push({ order: this.order, action, component: entry.component, instance: entry.instance, fromVersion: entry.version, toVersion: to, note, featureGates: gates, undo });
+      const gates =
+        action === "REMOVE_FEATURE_GATES"
+          ? (featureGates ?? []).map((setting) => `${setting.name}=${setting.value}`).join(",")
+          : null;
+      const hop =
+        action === "UPGRADE" &&
+        entry.category === "apiserver" &&
+        entry.kubernetes !== null &&
+        minorIndex(to) !== minorIndex(entry.kubernetes);
+      const undo = hop
+        ? howToUndoHop(
+            this.snapshot,
+            this.state.platform,
+            minorOf(entry.kubernetes),
+            minorWords(minorIndex(to)),
+          )
+        : null;
+      this.steps.push({
+        order: this.order,
+        action,
+        component: entry.component,
+        instance: entry.instance,
+        fromVersion: entry.version,
+        toVersion: to,
+        note,
+        featureGates: gates,
+        undo,
+      });
     }
     this.state = next;
   }
@@ -580,7 +797,9 @@ class Planner {
    * Each waypoint is a rolling upgrade: every member reaches it, one member at a time, before any member goes on.
    */
   private prepareEtcd(next: number): void {
-    const members = this.state.entries.filter((entry) => entry.component === "etcd" && entry.release !== null);
+    const members = this.state.entries.filter(
+      (entry) => entry.component === "etcd" && entry.release !== null,
+    );
     if (members.length === 0) return;
     const release = this.snapshot.findRelease(minorWords(next));
     if (release?.etcdVersion == null) {
@@ -597,7 +816,9 @@ class Planner {
     }
     const kubeadm = parseComponentVersion(release.etcdVersion);
     const wanted = parseComponentVersion(`${kubeadm.major}.${kubeadm.minor}.${kubeadm.patch}`);
-    const oldest = members.map((member) => member.release!).reduce((a, b) => (compareComponentVersions(b, a) < 0 ? b : a));
+    const oldest = members
+      .map((member) => member.release!)
+      .reduce((a, b) => (compareComponentVersions(b, a) < 0 ? b : a));
     if (compareComponentVersions(oldest, wanted) >= 0) return;
     for (const waypoint of etcdWaypoints(this.snapshot, oldest, wanted)) {
       const last = compareComponentVersions(waypoint, wanted) === 0;
@@ -605,18 +826,28 @@ class Planner {
       const why = last
         ? `etcd before kube-apiserver: kubeadm deploys etcd ${release.etcdVersion} with Kubernetes ${release.version}`
         : `etcd to ${waypoint.raw} (or the newest ${line} patch) on the way to ${wanted.raw}: etcd upgrades one minor at a time, and its guide asks every member to be on this patch or newer before the next minor`;
-      for (const member of this.state.entries.filter((entry) => entry.component === "etcd" && entry.release !== null)) {
+      for (const member of this.state.entries.filter(
+        (entry) => entry.component === "etcd" && entry.release !== null,
+      )) {
         if (compareComponentVersions(member.release!, waypoint) >= 0) continue;
-        this.step([{ entry: member, to: waypoint.raw }], `${why}; one member at a time${members.length > 1 ? ", checking etcdctl endpoint health before the next" : ""}`);
+        this.step(
+          [{ entry: member, to: waypoint.raw }],
+          `${why}; one member at a time${members.length > 1 ? ", checking etcdctl endpoint health before the next" : ""}`,
+        );
       }
     }
   }
 
   /** Moves every pool that the next control-plane minor would leave out of skew, to the newest minor allowed now. */
   private prepareNodesFor(next: number): void {
-    const oldestApiserver = Math.min(...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)));
+    const oldestApiserver = Math.min(
+      ...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)),
+    );
     const preview = this.withChanges(
-      this.kubernetes("kube-apiserver").map((entry) => ({ entry, to: minorWords(Math.max(next, minorIndex(entry.kubernetes!))) })),
+      this.kubernetes("kube-apiserver").map((entry) => ({
+        entry,
+        to: minorWords(Math.max(next, minorIndex(entry.kubernetes!))),
+      })),
     );
     const troubled = new Set(
       this.errorsOf(preview)
@@ -626,9 +857,10 @@ class Planner {
     // A platform that refuses a control-plane update while nodes are older (EKS) has every pool brought level first.
     const platform = this.state.platform;
     const levelling = platform?.rules.find((rule) => rule.plan === "NODES_MATCH_CONTROL_PLANE");
-    const levellingWhy = platform === undefined || levelling === undefined
-      ? undefined
-      : `${platform.displayName} updates the control plane to ${minorWords(next)} only once the nodes are on its minor, ${minorWords(oldestApiserver)} (${levelling.id}: ${levelling.sourceUrl})`;
+    const levellingWhy =
+      platform === undefined || levelling === undefined
+        ? undefined
+        : `${platform.displayName} updates the control plane to ${minorWords(next)} only once the nodes are on its minor, ${minorWords(oldestApiserver)} (${levelling.id}: ${levelling.sourceUrl})`;
     for (const kubelet of this.kubernetes("kubelet")) {
       if (minorIndex(kubelet.kubernetes!) >= oldestApiserver) continue;
       if (troubled.has(kubelet.instance ?? "")) {
@@ -643,7 +875,10 @@ class Planner {
     }
     for (const proxy of this.kubernetes("kube-proxy")) {
       if (troubled.has(proxy.instance ?? "") && minorIndex(proxy.kubernetes!) < oldestApiserver) {
-        this.step([{ entry: proxy, to: this.versionFor(oldestApiserver) }], `must move before kube-apiserver reaches ${minorWords(next)}`);
+        this.step(
+          [{ entry: proxy, to: this.versionFor(oldestApiserver) }],
+          `must move before kube-apiserver reaches ${minorWords(next)}`,
+        );
       }
     }
   }
@@ -651,8 +886,13 @@ class Planner {
   private prepareKubectlFor(next: number): void {
     for (const kubectl of this.kubernetes("kubectl")) {
       if (next - minorIndex(kubectl.kubernetes!) > 1) {
-        const oldestApiserver = Math.min(...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)));
-        this.step([{ entry: kubectl, to: this.versionFor(oldestApiserver) }], "advice, not a cluster change: kubectl on operators' machines and in CI stays within one minor of kube-apiserver");
+        const oldestApiserver = Math.min(
+          ...this.kubernetes("kube-apiserver").map((entry) => minorIndex(entry.kubernetes!)),
+        );
+        this.step(
+          [{ entry: kubectl, to: this.versionFor(oldestApiserver) }],
+          "advice, not a cluster change: kubectl on operators' machines and in CI stays within one minor of kube-apiserver",
+        );
       }
     }
   }
@@ -661,16 +901,33 @@ class Planner {
   private moveNode(kubelet: PlannedComponent, minor: number, why: string): void {
     this.prepareRuntimeFor(kubelet, minor);
     this.prepareCgroupFor(kubelet, minor);
-    const current = this.state.entries.find((entry) => entry.component === "kubelet" && entry.instance === kubelet.instance)!;
+    const current = this.state.entries.find(
+      (entry) => entry.component === "kubelet" && entry.instance === kubelet.instance,
+    )!;
     const to = this.versionFor(minor);
-    const proxy = this.state.entries.find((entry) => entry.component === "kube-proxy" && entry.instance === kubelet.instance);
+    const proxy = this.state.entries.find(
+      (entry) => entry.component === "kube-proxy" && entry.instance === kubelet.instance,
+    );
     const alone = this.withChanges([{ entry: current, to }]);
     const minors = minor - minorIndex(current.kubernetes!);
     // kubeadm upgrades a node one minor at a time in place: a bigger move is new nodes.
-    const how = minors > 1 ? `replace the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} with new ones (the kubelet moves ${minors} minors; in place, a node moves one minor at a time)` : `drain the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} first`;
+    const how =
+      minors > 1
+        ? `replace the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} with new ones (the kubelet moves ${minors} minors; in place, a node moves one minor at a time)`
+        : `drain the node${kubelet.instance ? `s of ${kubelet.instance}` : "s"} first`;
     const note = `${how}; ${why}`;
-    if (proxy !== undefined && minorIndex(proxy.kubernetes!) < minor && this.errorsOf(alone, [current]).some((error) => error.component === "kube-proxy")) {
-      this.step([{ entry: current, to }, { entry: proxy, to }], `${note}; kube-proxy moves with the kubelet (the policy in force ties them together)`);
+    if (
+      proxy !== undefined &&
+      minorIndex(proxy.kubernetes!) < minor &&
+      this.errorsOf(alone, [current]).some((error) => error.component === "kube-proxy")
+    ) {
+      this.step(
+        [
+          { entry: current, to },
+          { entry: proxy, to },
+        ],
+        `${note}; kube-proxy moves with the kubelet (the policy in force ties them together)`,
+      );
     } else {
       this.step([{ entry: current, to }], note);
     }
@@ -686,9 +943,16 @@ class Planner {
     let dropped = false;
     for (const change of changes) {
       const entry = change.entry;
-      if (entry.featureGates === undefined || entry.kubernetes === null || change.to === entry.version) continue;
+      if (
+        entry.featureGates === undefined ||
+        entry.kubernetes === null ||
+        change.to === entry.version
+      )
+        continue;
       const minor = minorWords(minorIndex(change.to));
-      const droppable = entry.featureGates.filter((setting) => lockedValueAt(this.snapshot, setting.name, minor) === setting.value);
+      const droppable = entry.featureGates.filter(
+        (setting) => lockedValueAt(this.snapshot, setting.name, minor) === setting.value,
+      );
       if (droppable.length === 0) continue;
       const kept = entry.featureGates.filter((setting) => !droppable.includes(setting));
       this.step(
@@ -708,14 +972,31 @@ class Planner {
    * does not choose that; the finding of the step's note says it is possible.
    */
   private prepareCgroupFor(kubelet: PlannedComponent, minor: number): void {
-    const current = this.state.entries.find((entry) => entry.component === "kubelet" && entry.instance === kubelet.instance)!;
+    const current = this.state.entries.find(
+      (entry) => entry.component === "kubelet" && entry.instance === kubelet.instance,
+    )!;
     const node = current.node;
     if (node === undefined || node.cgroupVersion !== "v1") return;
-    const moved = plannedComponent(this.component("kubelet"), current.instance, this.versionFor(minor), "kubelet");
-    const refused = checkKubeletCgroup(this.snapshot, { ...moved, kubernetes: moved.kubernetes! }, node).find((entry) => entry.severity === "ERROR");
+    const moved = plannedComponent(
+      this.component("kubelet"),
+      current.instance,
+      this.versionFor(minor),
+      "kubelet",
+    );
+    const refused = checkKubeletCgroup(
+      this.snapshot,
+      { ...moved, kubernetes: moved.kubernetes! },
+      node,
+    ).find((entry) => entry.severity === "ERROR");
     if (refused === undefined) return;
     this.step(
-      [{ entry: current, to: current.version, node: { cgroupVersion: "v2", failCgroupV1: node.failCgroupV1 } }],
+      [
+        {
+          entry: current,
+          to: current.version,
+          node: { cgroupVersion: "v2", failCgroupV1: node.failCgroupV1 },
+        },
+      ],
       `move the node${kubelet.instance === null ? "s" : `s of ${kubelet.instance}`} to cgroup v2 (a node image or OS that mounts cgroup v2; new nodes, or a reboot with systemd.unified_cgroup_hierarchy=1) before the kubelet goes to ${minorWords(minor)}: ${refused.message}`,
       "MIGRATE_CGROUP_V2",
     );
@@ -730,38 +1011,76 @@ class Planner {
    * minors), the oldest first. Null when the runtime already is there; undefined when no known line covers the
    * whole way (the minor-by-minor choice of runtimeTarget applies then, and the end state says what is left).
    */
-  private lineForWholePath(runtime: PlannedComponent, kubelet: PlannedComponent, wayEnd: number): { version: string; why: string } | null | undefined {
-    const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
+  private lineForWholePath(
+    runtime: PlannedComponent,
+    kubelet: PlannedComponent,
+    wayEnd: number,
+  ): { version: string; why: string } | null | undefined {
+    const lines = this.snapshot.runtimeReleases.filter(
+      (release) => release.component === runtime.component,
+    );
     const release = runtime.release;
     if (lines.length === 0 || release === null) return undefined;
     const served = this.state.entries.filter(
-      (entry) => entry.component === "kubelet" && entry.kubernetes !== null && (entry.instance === runtime.instance || runtime.instance === null),
+      (entry) =>
+        entry.component === "kubelet" &&
+        entry.kubernetes !== null &&
+        (entry.instance === runtime.instance || runtime.instance === null),
     );
-    const from = Math.min(minorIndex(kubelet.kubernetes!), ...served.map((entry) => minorIndex(entry.kubernetes!)));
+    const from = Math.min(
+      minorIndex(kubelet.kubernetes!),
+      ...served.map((entry) => minorIndex(entry.kubernetes!)),
+    );
     const minors = Array.from({ length: Math.max(0, wayEnd - from) + 1 }, (_, step) => from + step);
     const kubeletRecord = this.component("kubelet");
     const runtimeRecord = this.component(runtime.component);
     const clean = (version: string): boolean => {
-      const candidate = plannedComponent(runtimeRecord, runtime.instance, version, runtime.component);
+      const candidate = plannedComponent(
+        runtimeRecord,
+        runtime.instance,
+        version,
+        runtime.component,
+      );
       if (checkRuntimeEndOfLife(this.snapshot, candidate, this.asOf).length > 0) return false;
       return minors.every((at) => {
-        const pair: ClusterPlan = { entries: [candidate, plannedComponent(kubeletRecord, runtime.instance, this.versionFor(at), "kubelet")], ...(this.state.platform === undefined ? {} : { platform: this.state.platform }) };
+        const pair: ClusterPlan = {
+          entries: [
+            candidate,
+            plannedComponent(kubeletRecord, runtime.instance, this.versionFor(at), "kubelet"),
+          ],
+          ...(this.state.platform === undefined ? {} : { platform: this.state.platform }),
+        };
         return checkRuntimes(this.snapshot, pair).every((entry) => entry.severity === "INFO");
       });
     };
     const floors = this.requirements
-      .filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= wayEnd)
-      .flatMap((requirement) => [...requirement.lineMinVersions, ...(requirement.minVersion === null ? [] : [requirement.minVersion])])
+      .filter(
+        (requirement) =>
+          requirement.component === runtime.component &&
+          minorIndex(requirement.kubernetesFrom) <= wayEnd,
+      )
+      .flatMap((requirement) => [
+        ...requirement.lineMinVersions,
+        ...(requirement.minVersion === null ? [] : [requirement.minVersion]),
+      ])
       .map((floor) => parseComponentVersion(floor));
     const versionOn = (line: string): ComponentVersion => {
       const [major, minor] = line.split(".").map(Number) as [number, number];
-      const onLine = [...floors.filter((floor) => floor.major === major && floor.minor === minor), ...(release.major === major && release.minor === minor ? [release] : [])];
-      return onLine.length === 0 ? parseComponentVersion(`${line}.0`) : onLine.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
+      const onLine = [
+        ...floors.filter((floor) => floor.major === major && floor.minor === minor),
+        ...(release.major === major && release.minor === minor ? [release] : []),
+      ];
+      return onLine.length === 0
+        ? parseComponentVersion(`${line}.0`)
+        : onLine.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
     };
     const currentLine = `${release.major}.${release.minor}`;
-    const inActiveSupport = (line: RuntimeReleaseRecord): boolean => line.endOfActiveSupport === null || line.endOfActiveSupport >= this.asOf;
+    const inActiveSupport = (line: RuntimeReleaseRecord): boolean =>
+      line.endOfActiveSupport === null || line.endOfActiveSupport >= this.asOf;
     const candidates = lines
-      .filter((line) => !line.tentative && (line.releaseDate === null || line.releaseDate <= this.asOf))
+      .filter(
+        (line) => !line.tentative && (line.releaseDate === null || line.releaseDate <= this.asOf),
+      )
       .map((line) => ({ line, version: versionOn(line.line) }))
       .filter(({ version }) => compareComponentVersions(version, release) >= 0)
       .sort(
@@ -774,7 +1093,9 @@ class Planner {
     if (chosen === undefined) return undefined;
     if (compareComponentVersions(chosen.version, release) === 0) return null;
     const way = `Kubernetes ${minorWords(minors[0]!)}${minors.length > 1 ? ` to ${minorWords(minors.at(-1)!)}` : ""}`;
-    const support = inActiveSupport(chosen.line) ? "in its project's active support" : `in extended support only (${chosen.line.extendedSupportScope ?? "limited scope"})`;
+    const support = inActiveSupport(chosen.line)
+      ? "in its project's active support"
+      : `in extended support only (${chosen.line.extendedSupportScope ?? "limited scope"})`;
     return {
       version: chosen.version.raw,
       why: `${runtime.component} ${chosen.line.line} meets every requirement and recommendation of ${runtime.component}'s table for ${way} and is ${support} on ${this.asOf}, so the pool moves its runtime once; use the newest patch of the ${chosen.line.line} line`,
@@ -782,31 +1103,69 @@ class Planner {
   }
 
   /** The runtime's next version by its requirements and table at `minor` (runtimeTarget), when no line covers the whole way. */
-  private minorByMinor(runtime: PlannedComponent, kubelet: PlannedComponent, minor: number, wayEnd: number): { version: string; why: string } | null {
-    const inForce = this.requirements.filter((requirement) => requirement.component === runtime.component && minorIndex(requirement.kubernetesFrom) <= minor);
-    const rows = this.requirements.filter((requirement) => requirement.component === runtime.component && requirement.kind === "RECOMMENDED_MIN_VERSION");
-    const lines = this.snapshot.runtimeReleases.filter((release) => release.component === runtime.component);
+  private minorByMinor(
+    runtime: PlannedComponent,
+    kubelet: PlannedComponent,
+    minor: number,
+    wayEnd: number,
+  ): { version: string; why: string } | null {
+    const inForce = this.requirements.filter(
+      (requirement) =>
+        requirement.component === runtime.component &&
+        minorIndex(requirement.kubernetesFrom) <= minor,
+    );
+    const rows = this.requirements.filter(
+      (requirement) =>
+        requirement.component === runtime.component &&
+        requirement.kind === "RECOMMENDED_MIN_VERSION",
+    );
+    const lines = this.snapshot.runtimeReleases.filter(
+      (release) => release.component === runtime.component,
+    );
     // Support that ends anywhere on the way (containerd 1.x from 1.34) rules the line out from the first step, so the
     // pool moves its runtime once rather than onto a line it must leave again a few minors later.
     const endings = this.requirements
-      .filter((requirement) => requirement.component === runtime.component && requirement.kind === "SUPPORT_ENDING" && requirement.minVersion !== null && minorIndex(requirement.kubernetesFrom) <= wayEnd)
+      .filter(
+        (requirement) =>
+          requirement.component === runtime.component &&
+          requirement.kind === "SUPPORT_ENDING" &&
+          requirement.minVersion !== null &&
+          minorIndex(requirement.kubernetesFrom) <= wayEnd,
+      )
       .map((requirement) => parseComponentVersion(requirement.minVersion))
-      .filter((floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0);
-    const endingBelow = endings.length === 0 ? null : endings.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
-    return runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, { lines, asOf: this.asOf, endingBelow });
+      .filter(
+        (floor) => runtime.release !== null && compareComponentVersions(runtime.release, floor) < 0,
+      );
+    const endingBelow =
+      endings.length === 0
+        ? null
+        : endings.reduce((a, b) => (compareComponentVersions(b, a) > 0 ? b : a));
+    return runtimeTarget(runtime, inForce, minor, this.state, kubelet, rows, wayEnd, {
+      lines,
+      asOf: this.asOf,
+      endingBelow,
+    });
   }
 
   private prepareRuntimeFor(kubelet: PlannedComponent, minor: number): void {
     const runtimes = this.state.entries.filter(
       (entry) =>
         (entry.category === "container-runtime" || entry.category === "runtime-shim") &&
-        (entry.instance === kubelet.instance || (entry.instance === null && !this.state.entries.some((other) => other.category === entry.category && other.instance === kubelet.instance && other.instance !== null))),
+        (entry.instance === kubelet.instance ||
+          (entry.instance === null &&
+            !this.state.entries.some(
+              (other) =>
+                other.category === entry.category &&
+                other.instance === kubelet.instance &&
+                other.instance !== null,
+            ))),
     );
     const wayEnd = Math.max(minor, this.targetMinor);
     for (const runtime of runtimes) {
       // One line for the whole way when there is one; else the minor-by-minor choice of the runtime's table.
       const whole = this.lineForWholePath(runtime, kubelet, wayEnd);
-      const wanted = whole !== undefined ? whole : this.minorByMinor(runtime, kubelet, minor, wayEnd);
+      const wanted =
+        whole !== undefined ? whole : this.minorByMinor(runtime, kubelet, minor, wayEnd);
       if (wanted === null) continue;
       this.step([{ entry: runtime, to: wanted.version }], `runtime before kubelet: ${wanted.why}`);
     }
@@ -828,16 +1187,36 @@ interface Change {
  */
 function lockedValueAt(snapshot: KbSnapshot, name: string, minor: string): boolean | undefined {
   const gate = findGate(snapshot, name);
-  if (gate === undefined || gate.removedIn === null || compareMinors(gate.removedIn, minor) > 0) return undefined;
+  if (gate === undefined || gate.removedIn === null || compareMinors(gate.removedIn, minor) > 0)
+    return undefined;
   const last = gate.stages.at(-1)!;
-  return last.locked || last.stage === "GA" || last.stage === "DEPRECATED" ? last.defaultValue : undefined;
+  return last.locked || last.stage === "GA" || last.stage === "DEPRECATED"
+    ? last.defaultValue
+    : undefined;
 }
 
 function relevantPart(state: ClusterPlan, changed: readonly PlannedComponent[]): ClusterPlan {
   // The apiservers, etcd's members and entries without an instance are judged against their peers and everything else.
-  if (changed.length === 0 || changed.some((entry) => entry.component === "kube-apiserver" || entry.category === "datastore" || entry.instance === null)) return state;
+  if (
+    changed.length === 0 ||
+    changed.some(
+      (entry) =>
+        entry.component === "kube-apiserver" ||
+        entry.category === "datastore" ||
+        entry.instance === null,
+    )
+  )
+    return state;
   const instances = new Set(changed.map((entry) => entry.instance));
-  return { ...state, entries: state.entries.filter((entry) => entry.component === "kube-apiserver" || entry.instance === null || instances.has(entry.instance)) };
+  return {
+    ...state,
+    entries: state.entries.filter(
+      (entry) =>
+        entry.component === "kube-apiserver" ||
+        entry.instance === null ||
+        instances.has(entry.instance),
+    ),
+  };
 }
 
 /** The runtime's own release lines and the day the plan is judged on, so that a plan does not move a runtime onto a dead line. */
@@ -868,10 +1247,26 @@ function listedTarget(
 ): { version: string; why: string } | null {
   const release = runtime.release!;
   const rowAt = (at: number): RuntimeRequirementRecord | undefined =>
-    rows.filter((row) => minorIndex(row.kubernetesFrom) <= at).reduce<RuntimeRequirementRecord | undefined>((newest, row) => (newest === undefined || minorIndex(row.kubernetesFrom) > minorIndex(newest.kubernetesFrom) ? row : newest), undefined);
-  const path = [...new Set(Array.from({ length: Math.max(0, targetMinor - minor) + 1 }, (_, step) => rowAt(minor + step)).filter((row): row is RuntimeRequirementRecord => row !== undefined))];
+    rows
+      .filter((row) => minorIndex(row.kubernetesFrom) <= at)
+      .reduce<
+        RuntimeRequirementRecord | undefined
+      >((newest, row) => (newest === undefined || minorIndex(row.kubernetesFrom) > minorIndex(newest.kubernetesFrom) ? row : newest), undefined);
+  const path = [
+    ...new Set(
+      Array.from({ length: Math.max(0, targetMinor - minor) + 1 }, (_, step) =>
+        rowAt(minor + step),
+      ).filter((row): row is RuntimeRequirementRecord => row !== undefined),
+    ),
+  ];
   if (path.length === 0) return null;
-  const floorsOf = (row: RuntimeRequirementRecord): ComponentVersion[] => (row.lineMinVersions.length > 0 ? row.lineMinVersions : row.minVersion === null ? [] : [row.minVersion]).map((floor) => parseComponentVersion(floor));
+  const floorsOf = (row: RuntimeRequirementRecord): ComponentVersion[] =>
+    (row.lineMinVersions.length > 0
+      ? row.lineMinVersions
+      : row.minVersion === null
+        ? []
+        : [row.minVersion]
+    ).map((floor) => parseComponentVersion(floor));
   const lineOf = (version: ComponentVersion): string => `${version.major}.${version.minor}`;
   const floorFor = (line: string): ComponentVersion | null => {
     let highest: ComponentVersion | null = null;
@@ -889,14 +1284,25 @@ function listedTarget(
     // Nor can a plan move to a line that is not released yet on its day.
     if (known !== undefined && known.releaseDate !== null && known.releaseDate > asOf) return false;
     // A line whose support the kubelet is ending (containerd 1.x from 1.34) is as good as dead for the plan.
-    return endingBelow === null || compareComponentVersions(parseComponentVersion(`${line}.999999`), endingBelow) >= 0;
+    return (
+      endingBelow === null ||
+      compareComponentVersions(parseComponentVersion(`${line}.999999`), endingBelow) >= 0
+    );
   };
   let chosen = floorFor(lineOf(release));
   let leftDeadLine = false;
   if (chosen === null || !alive(lineOf(release))) {
-    const everywhere = floorsOf(path[path.length - 1]!).filter((floor) => floorFor(lineOf(floor)) !== null).sort(compareComponentVersions);
-    const live = everywhere.filter((floor) => alive(lineOf(floor)) && compareComponentVersions(floor, release) > 0);
-    const line = live[0] ?? (chosen === null ? (everywhere[0] ?? floorsOf(path[path.length - 1]!).sort(compareComponentVersions)[0]) : undefined);
+    const everywhere = floorsOf(path[path.length - 1]!)
+      .filter((floor) => floorFor(lineOf(floor)) !== null)
+      .sort(compareComponentVersions);
+    const live = everywhere.filter(
+      (floor) => alive(lineOf(floor)) && compareComponentVersions(floor, release) > 0,
+    );
+    const line =
+      live[0] ??
+      (chosen === null
+        ? (everywhere[0] ?? floorsOf(path[path.length - 1]!).sort(compareComponentVersions)[0])
+        : undefined);
     if (line !== undefined) {
       leftDeadLine = chosen !== null;
       chosen = floorFor(lineOf(line)) ?? line;
@@ -904,7 +1310,8 @@ function listedTarget(
   }
   if (chosen === null || compareComponentVersions(release, chosen) >= 0) return null;
   const deadBecause = (line: string): string =>
-    endingBelow !== null && compareComponentVersions(parseComponentVersion(`${line}.999999`), endingBelow) < 0
+    endingBelow !== null &&
+    compareComponentVersions(parseComponentVersion(`${line}.999999`), endingBelow) < 0
       ? `support for the ${line} line is ending: the kubelet wants ${endingBelow.raw} or newer`
       : `the ${line} line is past its own end of life on ${asOf}`;
   const first = path[0]!.kubernetesFrom;
@@ -928,7 +1335,11 @@ function runtimeTarget(
   const release = runtime.release!;
   for (const requirement of inForce) {
     if (requirement.kind === "REQUIRES_SHIM") {
-      const hasShim = state.entries.some((entry) => entry.component === requirement.requires && (entry.instance === runtime.instance || entry.instance === null));
+      const hasShim = state.entries.some(
+        (entry) =>
+          entry.component === requirement.requires &&
+          (entry.instance === runtime.instance || entry.instance === null),
+      );
       if (!hasShim) {
         throw new Blocked(
           `${label(kubelet)} cannot move to ${minorWords(minor)} with ${label(runtime)}: from ${requirement.kubernetesFrom} the kubelet has no dockershim, so Docker Engine needs ${requirement.requires}. Add ${requirement.requires} or move the pool to containerd or CRI-O, then plan again.`,
@@ -942,28 +1353,54 @@ function runtimeTarget(
     .filter(({ version }) => compareComponentVersions(release, version) < 0);
   const listed = listedTarget(runtime, rows, minor, targetMinor, lines);
   if (minimums.length > 0) {
-    const highest = minimums.reduce((a, b) => (compareComponentVersions(b.version, a.version) > 0 ? b : a));
+    const highest = minimums.reduce((a, b) =>
+      compareComponentVersions(b.version, a.version) > 0 ? b : a,
+    );
     // The bare minimum would leave the runtime below its own table: go to what the table lists when that is higher.
-    if (listed !== null && compareComponentVersions(parseComponentVersion(listed.version), highest.version) > 0) return listed;
+    if (
+      listed !== null &&
+      compareComponentVersions(parseComponentVersion(listed.version), highest.version) > 0
+    )
+      return listed;
     return {
       version: highest.version.raw,
       why: `${runtime.component} ${highest.requirement.minVersion} or newer is required from Kubernetes ${highest.requirement.kubernetesFrom} (${highest.requirement.id})`,
     };
   }
   if (listed !== null) return listed;
-  if (inForce.some((requirement) => requirement.kind === "MATCH_KUBERNETES_MINOR") && (release.major !== 1 || release.minor !== minor % 1000)) {
-    return { version: minorWords(minor), why: `${runtime.component} minors track Kubernetes minors` };
+  if (
+    inForce.some((requirement) => requirement.kind === "MATCH_KUBERNETES_MINOR") &&
+    (release.major !== 1 || release.minor !== minor % 1000)
+  ) {
+    return {
+      version: minorWords(minor),
+      why: `${runtime.component} minors track Kubernetes minors`,
+    };
   }
   return null;
 }
 
-function crossedRequirements(snapshot: KbSnapshot, plan: ClusterPlan, from: number, to: number): Finding[] {
+function crossedRequirements(
+  snapshot: KbSnapshot,
+  plan: ClusterPlan,
+  from: number,
+  to: number,
+): Finding[] {
   const present = new Set(plan.entries.map((entry) => entry.component));
-  const anyRuntime = plan.entries.some((entry) => entry.category === "container-runtime" || entry.category === "runtime-shim");
+  const anyRuntime = plan.entries.some(
+    (entry) => entry.category === "container-runtime" || entry.category === "runtime-shim",
+  );
   return snapshot.runtimeRequirements
-    .filter((requirement) => minorIndex(requirement.kubernetesFrom) > from && minorIndex(requirement.kubernetesFrom) <= to)
+    .filter(
+      (requirement) =>
+        minorIndex(requirement.kubernetesFrom) > from &&
+        minorIndex(requirement.kubernetesFrom) <= to,
+    )
     .filter((requirement) => requirement.kind !== "RECOMMENDED_MIN_VERSION")
-    .filter((requirement) => present.has(requirement.component) || (!anyRuntime && requirement.component !== "etcd"))
+    .filter(
+      (requirement) =>
+        present.has(requirement.component) || (!anyRuntime && requirement.component !== "etcd"),
+    )
     .map((requirement) =>
       finding({
         code: "RUNTIME_REQUIREMENT_IN_UPGRADE",
@@ -976,11 +1413,24 @@ function crossedRequirements(snapshot: KbSnapshot, plan: ClusterPlan, from: numb
     );
 }
 
-function recommendations(snapshot: KbSnapshot, plan: ClusterPlan, from: number, to: number): Finding[] {
-  if (to <= from && plan.entries.every((entry) => entry.kubernetes === null || minorIndex(entry.kubernetes) >= to)) return [];
+function recommendations(
+  snapshot: KbSnapshot,
+  plan: ClusterPlan,
+  from: number,
+  to: number,
+): Finding[] {
+  if (
+    to <= from &&
+    plan.entries.every((entry) => entry.kubernetes === null || minorIndex(entry.kubernetes) >= to)
+  )
+    return [];
   const present = new Set(plan.entries.map((entry) => entry.component));
   return snapshot.recommendations
-    .filter((recommendation) => recommendation.components.some((component) => present.has(component) || component === "kube-apiserver"))
+    .filter((recommendation) =>
+      recommendation.components.some(
+        (component) => present.has(component) || component === "kube-apiserver",
+      ),
+    )
     .filter(
       (recommendation) =>
         (recommendation.appliesFrom === null || minorIndex(recommendation.appliesFrom) <= to) &&

@@ -12,14 +12,24 @@
  * module or face parses a user's version any other way.
  */
 import { InputError } from "../core/errors.js";
-import { minorIndex, minorOf, parseKubernetesVersion, type KubernetesVersion } from "../core/versions.js";
+import {
+  minorIndex,
+  minorOf,
+  parseKubernetesVersion,
+  type KubernetesVersion,
+} from "../core/versions.js";
 import { finding, type Finding } from "./findings.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveVersionAlias } from "./release-status.js";
 import { today } from "./days.js";
 
 /** A Kubernetes version from a person or a file: an alias, a version, or an InputError that says what to write. */
-export function readKubernetesVersion(snapshot: KbSnapshot, input: unknown, field: string, asOf: string = today()): KubernetesVersion {
+export function readKubernetesVersion(
+  snapshot: KbSnapshot,
+  input: unknown,
+  field: string,
+  asOf: string = today(),
+): KubernetesVersion {
   if (typeof input === "number") {
     const meant = lostZero(snapshot, String(input));
     throw new InputError(
@@ -42,7 +52,12 @@ export function readKubernetesVersion(snapshot: KbSnapshot, input: unknown, fiel
 }
 
 /** The minor (`"1.30"`) of a version read as readKubernetesVersion reads it. */
-export function readMinor(snapshot: KbSnapshot, input: unknown, field: string, asOf: string = today()): string {
+export function readMinor(
+  snapshot: KbSnapshot,
+  input: unknown,
+  field: string,
+  asOf: string = today(),
+): string {
   return minorOf(readKubernetesVersion(snapshot, input, field, asOf));
 }
 
@@ -70,7 +85,9 @@ export function olderThanKnowledge(
 
 /** Whether text is absent (undefined, null or blank), for the optional version fields. */
 export function isAbsent(input: unknown): input is undefined | null | "" {
-  return input === undefined || input === null || (typeof input === "string" && input.trim() === "");
+  return (
+    input === undefined || input === null || (typeof input === "string" && input.trim() === "")
+  );
 }
 
 /**
@@ -82,6 +99,7 @@ function lostZero(snapshot: KbSnapshot, text: string): string | null {
   if (match === null) return null;
   const minor = `${match[1]}.${match[2]}`;
   const meant = `${match[1]}.${match[2]}0`;
-  if (snapshot.findRelease(minor) !== undefined || snapshot.findRelease(meant) === undefined) return null;
+  if (snapshot.findRelease(minor) !== undefined || snapshot.findRelease(meant) === undefined)
+    return null;
   return meant;
 }

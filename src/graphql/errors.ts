@@ -32,7 +32,8 @@ function describedOf(error: unknown): ReturnType<typeof describeError> | undefin
  */
 export function formatGraphQLError(options: { readonly production?: boolean } = {}) {
   const clientMessage = (message: string): string => {
-    if (message === VALIDATION_ABORTED) return "the document is too large or repetitive to validate (too many fields to compare); send a smaller one";
+    if (message === VALIDATION_ABORTED)
+      return "the document is too large or repetitive to validate (too many fields to compare); send a smaller one";
     return options.production === true ? withoutSuggestions(message) : message;
   };
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
@@ -52,9 +53,18 @@ export function formatGraphQLError(options: { readonly production?: boolean } = 
     const code = formatted.extensions?.code;
     // Parse and validation errors of the document itself are the caller's to fix and safe to show.
     if (isGraphQLOwnError(formatted, error)) {
-      return { message: clientMessage(formatted.message), locations: formatted.locations, path: formatted.path, extensions: { code: code as string } };
+      return {
+        message: clientMessage(formatted.message),
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: code as string },
+      };
     }
-    return { message: "internal error; it has been logged with the request id in the X-Request-Id header", path: formatted.path, extensions: { code: INTERNAL_CODE } };
+    return {
+      message: "internal error; it has been logged with the request id in the X-Request-Id header",
+      path: formatted.path,
+      extensions: { code: INTERNAL_CODE },
+    };
   };
 }
 
@@ -65,7 +75,10 @@ function isGraphQLOwnError(formatted: GraphQLFormattedError, error: unknown): bo
 }
 
 /** Whether formatError masked this error: then it must be logged, with the request id. */
-export function isInternalGraphQLError(error: GraphQLFormattedError | { readonly extensions?: Record<string, unknown> }, original: unknown): boolean {
+export function isInternalGraphQLError(
+  error: GraphQLFormattedError | { readonly extensions?: Record<string, unknown> },
+  original: unknown,
+): boolean {
   if (describedOf(original) !== undefined) return false;
   const code = error.extensions?.code;
   return !(typeof code === "string" && code !== INTERNAL_CODE);

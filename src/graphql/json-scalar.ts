@@ -5,7 +5,9 @@ import { InputError } from "../core/errors.js";
 function literal(node: ValueNode, variables: Record<string, unknown> | null | undefined): unknown {
   switch (node.kind) {
     case Kind.OBJECT:
-      return Object.fromEntries(node.fields.map((field) => [field.name.value, literal(field.value, variables)]));
+      return Object.fromEntries(
+        node.fields.map((field) => [field.name.value, literal(field.value, variables)]),
+      );
     case Kind.LIST:
       return node.values.map((value) => literal(value, variables));
     case Kind.STRING:
@@ -25,7 +27,8 @@ function literal(node: ValueNode, variables: Record<string, unknown> | null | un
 }
 
 function object(value: unknown): Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InputError("record must be a JSON object", "record");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new InputError("record must be a JSON object", "record");
   return value as Record<string, unknown>;
 }
 

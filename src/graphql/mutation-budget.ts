@@ -18,15 +18,22 @@ export function mutationBudget(budgets: MinuteBudgets): ApolloServerPlugin<Graph
           if (operation?.operation !== OperationTypeNode.MUTATION) return Promise.resolve();
           use = budgets.take(contextValue.caller);
           if (use.allowed) return Promise.resolve();
-          throw new GraphQLError(`too many write requests: at most ${budgets.perMinute} a minute; retry after the Retry-After delay`, {
-            extensions: { code: "RATE_LIMITED", http: { status: 429 } },
-          });
+          throw new GraphQLError(
+            `too many write requests: at most ${budgets.perMinute} a minute; retry after the Retry-After delay`,
+            {
+              extensions: { code: "RATE_LIMITED", http: { status: 429 } },
+            },
+          );
         },
         willSendResponse({ response }) {
           if (use === undefined) return Promise.resolve();
           response.http.headers.set("ratelimit-policy", budgets.policy);
-          response.http.headers.set("ratelimit", `limit=${budgets.perMinute}, remaining=${use.remaining}, reset=${use.resetSeconds}`);
-          if (!use.allowed) response.http.headers.set("retry-after", String(BUDGET_WINDOW_MS / 1000));
+          response.http.headers.set(
+            "ratelimit",
+            `limit=${budgets.perMinute}, remaining=${use.remaining}, reset=${use.resetSeconds}`,
+          );
+          if (!use.allowed)
+            response.http.headers.set("retry-after", String(BUDGET_WINDOW_MS / 1000));
           // Refused because the database was away: no work was done, so it is not counted (as over REST).
           if (response.http.status === 503) use.giveBack();
           return Promise.resolve();

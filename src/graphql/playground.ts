@@ -20,7 +20,10 @@ const EXAMPLE_PLAN = `{
 
 const FINDING_FIELDS = "code severity component instance message sourceUrl";
 
-export const PLAYGROUND_EXAMPLES: ReadonlyArray<{ readonly title: string; readonly query: string }> = [
+export const PLAYGROUND_EXAMPLES: ReadonlyArray<{
+  readonly title: string;
+  readonly query: string;
+}> = [
   {
     title: "validateCluster",
     query: `# Is this cluster a supported combination? (Ctrl-Enter or the run button)
@@ -155,7 +158,10 @@ export function playgroundPage(): Promise<string> {
       defaultTabs: PLAYGROUND_EXAMPLES.map((example) => ({ query: example.query })),
     });
     // At the end of the head, after GraphiQL's stylesheet (the bundle's scripts hold a "</head>" of their own).
-    return html.replace(/<\/head>(\s*<body)/, (_match, body: string) => `${TAB_STYLE}</head>${body}`);
+    return html.replace(
+      /<\/head>(\s*<body)/,
+      (_match, body: string) => `${TAB_STYLE}</head>${body}`,
+    );
   });
   return page;
 }

@@ -15,7 +15,12 @@ import { HeaderMap } from "@apollo/server";
 import { Kind, OperationTypeNode, type OperationDefinitionNode } from "graphql";
 import type { AnswerCache } from "../services/answer-cache.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import { fillRevisionIn, holdsStandIn, watched, type WatchedSnapshot } from "../knowledge/snapshot-reads.js";
+import {
+  fillRevisionIn,
+  holdsStandIn,
+  watched,
+  type WatchedSnapshot,
+} from "../knowledge/snapshot-reads.js";
 import { today } from "../domain/validate.js";
 import type { GraphQLContext } from "./context.js";
 
@@ -77,12 +82,18 @@ function answeredFromSnapshot(operation: OperationDefinitionNode | undefined): b
   return (
     operation !== undefined &&
     operation.operation === OperationTypeNode.QUERY &&
-    operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && SNAPSHOT_QUERY_FIELDS.has(selection.name.value))
+    operation.selectionSet.selections.every(
+      (selection) =>
+        selection.kind === Kind.FIELD && SNAPSHOT_QUERY_FIELDS.has(selection.name.value),
+    )
   );
 }
 
 /** Remembered data filled with the last revision it was sent under. */
-const filled = new WeakMap<RememberedData, { readonly revision: number; readonly data: RememberedData }>();
+const filled = new WeakMap<
+  RememberedData,
+  { readonly revision: number; readonly data: RememberedData }
+>();
 
 function dataUnder(data: RememberedData, revision: number): RememberedData {
   const last = filled.get(data);
@@ -92,7 +103,9 @@ function dataUnder(data: RememberedData, revision: number): RememberedData {
   return made;
 }
 
-export function rememberedAnswers(answers: AnswerCache<RememberedData>): ApolloServerPlugin<GraphQLContext> {
+export function rememberedAnswers(
+  answers: AnswerCache<RememberedData>,
+): ApolloServerPlugin<GraphQLContext> {
   return {
     requestDidStart() {
       let key: string | undefined;
@@ -105,13 +118,20 @@ export function rememberedAnswers(answers: AnswerCache<RememberedData>): ApolloS
           const variables = JSON.stringify(request.variables ?? {});
           if (variables.length > MAX_REMEMBERED_VARIABLES_CHARS) return Promise.resolve(null);
           // A question holding the view's stand-in (it cannot, but then) is answered and not remembered.
-          if (holdsStandIn(variables) || (request.query !== undefined && holdsStandIn(request.query))) return Promise.resolve(null);
+          if (
+            holdsStandIn(variables) ||
+            (request.query !== undefined && holdsStandIn(request.query))
+          )
+            return Promise.resolve(null);
           snapshot = contextValue.snapshot;
           key = `${today()}\n${operationName ?? ""}\n${queryHash}\n${variables}`;
           const data = answers.get(snapshot, key);
           if (data !== undefined) {
             remembered = true;
-            return Promise.resolve({ http: { status: undefined, headers: new HeaderMap() }, body: { kind: "single", singleResult: { data: dataUnder(data, snapshot.revision) } } });
+            return Promise.resolve({
+              http: { status: undefined, headers: new HeaderMap() },
+              body: { kind: "single", singleResult: { data: dataUnder(data, snapshot.revision) } },
+            });
           }
           // Executed against a view that notes what it reads, so the data can outlive edits of other knowledge.
           watch = watched(snapshot);
@@ -119,7 +139,8 @@ export function rememberedAnswers(answers: AnswerCache<RememberedData>): ApolloS
           return Promise.resolve(null);
         },
         willSendResponse({ response, contextValue }) {
-          if (key === undefined || snapshot === undefined || watch === undefined || remembered) return Promise.resolve();
+          if (key === undefined || snapshot === undefined || watch === undefined || remembered)
+            return Promise.resolve();
           contextValue.snapshot = snapshot;
           const body = response.body;
           if (body.kind !== "single") return Promise.resolve();
@@ -127,9 +148,11 @@ export function rememberedAnswers(answers: AnswerCache<RememberedData>): ApolloS
           const data = result.data;
           // Only clean answers: an error names the caller's input and costs little to recompute.
           // Two bytes a character (the data filled with the revision in force shares all but the path to it).
-          if (result.errors === undefined && data) answers.set(snapshot, key, data, JSON.stringify(data).length * 2, watch.reads());
+          if (result.errors === undefined && data)
+            answers.set(snapshot, key, data, JSON.stringify(data).length * 2, watch.reads());
           if (data) result.data = dataUnder(data, snapshot.revision);
-          if (result.errors !== undefined) result.errors = fillRevisionIn(result.errors, snapshot.revision);
+          if (result.errors !== undefined)
+            result.errors = fillRevisionIn(result.errors, snapshot.revision);
           return Promise.resolve();
         },
       });

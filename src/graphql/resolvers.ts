@@ -43,81 +43,171 @@ function entityOf(value: KbEntity): EntityName {
 /** One output as JSON or as text, never both: which one kubectl printed must not be a guess. */
 function kubectlInputs(given: KubectlOutputsInput): KubectlInputs {
   const either = (json: unknown, text: string | null | undefined, field: string): unknown => {
-    if (json != null && text != null) throw new InputError(`kubectl.${field} and kubectl.${field}Text are the same output; give one of them`, `kubectl.${field}`);
+    if (json != null && text != null)
+      throw new InputError(
+        `kubectl.${field} and kubectl.${field}Text are the same output; give one of them`,
+        `kubectl.${field}`,
+      );
     return json ?? optional(text);
   };
-  return { kubectlVersion: either(given.version, given.versionText, "version"), nodes: either(given.nodes, given.nodesText, "nodes"), workloads: optional(given.workloads) };
+  return {
+    kubectlVersion: either(given.version, given.versionText, "version"),
+    nodes: either(given.nodes, given.nodesText, "nodes"),
+    workloads: optional(given.workloads),
+  };
 }
 
 function curatorOf(curator: Curator | undefined): Curator {
-  if (curator === undefined) throw new UnavailableError("this instance serves a read-only knowledge base");
+  if (curator === undefined)
+    throw new UnavailableError("this instance serves a read-only knowledge base");
   return curator;
 }
 
 export const resolvers: Resolvers = {
   Query: {
     knowledgeBase: (_parent, _args, { snapshot }) => summarise(snapshot),
-    components: (_parent, { plane }, { snapshot }) => [...listComponents(snapshot, { plane: optional(plane) })],
+    components: (_parent, { plane }, { snapshot }) => [
+      ...listComponents(snapshot, { plane: optional(plane) }),
+    ],
     component: (_parent, { name }, { snapshot }) => snapshot.findComponent(name) ?? null,
-    ports: (_parent, { component }, { snapshot }) => [...listPorts(snapshot, { component: optional(component) })],
+    ports: (_parent, { component }, { snapshot }) => [
+      ...listPorts(snapshot, { component: optional(component) }),
+    ],
     links: (_parent, _args, { snapshot }) => [...snapshot.links],
     skewRules: (_parent, { kubernetesVersion, profile }, { snapshot }) => [
-      ...listSkewRules(snapshot, { kubernetesVersion: optional(kubernetesVersion), profile: optional(profile) }),
+      ...listSkewRules(snapshot, {
+        kubernetesVersion: optional(kubernetesVersion),
+        profile: optional(profile),
+      }),
     ],
     apiRemovals: (_parent, { fromVersion, toVersion }, { snapshot }) => [
       ...listApiRemovals(snapshot, { from: optional(fromVersion), to: optional(toVersion) }),
     ],
     releases: (_parent, _args, { snapshot }) => {
       const day = today();
-      return snapshot.releases.map((release) => ({ ...release, support: releaseStatus(snapshot, release, day) }));
+      return snapshot.releases.map((release) => ({
+        ...release,
+        support: releaseStatus(snapshot, release, day),
+      }));
     },
     release: (_parent, { version, asOf }, { snapshot }) => {
       const day = parseAsOf(asOf, "asOf");
       const release = snapshot.findRelease(readMinor(snapshot, version, "version", day));
-      return release === undefined ? null : { ...release, support: releaseStatus(snapshot, release, day) };
+      return release === undefined
+        ? null
+        : { ...release, support: releaseStatus(snapshot, release, day) };
     },
     profiles: (_parent, _args, { snapshot }) => [...snapshot.profiles],
     upgradeOrder: (_parent, _args, { snapshot }) => [...snapshot.upgradeDependencies],
     runtimeRequirements: (_parent, _args, { snapshot }) => [...snapshot.runtimeRequirements],
     recommendations: (_parent, _args, { snapshot }) => [...snapshot.recommendations],
-    flagChanges: (_parent, { component }, { snapshot }) => [...listFlagChanges(snapshot, { component: optional(component) })],
+    flagChanges: (_parent, { component }, { snapshot }) => [
+      ...listFlagChanges(snapshot, { component: optional(component) }),
+    ],
     proxyModes: (_parent, _args, { snapshot }) => [...snapshot.proxyModes],
     runtimeReleases: (_parent, _args, { snapshot }) => [...snapshot.runtimeReleases],
     hostRequirements: (_parent, _args, { snapshot }) => [...snapshot.hostRequirements],
     coverage: (_parent, _args, { snapshot }) => [...snapshot.coverage],
     apiGroupVersions: (_parent, _args, { snapshot }) => [...snapshot.apiGroupVersions],
     behaviourChanges: (_parent, _args, { snapshot }) => [...snapshot.behaviourChanges],
-    featureGates: (_parent, { name }, { snapshot }) => snapshot.featureGates.filter((gate) => name === null || name === undefined || gate.name === name),
+    featureGates: (_parent, { name }, { snapshot }) =>
+      snapshot.featureGates.filter(
+        (gate) => name === null || name === undefined || gate.name === name,
+      ),
     configurationApis: (_parent, _args, { snapshot }) => [...snapshot.configurationApis],
     controllers: (_parent, _args, { snapshot }) => [...snapshot.controllers],
     fieldRules: (_parent, _args, { snapshot }) => [...snapshot.fieldRules],
-    addons: (_parent, { name }, { snapshot }) => (name === null || name === undefined ? [...snapshot.addons] : snapshot.addons.filter((addon) => addon === findAddon(snapshot, name))),
-    addonApis: (_parent, { addon }, { snapshot }) => snapshot.addonApis.filter((record) => addon === null || addon === undefined || record.addon === addon),
+    addons: (_parent, { name }, { snapshot }) =>
+      name === null || name === undefined
+        ? [...snapshot.addons]
+        : snapshot.addons.filter((addon) => addon === findAddon(snapshot, name)),
+    addonApis: (_parent, { addon }, { snapshot }) =>
+      snapshot.addonApis.filter(
+        (record) => addon === null || addon === undefined || record.addon === addon,
+      ),
     platforms: (_parent, _args, { snapshot }) => [...snapshot.platforms],
-    upgradeImpact: (_parent, { fromVersion, toVersion, areas }, { snapshot }) => upgradeImpact(snapshot, fromVersion, toVersion, { areas }),
+    upgradeImpact: (_parent, { fromVersion, toVersion, areas }, { snapshot }) =>
+      upgradeImpact(snapshot, fromVersion, toVersion, { areas }),
     flows: (_parent, query, { snapshot }) => listFlows(snapshot, query),
     firewallRules: (_parent, { format, cidrs, ...query }, { snapshot }) => {
       const list = listFlows(snapshot, query);
-      const chosen = format === "NFTABLES" ? "nftables" : format === "IPTABLES" ? "iptables" : "json";
-      return { format: chosen, rules: firewallRules(list, chosen, parseRoleCidrs(cidrs)), flows: list.flows.length, notes: [...list.notes], kbRevision: snapshot.revision };
+      const chosen =
+        format === "NFTABLES" ? "nftables" : format === "IPTABLES" ? "iptables" : "json";
+      return {
+        format: chosen,
+        rules: firewallRules(list, chosen, parseRoleCidrs(cidrs)),
+        flows: list.flows.length,
+        notes: [...list.notes],
+        kbRevision: snapshot.revision,
+      };
     },
-    checkFirewall: (_parent, { allowed, cni, version }, { snapshot }) => checkFirewall(snapshot, allowed, { cni, version }),
+    checkFirewall: (_parent, { allowed, cni, version }, { snapshot }) =>
+      checkFirewall(snapshot, allowed, { cni, version }),
     validateCluster: (_parent, { plan, profile, asOf, platform }, { snapshot }) =>
-      validateCluster(snapshot, plan.components, { profile, asOf, platform, field: "plan.components" }),
+      validateCluster(snapshot, plan.components, {
+        profile,
+        asOf,
+        platform,
+        field: "plan.components",
+      }),
     planUpgrade: (_parent, { current, targetVersion, profile, asOf, platform }, { snapshot }) =>
       planUpgrade(snapshot, current.components, targetVersion, { profile, asOf, platform }),
-    validateFromKubectl: (_parent, { kubectl, profile, asOf, platform }, { snapshot }) => validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
-    planUpgradeFromKubectl: (_parent, { kubectl, targetVersion, profile, asOf, platform }, { snapshot }) =>
-      planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, { profile, asOf, platform }),
-    checkRollback: (_parent, { current, component, instance, toVersion, profile, asOf, platform, upgradedOn }, { snapshot }) =>
-      checkRollback(snapshot, { current: current.components, component, instance, toVersion, profile, asOf, platform, upgradedOn }),
-    scanCluster: (_parent, { targetVersion, helmReleases, objects, metrics, auditLog }, { snapshot }) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
+    validateFromKubectl: (_parent, { kubectl, profile, asOf, platform }, { snapshot }) =>
+      validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
+    planUpgradeFromKubectl: (
+      _parent,
+      { kubectl, targetVersion, profile, asOf, platform },
+      { snapshot },
+    ) =>
+      planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, {
+        profile,
+        asOf,
+        platform,
+      }),
+    checkRollback: (
+      _parent,
+      { current, component, instance, toVersion, profile, asOf, platform, upgradedOn },
+      { snapshot },
+    ) =>
+      checkRollback(snapshot, {
+        current: current.components,
+        component,
+        instance,
+        toVersion,
+        profile,
+        asOf,
+        platform,
+        upgradedOn,
+      }),
+    scanCluster: (
+      _parent,
+      { targetVersion, helmReleases, objects, metrics, auditLog },
+      { snapshot },
+    ) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
     // In slices, so a large scan does not hold other requests (src/core/slices.ts).
-    scanManifests: (_parent, { manifests, targetVersion, fromVersion, addons, crds }, { snapshot }) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),
-    checkNodePoolUpgrade: (_parent, { controlPlaneVersion, from, to, profile, asOf, platform }, { snapshot }) =>
-      checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile, asOf, platform }),
-    checkNodePoolRollback: (_parent, { controlPlaneVersion, current, rollbackTo, profile, asOf, platform }, { snapshot }) =>
-      checkNodePoolRollback(snapshot, { controlPlaneVersion, current, rollbackTo, profile, asOf, platform }),
+    scanManifests: (
+      _parent,
+      { manifests, targetVersion, fromVersion, addons, crds },
+      { snapshot },
+    ) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),
+    checkNodePoolUpgrade: (
+      _parent,
+      { controlPlaneVersion, from, to, profile, asOf, platform },
+      { snapshot },
+    ) => checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile, asOf, platform }),
+    checkNodePoolRollback: (
+      _parent,
+      { controlPlaneVersion, current, rollbackTo, profile, asOf, platform },
+      { snapshot },
+    ) =>
+      checkNodePoolRollback(snapshot, {
+        controlPlaneVersion,
+        current,
+        rollbackTo,
+        profile,
+        asOf,
+        platform,
+      }),
     auditLog: async (_parent, args, { curator, principal }) => {
       const entries = await curatorOf(curator).audit(principal, {
         entity: optional(args.entity),
@@ -136,16 +226,56 @@ export const resolvers: Resolvers = {
   },
   Mutation: {
     createRecord: async (_parent, { entity, record, idempotencyKey }, { curator, principal }) => {
-      const result = await curatorOf(curator).create(principal, entityOf(entity), record, { idempotencyKey });
-      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision, replayed: result.replayed === true };
+      const result = await curatorOf(curator).create(principal, entityOf(entity), record, {
+        idempotencyKey,
+      });
+      return {
+        entity,
+        key: result.key,
+        record: result.record as Record<string, unknown>,
+        retired: false,
+        kbRevision: result.kbRevision,
+        replayed: result.replayed === true,
+      };
     },
-    updateRecord: async (_parent, { entity, key, revision, record, idempotencyKey }, { curator, principal }) => {
-      const result = await curatorOf(curator).update(principal, entityOf(entity), key, revision, record, { idempotencyKey });
-      return { entity, key: result.key, record: result.record as Record<string, unknown>, retired: false, kbRevision: result.kbRevision, replayed: result.replayed === true };
+    updateRecord: async (
+      _parent,
+      { entity, key, revision, record, idempotencyKey },
+      { curator, principal },
+    ) => {
+      const result = await curatorOf(curator).update(
+        principal,
+        entityOf(entity),
+        key,
+        revision,
+        record,
+        { idempotencyKey },
+      );
+      return {
+        entity,
+        key: result.key,
+        record: result.record as Record<string, unknown>,
+        retired: false,
+        kbRevision: result.kbRevision,
+        replayed: result.replayed === true,
+      };
     },
-    retireRecord: async (_parent, { entity, key, revision, idempotencyKey }, { curator, principal }) => {
-      const result = await curatorOf(curator).retire(principal, entityOf(entity), key, revision, { idempotencyKey });
-      return { entity, key: result.key, record: null, retired: true, kbRevision: result.kbRevision, replayed: result.replayed === true };
+    retireRecord: async (
+      _parent,
+      { entity, key, revision, idempotencyKey },
+      { curator, principal },
+    ) => {
+      const result = await curatorOf(curator).retire(principal, entityOf(entity), key, revision, {
+        idempotencyKey,
+      });
+      return {
+        entity,
+        key: result.key,
+        record: null,
+        retired: true,
+        kbRevision: result.kbRevision,
+        replayed: result.replayed === true,
+      };
     },
     importKnowledgeBase: async (_parent, { bundle }, { curator, principal }) => {
       const importing = curatorOf(curator);
@@ -155,15 +285,20 @@ export const resolvers: Resolvers = {
         changed: result.changed,
         revisionBefore: result.revisionBefore,
         kbRevision: result.revision,
-        changes: result.changes.map((change) => ({ ...change, fields: change.fields ? [...change.fields] : null })),
+        changes: result.changes.map((change) => ({
+          ...change,
+          fields: change.fields ? [...change.fields] : null,
+        })),
       };
     },
   },
   JSONObject: JSONObjectScalar,
   Component: {
-    ports: (component, _args, { snapshot }) => snapshot.ports.filter((port) => port.component === component.name),
+    ports: (component, _args, { snapshot }) =>
+      snapshot.ports.filter((port) => port.component === component.name),
   },
   KnowledgeBase: {
-    counts: (summary) => Object.entries(summary.counts).map(([entity, count]) => ({ entity, count })),
+    counts: (summary) =>
+      Object.entries(summary.counts).map(([entity, count]) => ({ entity, count })),
   },
 };

@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { Express } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
@@ -26,7 +29,10 @@ import { rememberedAnswers, type RememberedData } from "./remembered-answers.js"
 import { mutationBudget } from "./mutation-budget.js";
 import type { MinuteBudgets } from "../core/minute-budgets.js";
 
-export const SCHEMA_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../schema.graphql");
+export const SCHEMA_PATH = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../../schema.graphql",
+);
 
 export interface GraphQLDependencies {
   readonly kb: KnowledgeBase;
@@ -57,7 +63,14 @@ function errorLog(logger: Logger): ApolloServerPlugin<GraphQLContext> {
         didEncounterErrors({ errors, contextValue }) {
           for (const error of errors) {
             if (isInternalGraphQLError(error, error.originalError)) {
-              logger.error({ err: unwrapResolverError(error), requestId: contextValue.requestId, path: error.path }, "unhandled GraphQL error");
+              logger.error(
+                {
+                  err: unwrapResolverError(error),
+                  requestId: contextValue.requestId,
+                  path: error.path,
+                },
+                "unhandled GraphQL error",
+              );
             }
           }
           return Promise.resolve();
@@ -73,7 +86,11 @@ const unavailableAs503: ApolloServerPlugin<GraphQLContext> = {
     return Promise.resolve({
       willSendResponse({ response }) {
         const body = response.body;
-        if (body.kind === "single" && body.singleResult.data == null && body.singleResult.errors?.some((error) => error.extensions?.code === "UNAVAILABLE")) {
+        if (
+          body.kind === "single" &&
+          body.singleResult.data == null &&
+          body.singleResult.errors?.some((error) => error.extensions?.code === "UNAVAILABLE")
+        ) {
           response.http.status = 503;
           response.http.headers.set("retry-after", "5");
         }
@@ -91,7 +108,12 @@ const unavailableAs503: ApolloServerPlugin<GraphQLContext> = {
 export const operationTypesOfTheSchema: ValidationRule = (context) => ({
   OperationDefinition(node) {
     if (context.getSchema().getRootType(node.operation) === undefined) {
-      context.reportError(new GraphQLError(`this service has no ${node.operation} operations; send a query or a mutation`, { nodes: node }));
+      context.reportError(
+        new GraphQLError(
+          `this service has no ${node.operation} operations; send a query or a mutation`,
+          { nodes: node },
+        ),
+      );
     }
   },
 });
@@ -103,12 +125,21 @@ export function queryLimits(production: boolean) {
     maxDirectives: { n: 10 },
     // Counted by graphql-js's own parser instead (parseOptions below): armor's token plugin turns syntax errors into 500s.
     maxTokens: { enabled: false },
-    costLimit: { maxCost: 5000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5, ignoreIntrospection: true },
+    costLimit: {
+      maxCost: 5000,
+      objectCost: 2,
+      scalarCost: 1,
+      depthCostFactor: 1.5,
+      ignoreIntrospection: true,
+    },
     blockFieldSuggestion: { enabled: production },
   }).protect();
 }
 
-export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Promise<ApolloServer<GraphQLContext>> {
+export async function mountGraphQL(
+  app: Express,
+  deps: GraphQLDependencies,
+): Promise<ApolloServer<GraphQLContext>> {
   const { kb, logger } = deps;
   const limits = queryLimits(deps.production);
   const server = new ApolloServer<GraphQLContext>({
@@ -138,7 +169,10 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
   await server.start();
 
   app.get(["/graphql", "/playground"], async (req, res, next) => {
-    const wantsPage = req.path === "/playground" || (req.accepts(["application/json", "text/html"]) === "text/html" && req.query.query === undefined);
+    const wantsPage =
+      req.path === "/playground" ||
+      (req.accepts(["application/json", "text/html"]) === "text/html" &&
+        req.query.query === undefined);
     if (!wantsPage) {
       next();
       return;
@@ -154,10 +188,17 @@ export async function mountGraphQL(app: Express, deps: GraphQLDependencies): Pro
       const requestId = typeof header === "string" ? header : undefined;
       try {
         const principal = principalOf(res);
-        return Promise.resolve({ snapshot: kb.current(), principal, caller: callerKey(principal, req.ip), curator: deps.curator, requestId });
+        return Promise.resolve({
+          snapshot: kb.current(),
+          principal,
+          caller: callerKey(principal, req.ip),
+          curator: deps.curator,
+          requestId,
+        });
       } catch (error) {
         // Before the operation starts, so errorLog never sees it: logged here, with the request id.
-        if (describeError(error).internal) logger.error({ err: error, requestId }, "unhandled GraphQL error");
+        if (describeError(error).internal)
+          logger.error({ err: error, requestId }, "unhandled GraphQL error");
         throw error;
       }
     },

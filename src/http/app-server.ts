@@ -31,7 +31,9 @@ interface ExpressPrototypes {
 export function createAppServer(app: Express): http.Server {
   const prototypes = app as unknown as ExpressPrototypes;
   class AppRequest extends IncomingMessage {}
-  class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
+  class AppResponse<
+    Request extends IncomingMessage = IncomingMessage,
+  > extends ServerResponse<Request> {}
   Object.setPrototypeOf(AppRequest.prototype, prototypes.request);
   Object.setPrototypeOf(AppResponse.prototype, prototypes.response);
   prototypes.request = AppRequest.prototype;

@@ -26,13 +26,20 @@ export interface IdentifyOptions {
  * token as the password); API clients the Bearer one.
  */
 function challenge(req: Request): string {
-  return req.accepts(["application/json", "text/html"]) === "text/html" ? 'Basic realm="kubecompat", charset="UTF-8"' : 'Bearer realm="kubecompat"';
+  return req.accepts(["application/json", "text/html"]) === "text/html"
+    ? 'Basic realm="kubecompat", charset="UTF-8"'
+    : 'Bearer realm="kubecompat"';
 }
 
 export function authenticate(options: IdentifyOptions): RequestHandler {
   const { authenticator, requireAuthForReads } = options;
   const failures = new MinuteBudgets(options.failuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
-  const refuse = (req: Request, res: Response, error: unknown, next: (error?: unknown) => void): void => {
+  const refuse = (
+    req: Request,
+    res: Response,
+    error: unknown,
+    next: (error?: unknown) => void,
+  ): void => {
     if (error instanceof UnauthenticatedError) res.setHeader("WWW-Authenticate", challenge(req));
     next(error);
   };
@@ -40,13 +47,26 @@ export function authenticate(options: IdentifyOptions): RequestHandler {
     const address = req.ip ?? "unknown";
     const authorization = req.headers.authorization;
     if (authorization !== undefined && failures.spent(address)) {
-      next(new RateLimitedError(`too many failed authentications from your address: at most ${failures.perMinute} a minute; check the token and retry after the Retry-After delay`, 60));
+      next(
+        new RateLimitedError(
+          `too many failed authentications from your address: at most ${failures.perMinute} a minute; check the token and retry after the Retry-After delay`,
+          60,
+        ),
+      );
       return;
     }
     if (authenticator === undefined) {
       res.locals.principal = ANONYMOUS;
       // Fail closed: with reads protected and no way to check a token, nobody is let in.
-      if (requireAuthForReads) refuse(req, res, new UnauthenticatedError("this service requires an API token for every request, and cannot check tokens (no token store)"), next);
+      if (requireAuthForReads)
+        refuse(
+          req,
+          res,
+          new UnauthenticatedError(
+            "this service requires an API token for every request, and cannot check tokens (no token store)",
+          ),
+          next,
+        );
       else next();
       return;
     }
@@ -55,13 +75,17 @@ export function authenticate(options: IdentifyOptions): RequestHandler {
       .then((principal) => {
         res.locals.principal = principal;
         if (requireAuthForReads) {
-          if (principal.role === null) throw new UnauthenticatedError("this service requires an API token for every request: send Authorization: Bearer <token>");
+          if (principal.role === null)
+            throw new UnauthenticatedError(
+              "this service requires an API token for every request: send Authorization: Bearer <token>",
+            );
           requireRole(principal, "reader", "reading");
         }
         next();
       })
       .catch((error: unknown) => {
-        if (error instanceof UnauthenticatedError && authorization !== undefined) failures.take(address);
+        if (error instanceof UnauthenticatedError && authorization !== undefined)
+          failures.take(address);
         refuse(req, res, error, next);
       });
   };
@@ -73,13 +97,16 @@ export function authenticate(options: IdentifyOptions): RequestHandler {
  * anonymous callers must not be able to make the service parse it.
  */
 export function requireImporter(principal: Principal): void {
-  if (principal.role === null) throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
+  if (principal.role === null)
+    throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
   requireRole(principal, "admin", "importing a knowledge-base bundle");
 }
 
 /** Who a limit counts a request against: its token when it has one, else its client address (IPv6 per /56). */
 export function callerKey(principal: Principal, address: string | undefined): string {
-  return principal.role !== null ? `token:${principal.name}` : `address:${ipKeyGenerator(address ?? "0.0.0.0")}`;
+  return principal.role !== null
+    ? `token:${principal.name}`
+    : `address:${ipKeyGenerator(address ?? "0.0.0.0")}`;
 }
 
 export function principalOf(res: Response): Principal {

@@ -17,10 +17,17 @@ import { pathOf, type RouteTable } from "./route-table.js";
  * client can read a refused body (too large, not JSON) or a rate limit like
  * any other error; elsewhere `{"error": {"code", "message", "details"?}}`.
  */
-export function errorBodyFor(req: Request, code: string, message: string, details?: unknown): object {
+export function errorBodyFor(
+  req: Request,
+  code: string,
+  message: string,
+  details?: unknown,
+): object {
   const path = pathOf(req);
   if (path === "/graphql" || path.startsWith("/graphql/")) {
-    return { errors: [{ message, extensions: details === undefined ? { code } : { code, details } }] };
+    return {
+      errors: [{ message, extensions: details === undefined ? { code } : { code, details } }],
+    };
   }
   return errorBody(code, message, details);
 }
@@ -40,10 +47,20 @@ export function notFoundHandler(routes?: RouteTable): RequestHandler {
         res.status(204).end();
         return;
       }
-      res.status(405).json(errorBodyFor(req, "METHOD_NOT_ALLOWED", `${path} does not take ${req.method}; it takes ${route.allowed.join(", ")}`));
+      res
+        .status(405)
+        .json(
+          errorBodyFor(
+            req,
+            "METHOD_NOT_ALLOWED",
+            `${path} does not take ${req.method}; it takes ${route.allowed.join(", ")}`,
+          ),
+        );
       return;
     }
-    res.status(404).json(errorBody("NOT_FOUND", `no route ${req.method} ${path}; see /api/v1 for the routes`));
+    res
+      .status(404)
+      .json(errorBody("NOT_FOUND", `no route ${req.method} ${path}; see /api/v1 for the routes`));
   };
 }
 
@@ -51,9 +68,17 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (caught: unknown, req, res, _next) => {
     if (res.headersSent) return;
     const described = describeError(caught);
-    if (described.internal) logger.error({ err: caught, requestId: res.getHeader("x-request-id") }, "unhandled error");
-    if (described.retryAfterSeconds !== null) res.setHeader("Retry-After", String(described.retryAfterSeconds));
-    const details = described.details ?? (described.field !== undefined ? [{ field: described.field, message: described.message }] : undefined);
-    res.status(described.status).json(errorBodyFor(req, described.code, described.message, details));
+    if (described.internal)
+      logger.error({ err: caught, requestId: res.getHeader("x-request-id") }, "unhandled error");
+    if (described.retryAfterSeconds !== null)
+      res.setHeader("Retry-After", String(described.retryAfterSeconds));
+    const details =
+      described.details ??
+      (described.field !== undefined
+        ? [{ field: described.field, message: described.message }]
+        : undefined);
+    res
+      .status(described.status)
+      .json(errorBodyFor(req, described.code, described.message, details));
   };
 }

@@ -6,7 +6,13 @@
  * same over REST and GraphQL, INTERNAL_SERVER_ERROR included. One body shape for REST and chat: errorBody.
  */
 import { asKnownError } from "../services/failures.js";
-import { InputError, KubecompatError, RateLimitedError, UnavailableError, type ErrorDetail } from "../core/errors.js";
+import {
+  InputError,
+  KubecompatError,
+  RateLimitedError,
+  UnavailableError,
+  type ErrorDetail,
+} from "../core/errors.js";
 
 export const INTERNAL_CODE = "INTERNAL_SERVER_ERROR";
 
@@ -51,8 +57,23 @@ interface HttpParserError {
   limit?: number;
 }
 
-function known(status: number, code: string, message: string, details?: readonly ErrorDetail[], field?: string, retryAfterSeconds: number | null = null): DescribedError {
-  return { status, code, message, details: details !== undefined && details.length > 0 ? details : undefined, field, retryAfterSeconds, internal: false };
+function known(
+  status: number,
+  code: string,
+  message: string,
+  details?: readonly ErrorDetail[],
+  field?: string,
+  retryAfterSeconds: number | null = null,
+): DescribedError {
+  return {
+    status,
+    code,
+    message,
+    details: details !== undefined && details.length > 0 ? details : undefined,
+    field,
+    retryAfterSeconds,
+    internal: false,
+  };
 }
 
 /**
@@ -70,17 +91,48 @@ export function describeError(caught: unknown): DescribedError {
   const error = asKnownError(caught);
   if (error instanceof KubecompatError) {
     const field = error instanceof InputError ? error.field : undefined;
-    const retryAfter = error instanceof UnavailableError || error instanceof RateLimitedError ? error.retryAfterSeconds : null;
-    return known(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details, field, retryAfter);
+    const retryAfter =
+      error instanceof UnavailableError || error instanceof RateLimitedError
+        ? error.retryAfterSeconds
+        : null;
+    return known(
+      STATUS_BY_CODE[error.code] ?? 400,
+      error.code,
+      error.message,
+      error.details,
+      field,
+      retryAfter,
+    );
   }
   const parserError = (error ?? {}) as HttpParserError;
-  if (parserError.type === "entity.too.large") return known(413, "PAYLOAD_TOO_LARGE", `the request body is larger than the limit of ${parserError.limit ?? "?"} bytes`);
-  if (parserError.type === "entity.parse.failed") return known(400, "BAD_USER_INPUT", notJson(parserError.message));
-  if (parserError.type === "charset.unsupported" || parserError.type === "encoding.unsupported") return known(415, "UNSUPPORTED_MEDIA_TYPE", parserError.message ?? "unsupported encoding");
+  if (parserError.type === "entity.too.large")
+    return known(
+      413,
+      "PAYLOAD_TOO_LARGE",
+      `the request body is larger than the limit of ${parserError.limit ?? "?"} bytes`,
+    );
+  if (parserError.type === "entity.parse.failed")
+    return known(400, "BAD_USER_INPUT", notJson(parserError.message));
+  if (parserError.type === "charset.unsupported" || parserError.type === "encoding.unsupported")
+    return known(415, "UNSUPPORTED_MEDIA_TYPE", parserError.message ?? "unsupported encoding");
   // A route parameter that is not valid percent-encoding (`/components/%E0%A4%A`): the router says 400 but does not expose it.
-  if (error instanceof URIError) return known(400, "BAD_USER_INPUT", `the URL is not valid percent-encoding (${error.message}); encode % as %25`);
-  if (typeof parserError.status === "number" && parserError.status >= 400 && parserError.status < 500 && parserError.expose === true) {
-    return known(parserError.status, CODE_BY_STATUS[parserError.status] ?? "BAD_REQUEST", parserError.message ?? "bad request");
+  if (error instanceof URIError)
+    return known(
+      400,
+      "BAD_USER_INPUT",
+      `the URL is not valid percent-encoding (${error.message}); encode % as %25`,
+    );
+  if (
+    typeof parserError.status === "number" &&
+    parserError.status >= 400 &&
+    parserError.status < 500 &&
+    parserError.expose === true
+  ) {
+    return known(
+      parserError.status,
+      CODE_BY_STATUS[parserError.status] ?? "BAD_REQUEST",
+      parserError.message ?? "bad request",
+    );
   }
   return {
     status: 500,
@@ -94,6 +146,10 @@ export function describeError(caught: unknown): DescribedError {
 }
 
 /** The one JSON error body of REST and chat: `{"error": {"code", "message", "details"?}}`. */
-export function errorBody(code: string, message: string, details?: unknown): { error: Record<string, unknown> } {
+export function errorBody(
+  code: string,
+  message: string,
+  details?: unknown,
+): { error: Record<string, unknown> } {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }

@@ -16,7 +16,9 @@
 import type { ServerResponse } from "node:http";
 
 export class ResponsesInFlight {
-  private slots: Array<ServerResponse | undefined> = new Array<ServerResponse | undefined>(64).fill(undefined);
+  private slots: Array<ServerResponse | undefined> = new Array<ServerResponse | undefined>(64).fill(
+    undefined,
+  );
   private readonly free: number[] = Array.from({ length: 64 }, (_, index) => 63 - index);
   private count = 0;
 
@@ -44,7 +46,9 @@ export class ResponsesInFlight {
 
   private grow(): void {
     const before = this.slots;
-    this.slots = before.concat(new Array<ServerResponse | undefined>(before.length).fill(undefined));
+    this.slots = before.concat(
+      new Array<ServerResponse | undefined>(before.length).fill(undefined),
+    );
     for (let slot = this.slots.length - 1; slot >= before.length; slot -= 1) this.free.push(slot);
     // The old array may be in the old space: emptied, it points at nothing young once dropped.
     before.fill(undefined);

@@ -22,7 +22,12 @@ export interface LargeRequestLimits {
   readonly waitMs: number;
 }
 
-export const DEFAULT_LARGE_REQUEST_LIMITS: LargeRequestLimits = { thresholdBytes: 1024 * 1024, inFlight: 2, queue: 16, waitMs: 30_000 };
+export const DEFAULT_LARGE_REQUEST_LIMITS: LargeRequestLimits = {
+  thresholdBytes: 1024 * 1024,
+  inFlight: 2,
+  queue: 16,
+  waitMs: 30_000,
+};
 
 export function admitLargeRequests(limits: LargeRequestLimits): RequestHandler {
   let running = 0;
@@ -59,10 +64,14 @@ export function admitLargeRequests(limits: LargeRequestLimits): RequestHandler {
     }
     // Node reads and discards the unread body after the answer, so the connection stays usable.
     const refuse = (why: string) => {
-      next(new UnavailableError(`${why}; retry after the Retry-After delay, or send smaller parts`));
+      next(
+        new UnavailableError(`${why}; retry after the Retry-After delay, or send smaller parts`),
+      );
     };
     if (waiting.length >= limits.queue) {
-      refuse(`this instance is busy with ${running} large requests and ${waiting.length} more waiting`);
+      refuse(
+        `this instance is busy with ${running} large requests and ${waiting.length} more waiting`,
+      );
       return;
     }
     // The slot passes straight from the request that releases it to this one (running stays the same).
@@ -74,7 +83,9 @@ export function admitLargeRequests(limits: LargeRequestLimits): RequestHandler {
     const timer = setTimeout(() => {
       waiting.splice(waiting.indexOf(admit), 1);
       res.off("close", gaveUp);
-      refuse(`this instance was busy with ${running} large requests for ${Math.round(limits.waitMs / 1000)} s`);
+      refuse(
+        `this instance was busy with ${running} large requests for ${Math.round(limits.waitMs / 1000)} s`,
+      );
     }, limits.waitMs);
     // A client that hangs up while waiting gives its place away.
     const gaveUp = () => {

@@ -16,7 +16,9 @@ export function jsonDepth(value: unknown, limit: number): number {
     if (current === null || typeof current !== "object") continue;
     deepest = Math.max(deepest, depth);
     if (deepest > limit) return deepest;
-    for (const inner of Object.values(current)) if (inner !== null && typeof inner === "object") stack.push({ value: inner, depth: depth + 1 });
+    for (const inner of Object.values(current))
+      if (inner !== null && typeof inner === "object")
+        stack.push({ value: inner, depth: depth + 1 });
   }
   return deepest;
 }
@@ -24,7 +26,12 @@ export function jsonDepth(value: unknown, limit: number): number {
 export function limitJsonDepth(limit = MAX_JSON_DEPTH): RequestHandler {
   return (req, _res, next) => {
     if (req.body !== null && typeof req.body === "object" && jsonDepth(req.body, limit) > limit) {
-      next(new InputError(`the JSON body is nested more than ${limit} levels deep; no request needs that`, "body"));
+      next(
+        new InputError(
+          `the JSON body is nested more than ${limit} levels deep; no request needs that`,
+          "body",
+        ),
+      );
       return;
     }
     next();

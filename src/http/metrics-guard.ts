@@ -17,7 +17,8 @@ const digest = (text: string): Buffer => crypto.createHash("sha256").update(text
 
 export function metricsGuard(options: MetricsGuardOptions): RequestHandler {
   const { token } = options;
-  if (token === null) return options.requireAuthForReads ? options.identify : (_req, _res, next) => next();
+  if (token === null)
+    return options.requireAuthForReads ? options.identify : (_req, _res, next) => next();
   const expected = digest(token);
   return (req, res, next) => {
     const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? "")?.[1];
@@ -27,6 +28,10 @@ export function metricsGuard(options: MetricsGuardOptions): RequestHandler {
       return;
     }
     res.setHeader("WWW-Authenticate", 'Bearer realm="kubecompat metrics"');
-    next(new UnauthenticatedError("/metrics needs the metrics token: send Authorization: Bearer <METRICS_TOKEN>"));
+    next(
+      new UnauthenticatedError(
+        "/metrics needs the metrics token: send Authorization: Bearer <METRICS_TOKEN>",
+      ),
+    );
   };
 }

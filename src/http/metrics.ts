@@ -34,11 +34,38 @@ export class Metrics {
 
   constructor(sources: MetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: "kubecompat_" });
-    this.requests = new Counter({ name: "kubecompat_http_requests_total", help: "HTTP requests by route and status", labelNames: ["method", "route", "status"], registers: [this.registry] });
-    this.latency = new Histogram({ name: "kubecompat_http_request_duration_seconds", help: "HTTP request latency by route", labelNames: ["method", "route"], buckets: BUCKETS, registers: [this.registry] });
-    this.operations = new Counter({ name: "kubecompat_graphql_operations_total", help: "GraphQL operations", labelNames: ["operation", "type", "outcome"], registers: [this.registry] });
-    this.operationLatency = new Histogram({ name: "kubecompat_graphql_operation_duration_seconds", help: "GraphQL operation latency", labelNames: ["operation", "type"], buckets: BUCKETS, registers: [this.registry] });
-    this.findings = new Counter({ name: "kubecompat_findings_total", help: "Findings reported, by code", labelNames: ["code", "severity"], registers: [this.registry] });
+    this.requests = new Counter({
+      name: "kubecompat_http_requests_total",
+      help: "HTTP requests by route and status",
+      labelNames: ["method", "route", "status"],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: "kubecompat_http_request_duration_seconds",
+      help: "HTTP request latency by route",
+      labelNames: ["method", "route"],
+      buckets: BUCKETS,
+      registers: [this.registry],
+    });
+    this.operations = new Counter({
+      name: "kubecompat_graphql_operations_total",
+      help: "GraphQL operations",
+      labelNames: ["operation", "type", "outcome"],
+      registers: [this.registry],
+    });
+    this.operationLatency = new Histogram({
+      name: "kubecompat_graphql_operation_duration_seconds",
+      help: "GraphQL operation latency",
+      labelNames: ["operation", "type"],
+      buckets: BUCKETS,
+      registers: [this.registry],
+    });
+    this.findings = new Counter({
+      name: "kubecompat_findings_total",
+      help: "Findings reported, by code",
+      labelNames: ["code", "severity"],
+      registers: [this.registry],
+    });
     new Gauge({
       name: "kubecompat_kb_revision",
       help: "Knowledge-base revision this instance answers from",
@@ -110,15 +137,31 @@ export class Metrics {
             for (const [face, stats] of Object.entries(caches())) this.set({ face }, pick(stats));
           },
         });
-      perFace("kubecompat_answer_cache_hits", "Answers served from the answer cache since start", (stats) => stats.hits);
-      perFace("kubecompat_answer_cache_misses", "Answers computed because the cache did not hold them, since start", (stats) => stats.misses);
+      perFace(
+        "kubecompat_answer_cache_hits",
+        "Answers served from the answer cache since start",
+        (stats) => stats.hits,
+      );
+      perFace(
+        "kubecompat_answer_cache_misses",
+        "Answers computed because the cache did not hold them, since start",
+        (stats) => stats.misses,
+      );
       perFace(
         "kubecompat_answer_cache_carried",
         "Answers kept when a newer snapshot came, because it holds every part of the knowledge they were made from, since start",
         (stats) => stats.carried,
       );
-      perFace("kubecompat_answer_cache_entries", "Answers held for the current snapshot", (stats) => stats.entries);
-      perFace("kubecompat_answer_cache_bytes", "Approximate bytes of answers held for the current snapshot", (stats) => stats.bytes);
+      perFace(
+        "kubecompat_answer_cache_entries",
+        "Answers held for the current snapshot",
+        (stats) => stats.entries,
+      );
+      perFace(
+        "kubecompat_answer_cache_bytes",
+        "Approximate bytes of answers held for the current snapshot",
+        (stats) => stats.bytes,
+      );
     }
   }
 
@@ -128,7 +171,10 @@ export class Metrics {
    * answered or an error did. `arrivedAt` tells when the request came in: a read may have waited for
    * its turn before reaching the app, and that wait is part of its latency.
    */
-  httpMiddleware(routeName: (req: Request) => string, arrivedAt: (req: Request) => bigint = () => process.hrtime.bigint()): RequestHandler {
+  httpMiddleware(
+    routeName: (req: Request) => string,
+    arrivedAt: (req: Request) => bigint = () => process.hrtime.bigint(),
+  ): RequestHandler {
     return (req, res, next) => {
       const started = arrivedAt(req);
       res.on("finish", () => {
@@ -150,13 +196,15 @@ export class Metrics {
       if (seen === undefined) counts.set(key, { code, severity, count: 1 });
       else seen.count += 1;
     }
-    for (const { code, severity, count } of counts.values()) this.findings.inc({ code, severity }, count);
+    for (const { code, severity, count } of counts.values())
+      this.findings.inc({ code, severity }, count);
   }
 
   apolloPlugin<T extends object>(): ApolloServerPlugin<T> {
     const operations = this.operations;
     const operationLatency = this.operationLatency;
-    const recordFindings = (findings: Array<{ code: string; severity: string }>) => this.recordFindings(findings);
+    const recordFindings = (findings: Array<{ code: string; severity: string }>) =>
+      this.recordFindings(findings);
     return {
       requestDidStart() {
         const started = process.hrtime.bigint();
@@ -164,13 +212,21 @@ export class Metrics {
           willSendResponse({ operationName, operation, errors, response }) {
             const name = operationName ?? "anonymous";
             const type = operation?.operation ?? "unknown";
-            operations.inc({ operation: name, type, outcome: errors && errors.length > 0 ? "error" : "ok" });
-            operationLatency.observe({ operation: name, type }, Number(process.hrtime.bigint() - started) / 1e9);
+            operations.inc({
+              operation: name,
+              type,
+              outcome: errors && errors.length > 0 ? "error" : "ok",
+            });
+            operationLatency.observe(
+              { operation: name, type },
+              Number(process.hrtime.bigint() - started) / 1e9,
+            );
             const body = response.body;
             if (body.kind === "single" && body.singleResult.data) {
               for (const value of Object.values(body.singleResult.data)) {
                 const findings = (value as { findings?: unknown } | null)?.findings;
-                if (Array.isArray(findings)) recordFindings(findings as Array<{ code: string; severity: string }>);
+                if (Array.isArray(findings))
+                  recordFindings(findings as Array<{ code: string; severity: string }>);
               }
             }
             return Promise.resolve();

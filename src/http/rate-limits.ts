@@ -11,17 +11,32 @@ import { BUDGET_WINDOW_MS, MinuteBudgets, type BudgetUse } from "../core/minute-
 import { callerKey, principalOf } from "./auth.js";
 
 /** Sets the draft-7 headers of a use of a budget; the error to answer with when it was over. */
-export function overBudget(res: Response, budgets: MinuteBudgets, use: BudgetUse, what: string): RateLimitedError | undefined {
+export function overBudget(
+  res: Response,
+  budgets: MinuteBudgets,
+  use: BudgetUse,
+  what: string,
+): RateLimitedError | undefined {
   res.setHeader("RateLimit-Policy", budgets.policy);
-  res.setHeader("RateLimit", `limit=${budgets.perMinute}, remaining=${use.remaining}, reset=${use.resetSeconds}`);
+  res.setHeader(
+    "RateLimit",
+    `limit=${budgets.perMinute}, remaining=${use.remaining}, reset=${use.resetSeconds}`,
+  );
   if (use.allowed) return undefined;
-  return new RateLimitedError(`too many ${what} requests: at most ${budgets.perMinute} a minute; retry after the Retry-After delay`, BUDGET_WINDOW_MS / 1000);
+  return new RateLimitedError(
+    `too many ${what} requests: at most ${budgets.perMinute} a minute; retry after the Retry-After delay`,
+    BUDGET_WINDOW_MS / 1000,
+  );
 }
 
 /** A request that did no work is given back: refused because the database was away (503 with Retry-After), or abandoned by its client. */
 export function giveBackUnlessWorked(res: Response, use: BudgetUse): void {
   res.once("close", () => {
-    if (!res.writableFinished || (res.statusCode === 503 && res.getHeader("Retry-After") !== undefined)) use.giveBack();
+    if (
+      !res.writableFinished ||
+      (res.statusCode === 503 && res.getHeader("Retry-After") !== undefined)
+    )
+      use.giveBack();
   });
 }
 
@@ -38,7 +53,11 @@ export function giveBackUnlessWorked(res: Response, use: BudgetUse): void {
  * cost an edit a tenth of its CPU and lived as long as the edit's wait for
  * its group commit (bench/RESULTS.md, session 17).
  */
-export function rateLimited(perMinute: number, what: string, budgets = new MinuteBudgets(perMinute)): RequestHandler {
+export function rateLimited(
+  perMinute: number,
+  what: string,
+  budgets = new MinuteBudgets(perMinute),
+): RequestHandler {
   return (req, res, next) => {
     const use = budgets.take(callerKey(principalOf(res), req.ip));
     const refused = overBudget(res, budgets, use, what);

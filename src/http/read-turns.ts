@@ -60,7 +60,10 @@ export function arrivedAt(req: IncomingMessage): bigint {
  * @param perTurn reads let in per pass of the event loop; 0 lets every read in at once (no turns).
  * @param isRead whether a request (its method and its path, without the query) waits for its turn (anything else goes first).
  */
-export function readTurns(perTurn: number, isRead: (method: string, path: string) => boolean): ReadTurns {
+export function readTurns(
+  perTurn: number,
+  isRead: (method: string, path: string) => boolean,
+): ReadTurns {
   // A read's slot is emptied as it is let in. The array lives long (it is cut back only when it runs empty or
   // grows large), so it is in the old space, and a young-generation collection keeps whatever an old object
   // points at: a slot still holding an answered read carried its request, its response and everything the

@@ -59,22 +59,34 @@ export class RouteTable {
     if (upper.has("GET")) upper.add("HEAD");
     const normalised = normalise(pattern);
     if (!options.prefix && !normalised.includes(":")) {
-      this.exact.set(normalised, [...(this.exact.get(normalised) ?? []), { pattern, methods: upper, test: (path) => path === normalised }]);
+      this.exact.set(normalised, [
+        ...(this.exact.get(normalised) ?? []),
+        { pattern, methods: upper, test: (path) => path === normalised },
+      ]);
       return this;
     }
     const source = normalised
       .split("/")
-      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .map((segment) =>
+        segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+      )
       .join("/");
     const expression = new RegExp(`^${source}${options.prefix ? "(/.*)?" : ""}$`);
-    this.patterned.push({ pattern: options.prefix ? `${pattern}/*` : pattern, methods: upper, test: (path) => expression.test(path) });
+    this.patterned.push({
+      pattern: options.prefix ? `${pattern}/*` : pattern,
+      methods: upper,
+      test: (path) => expression.test(path),
+    });
     return this;
   }
 
   /** The route(s) a path is for, whatever the method; undefined when none is. */
   match(method: string, path: string): RouteMatch | undefined {
     const normalised = normalise(path);
-    const found = [...(this.exact.get(normalised) ?? []), ...this.patterned.filter((entry) => entry.test(normalised))];
+    const found = [
+      ...(this.exact.get(normalised) ?? []),
+      ...this.patterned.filter((entry) => entry.test(normalised)),
+    ];
     if (found.length === 0) return undefined;
     const upper = method.toUpperCase();
     const serving = found.find((entry) => entry.methods.has(upper)) ?? found[0]!;

@@ -18,8 +18,12 @@ export interface RecordChange {
 export function diffBundles(current: KbBundle, desired: KbBundle): RecordChange[] {
   const changes: RecordChange[] = [];
   for (const entity of ENTITY_NAMES) {
-    const before = new Map<string, object>(current[entity].map((record) => [recordKey(entity, record), record]));
-    const after = new Map<string, object>(desired[entity].map((record) => [recordKey(entity, record), record]));
+    const before = new Map<string, object>(
+      current[entity].map((record) => [recordKey(entity, record), record]),
+    );
+    const after = new Map<string, object>(
+      desired[entity].map((record) => [recordKey(entity, record), record]),
+    );
     for (const [key, record] of after) {
       const existing = before.get(key);
       if (existing === undefined) {
@@ -39,9 +43,13 @@ export function diffBundles(current: KbBundle, desired: KbBundle): RecordChange[
 /** The fields whose values differ between two versions of a record. */
 export function changedFields(before: object, after: object): string[] {
   // `revision` is bookkeeping of the stored record, not a fact.
-  const names = new Set([...Object.keys(before), ...Object.keys(after)].filter((name) => name !== "revision"));
+  const names = new Set(
+    [...Object.keys(before), ...Object.keys(after)].filter((name) => name !== "revision"),
+  );
   return [...names].filter(
-    (name) => canonical((before as Record<string, unknown>)[name]) !== canonical((after as Record<string, unknown>)[name]),
+    (name) =>
+      canonical((before as Record<string, unknown>)[name]) !==
+      canonical((after as Record<string, unknown>)[name]),
   );
 }
 
@@ -50,7 +58,9 @@ export function canonical(value: unknown): string {
   if (value === undefined || value === null) return "null";
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
     return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(",")}}`;
   }
   return JSON.stringify(value);

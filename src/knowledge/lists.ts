@@ -47,7 +47,14 @@ export interface Derivations {
  * next full collection, copied into the old space on the way: most of what
  * an edit left there. bench/RESULTS.md, session 17.)
  */
-const derivations = new WeakMap<readonly object[], { readonly from: WeakRef<readonly object[]>; readonly changes: Derivations["changes"]; previous: readonly object[] | undefined }>();
+const derivations = new WeakMap<
+  readonly object[],
+  {
+    readonly from: WeakRef<readonly object[]>;
+    readonly changes: Derivations["changes"];
+    previous: readonly object[] | undefined;
+  }
+>();
 
 /** The lists snapshots hold (snapshot.ts settles them): what is derived from them is kept for what comes after. */
 const settled = new WeakSet<readonly unknown[]>();
@@ -66,15 +73,32 @@ export function isSettled(list: readonly unknown[]): boolean {
 /** At most this many changes are linked to one settled list; past it a list is linked to the one it was made from. */
 const MOST_CHANGES = 100;
 
-function link(made: readonly object[], list: readonly object[], change: Derivation["change"], index: number): void {
+function link(
+  made: readonly object[],
+  list: readonly object[],
+  change: Derivation["change"],
+  index: number,
+): void {
   const before = settled.has(list) ? undefined : derivationOf(list);
   // Linked past `list` only when the change names a record the settled list has or an earlier change appended,
   // and no earlier change touched: then every change still names its record where the list now has it.
-  const linkable = before !== undefined && before.changes.length < MOST_CHANGES && !before.changes.some((earlier) => earlier.index === index) && (change === "append" || index < before.from.length);
+  const linkable =
+    before !== undefined &&
+    before.changes.length < MOST_CHANGES &&
+    !before.changes.some((earlier) => earlier.index === index) &&
+    (change === "append" || index < before.from.length);
   if (linkable) {
-    derivations.set(made, { from: new WeakRef(before.from), changes: [...before.changes, { change, index }], previous: list });
+    derivations.set(made, {
+      from: new WeakRef(before.from),
+      changes: [...before.changes, { change, index }],
+      previous: list,
+    });
   } else {
-    derivations.set(made, { from: new WeakRef(list), changes: [{ change, index }], previous: undefined });
+    derivations.set(made, {
+      from: new WeakRef(list),
+      changes: [{ change, index }],
+      previous: undefined,
+    });
   }
 }
 
@@ -88,8 +112,14 @@ export function withAppended<T extends object>(list: readonly T[], record: T): r
 }
 
 /** The list with the record at `index` replaced by `record` (frozen). */
-export function withReplaced<T extends object>(list: readonly T[], index: number, record: T): readonly T[] {
-  const made = Object.freeze(list.map((candidate, position) => (position === index ? record : candidate)));
+export function withReplaced<T extends object>(
+  list: readonly T[],
+  index: number,
+  record: T,
+): readonly T[] {
+  const made = Object.freeze(
+    list.map((candidate, position) => (position === index ? record : candidate)),
+  );
   link(made, list, "replace", index);
   return made;
 }
@@ -105,7 +135,8 @@ export function withRemoved<T extends object>(list: readonly T[], index: number)
  */
 function madeFrom(list: readonly object[]): Derivations | undefined {
   const derivation = derivations.get(list);
-  if (derivation?.previous !== undefined) return { from: derivation.previous, changes: derivation.changes.slice(-1) };
+  if (derivation?.previous !== undefined)
+    return { from: derivation.previous, changes: derivation.changes.slice(-1) };
   return derivationOf(list);
 }
 
@@ -113,7 +144,9 @@ function madeFrom(list: readonly object[]): Derivations | undefined {
 export function derivationOf(list: readonly object[]): Derivations | undefined {
   const derivation = derivations.get(list);
   const from = derivation?.from.deref();
-  return derivation === undefined || from === undefined ? undefined : { from, changes: derivation.changes };
+  return derivation === undefined || from === undefined
+    ? undefined
+    : { from, changes: derivation.changes };
 }
 
 /**
@@ -122,14 +155,21 @@ export function derivationOf(list: readonly object[]): Derivations | undefined {
  * snapshot: a snapshot after an edit of another kind reuses the list, and
  * what was made from it with it.
  */
-export function perList<T, V>(memo: WeakMap<readonly T[], V>, list: readonly T[], make: (list: readonly T[]) => V): V {
+export function perList<T, V>(
+  memo: WeakMap<readonly T[], V>,
+  list: readonly T[],
+  make: (list: readonly T[]) => V,
+): V {
   let made = memo.get(list);
   if (made === undefined) memo.set(list, (made = make(list)));
   return made;
 }
 
 /** The records of a list under each of their keys, in list order (a record may come under several keys). */
-export function groupedBy<T>(list: readonly T[], keysOf: (record: T) => readonly string[]): ReadonlyMap<string, readonly T[]> {
+export function groupedBy<T>(
+  list: readonly T[],
+  keysOf: (record: T) => readonly string[],
+): ReadonlyMap<string, readonly T[]> {
   const groups = new Map<string, T[]>();
   for (const record of list) {
     for (const key of keysOf(record)) {
@@ -154,14 +194,23 @@ const FURTHEST_BACK = 16;
  */
 export function derived<V>(
   list: readonly object[],
-  memo: { get(list: readonly object[]): V | undefined; set(list: readonly object[], value: V): void },
+  memo: {
+    get(list: readonly object[]): V | undefined;
+    set(list: readonly object[], value: V): void;
+  },
   build: (list: readonly object[]) => V,
   adjust: (before: V, list: readonly object[], derivation: Derivation) => V | undefined,
 ): V {
   // The lists back to the nearest one with a value, each with how it was made (found once, on the way back).
-  const chain: Array<{ readonly list: readonly object[]; readonly derivation: Derivations | undefined }> = [];
+  const chain: Array<{
+    readonly list: readonly object[];
+    readonly derivation: Derivations | undefined;
+  }> = [];
   let value: V | undefined;
-  for (let current: readonly object[] | undefined = list; current !== undefined && chain.length < FURTHEST_BACK; ) {
+  for (
+    let current: readonly object[] | undefined = list;
+    current !== undefined && chain.length < FURTHEST_BACK;
+  ) {
     value = memo.get(current);
     if (value !== undefined) break;
     const derivation = madeFrom(current);
@@ -170,7 +219,11 @@ export function derived<V>(
   }
   // The value before, adjusted for each change in turn, on the list as it is now (for a change after others,
   // its record is where the list now has it); undefined when there is nothing to adjust or a change declines.
-  const carried = (before: V | undefined, current: readonly object[], derivation: Derivations | undefined): V | undefined => {
+  const carried = (
+    before: V | undefined,
+    current: readonly object[],
+    derivation: Derivations | undefined,
+  ): V | undefined => {
     if (before === undefined || derivation === undefined) return undefined;
     let adjusted: V | undefined = before;
     for (const { change, index } of derivation.changes) {
@@ -237,7 +290,12 @@ const keyIndexes = new WeakMap<readonly object[], KeyIndex>();
  * is known gets that index adjusted for the one record.
  */
 export function keyIndexOf(entity: EntityName, list: readonly object[]): KeyIndex {
-  return derived(list, keyIndexMemo, (of) => builtKeyIndex(entity, of), (before, of, derivation) => carriedKeyIndex(entity, before, of, derivation));
+  return derived(
+    list,
+    keyIndexMemo,
+    (of) => builtKeyIndex(entity, of),
+    (before, of, derivation) => carriedKeyIndex(entity, before, of, derivation),
+  );
 }
 
 const keyIndexMemo = {
@@ -257,9 +315,15 @@ function builtKeyIndex(entity: EntityName, list: readonly object[]): KeyIndex {
 }
 
 /** The index of the list it was made from, adjusted for the one record; undefined when it cannot simply be adjusted. */
-function carriedKeyIndex(entity: EntityName, before: KeyIndex, list: readonly object[], derivation: Derivation): KeyIndex | undefined {
+function carriedKeyIndex(
+  entity: EntityName,
+  before: KeyIndex,
+  list: readonly object[],
+  derivation: Derivation,
+): KeyIndex | undefined {
   const key = recordKey(entity, list[derivation.index] as never);
-  if (derivation.change === "append") return before.has(key) ? undefined : before.with(key, derivation.index);
+  if (derivation.change === "append")
+    return before.has(key) ? undefined : before.with(key, derivation.index);
   // A replaced record that keeps its key (as an update must) leaves every position as it was.
   return key === recordKey(entity, derivation.from[derivation.index] as never) ? before : undefined;
 }

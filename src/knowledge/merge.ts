@@ -24,7 +24,10 @@ export function entityKey(entity: EntityName, key: string): string {
 
 /** The content hash of one record; its stored `revision` is bookkeeping, not content. */
 export function recordHash(record: object): string {
-  return crypto.createHash("sha256").update(canonical(withoutRevision(record))).digest("hex");
+  return crypto
+    .createHash("sha256")
+    .update(canonical(withoutRevision(record)))
+    .digest("hex");
 }
 
 /** The content hash of a whole bundle, independent of record order within a file. */
@@ -44,7 +47,10 @@ export function withoutRevision(record: object): object {
 }
 
 /** What kb/ looked like at the last import, per record. */
-export type MergeBase = ReadonlyMap<string, { readonly entity: EntityName; readonly key: string; readonly record: object }>;
+export type MergeBase = ReadonlyMap<
+  string,
+  { readonly entity: EntityName; readonly key: string; readonly record: object }
+>;
 
 export interface MergeChange {
   readonly entity: EntityName;
@@ -81,7 +87,12 @@ export interface MergeOutcome {
  * (recordHash). `openConflicts` are the conflicts recorded before, so that
  * agreeing sides resolve them.
  */
-export function mergeBundles(base: MergeBase, kb: KbBundle, database: KbBundle, openConflicts: ReadonlySet<string> = new Set()): MergeOutcome {
+export function mergeBundles(
+  base: MergeBase,
+  kb: KbBundle,
+  database: KbBundle,
+  openConflicts: ReadonlySet<string> = new Set(),
+): MergeOutcome {
   const changes: MergeChange[] = [];
   const conflicts: MergeConflict[] = [];
   const resolved: Array<{ entity: EntityName; key: string }> = [];
@@ -90,13 +101,16 @@ export function mergeBundles(base: MergeBase, kb: KbBundle, database: KbBundle, 
     const kbRecords = byKey(entity, kb[entity]);
     const dbRecords = byKey(entity, database[entity]);
     const baseRecords = new Map<string, object>();
-    for (const entry of base.values()) if (entry.entity === entity) baseRecords.set(entry.key, entry.record);
+    for (const entry of base.values())
+      if (entry.entity === entity) baseRecords.set(entry.key, entry.record);
     const keys = new Set([...baseRecords.keys(), ...kbRecords.keys(), ...dbRecords.keys()]);
     for (const key of keys) {
       const baseRecord = baseRecords.get(key);
       const kbRecord = kbRecords.get(key);
       const dbRecord = dbRecords.get(key);
-      const [b, n, d] = [baseRecord, kbRecord, dbRecord].map((record) => (record === undefined ? "" : recordHash(record)));
+      const [b, n, d] = [baseRecord, kbRecord, dbRecord].map((record) =>
+        record === undefined ? "" : recordHash(record),
+      );
       if (n === d) {
         if (openConflicts.has(entityKey(entity, key))) resolved.push({ entity, key });
         continue;
@@ -106,7 +120,8 @@ export function mergeBundles(base: MergeBase, kb: KbBundle, database: KbBundle, 
         continue;
       }
       if (b === d) {
-        const action = kbRecord === undefined ? "delete" : dbRecord === undefined ? "create" : "update";
+        const action =
+          kbRecord === undefined ? "delete" : dbRecord === undefined ? "create" : "update";
         changes.push({
           entity,
           key,
@@ -117,7 +132,13 @@ export function mergeBundles(base: MergeBase, kb: KbBundle, database: KbBundle, 
         });
         continue;
       }
-      conflicts.push({ entity, key, base: baseRecord ?? null, kb: kbRecord ?? null, database: dbRecord === undefined ? null : withoutRevision(dbRecord) });
+      conflicts.push({
+        entity,
+        key,
+        base: baseRecord ?? null,
+        kb: kbRecord ?? null,
+        database: dbRecord === undefined ? null : withoutRevision(dbRecord),
+      });
     }
   }
   return { changes, conflicts, resolved, keptRuntime };
@@ -126,4 +147,3 @@ export function mergeBundles(base: MergeBase, kb: KbBundle, database: KbBundle, 
 function byKey(entity: EntityName, records: readonly object[]): Map<string, object> {
   return new Map(records.map((record) => [recordKey(entity, record as never), record]));
 }
-

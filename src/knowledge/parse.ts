@@ -10,7 +10,12 @@ import { KbValidationError, type KbIssue } from "../core/errors.js";
 import { type EntityName, type KbBundle } from "./records.js";
 import { ENTITIES, ENTITY_NAMES } from "./registry.js";
 import { crossCheckBundle } from "./validate.js";
-import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../core/yaml-limits.js";
+import {
+  MAX_YAML_DEPTH,
+  YamlCostMeter,
+  firstDuplicateKey,
+  yamlShapeProblem,
+} from "../core/yaml-limits.js";
 
 /** File name (e.g. `ports.yaml`) → its text. */
 export type KbFiles = Readonly<Record<string, string>>;
@@ -24,7 +29,10 @@ export function parseKbFiles(files: KbFiles): KbBundle {
   const known = new Set<string>(ENTITY_NAMES.map((entity) => ENTITIES[entity].file));
   for (const file of Object.keys(files)) {
     if (!known.has(file)) {
-      issues.push({ file, message: `is not a knowledge-base file; expected one of ${[...known].join(", ")}` });
+      issues.push({
+        file,
+        message: `is not a knowledge-base file; expected one of ${[...known].join(", ")}`,
+      });
     }
   }
 
@@ -39,7 +47,11 @@ export function parseKbFiles(files: KbFiles): KbBundle {
   return bundle as unknown as KbBundle;
 }
 
-function parseEntityFile(entity: EntityName, source: string | undefined, issues: KbIssue[]): unknown[] {
+function parseEntityFile(
+  entity: EntityName,
+  source: string | undefined,
+  issues: KbIssue[],
+): unknown[] {
   const { file, schema, key } = ENTITIES[entity];
   if (source === undefined) {
     issues.push({ file, message: `is missing; it must hold a top-level "${entity}:" list` });
@@ -66,13 +78,21 @@ function parseEntityFile(entity: EntityName, source: string | undefined, issues:
 
   if (document.errors.length > 0) {
     for (const error of document.errors) {
-      issues.push({ file, line: lineAt(error.pos[0]), message: `is not valid YAML: ${error.message.split("\n")[0]}` });
+      issues.push({
+        file,
+        line: lineAt(error.pos[0]),
+        message: `is not valid YAML: ${error.message.split("\n")[0]}`,
+      });
     }
     return [];
   }
   const duplicate = firstDuplicateKey(document);
   if (duplicate !== null) {
-    issues.push({ file, line: lineAt(duplicate.range?.[0]), message: "is not valid YAML: Map keys must be unique" });
+    issues.push({
+      file,
+      line: lineAt(duplicate.range?.[0]),
+      message: "is not valid YAML: Map keys must be unique",
+    });
     return [];
   }
   const root = document.contents;
@@ -99,7 +119,10 @@ function parseEntityFile(entity: EntityName, source: string | undefined, issues:
   let values: unknown[];
   try {
     // toJS enforces maxAliasCount: an alias bomb fails here instead of expanding.
-    values = (document.toJS({ maxAliasCount: YAML_OPTIONS.maxAliasCount }) as Record<string, unknown[]>)[entity] ?? [];
+    values =
+      (document.toJS({ maxAliasCount: YAML_OPTIONS.maxAliasCount }) as Record<string, unknown[]>)[
+        entity
+      ] ?? [];
   } catch (error) {
     issues.push({ file, message: `cannot be read: ${(error as Error).message}` });
     return [];

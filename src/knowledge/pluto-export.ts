@@ -32,7 +32,15 @@ export interface PlutoVersion {
   readonly component: string;
 }
 
-const PLUTO_FIELDS = ["version", "kind", "deprecated-in", "removed-in", "replacement-api", "replacement-available-in", "component"] as const;
+const PLUTO_FIELDS = [
+  "version",
+  "kind",
+  "deprecated-in",
+  "removed-in",
+  "replacement-api",
+  "replacement-available-in",
+  "component",
+] as const;
 /** At most this many entries are read from a user's list (Pluto's own holds about a hundred). */
 const MAX_PLUTO_ENTRIES = 5000;
 
@@ -41,7 +49,8 @@ function plutoVersion(minor: string | null): string {
   return minor === null ? "" : `v${minor}.0`;
 }
 
-const WHAT = "expected what `pluto list-versions -o json` prints: {\"deprecated-versions\": [{\"version\", \"kind\", ...}], \"target-versions\": {...}}";
+const WHAT =
+  'expected what `pluto list-versions -o json` prints: {"deprecated-versions": [{"version", "kind", ...}], "target-versions": {...}}';
 
 const pairOf = (kind: string, version: string): string => `${kind} ${version}`;
 
@@ -55,20 +64,45 @@ export function parsePlutoVersionList(given: unknown): readonly PlutoVersion[] {
     try {
       document = parse(given, { maxAliasCount: 0, uniqueKeys: true });
     } catch (error) {
-      throw new InputError(`the Pluto version list is not JSON or YAML (${(error as Error).message.split("\n")[0]}); ${WHAT}`, "deprecated-versions");
+      throw new InputError(
+        `the Pluto version list is not JSON or YAML (${(error as Error).message.split("\n")[0]}); ${WHAT}`,
+        "deprecated-versions",
+      );
     }
   }
-  const list = document !== null && typeof document === "object" && !Array.isArray(document) ? (document as Record<string, unknown>)["deprecated-versions"] : undefined;
-  if (!Array.isArray(list)) throw new InputError(`the Pluto version list has no "deprecated-versions" list; ${WHAT}`, "deprecated-versions");
-  if (list.length > MAX_PLUTO_ENTRIES) throw new InputError(`the Pluto version list has ${list.length} entries; at most ${MAX_PLUTO_ENTRIES} are read`, "deprecated-versions");
+  const list =
+    document !== null && typeof document === "object" && !Array.isArray(document)
+      ? (document as Record<string, unknown>)["deprecated-versions"]
+      : undefined;
+  if (!Array.isArray(list))
+    throw new InputError(
+      `the Pluto version list has no "deprecated-versions" list; ${WHAT}`,
+      "deprecated-versions",
+    );
+  if (list.length > MAX_PLUTO_ENTRIES)
+    throw new InputError(
+      `the Pluto version list has ${list.length} entries; at most ${MAX_PLUTO_ENTRIES} are read`,
+      "deprecated-versions",
+    );
   return list.map((entry, index) => {
     const field = `deprecated-versions[${index}]`;
-    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) throw new InputError(`${field} is not an object; ${WHAT}`, field);
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry))
+      throw new InputError(`${field} is not an object; ${WHAT}`, field);
     const record = entry as Record<string, unknown>;
     // Pluto matches entries by kind and version; its own list has entries with an empty kind (a whole group/version).
-    if (typeof record.version !== "string" || record.version === "") throw new InputError(`${field}.version must be an apiVersion such as batch/v1beta1 (Pluto matches entries by kind and version)`, `${field}.version`);
-    if (typeof record.kind !== "string") throw new InputError(`${field}.kind must be a string (Pluto matches entries by kind and version)`, `${field}.kind`);
-    return Object.fromEntries(PLUTO_FIELDS.map((name) => [name, typeof record[name] === "string" ? record[name] : ""])) as unknown as PlutoVersion;
+    if (typeof record.version !== "string" || record.version === "")
+      throw new InputError(
+        `${field}.version must be an apiVersion such as batch/v1beta1 (Pluto matches entries by kind and version)`,
+        `${field}.version`,
+      );
+    if (typeof record.kind !== "string")
+      throw new InputError(
+        `${field}.kind must be a string (Pluto matches entries by kind and version)`,
+        `${field}.kind`,
+      );
+    return Object.fromEntries(
+      PLUTO_FIELDS.map((name) => [name, typeof record[name] === "string" ? record[name] : ""]),
+    ) as unknown as PlutoVersion;
   });
 }
 
@@ -98,7 +132,10 @@ export interface PlutoExport {
  * The API removals Pluto lacks. Without `builtIn` every removal is written, and the header says that Pluto
  * refuses the file unless the entries it has built in are left out (give its list to leave them out).
  */
-export function exportPlutoVersions(snapshot: KbSnapshot, builtIn?: readonly PlutoVersion[]): PlutoExport {
+export function exportPlutoVersions(
+  snapshot: KbSnapshot,
+  builtIn?: readonly PlutoVersion[],
+): PlutoExport {
   const known = new Map((builtIn ?? []).map((entry) => [pairOf(entry.kind, entry.version), entry]));
   const written: PlutoVersion[] = [];
   const seen = new Set<string>();
@@ -118,7 +155,9 @@ export function exportPlutoVersions(snapshot: KbSnapshot, builtIn?: readonly Plu
     leftOut += 1;
     for (const field of ["removed-in", "deprecated-in"] as const) {
       if (theirs[field] !== entry[field]) {
-        disagreements.push(`${pair}: Pluto says ${field} ${theirs[field] || "(none)"}, kubecompat ${entry[field] || "(none)"} (${removal.sourceUrl})`);
+        disagreements.push(
+          `${pair}: Pluto says ${field} ${theirs[field] || "(none)"}, kubecompat ${entry[field] || "(none)"} (${removal.sourceUrl})`,
+        );
       }
     }
   }
@@ -128,7 +167,12 @@ export function exportPlutoVersions(snapshot: KbSnapshot, builtIn?: readonly Plu
       ? "Pluto refuses a file with an entry it has built in: POST the output of `pluto list-versions -o json` to this route to leave those out."
       : `${written.length} entries Pluto lacks; ${leftOut} it has built in are left out (Pluto refuses duplicates).`,
     "Choose the target with -t k8s=v1.NN.0: Pluto keeps its built-in target for k8s whatever this file says.",
-    ...(disagreements.length === 0 ? [] : ["Where Pluto's built-in entries disagree with kubecompat (Pluto uses its own):", ...disagreements.map((line) => `  ${line}`)]),
+    ...(disagreements.length === 0
+      ? []
+      : [
+          "Where Pluto's built-in entries disagree with kubecompat (Pluto uses its own):",
+          ...disagreements.map((line) => `  ${line}`),
+        ]),
   ];
   const text = `${header.map((line) => `# ${line}`).join("\n")}\n${stringify({ "deprecated-versions": written }, { lineWidth: 0 })}`;
   return { text, written: written.length, leftOut, disagreements };

@@ -40,12 +40,23 @@ const sourceUrl = z
   .regex(/^https:\/\/[^\s/]+\.[^\s/]+\/\S*$/, "must be an https:// URL of the primary source");
 
 /** What a behaviour change can break or weaken: the areas upgrade impact is grouped by. */
-export const BEHAVIOUR_AREAS = ["tenant-isolation", "security", "networking", "storage", "scheduling", "node", "observability"] as const;
+export const BEHAVIOUR_AREAS = [
+  "tenant-isolation",
+  "security",
+  "networking",
+  "storage",
+  "scheduling",
+  "node",
+  "observability",
+] as const;
 export type BehaviourArea = (typeof BEHAVIOUR_AREAS)[number];
 
 const componentName = z
   .string()
-  .regex(/^[a-z][a-z0-9-]{1,62}$/, "must be a canonical component name in lower case, such as kube-apiserver");
+  .regex(
+    /^[a-z][a-z0-9-]{1,62}$/,
+    "must be a canonical component name in lower case, such as kube-apiserver",
+  );
 
 export const componentRecord = z.strictObject({
   name: componentName,
@@ -110,7 +121,9 @@ export const linkRecord = z.strictObject({
 });
 
 export const profileRecord = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "must be a lower-case profile name such as strict"),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{1,62}$/, "must be a lower-case profile name such as strict"),
   extends: z.string().nullable().default(null),
   description: text,
   sourceUrl,
@@ -119,7 +132,12 @@ export const profileRecord = z.strictObject({
 
 export const skewRuleRecord = z
   .strictObject({
-    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id such as upstream-kubelet-vs-apiserver-n3"),
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9-]{2,80}$/,
+        "must be a stable lower-case id such as upstream-kubelet-vs-apiserver-n3",
+      ),
     profile: text,
     component: componentName,
     relativeTo: z.enum(["kube-apiserver", "kube-apiserver-peers", "kubelet"]),
@@ -161,10 +179,19 @@ export const skewRuleRecord = z
 
 export const apiRemovalRecord = z
   .strictObject({
-    apiVersion: z.string().regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as batch/v1beta1"),
-    group: z.string().regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
+    apiVersion: z
+      .string()
+      .regex(
+        /^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/,
+        "must be an apiVersion such as batch/v1beta1",
+      ),
+    group: z
+      .string()
+      .regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
     version: z.string().regex(/^v\d+((alpha|beta)\d+)?$/, "must be an API version such as v1beta1"),
-    kind: z.string().regex(/^[A-Z][A-Za-z0-9]{1,62}$/, "must be a Kind in UpperCamelCase such as CronJob"),
+    kind: z
+      .string()
+      .regex(/^[A-Z][A-Za-z0-9]{1,62}$/, "must be a Kind in UpperCamelCase such as CronJob"),
     /**
      * The first minor that served this apiVersion and kind (its APILifecycleIntroduced marker), null where
      * no marker says. A scan needs it to advise an interim version that both sides of an upgrade serve.
@@ -188,10 +215,15 @@ export const apiRemovalRecord = z
     sourceUrl,
     disagreement: optionalText,
   })
-  .refine((removal) => removal.apiVersion === (removal.group === "" ? removal.version : `${removal.group}/${removal.version}`), {
-    message: "must equal group/version (or just version for the core group)",
-    path: ["apiVersion"],
-  })
+  .refine(
+    (removal) =>
+      removal.apiVersion ===
+      (removal.group === "" ? removal.version : `${removal.group}/${removal.version}`),
+    {
+      message: "must equal group/version (or just version for the core group)",
+      path: ["apiVersion"],
+    },
+  )
   .refine(
     (removal) =>
       removal.deprecatedIn === null ||
@@ -199,7 +231,9 @@ export const apiRemovalRecord = z
     { message: "must not be after removedIn", path: ["deprecatedIn"] },
   )
   .refine(
-    (removal) => removal.introducedIn === null || !(minorNumber(removal.introducedIn) >= minorNumber(removal.removedIn)),
+    (removal) =>
+      removal.introducedIn === null ||
+      !(minorNumber(removal.introducedIn) >= minorNumber(removal.removedIn)),
     { message: "must be before removedIn", path: ["introducedIn"] },
   );
 
@@ -227,10 +261,14 @@ export const releaseRecord = z
       release.endOfStandardSupport <= release.endOfLife,
     { message: "must not be after endOfLife", path: ["endOfStandardSupport"] },
   )
-  .refine((release) => release.latestPatch === null || release.latestPatch.startsWith(`${release.version}.`), {
-    message: "must be a patch of this release's minor",
-    path: ["latestPatch"],
-  })
+  .refine(
+    (release) =>
+      release.latestPatch === null || release.latestPatch.startsWith(`${release.version}.`),
+    {
+      message: "must be a patch of this release's minor",
+      path: ["latestPatch"],
+    },
+  )
   .refine((release) => (release.etcdVersion === null) === (release.etcdSourceUrl === null), {
     message: "etcdVersion and etcdSourceUrl go together",
     path: ["etcdSourceUrl"],
@@ -254,7 +292,14 @@ export const runtimeRequirementRecord = z
     id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
     component: componentName,
     kubernetesFrom: minorVersion,
-    kind: z.enum(["REQUIRES_SHIM", "MIN_VERSION", "MATCH_KUBERNETES_MINOR", "RECOMMENDED_MIN_VERSION", "UNSUPPORTED", "SUPPORT_ENDING"]),
+    kind: z.enum([
+      "REQUIRES_SHIM",
+      "MIN_VERSION",
+      "MATCH_KUBERNETES_MINOR",
+      "RECOMMENDED_MIN_VERSION",
+      "UNSUPPORTED",
+      "SUPPORT_ENDING",
+    ]),
     minVersion: componentVersion.nullable().default(null),
     /**
      * For RECOMMENDED_MIN_VERSION, when the table lists several release
@@ -268,35 +313,62 @@ export const runtimeRequirementRecord = z
      * The managed platform (kb/platforms.yaml) whose own rule this is, where it is stricter than upstream's (EKS:
      * containerd 2.0 from 1.36); null: upstream Kubernetes, in force everywhere.
      */
-    platform: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/).nullable().default(null),
+    platform: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{1,30}$/)
+      .nullable()
+      .default(null),
     summary: text,
     sourceUrl,
     notes: optionalText,
     disagreement: optionalText,
   })
-  .refine((requirement) => !(requirement.kind === "MIN_VERSION" || requirement.kind === "RECOMMENDED_MIN_VERSION") || requirement.minVersion !== null, {
-    message: "is required when kind is MIN_VERSION or RECOMMENDED_MIN_VERSION",
-    path: ["minVersion"],
-  })
+  .refine(
+    (requirement) =>
+      !(requirement.kind === "MIN_VERSION" || requirement.kind === "RECOMMENDED_MIN_VERSION") ||
+      requirement.minVersion !== null,
+    {
+      message: "is required when kind is MIN_VERSION or RECOMMENDED_MIN_VERSION",
+      path: ["minVersion"],
+    },
+  )
   .refine((requirement) => requirement.kind !== "REQUIRES_SHIM" || requirement.requires !== null, {
     message: "is required when kind is REQUIRES_SHIM",
     path: ["requires"],
   })
-  .refine((requirement) => requirement.lineMinVersions.length === 0 || requirement.kind === "RECOMMENDED_MIN_VERSION", {
-    message: "is only for kind RECOMMENDED_MIN_VERSION (a table that lists several release lines)",
-    path: ["lineMinVersions"],
-  })
+  .refine(
+    (requirement) =>
+      requirement.lineMinVersions.length === 0 || requirement.kind === "RECOMMENDED_MIN_VERSION",
+    {
+      message:
+        "is only for kind RECOMMENDED_MIN_VERSION (a table that lists several release lines)",
+      path: ["lineMinVersions"],
+    },
+  )
   // zod runs these even when an entry failed its own check above; a malformed entry is reported there once.
-  .refine((requirement) => !wellFormed(requirement.lineMinVersions) || new Set(requirement.lineMinVersions.map(releaseLine)).size === requirement.lineMinVersions.length, {
-    message: "must name each release line (major.minor) once",
-    path: ["lineMinVersions"],
-  })
+  .refine(
+    (requirement) =>
+      !wellFormed(requirement.lineMinVersions) ||
+      new Set(requirement.lineMinVersions.map(releaseLine)).size ===
+        requirement.lineMinVersions.length,
+    {
+      message: "must name each release line (major.minor) once",
+      path: ["lineMinVersions"],
+    },
+  )
   .refine(
     (requirement) =>
       requirement.lineMinVersions.length === 0 ||
       !wellFormed(requirement.lineMinVersions) ||
-      requirement.minVersion === [...requirement.lineMinVersions].sort((a, b) => compareComponentVersions(parseComponentVersion(a), parseComponentVersion(b)))[0],
-    { message: "must include minVersion as its lowest entry (minVersion is the floor for lines older than all listed)", path: ["lineMinVersions"] },
+      requirement.minVersion ===
+        [...requirement.lineMinVersions].sort((a, b) =>
+          compareComponentVersions(parseComponentVersion(a), parseComponentVersion(b)),
+        )[0],
+    {
+      message:
+        "must include minVersion as its lowest entry (minVersion is the floor for lines older than all listed)",
+      path: ["lineMinVersions"],
+    },
   );
 
 function wellFormed(versions: readonly string[]): boolean {
@@ -309,21 +381,30 @@ function releaseLine(version: string): string {
   return `${major}.${minor}`;
 }
 
-export const recommendationRecord = z
-  .strictObject({
-    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
-    title: text,
-    components: z.array(componentName).min(1, "must name at least one component"),
-    phase: z.enum(["ANY", "CONTROL_PLANE_UPGRADE", "NODE_UPGRADE"]),
-    appliesFrom: minorVersion.nullable().default(null),
-    appliesUntil: minorVersion.nullable().default(null),
-    text,
-    sourceUrl,
-    notes: optionalText,
-  });
+export const recommendationRecord = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
+  title: text,
+  components: z.array(componentName).min(1, "must name at least one component"),
+  phase: z.enum(["ANY", "CONTROL_PLANE_UPGRADE", "NODE_UPGRADE"]),
+  appliesFrom: minorVersion.nullable().default(null),
+  appliesUntil: minorVersion.nullable().default(null),
+  text,
+  sourceUrl,
+  notes: optionalText,
+});
 
-const flagName = z.string().regex(/^--[a-z0-9][a-z0-9-]*(=[A-Za-z0-9._-]+)?$/, 'must be a command-line flag such as "--max-pods" (or "--proxy-mode=ipvs" for one value)');
-const configFieldName = z.string().regex(/^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/, "must be a configuration field such as maxPods");
+const flagName = z
+  .string()
+  .regex(
+    /^--[a-z0-9][a-z0-9-]*(=[A-Za-z0-9._-]+)?$/,
+    'must be a command-line flag such as "--max-pods" (or "--proxy-mode=ipvs" for one value)',
+  );
+const configFieldName = z
+  .string()
+  .regex(
+    /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/,
+    "must be a configuration field such as maxPods",
+  );
 
 export const flagChangeRecord = z
   .strictObject({
@@ -339,9 +420,15 @@ export const flagChangeRecord = z
     sourceUrl,
     disagreement: optionalText,
   })
-  .refine((change) => change.flag !== null || change.configField !== null, { message: "give the flag, the config field, or both", path: ["flag"] })
+  .refine((change) => change.flag !== null || change.configField !== null, {
+    message: "give the flag, the config field, or both",
+    path: ["flag"],
+  })
   .refine(
-    (change) => change.deprecatedIn === null || change.removedIn === null || !(minorNumber(change.deprecatedIn) > minorNumber(change.removedIn)),
+    (change) =>
+      change.deprecatedIn === null ||
+      change.removedIn === null ||
+      !(minorNumber(change.deprecatedIn) > minorNumber(change.removedIn)),
     { message: "must not be after removedIn", path: ["deprecatedIn"] },
   );
 
@@ -377,7 +464,11 @@ export const runtimeReleaseRecord = z
     endOfActiveSupport: isoDate.nullable().default(null),
     endOfLife: isoDate.nullable().default(null),
     /** When the source gives only a month ("September 2026"): the line is supported through that month. */
-    endOfLifeMonth: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month written as "YYYY-MM"').nullable().default(null),
+    endOfLifeMonth: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month written as "YYYY-MM"')
+      .nullable()
+      .default(null),
     tentative: z.boolean().default(false),
     /** Who extends support beyond the maintainers, and for what. */
     extendedSupportScope: optionalText,
@@ -387,7 +478,11 @@ export const runtimeReleaseRecord = z
      */
     upgradeFromLine: releaseLineName.nullable().default(null),
     /** The lowest version of upgradeFromLine that may move onto this line (etcd 3.5.32 before 3.6); null where none is stated. */
-    upgradeFromMinVersion: z.string().regex(/^\d+\.\d+\.\d+$/, "must be a version such as 3.5.32").nullable().default(null),
+    upgradeFromMinVersion: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/, "must be a version such as 3.5.32")
+      .nullable()
+      .default(null),
     /** The project's upgrade guide or advisory that states the two fields above. */
     upgradeSourceUrl: sourceUrl.nullable().default(null),
     sourceUrl,
@@ -399,13 +494,22 @@ export const runtimeReleaseRecord = z
     path: ["endOfLifeMonth"],
   })
   .refine(
-    (release) => release.endOfActiveSupport === null || release.endOfLife === null || release.endOfActiveSupport <= release.endOfLife,
+    (release) =>
+      release.endOfActiveSupport === null ||
+      release.endOfLife === null ||
+      release.endOfActiveSupport <= release.endOfLife,
     { message: "must not be after endOfLife", path: ["endOfActiveSupport"] },
   )
-  .refine((release) => release.upgradeFromMinVersion === null || (release.upgradeFromLine !== null && release.upgradeFromMinVersion.startsWith(`${release.upgradeFromLine}.`)), {
-    message: "must be a version of upgradeFromLine",
-    path: ["upgradeFromMinVersion"],
-  })
+  .refine(
+    (release) =>
+      release.upgradeFromMinVersion === null ||
+      (release.upgradeFromLine !== null &&
+        release.upgradeFromMinVersion.startsWith(`${release.upgradeFromLine}.`)),
+    {
+      message: "must be a version of upgradeFromLine",
+      path: ["upgradeFromMinVersion"],
+    },
+  )
   .refine((release) => (release.upgradeFromLine === null) === (release.upgradeSourceUrl === null), {
     message: "an upgrade rule needs its source, and a source needs the rule",
     path: ["upgradeSourceUrl"],
@@ -416,27 +520,30 @@ export const runtimeReleaseRecord = z
  * it: cgroup v1 in maintenance mode (1.31), failing the kubelet by default
  * (1.35, unless KubeletConfiguration failCgroupV1 is false).
  */
-export const hostRequirementRecord = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
-  component: componentName,
-  subject: z.enum(["CGROUP_V1"]),
-  /** The Kubernetes minor the fact starts at (null: a fact about the component's own line, see componentLineFrom). */
-  kubernetesFrom: minorVersion.nullable().default(null),
-  componentLineFrom: releaseLineName.nullable().default(null),
-  status: z.enum(["MAINTENANCE_MODE", "DEPRECATED", "FAILS_BY_DEFAULT", "REMOVED"]),
-  /** The configuration field that restores the old behaviour, and its value (failCgroupV1: "false"). */
-  overrideConfigField: configFieldName.nullable().default(null),
-  overrideValue: optionalText,
-  removalNotBefore: minorVersion.nullable().default(null),
-  removalTarget: optionalText,
-  summary: text,
-  sourceUrl,
-  notes: optionalText,
-  disagreement: optionalText,
-}).refine((fact) => (fact.kubernetesFrom === null) !== (fact.componentLineFrom === null), {
-  message: "give kubernetesFrom (a Kubernetes minor) or componentLineFrom (the component's own line), one of them",
-  path: ["kubernetesFrom"],
-});
+export const hostRequirementRecord = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{2,80}$/, "must be a stable lower-case id"),
+    component: componentName,
+    subject: z.enum(["CGROUP_V1"]),
+    /** The Kubernetes minor the fact starts at (null: a fact about the component's own line, see componentLineFrom). */
+    kubernetesFrom: minorVersion.nullable().default(null),
+    componentLineFrom: releaseLineName.nullable().default(null),
+    status: z.enum(["MAINTENANCE_MODE", "DEPRECATED", "FAILS_BY_DEFAULT", "REMOVED"]),
+    /** The configuration field that restores the old behaviour, and its value (failCgroupV1: "false"). */
+    overrideConfigField: configFieldName.nullable().default(null),
+    overrideValue: optionalText,
+    removalNotBefore: minorVersion.nullable().default(null),
+    removalTarget: optionalText,
+    summary: text,
+    sourceUrl,
+    notes: optionalText,
+    disagreement: optionalText,
+  })
+  .refine((fact) => (fact.kubernetesFrom === null) !== (fact.componentLineFrom === null), {
+    message:
+      "give kubernetesFrom (a Kubernetes minor) or componentLineFrom (the component's own line), one of them",
+    path: ["kubernetesFrom"],
+  });
 
 /**
  * Where a kind of knowledge ends: the newest Kubernetes minor it covers, and
@@ -444,7 +551,9 @@ export const hostRequirementRecord = z.strictObject({
  * a minor beyond it gets a KNOWLEDGE_EDGE warning instead of a silent pass.
  */
 export const coverageRecord = z.strictObject({
-  knowledge: z.string().regex(/^[a-z][A-Za-z]+$/, "must name a kind of knowledge (an entity such as apiRemovals)"),
+  knowledge: z
+    .string()
+    .regex(/^[a-z][A-Za-z]+$/, "must name a kind of knowledge (an entity such as apiRemovals)"),
   throughMinor: minorVersion,
   /**
    * RELEASED: the source describes throughMinor as released. PRERELEASE: it was read before throughMinor's
@@ -462,23 +571,36 @@ export const coverageRecord = z.strictObject({
 /** A group/version the Kubernetes API server serves or served: objects of it are judged; others are API_NOT_JUDGED. */
 export const apiGroupVersionRecord = z
   .strictObject({
-    apiVersion: z.string().regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as batch/v1"),
-    group: z.string().regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
+    apiVersion: z
+      .string()
+      .regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as batch/v1"),
+    group: z
+      .string()
+      .regex(/^([a-z0-9.-]+)?$/, 'must be an API group such as "batch", or "" for the core group'),
     version: z.string().regex(/^v\d+((alpha|beta)\d+)?$/, "must be an API version such as v1beta1"),
     sourceUrl,
     notes: optionalText,
   })
-  .refine((entry) => entry.apiVersion === (entry.group === "" ? entry.version : `${entry.group}/${entry.version}`), {
-    message: "must equal group/version (or just version for the core group)",
-    path: ["apiVersion"],
-  });
+  .refine(
+    (entry) =>
+      entry.apiVersion === (entry.group === "" ? entry.version : `${entry.group}/${entry.version}`),
+    {
+      message: "must equal group/version (or just version for the core group)",
+      path: ["apiVersion"],
+    },
+  );
 
 /**
  * A primary source the rules cite where no record of their own carries one (the skew policy's upgrade
  * order, the deprecation guide, the release page): kept here so that no URL lives in src/.
  */
 export const referenceRecord = z.strictObject({
-  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as skew-policy"),
+  id: z
+    .string()
+    .regex(
+      /^[a-z0-9]+(-[a-z0-9]+)*$/,
+      "must be lower-case words joined by dashes, such as skew-policy",
+    ),
   title: text,
   sourceUrl,
   notes: optionalText,
@@ -493,7 +615,22 @@ export const rollbackPolicyRecord = z
   .strictObject({
     id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes"),
     /** Component categories the policy applies to (kb/components.yaml), or none when components names them. */
-    categories: z.array(z.enum(["apiserver", "datastore", "controller", "scheduler", "node-agent", "network-proxy", "container-runtime", "runtime-shim", "client"])).max(10).default([]),
+    categories: z
+      .array(
+        z.enum([
+          "apiserver",
+          "datastore",
+          "controller",
+          "scheduler",
+          "node-agent",
+          "network-proxy",
+          "container-runtime",
+          "runtime-shim",
+          "client",
+        ]),
+      )
+      .max(10)
+      .default([]),
     components: z.array(componentName).max(20).default([]),
     /**
      * UNSUPPORTED: no minor downgrade at all; REPLACE_NODES: go back on new nodes; OWN_PROCEDURE: the component's own
@@ -504,7 +641,11 @@ export const rollbackPolicyRecord = z
     /** How many minors back are judged without a warning (0: any minor downgrade is the finding). */
     maxMinorsBack: z.number().int().min(0).max(10),
     /** The managed platform (kb/platforms.yaml) the policy holds on; null: upstream Kubernetes, wherever no platform policy applies. */
-    platform: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/).nullable().default(null),
+    platform: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{1,30}$/)
+      .nullable()
+      .default(null),
     /**
      * PLATFORM_ROLLBACK: the days after the minor upgrade during which the platform still takes it back; null when
      * the platform sets the window per upgrade (GKE's soak), so that it cannot be judged from the day of the upgrade.
@@ -518,15 +659,23 @@ export const rollbackPolicyRecord = z
     sourceUrl,
     notes: optionalText,
   })
-  .refine((policy) => policy.categories.length + policy.components.length > 0, { message: "must name categories or components", path: ["categories"] })
+  .refine((policy) => policy.categories.length + policy.components.length > 0, {
+    message: "must name categories or components",
+    path: ["categories"],
+  })
   .refine((policy) => policy.minorDowngrade !== "PLATFORM_ROLLBACK" || policy.platform !== null, {
     message: "a PLATFORM_ROLLBACK policy must name its platform",
     path: ["minorDowngrade"],
   })
-  .refine((policy) => policy.minorDowngrade === "PLATFORM_ROLLBACK" || (policy.windowDays === null && policy.conditions.length === 0), {
-    message: "windowDays and conditions are only for a PLATFORM_ROLLBACK policy",
-    path: ["windowDays"],
-  });
+  .refine(
+    (policy) =>
+      policy.minorDowngrade === "PLATFORM_ROLLBACK" ||
+      (policy.windowDays === null && policy.conditions.length === 0),
+    {
+      message: "windowDays and conditions are only for a PLATFORM_ROLLBACK policy",
+      path: ["windowDays"],
+    },
+  );
 
 /**
  * A change in a Kubernetes minor that can break or weaken a cluster on upgrade although no apiVersion goes
@@ -534,10 +683,21 @@ export const rollbackPolicyRecord = z
  * source, and the design-note claim it confirms or contradicts.
  */
 export const behaviourChangeRecord = z.strictObject({
-  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as psp-removed"),
+  id: z
+    .string()
+    .regex(
+      /^[a-z0-9]+(-[a-z0-9]+)*$/,
+      "must be lower-case words joined by dashes, such as psp-removed",
+    ),
   /** The minor in which the change takes effect. */
   kubernetesVersion: minorVersion,
-  change: z.enum(["REMOVED", "DEPRECATED", "DISABLED_BY_DEFAULT", "DEFAULT_CHANGED", "BEHAVIOUR_CHANGED"]),
+  change: z.enum([
+    "REMOVED",
+    "DEPRECATED",
+    "DISABLED_BY_DEFAULT",
+    "DEFAULT_CHANGED",
+    "BEHAVIOUR_CHANGED",
+  ]),
   components: z.array(componentName).min(1, "must name the component(s) the change is in").max(10),
   areas: z.array(z.enum(BEHAVIOUR_AREAS)).min(1).max(7),
   title: text,
@@ -550,12 +710,20 @@ export const behaviourChangeRecord = z.strictObject({
   }),
   sourceUrl,
   /** A claim of the platform team's design notes (../shared/design-notes) this change confirms or contradicts. */
-  designNote: z.strictObject({ claim: text, verdict: z.enum(["CONFIRMS", "CONTRADICTS"]) }).nullable().default(null),
+  designNote: z
+    .strictObject({ claim: text, verdict: z.enum(["CONFIRMS", "CONTRADICTS"]) })
+    .nullable()
+    .default(null),
   notes: optionalText,
   disagreement: optionalText,
 });
 
-const behaviourChangeId = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be the id of a behaviour change (kb/behaviour-changes.yaml)");
+const behaviourChangeId = z
+  .string()
+  .regex(
+    /^[a-z0-9]+(-[a-z0-9]+)*$/,
+    "must be the id of a behaviour change (kb/behaviour-changes.yaml)",
+  );
 
 /**
  * A feature gate's lifecycle, as the kubernetes/website feature-gate pages' front matter lists it: each
@@ -565,7 +733,12 @@ const behaviourChangeId = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be 
  */
 export const featureGateRecord = z
   .strictObject({
-    name: z.string().regex(/^[A-Z][A-Za-z0-9]{1,100}$/, "must be a feature-gate name such as InTreePluginAWSUnregister"),
+    name: z
+      .string()
+      .regex(
+        /^[A-Z][A-Za-z0-9]{1,100}$/,
+        "must be a feature-gate name such as InTreePluginAWSUnregister",
+      ),
     stages: z
       .array(
         z.strictObject({
@@ -587,14 +760,27 @@ export const featureGateRecord = z
     notes: optionalText,
     disagreement: optionalText,
   })
-  .refine((gate) => gate.stages.every((stage) => stage.toVersion === null || minorNumber(stage.toVersion) >= minorNumber(stage.fromVersion)), {
-    message: "a stage's toVersion must not be before its fromVersion",
-    path: ["stages"],
-  })
-  .refine((gate) => gate.removedIn === null || gate.stages.every((stage) => minorNumber(stage.fromVersion) < minorNumber(gate.removedIn!)), {
-    message: "must be after every stage's fromVersion",
-    path: ["removedIn"],
-  });
+  .refine(
+    (gate) =>
+      gate.stages.every(
+        (stage) =>
+          stage.toVersion === null ||
+          minorNumber(stage.toVersion) >= minorNumber(stage.fromVersion),
+      ),
+    {
+      message: "a stage's toVersion must not be before its fromVersion",
+      path: ["stages"],
+    },
+  )
+  .refine(
+    (gate) =>
+      gate.removedIn === null ||
+      gate.stages.every((stage) => minorNumber(stage.fromVersion) < minorNumber(gate.removedIn!)),
+    {
+      message: "must be after every stage's fromVersion",
+      path: ["removedIn"],
+    },
+  );
 
 /**
  * A version of a configuration-file API (KubeletConfiguration, KubeSchedulerConfiguration, kubeadm's
@@ -603,7 +789,12 @@ export const featureGateRecord = z
  */
 export const configurationApiRecord = z.strictObject({
   kind: z.string().regex(/^[A-Z][A-Za-z0-9]{1,80}$/, "must be a kind such as KubeletConfiguration"),
-  apiVersion: z.string().regex(/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/, "must be an apiVersion such as kubelet.config.k8s.io/v1beta1"),
+  apiVersion: z
+    .string()
+    .regex(
+      /^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/,
+      "must be an apiVersion such as kubelet.config.k8s.io/v1beta1",
+    ),
   /** The component that reads the file. */
   component: componentName,
   /** How the file reaches the component, e.g. "kube-scheduler --config". */
@@ -626,7 +817,12 @@ export const configurationApiRecord = z.strictObject({
  * rely on for tenant isolation, with what it means for isolation and the behaviour changes that touch it.
  */
 export const controllerRecord = z.strictObject({
-  name: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{1,80}$/, "must be a controller name (namespace-controller) or an admission plugin name (NamespaceLifecycle)"),
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z][A-Za-z0-9-]{1,80}$/,
+      "must be a controller name (namespace-controller) or an admission plugin name (NamespaceLifecycle)",
+    ),
   kind: z.enum(["CONTROLLER", "ADMISSION_PLUGIN"]),
   component: componentName,
   summary: text,
@@ -638,7 +834,10 @@ export const controllerRecord = z.strictObject({
   /** The first minor in which it no longer exists (PodSecurityPolicy: 1.25). */
   removedIn: minorVersion.nullable().default(null),
   behaviourChanges: z.array(behaviourChangeId).max(30).default([]),
-  designNote: z.strictObject({ claim: text, verdict: z.enum(["CONFIRMS", "CONTRADICTS"]) }).nullable().default(null),
+  designNote: z
+    .strictObject({ claim: text, verdict: z.enum(["CONFIRMS", "CONTRADICTS"]) })
+    .nullable()
+    .default(null),
   sourceUrl,
   notes: optionalText,
   disagreement: optionalText,
@@ -657,7 +856,12 @@ const flowEnd = z.strictObject({
  */
 export const networkFlowRecord = z
   .strictObject({
-    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as workers-to-apiserver"),
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9]+(-[a-z0-9]+)*$/,
+        "must be lower-case words joined by dashes, such as workers-to-apiserver",
+      ),
     from: flowEnd,
     to: flowEnd,
     /** TCP, UDP, SCTP, or an IP protocol without ports (IPIP, ESP). */
@@ -669,7 +873,11 @@ export const networkFlowRecord = z
     need: z.enum(["REQUIRED", "OPTIONAL", "CONDITIONAL"]),
     condition: optionalText,
     /** The CNI whose flow this is (null: Kubernetes itself). */
-    cni: z.string().regex(/^[a-z][a-z0-9-]{1,40}$/).nullable().default(null),
+    cni: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{1,40}$/)
+      .nullable()
+      .default(null),
     fromVersion: minorVersion.nullable().default(null),
     untilVersion: minorVersion.nullable().default(null),
     /** What goes wrong during or after an upgrade when the flow is blocked. */
@@ -678,17 +886,25 @@ export const networkFlowRecord = z
     notes: optionalText,
     disagreement: optionalText,
   })
-  .refine((flow) => (flow.protocol === "IPIP" || flow.protocol === "ESP") === (flow.port === null), {
-    message: "give a port for TCP, UDP and SCTP, and none for IPIP or ESP",
-    path: ["port"],
-  })
+  .refine(
+    (flow) => (flow.protocol === "IPIP" || flow.protocol === "ESP") === (flow.port === null),
+    {
+      message: "give a port for TCP, UDP and SCTP, and none for IPIP or ESP",
+      path: ["port"],
+    },
+  )
   .refine((flow) => flow.endPort === null || (flow.port !== null && flow.endPort > flow.port), {
     message: "must be greater than port (omit it for a single port)",
     path: ["endPort"],
   });
 
 /** An add-on's id: lower-case words joined by dashes (ingress-nginx, cert-manager). */
-const addonName = z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "must be lower-case words joined by dashes, such as ingress-nginx");
+const addonName = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9-]{1,62}$/,
+    "must be lower-case words joined by dashes, such as ingress-nginx",
+  );
 
 /**
  * Which add-on versions a line of a compatibility table covers: a version or its prefix ("1.9" covers
@@ -696,22 +912,30 @@ const addonName = z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "must be lower-case
  * tables of the minimum add-on version per Kubernetes minor).
  */
 const addonVersions = z
-  .string({ message: 'must be a quoted version or prefix such as "1.9", or a minimum such as ">= 0.37"' })
-  .regex(/^(>= ?)?\d+(\.\d+){0,2}$/, 'must be a version or prefix such as "1.9" or "1.15.1", or a minimum such as ">= 0.37"');
+  .string({
+    message: 'must be a quoted version or prefix such as "1.9", or a minimum such as ">= 0.37"',
+  })
+  .regex(
+    /^(>= ?)?\d+(\.\d+){0,2}$/,
+    'must be a version or prefix such as "1.9" or "1.15.1", or a minimum such as ">= 0.37"',
+  );
 
-export const addonLineRecord = z.strictObject({
-  versions: addonVersions,
-  /** The Kubernetes minors the table gives for these versions, exactly as it gives them. */
-  kubernetes: z.array(minorVersion).default([]),
-  /** For a table that gives only a lower bound ("1.25+"): the oldest minor, with no newest one stated. */
-  minimumKubernetes: minorVersion.nullable().default(null),
-  released: isoDate.nullable().default(null),
-  endOfLife: isoDate.nullable().default(null),
-  notes: optionalText,
-}).refine((line) => (line.kubernetes.length > 0) !== (line.minimumKubernetes !== null), {
-  message: "give either the Kubernetes minors (kubernetes) or only the oldest one (minimumKubernetes)",
-  path: ["kubernetes"],
-});
+export const addonLineRecord = z
+  .strictObject({
+    versions: addonVersions,
+    /** The Kubernetes minors the table gives for these versions, exactly as it gives them. */
+    kubernetes: z.array(minorVersion).default([]),
+    /** For a table that gives only a lower bound ("1.25+"): the oldest minor, with no newest one stated. */
+    minimumKubernetes: minorVersion.nullable().default(null),
+    released: isoDate.nullable().default(null),
+    endOfLife: isoDate.nullable().default(null),
+    notes: optionalText,
+  })
+  .refine((line) => line.kubernetes.length > 0 !== (line.minimumKubernetes !== null), {
+    message:
+      "give either the Kubernetes minors (kubernetes) or only the oldest one (minimumKubernetes)",
+    path: ["kubernetes"],
+  });
 export type AddonLineRecord = z.infer<typeof addonLineRecord>;
 
 /**
@@ -730,12 +954,25 @@ export const addonRecord = z
     tableMeans: z.enum(["SUPPORTED", "TESTED"]),
     policy: optionalText,
     /** Image repositories, without tag or digest, of the add-on's own workloads (registry.k8s.io/ingress-nginx/controller); `<account>` and `<region>` stand for any one name. */
-    images: z.array(z.string().regex(/^[a-z0-9<][a-z0-9._\-/<>]*[a-z0-9]$/, "must be an image repository without tag, such as registry.k8s.io/ingress-nginx/controller (<account> and <region> stand for any one name)")).default([]),
+    images: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^[a-z0-9<][a-z0-9._\-/<>]*[a-z0-9]$/,
+            "must be an image repository without tag, such as registry.k8s.io/ingress-nginx/controller (<account> and <region> stand for any one name)",
+          ),
+      )
+      .default([]),
     /**
      * Where a running add-on's version is read when its image tags are not the add-on's version (Flux's controllers
      * carry their own versions): this label of the workload. Null: the image tag is the version.
      */
-    versionFromLabel: z.string().regex(/^[a-z0-9./-]+$/).nullable().default(null),
+    versionFromLabel: z
+      .string()
+      .regex(/^[a-z0-9./-]+$/)
+      .nullable()
+      .default(null),
     /** The day the project stopped maintaining it (no releases, no security fixes). */
     retiredOn: isoDate.nullable().default(null),
     retirement: optionalText,
@@ -749,12 +986,20 @@ export const addonRecord = z
     /** What the project's documentation did not give (release dates, rows after a minor). */
     unsourced: optionalText,
   })
-  .refine((addon) => addon.rule === "POLICY" || addon.lines.length > 0, { message: "a TABLE or MATCH_MINOR add-on needs its lines", path: ["lines"] })
-  .refine((addon) => addon.rule !== "POLICY" || addon.policy !== null, { message: "a POLICY add-on needs its policy", path: ["policy"] });
+  .refine((addon) => addon.rule === "POLICY" || addon.lines.length > 0, {
+    message: "a TABLE or MATCH_MINOR add-on needs its lines",
+    path: ["lines"],
+  })
+  .refine((addon) => addon.rule !== "POLICY" || addon.policy !== null, {
+    message: "a POLICY add-on needs its policy",
+    path: ["policy"],
+  });
 export type AddonRecord = z.infer<typeof addonRecord>;
 
 /** An add-on release as its project names it: "v1.6", "0.33", "2.7.0". */
-const addonRelease = z.string().regex(/^v?\d+(\.\d+){0,2}$/, 'must be an add-on release such as "v1.6" or "0.33"');
+const addonRelease = z
+  .string()
+  .regex(/^v?\d+(\.\d+){0,2}$/, 'must be an add-on release such as "v1.6" or "0.33"');
 
 /**
  * The lifecycle of an add-on's CRD API version (cert-manager.io/v1alpha2): the add-on releases in which it was
@@ -763,12 +1008,23 @@ const addonRelease = z.string().regex(/^v?\d+(\.\d+){0,2}$/, 'must be an add-on 
  */
 export const addonApiRecord = z.strictObject({
   addon: addonName,
-  apiVersion: z.string().regex(/^[a-z0-9.-]+\.[a-z]+\/v\d+((alpha|beta)\d+)?$/, "must be a custom resource's group/version such as cert-manager.io/v1alpha2"),
-  kinds: z.array(z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "must be a kind such as Certificate")).min(1),
+  apiVersion: z
+    .string()
+    .regex(
+      /^[a-z0-9.-]+\.[a-z]+\/v\d+((alpha|beta)\d+)?$/,
+      "must be a custom resource's group/version such as cert-manager.io/v1alpha2",
+    ),
+  kinds: z
+    .array(z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "must be a kind such as Certificate"))
+    .min(1),
   introducedIn: addonRelease.nullable().default(null),
   deprecatedIn: addonRelease.nullable().default(null),
   removedIn: addonRelease.nullable().default(null),
-  replacement: z.string().regex(/^[a-z0-9.-]+\.[a-z]+\/v\d+((alpha|beta)\d+)?$/).nullable().default(null),
+  replacement: z
+    .string()
+    .regex(/^[a-z0-9.-]+\.[a-z]+\/v\d+((alpha|beta)\d+)?$/)
+    .nullable()
+    .default(null),
   notes: optionalText,
   sourceUrl,
   disagreement: optionalText,
@@ -855,12 +1111,25 @@ export type PlatformRecord = z.infer<typeof platformRecord>;
  */
 export const fieldRuleRecord = z
   .strictObject({
-    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes, such as service-external-ips"),
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9]+(-[a-z0-9]+)*$/,
+        "must be lower-case words joined by dashes, such as service-external-ips",
+      ),
     behaviourChange: behaviourChangeId,
     /** OBJECT: the path is read from objects of `kinds`; POD: from every pod, a Pod's own or a workload's pod template. */
     scope: z.enum(["OBJECT", "POD"]).default("OBJECT"),
-    kinds: z.array(z.string().regex(/^[A-Z][A-Za-z0-9]{1,80}$/, "must be a kind such as Service")).max(20).default([]),
-    path: z.string().regex(/^[A-Za-z][A-Za-z0-9]*(\[\])?(\.[A-Za-z][A-Za-z0-9]*(\[\])?)*$/, "must be a field path such as spec.volumes[].gitRepo"),
+    kinds: z
+      .array(z.string().regex(/^[A-Z][A-Za-z0-9]{1,80}$/, "must be a kind such as Service"))
+      .max(20)
+      .default([]),
+    path: z
+      .string()
+      .regex(
+        /^[A-Za-z][A-Za-z0-9]*(\[\])?(\.[A-Za-z][A-Za-z0-9]*(\[\])?)*$/,
+        "must be a field path such as spec.volumes[].gitRepo",
+      ),
     equals: z.array(text).max(50).default([]),
     keys: z.array(text).max(50).default([]),
     /** The severity from each minor on, oldest first; before the first, the change is INFO (scheduled). */
@@ -872,12 +1141,25 @@ export const fieldRuleRecord = z
     sourceUrl,
     notes: optionalText,
   })
-  .refine((rule) => rule.scope === "POD" || rule.kinds.length > 0, { message: "an OBJECT rule must name the kinds it reads", path: ["kinds"] })
-  .refine((rule) => rule.equals.length === 0 || rule.keys.length === 0, { message: "give equals or keys, not both", path: ["keys"] })
-  .refine((rule) => rule.severities.every((entry, index) => index === 0 || minorNumber(entry.from) > minorNumber(rule.severities[index - 1]!.from)), {
-    message: "must be in increasing order of from",
-    path: ["severities"],
-  });
+  .refine((rule) => rule.scope === "POD" || rule.kinds.length > 0, {
+    message: "an OBJECT rule must name the kinds it reads",
+    path: ["kinds"],
+  })
+  .refine((rule) => rule.equals.length === 0 || rule.keys.length === 0, {
+    message: "give equals or keys, not both",
+    path: ["keys"],
+  })
+  .refine(
+    (rule) =>
+      rule.severities.every(
+        (entry, index) =>
+          index === 0 || minorNumber(entry.from) > minorNumber(rule.severities[index - 1]!.from),
+      ),
+    {
+      message: "must be in increasing order of from",
+      path: ["severities"],
+    },
+  );
 
 export type FieldRuleRecord = z.infer<typeof fieldRuleRecord>;
 export type FeatureGateRecord = z.infer<typeof featureGateRecord>;

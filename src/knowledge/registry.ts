@@ -95,10 +95,17 @@ export interface EntityDefinition<R = unknown> {
   readonly store: StoreMapping;
 }
 
-const RELATIVE_TO = { "kube-apiserver": "KUBE_APISERVER", "kube-apiserver-peers": "KUBE_APISERVER_PEERS", kubelet: "KUBELET" };
+const RELATIVE_TO = {
+  "kube-apiserver": "KUBE_APISERVER",
+  "kube-apiserver-peers": "KUBE_APISERVER_PEERS",
+  kubelet: "KUBELET",
+};
 
 /** Any kind's definition, whatever its record type (what registerEntity takes). */
-export type AnyEntityDefinition = Omit<EntityDefinition, "schema" | "key"> & { readonly schema: z.ZodType; readonly key: (record: never) => string };
+export type AnyEntityDefinition = Omit<EntityDefinition, "schema" | "key"> & {
+  readonly schema: z.ZodType;
+  readonly key: (record: never) => string;
+};
 
 type Registry = { readonly [E in EntityName]: EntityDefinition<KbBundle[E][number]> };
 
@@ -159,10 +166,15 @@ const BUILT_IN: Registry = {
     key: (r) => r.id,
     keyExample: "upstream-kubelet-vs-apiserver-n3",
     collection: "skew-rules",
-    title: "Skew rules of a profile; with kubernetesVersion only those in force at that control-plane minor",
+    title:
+      "Skew rules of a profile; with kubernetesVersion only those in force at that control-plane minor",
     typeName: "SkewRule",
     graphqlEnum: "SKEW_RULES",
-    store: { model: "skewRule", columns: { id: "ruleId", profile: "profileName", component: "componentName" }, enumFields: { relativeTo: RELATIVE_TO } },
+    store: {
+      model: "skewRule",
+      columns: { id: "ruleId", profile: "profileName", component: "componentName" },
+      enumFields: { relativeTo: RELATIVE_TO },
+    },
   }),
   apiRemovals: entity<ApiRemovalRecord>({
     file: "api-removals.yaml",
@@ -186,7 +198,10 @@ const BUILT_IN: Registry = {
     title: "Kubernetes minor releases",
     typeName: "Release",
     graphqlEnum: "RELEASES",
-    store: { model: "release", dateFields: ["releaseDate", "endOfStandardSupport", "endOfLife", "latestPatchDate"] },
+    store: {
+      model: "release",
+      dateFields: ["releaseDate", "endOfStandardSupport", "endOfLife", "latestPatchDate"],
+    },
   }),
   upgradeDependencies: entity<UpgradeDependencyRecord>({
     file: "upgrade-order.yaml",
@@ -197,7 +212,10 @@ const BUILT_IN: Registry = {
     title: "Which component is upgraded before which",
     typeName: "UpgradeDependency",
     graphqlEnum: "UPGRADE_ORDER",
-    store: { model: "upgradeDependency", columns: { before: "beforeComponent", after: "afterComponent" } },
+    store: {
+      model: "upgradeDependency",
+      columns: { before: "beforeComponent", after: "afterComponent" },
+    },
   }),
   runtimeRequirements: entity<RuntimeRequirementRecord>({
     file: "runtime-requirements.yaml",
@@ -209,7 +227,10 @@ const BUILT_IN: Registry = {
     title: "Runtime and etcd requirements by Kubernetes minor",
     typeName: "RuntimeRequirement",
     graphqlEnum: "RUNTIME_REQUIREMENTS",
-    store: { model: "runtimeRequirement", columns: { id: "requirementId", component: "componentName", requires: "requiresComponent" } },
+    store: {
+      model: "runtimeRequirement",
+      columns: { id: "requirementId", component: "componentName", requires: "requiresComponent" },
+    },
   }),
   recommendations: entity<RecommendationRecord>({
     file: "recommendations.yaml",
@@ -229,7 +250,8 @@ const BUILT_IN: Registry = {
     key: (r) => r.id,
     keyExample: "kubelet-containerruntime",
     collection: "flag-changes",
-    title: "Deprecated and removed flags and config fields of kubelet, kube-proxy and the control plane",
+    title:
+      "Deprecated and removed flags and config fields of kubelet, kube-proxy and the control plane",
     typeName: "FlagChange",
     graphqlEnum: "FLAG_CHANGES",
     store: { model: "flagChange", columns: { id: "changeId", component: "componentName" } },
@@ -256,7 +278,10 @@ const BUILT_IN: Registry = {
     title: "Container runtimes' own release lines and their end of life",
     typeName: "RuntimeRelease",
     graphqlEnum: "RUNTIME_RELEASES",
-    store: { model: "runtimeRelease", dateFields: ["releaseDate", "endOfActiveSupport", "endOfLife"] },
+    store: {
+      model: "runtimeRelease",
+      dateFields: ["releaseDate", "endOfActiveSupport", "endOfLife"],
+    },
   }),
   hostRequirements: entity<HostRequirementRecord>({
     file: "host-requirements.yaml",
@@ -276,7 +301,8 @@ const BUILT_IN: Registry = {
     key: (r) => `${r.knowledge} ${r.source}`,
     keyExample: "apiRemovals kubernetes/api",
     collection: "coverage",
-    title: "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source it was read from",
+    title:
+      "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source it was read from",
     typeName: "Coverage",
     graphqlEnum: "COVERAGE",
     store: { model: "knowledgeCoverage", dateFields: ["sourceDate"] },
@@ -287,7 +313,8 @@ const BUILT_IN: Registry = {
     key: (r) => r.apiVersion,
     keyExample: "apps/v1",
     collection: "api-group-versions",
-    title: "The group/versions the Kubernetes API server serves or served; a scanned object of any other is API_NOT_JUDGED",
+    title:
+      "The group/versions the Kubernetes API server serves or served; a scanned object of any other is API_NOT_JUDGED",
     typeName: "ApiGroupVersion",
     graphqlEnum: "API_GROUP_VERSIONS",
     store: { model: "apiGroupVersion" },
@@ -322,7 +349,8 @@ const BUILT_IN: Registry = {
     key: (r) => r.id,
     keyExample: "pod-security-policy-removed",
     collection: "behaviour-changes",
-    title: "Changes per Kubernetes minor that break or weaken a cluster on upgrade although no apiVersion goes away",
+    title:
+      "Changes per Kubernetes minor that break or weaken a cluster on upgrade although no apiVersion goes away",
     typeName: "BehaviourChange",
     graphqlEnum: null,
     store: { model: null },
@@ -346,7 +374,8 @@ const BUILT_IN: Registry = {
     key: (r) => `${r.kind} ${r.apiVersion}`,
     keyExample: "KubeSchedulerConfiguration kubescheduler.config.k8s.io/v1beta3",
     collection: "configuration-apis",
-    title: "Versions of configuration-file APIs (kubelet, scheduler, kube-proxy, kubeadm, audit, admission, encryption)",
+    title:
+      "Versions of configuration-file APIs (kubelet, scheduler, kube-proxy, kubeadm, audit, admission, encryption)",
     typeName: "ConfigurationApi",
     graphqlEnum: null,
     store: { model: null },
@@ -379,7 +408,8 @@ const BUILT_IN: Registry = {
     key: (r) => r.id,
     keyExample: "service-external-ips",
     collection: "field-rules",
-    title: "Field-level scan rules: the fields and annotations a behaviour change breaks, with severity by minor",
+    title:
+      "Field-level scan rules: the fields and annotations a behaviour change breaks, with severity by minor",
     typeName: "FieldRule",
     graphqlEnum: null,
     store: { model: null },
@@ -391,7 +421,8 @@ const BUILT_IN: Registry = {
     key: (r) => r.name,
     keyExample: "ingress-nginx",
     collection: "addons",
-    title: "Add-ons with the Kubernetes minors each version line supports, by the project's own table or policy",
+    title:
+      "Add-ons with the Kubernetes minors each version line supports, by the project's own table or policy",
     typeName: "Addon",
     graphqlEnum: null,
     store: { model: null },
@@ -402,7 +433,8 @@ const BUILT_IN: Registry = {
     key: (r) => `${r.apiVersion} ${r.kinds.join(",")}`,
     keyExample: "cert-manager.io/v1alpha2 Certificate,CertificateRequest,Issuer,ClusterIssuer",
     collection: "addon-apis",
-    title: "Add-ons' CRD API versions with the add-on releases that deprecated them and stopped serving them",
+    title:
+      "Add-ons' CRD API versions with the add-on releases that deprecated them and stopped serving them",
     typeName: "AddonApi",
     graphqlEnum: null,
     store: { model: null },
@@ -414,7 +446,8 @@ const BUILT_IN: Registry = {
     key: (r) => r.name,
     keyExample: "eks",
     collection: "platforms",
-    title: "Managed platforms (EKS, GKE, AKS): their calendars, their rules where they differ from upstream, and what breaks upgrades on them",
+    title:
+      "Managed platforms (EKS, GKE, AKS): their calendars, their rules where they differ from upstream, and what breaks upgrades on them",
     typeName: "Platform",
     graphqlEnum: null,
     store: { model: null },
@@ -433,11 +466,13 @@ export const ENTITY_NAMES: readonly EntityName[] = Object.keys(ENTITIES) as Enti
  * export and import like any other. Returns a function that removes it again.
  */
 export function registerEntity(name: string, definition: AnyEntityDefinition): () => void {
-  if (!/^[a-z][A-Za-z0-9]{1,62}$/.test(name)) throw new Error(`entity name "${name}" must be lowerCamelCase`);
+  if (!/^[a-z][A-Za-z0-9]{1,62}$/.test(name))
+    throw new Error(`entity name "${name}" must be lowerCamelCase`);
   if (name in ENTITIES) throw new Error(`entity "${name}" is already registered`);
   for (const other of ENTITY_NAMES) {
     const known = ENTITIES[other];
-    if (known.file === definition.file || known.collection === definition.collection) throw new Error(`entity "${name}" reuses the file or collection of ${other}`);
+    if (known.file === definition.file || known.collection === definition.collection)
+      throw new Error(`entity "${name}" reuses the file or collection of ${other}`);
   }
   (ENTITIES as unknown as Record<string, AnyEntityDefinition>)[name] = definition;
   (ENTITY_NAMES as string[]).push(name);
@@ -454,7 +489,7 @@ export function isBuiltIn(entity: string): boolean {
 
 /** The natural key of any record of an entity. */
 export function recordKey<E extends EntityName>(entity: E, record: KbBundle[E][number]): string {
-  return (ENTITIES[entity].key)(record);
+  return ENTITIES[entity].key(record);
 }
 
 /** The entity of a REST collection, e.g. "upgrade-order" → upgradeDependencies. */

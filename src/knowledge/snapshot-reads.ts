@@ -78,7 +78,11 @@ function ownOf(snapshot: KbSnapshot): OwnProperties {
   let own = ownOfSnapshot.get(snapshot);
   if (own === undefined) {
     const names = Reflect.ownKeys(snapshot);
-    own = { names, at: new Map(names.map((name, index) => [name, index])), values: names.map(() => UNREAD) };
+    own = {
+      names,
+      at: new Map(names.map((name, index) => [name, index])),
+      values: names.map(() => UNREAD),
+    };
     ownOfSnapshot.set(snapshot, own);
   }
   return own;
@@ -87,7 +91,10 @@ function ownOf(snapshot: KbSnapshot): OwnProperties {
 /** The own property at `index` of the view's snapshot, noted as read. */
 function noteRead(state: ViewState, index: number): unknown {
   let value = state.own.values[index];
-  if (value === UNREAD) state.own.values[index] = value = (state.snapshot as unknown as Record<PropertyKey, unknown>)[state.own.names[index]!];
+  if (value === UNREAD)
+    state.own.values[index] = value = (state.snapshot as unknown as Record<PropertyKey, unknown>)[
+      state.own.names[index]!
+    ];
   state.read[index] = 1;
   return value;
 }
@@ -98,7 +105,9 @@ const NOTING: ProxyHandler<ViewTarget> = {
     if (property === "revision") return REVISION_STAND_IN;
     const state = target[STATE];
     const index = state.own.at.get(property);
-    return index === undefined ? (Reflect.get(state.snapshot, property, receiver) as unknown) : noteRead(state, index);
+    return index === undefined
+      ? (Reflect.get(state.snapshot, property, receiver) as unknown)
+      : noteRead(state, index);
   },
   has(target, property) {
     const state = target[STATE];
@@ -117,7 +126,13 @@ const NOTING: ProxyHandler<ViewTarget> = {
     state.whole = true;
     const descriptor = Reflect.getOwnPropertyDescriptor(state.snapshot, property);
     // The target is extensible and lacks the property: it may only be reported as configurable.
-    return descriptor === undefined ? undefined : { ...descriptor, configurable: true, ...(property === "revision" ? { value: REVISION_STAND_IN } : {}) };
+    return descriptor === undefined
+      ? undefined
+      : {
+          ...descriptor,
+          configurable: true,
+          ...(property === "revision" ? { value: REVISION_STAND_IN } : {}),
+        };
   },
   set: () => false,
   defineProperty: () => false,
@@ -174,7 +189,8 @@ export function fillRevision(text: string, revision: number): string {
 /** An answer made through a view as data (GraphQL's), with the revision where the stand-in is; unchanged parts are shared. */
 export function fillRevisionIn<T>(value: T, revision: number): T {
   if (value === REVISION_STAND_IN) return revision as T;
-  if (typeof value === "string") return (value.length >= STAND_IN_TEXT.length ? fillRevision(value, revision) : value) as T;
+  if (typeof value === "string")
+    return (value.length >= STAND_IN_TEXT.length ? fillRevision(value, revision) : value) as T;
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     let filled: unknown[] | undefined;

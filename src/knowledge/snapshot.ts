@@ -4,7 +4,38 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../core/versions.js";
-import { type ApiRemovalRecord, type ComponentRecord, type FlagChangeRecord, type ProxyModeRecord, type EntityName, type KbBundle, type KbConflictRecord, type LinkRecord, type PortRecord, type ProfileRecord, type RecommendationRecord, type ReleaseRecord, type RuntimeRequirementRecord, type SkewRuleRecord, type UpgradeDependencyRecord, type RuntimeReleaseRecord, type HostRequirementRecord, type CoverageRecord, type ApiGroupVersionRecord, type ReferenceRecord, type RollbackPolicyRecord, type BehaviourChangeRecord, type FeatureGateRecord, type ConfigurationApiRecord, type ControllerRecord, type NetworkFlowRecord, type FieldRuleRecord, type AddonRecord, type AddonApiRecord, type PlatformRecord } from "./records.js";
+import {
+  type ApiRemovalRecord,
+  type ComponentRecord,
+  type FlagChangeRecord,
+  type ProxyModeRecord,
+  type EntityName,
+  type KbBundle,
+  type KbConflictRecord,
+  type LinkRecord,
+  type PortRecord,
+  type ProfileRecord,
+  type RecommendationRecord,
+  type ReleaseRecord,
+  type RuntimeRequirementRecord,
+  type SkewRuleRecord,
+  type UpgradeDependencyRecord,
+  type RuntimeReleaseRecord,
+  type HostRequirementRecord,
+  type CoverageRecord,
+  type ApiGroupVersionRecord,
+  type ReferenceRecord,
+  type RollbackPolicyRecord,
+  type BehaviourChangeRecord,
+  type FeatureGateRecord,
+  type ConfigurationApiRecord,
+  type ControllerRecord,
+  type NetworkFlowRecord,
+  type FieldRuleRecord,
+  type AddonRecord,
+  type AddonApiRecord,
+  type PlatformRecord,
+} from "./records.js";
 import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 import { derivationOf, isSettled, perList, settle } from "./lists.js";
@@ -68,15 +99,30 @@ export class KbSnapshot implements KbBundle {
 
     const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
     this.components = list(bundle.components);
-    this.ports = list(bundle.ports, (a, b) => a.nodeRole.localeCompare(b.nodeRole) || a.port - b.port || a.protocol.localeCompare(b.protocol));
+    this.ports = list(
+      bundle.ports,
+      (a, b) =>
+        a.nodeRole.localeCompare(b.nodeRole) ||
+        a.port - b.port ||
+        a.protocol.localeCompare(b.protocol),
+    );
     this.links = list(bundle.links);
     this.profiles = list(bundle.profiles, byName);
     this.skewRules = list(bundle.skewRules);
-    this.apiRemovals = list(bundle.apiRemovals, (a, b) => compareMinors(a.removedIn, b.removedIn) || a.apiVersion.localeCompare(b.apiVersion) || a.kind.localeCompare(b.kind));
+    this.apiRemovals = list(
+      bundle.apiRemovals,
+      (a, b) =>
+        compareMinors(a.removedIn, b.removedIn) ||
+        a.apiVersion.localeCompare(b.apiVersion) ||
+        a.kind.localeCompare(b.kind),
+    );
     this.releases = list(bundle.releases, (a, b) => compareMinors(a.version, b.version));
     this.upgradeDependencies = list(bundle.upgradeDependencies);
     this.upgradeOrder = orderOf(this.components, this.upgradeDependencies);
-    this.runtimeRequirements = list(bundle.runtimeRequirements, (a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id));
+    this.runtimeRequirements = list(
+      bundle.runtimeRequirements,
+      (a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id),
+    );
     this.recommendations = list(bundle.recommendations);
     this.flagChanges = list(bundle.flagChanges);
     this.proxyModes = list(bundle.proxyModes);
@@ -86,7 +132,10 @@ export class KbSnapshot implements KbBundle {
     this.apiGroupVersions = list(bundle.apiGroupVersions);
     this.references = list(bundle.references);
     this.rollbackPolicies = list(bundle.rollbackPolicies);
-    this.behaviourChanges = list(bundle.behaviourChanges, (a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id));
+    this.behaviourChanges = list(
+      bundle.behaviourChanges,
+      (a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id),
+    );
     this.featureGates = list(bundle.featureGates, byName);
     this.configurationApis = list(bundle.configurationApis);
     this.controllers = list(bundle.controllers);
@@ -111,8 +160,16 @@ export class KbSnapshot implements KbBundle {
       }
       return index;
     });
-    this.releaseIndex = perList(releaseIndexes, this.releases, (releases) => new Map(releases.map((release) => [release.version, release])));
-    this.profileIndex = perList(profileIndexes, this.profiles, (profiles) => new Map(profiles.map((profile) => [profile.name, profile])));
+    this.releaseIndex = perList(
+      releaseIndexes,
+      this.releases,
+      (releases) => new Map(releases.map((release) => [release.version, release])),
+    );
+    this.profileIndex = perList(
+      profileIndexes,
+      this.profiles,
+      (profiles) => new Map(profiles.map((profile) => [profile.name, profile])),
+    );
     Object.freeze(this);
   }
 
@@ -131,12 +188,19 @@ export class KbSnapshot implements KbBundle {
    * The rollback policy for a component: on a platform, the platform's own (naming the component, else its
    * category) where it has one; else upstream's, the one naming it, else the one for its category.
    */
-  rollbackPolicy(component: Pick<ComponentRecord, "name" | "category">, platform: string | null = null, minor: string | null = null): RollbackPolicyRecord | undefined {
+  rollbackPolicy(
+    component: Pick<ComponentRecord, "name" | "category">,
+    platform: string | null = null,
+    minor: string | null = null,
+  ): RollbackPolicyRecord | undefined {
     // A platform policy from a minor on (GKE's two-step upgrades from 1.33) holds for control planes on that minor or later.
-    const holds = (policy: RollbackPolicyRecord) => policy.fromMinor === null || minor === null || compareMinors(minor, policy.fromMinor) >= 0;
-    const on = (owner: string | null) => this.rollbackPolicies.filter((policy) => policy.platform === owner && holds(policy));
+    const holds = (policy: RollbackPolicyRecord) =>
+      policy.fromMinor === null || minor === null || compareMinors(minor, policy.fromMinor) >= 0;
+    const on = (owner: string | null) =>
+      this.rollbackPolicies.filter((policy) => policy.platform === owner && holds(policy));
     const pick = (policies: readonly RollbackPolicyRecord[]) =>
-      policies.find((policy) => policy.components.includes(component.name)) ?? policies.find((policy) => policy.categories.includes(component.category));
+      policies.find((policy) => policy.components.includes(component.name)) ??
+      policies.find((policy) => policy.categories.includes(component.category));
     return (platform === null ? undefined : pick(on(platform))) ?? pick(on(null));
   }
 
@@ -170,7 +234,9 @@ export class KbSnapshot implements KbBundle {
   }
 
   counts(): Record<EntityName, number> {
-    return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, this.records(entity).length])) as Record<EntityName, number>;
+    return Object.fromEntries(
+      ENTITY_NAMES.map((entity) => [entity, this.records(entity).length]),
+    ) as Record<EntityName, number>;
   }
 }
 
@@ -195,7 +261,8 @@ function list<T>(records: readonly T[], order?: (a: T, b: T) => number): readonl
   // A snapshot's list with records appended or replaced by edits (lists.ts), for a kind kept in the database's
   // order: taken as it is, only the records the edits put in to freeze, so what is derived from it can be
   // carried over.
-  const changed = order === undefined ? changedSinceSnapshot(records as readonly object[]) : undefined;
+  const changed =
+    order === undefined ? changedSinceSnapshot(records as readonly object[]) : undefined;
   if (changed !== undefined) {
     for (const index of changed) deepFreeze(records[index]);
     settle(records);
@@ -221,18 +288,33 @@ function changedSinceSnapshot(records: readonly object[]): number[] | undefined 
 /** A group commits at most this many edits: a longer chain is not a snapshot's list after one group. */
 const MAX_EDITS_SINCE_SNAPSHOT = 100;
 
-const componentIndexes = new WeakMap<readonly ComponentRecord[], ReadonlyMap<string, ComponentRecord>>();
+const componentIndexes = new WeakMap<
+  readonly ComponentRecord[],
+  ReadonlyMap<string, ComponentRecord>
+>();
 const releaseIndexes = new WeakMap<readonly ReleaseRecord[], ReadonlyMap<string, ReleaseRecord>>();
 const profileIndexes = new WeakMap<readonly ProfileRecord[], ReadonlyMap<string, ProfileRecord>>();
-const upgradeOrders = new WeakMap<readonly ComponentRecord[], WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>>();
+const upgradeOrders = new WeakMap<
+  readonly ComponentRecord[],
+  WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>
+>();
 
 /** The upgrade order of these components and edges (remembered for the pair of lists). */
-function orderOf(components: readonly ComponentRecord[], dependencies: readonly UpgradeDependencyRecord[]): readonly string[] {
-  const byDependencies = perList(upgradeOrders, components, () => new WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>());
+function orderOf(
+  components: readonly ComponentRecord[],
+  dependencies: readonly UpgradeDependencyRecord[],
+): readonly string[] {
+  const byDependencies = perList(
+    upgradeOrders,
+    components,
+    () => new WeakMap<readonly UpgradeDependencyRecord[], readonly string[]>(),
+  );
   return perList(byDependencies, dependencies, () => {
     const ordered = upgradeOrder(components, dependencies);
     // Validation rejects a cycle before a snapshot is built; a snapshot built around it orders by kb/components.yaml.
-    return Object.freeze(ordered.ok ? [...ordered.order] : components.map((component) => component.name));
+    return Object.freeze(
+      ordered.ok ? [...ordered.order] : components.map((component) => component.name),
+    );
   });
 }
 

@@ -6,9 +6,14 @@
  */
 import type { ComponentRecord, UpgradeDependencyRecord } from "./records.js";
 
-export type UpgradeOrder = { readonly ok: true; readonly order: readonly string[] } | { readonly ok: false; readonly cycle: readonly string[] };
+export type UpgradeOrder =
+  | { readonly ok: true; readonly order: readonly string[] }
+  | { readonly ok: false; readonly cycle: readonly string[] };
 
-export function upgradeOrder(components: readonly Pick<ComponentRecord, "name">[], dependencies: readonly Pick<UpgradeDependencyRecord, "before" | "after">[]): UpgradeOrder {
+export function upgradeOrder(
+  components: readonly Pick<ComponentRecord, "name">[],
+  dependencies: readonly Pick<UpgradeDependencyRecord, "before" | "after">[],
+): UpgradeOrder {
   const position = new Map(components.map((component, index) => [component.name, index]));
   const names = [...position.keys()];
   for (const { before, after } of dependencies) {
@@ -38,19 +43,30 @@ export function upgradeOrder(components: readonly Pick<ComponentRecord, "name">[
     }
   }
   if (order.length === names.length) return { ok: true, order };
-  const loop = findCycle(names.filter((name) => waitingFor.get(name)! > 0), dependencies);
+  const loop = findCycle(
+    names.filter((name) => waitingFor.get(name)! > 0),
+    dependencies,
+  );
   // Start the loop at its component listed first in kb/components.yaml, so the message is the same on every run.
-  const start = loop.reduce((best, name, index) => (position.get(name)! < position.get(loop[best]!)! ? index : best), 0);
+  const start = loop.reduce(
+    (best, name, index) => (position.get(name)! < position.get(loop[best]!)! ? index : best),
+    0,
+  );
   const rotated = [...loop.slice(start), ...loop.slice(0, start)];
   return { ok: false, cycle: [...rotated, rotated[0]!] };
 }
 
 /** One cycle among the components the sort could not place, in edge order (a → b → …), without repeating the first. */
-function findCycle(stuck: readonly string[], dependencies: readonly Pick<UpgradeDependencyRecord, "before" | "after">[]): string[] {
+function findCycle(
+  stuck: readonly string[],
+  dependencies: readonly Pick<UpgradeDependencyRecord, "before" | "after">[],
+): string[] {
   const inStuck = new Set(stuck);
   // Every stuck component waits on another stuck one, so walking the edges backwards from any of them must loop.
   const previous = new Map<string, string>();
-  for (const { before, after } of dependencies) if (inStuck.has(before) && inStuck.has(after) && !previous.has(after)) previous.set(after, before);
+  for (const { before, after } of dependencies)
+    if (inStuck.has(before) && inStuck.has(after) && !previous.has(after))
+      previous.set(after, before);
   const seen: string[] = [];
   let current = stuck[0]!;
   while (!seen.includes(current)) {

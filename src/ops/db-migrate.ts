@@ -10,7 +10,9 @@ const { url, embedded } = await openDatabase(config, logger);
 try {
   const result = await migrate(url);
   process.stdout.write(
-    result.applied.length > 0 ? `applied: ${result.applied.join(", ")}\n` : `up to date (${result.alreadyApplied.length} migrations)\n`,
+    result.applied.length > 0
+      ? `applied: ${result.applied.join(", ")}\n`
+      : `up to date (${result.alreadyApplied.length} migrations)\n`,
   );
 } catch (error) {
   process.stderr.write(`kubecompat db:migrate: ${(error as Error).message}\n`);

@@ -8,9 +8,15 @@ const config = loadConfig();
 try {
   const bundle = await loadKbDirectory(config.kb.dir);
   // Every kind of knowledge that depends on the Kubernetes minor says where it ends.
-  const uncovered = ENTITY_NAMES.filter((entity) => "versioned" in ENTITIES[entity] && !bundle.coverage.some((claim) => claim.knowledge === entity));
+  const uncovered = ENTITY_NAMES.filter(
+    (entity) =>
+      "versioned" in ENTITIES[entity] &&
+      !bundle.coverage.some((claim) => claim.knowledge === entity),
+  );
   if (uncovered.length > 0) {
-    process.stderr.write(`kb/coverage.yaml has no row for ${uncovered.join(", ")}: say through which Kubernetes minor each is known, and from which source\n`);
+    process.stderr.write(
+      `kb/coverage.yaml has no row for ${uncovered.join(", ")}: say through which Kubernetes minor each is known, and from which source\n`,
+    );
     process.exit(1);
   }
   const counts = ENTITY_NAMES.map((entity) => `${entity}: ${bundle[entity].length}`).join(", ");

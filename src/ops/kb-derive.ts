@@ -19,11 +19,23 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../core/config.js";
-import { compareApiRemovals, compareContainerd, compareReleases, needsReview, type Section } from "./derive/compare.js";
+import {
+  compareApiRemovals,
+  compareContainerd,
+  compareReleases,
+  needsReview,
+  type Section,
+} from "./derive/compare.js";
 import { parseContainerdReleases } from "./derive/containerd.js";
 import { parseEndOfLifeJson } from "./derive/endoflife.js";
 import { DeriveInputError } from "./derive/errors.js";
-import { FEATURE_GATES_DIR, compareFeatureGates, parseFeatureGatePages, renderFeatureGatesYaml, type FeatureGatePage } from "./derive/feature-gates.js";
+import {
+  FEATURE_GATES_DIR,
+  compareFeatureGates,
+  parseFeatureGatePages,
+  renderFeatureGatesYaml,
+  type FeatureGatePage,
+} from "./derive/feature-gates.js";
 import { parseKbEntity, schemaFields } from "./derive/kb-entity.js";
 import {
   deriveRemovals,
@@ -74,19 +86,32 @@ Exit status: 0 nothing differs, 1 something to review, 2 bad usage or unreadable
 
 function displayPath(file: string): string {
   const relative = path.relative(process.cwd(), file);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+    ? relative
+    : file;
 }
 
-function statOrFail(flag: string, location: string, expect: "file" | "directory", hint: string): void {
+function statOrFail(
+  flag: string,
+  location: string,
+  expect: "file" | "directory",
+  hint: string,
+): void {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(location);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DeriveInputError(code === "ENOENT" ? `${flag}: ${location} does not exist; ${hint}` : `${flag}: cannot read ${location} (${code ?? String(error)})`);
+    throw new DeriveInputError(
+      code === "ENOENT"
+        ? `${flag}: ${location} does not exist; ${hint}`
+        : `${flag}: cannot read ${location} (${code ?? String(error)})`,
+    );
   }
-  if (expect === "file" && !stat.isFile()) throw new DeriveInputError(`${flag}: ${location} is not a file; ${hint}`);
-  if (expect === "directory" && !stat.isDirectory()) throw new DeriveInputError(`${flag}: ${location} is not a directory; ${hint}`);
+  if (expect === "file" && !stat.isFile())
+    throw new DeriveInputError(`${flag}: ${location} is not a file; ${hint}`);
+  if (expect === "directory" && !stat.isDirectory())
+    throw new DeriveInputError(`${flag}: ${location} is not a directory; ${hint}`);
 }
 
 function readText(flag: string, file: string, hint: string): string {
@@ -94,7 +119,9 @@ function readText(flag: string, file: string, hint: string): string {
   try {
     return fs.readFileSync(file, "utf8");
   } catch (error) {
-    throw new DeriveInputError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new DeriveInputError(
+      `${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
 }
 
@@ -116,13 +143,17 @@ class Repository {
 
   static open(flag: string, location: string, hint: string): Repository {
     statOrFail(flag, location, "directory", hint);
-    const base = fs.existsSync(path.join(location, ".git")) ? ["-C", location] : ["--git-dir", location];
+    const base = fs.existsSync(path.join(location, ".git"))
+      ? ["-C", location]
+      : ["--git-dir", location];
     const repository = new Repository(location, base);
     try {
       repository.run(["rev-parse", "--git-dir"]);
     } catch (error) {
       if (error instanceof DeriveInputError) throw error;
-      throw new DeriveInputError(`${flag}: ${location} is not a git repository (git: ${(error as Error).message}); ${hint}`);
+      throw new DeriveInputError(
+        `${flag}: ${location} is not a git repository (git: ${(error as Error).message}); ${hint}`,
+      );
     }
     return repository;
   }
@@ -140,7 +171,10 @@ class Repository {
       });
     } catch (error) {
       const failure = error as NodeJS.ErrnoException & { status?: number | null; stderr?: Buffer };
-      if (failure.code === "ENOENT") throw new DeriveInputError("git is not installed (or not on PATH); kb:derive runs git to read the clone");
+      if (failure.code === "ENOENT")
+        throw new DeriveInputError(
+          "git is not installed (or not on PATH); kb:derive runs git to read the clone",
+        );
       const stderr = failure.stderr?.toString("utf8").trim().split("\n")[0] ?? "";
       throw new GitFailure(stderr || failure.message, failure.status ?? null);
     }
@@ -171,7 +205,8 @@ class Repository {
 
 // ---------------------------------------------------------------- kubernetes/api
 
-const API_HINT = "give a clone of https://github.com/kubernetes/api (git clone https://github.com/kubernetes/api)";
+const API_HINT =
+  "give a clone of https://github.com/kubernetes/api (git clone https://github.com/kubernetes/api)";
 
 interface TagRef {
   readonly tag: KubernetesTag;
@@ -179,13 +214,18 @@ interface TagRef {
 }
 
 function listKubernetesTags(repository: Repository): Map<string, TagRef> {
-  const output = repository.run(["for-each-ref", "--format=%(refname)%09%(objectname)%09%(*objectname)", "refs/tags/kubernetes-1.*"]);
+  const output = repository.run([
+    "for-each-ref",
+    "--format=%(refname)%09%(objectname)%09%(*objectname)",
+    "refs/tags/kubernetes-1.*",
+  ]);
   const tags = new Map<string, TagRef>();
   for (const line of output.split("\n")) {
     const [ref, object, peeled] = line.split("\t");
     if (ref === undefined || object === undefined || !ref.startsWith("refs/tags/")) continue;
     const tag = parseKubernetesTag(ref.slice("refs/tags/".length));
-    if (tag !== null) tags.set(tag.name, { tag, commit: peeled !== undefined && peeled !== "" ? peeled : object });
+    if (tag !== null)
+      tags.set(tag.name, { tag, commit: peeled !== undefined && peeled !== "" ? peeled : object });
   }
   return tags;
 }
@@ -193,22 +233,45 @@ function listKubernetesTags(repository: Repository): Map<string, TagRef> {
 function chooseTags(repository: Repository, requested: string | undefined): TagRef[] {
   const available = listKubernetesTags(repository);
   if (available.size === 0) {
-    throw new DeriveInputError(`--kubernetes-api: ${repository.location} has no kubernetes-1.N.P tags; ${API_HINT}, with its tags (git fetch --tags)`);
+    throw new DeriveInputError(
+      `--kubernetes-api: ${repository.location} has no kubernetes-1.N.P tags; ${API_HINT}, with its tags (git fetch --tags)`,
+    );
   }
   if (requested === undefined) {
     const chosen = selectDefaultTags([...available.keys()]);
-    if (chosen.length === 0) throw new DeriveInputError(`--kubernetes-api: ${repository.location} has no kubernetes-1.N.0 tag from 1.29 on; name the tags with --tags`);
+    if (chosen.length === 0)
+      throw new DeriveInputError(
+        `--kubernetes-api: ${repository.location} has no kubernetes-1.N.0 tag from 1.29 on; name the tags with --tags`,
+      );
     return chosen.map((tag) => available.get(tag.name)!);
   }
-  const names = [...new Set(requested.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
-  if (names.length === 0) throw new DeriveInputError("--tags: give one or more tags, comma-separated, e.g. --tags kubernetes-1.33.0,kubernetes-1.34.0");
+  const names = [
+    ...new Set(
+      requested
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== ""),
+    ),
+  ];
+  if (names.length === 0)
+    throw new DeriveInputError(
+      "--tags: give one or more tags, comma-separated, e.g. --tags kubernetes-1.33.0,kubernetes-1.34.0",
+    );
   const refs: TagRef[] = [];
   for (const name of names) {
-    if (parseKubernetesTag(name) === null) throw new DeriveInputError(`--tags: "${name}" is not a kubernetes-1.N.P tag (such as kubernetes-1.34.0 or kubernetes-1.37.0-beta.0)`);
+    if (parseKubernetesTag(name) === null)
+      throw new DeriveInputError(
+        `--tags: "${name}" is not a kubernetes-1.N.P tag (such as kubernetes-1.34.0 or kubernetes-1.37.0-beta.0)`,
+      );
     const ref = available.get(name);
     if (ref === undefined) {
-      const newest = [...available.values()].map((entry) => entry.tag).sort(compareTags).at(-1)!;
-      throw new DeriveInputError(`--tags: ${name} is not a tag in ${repository.location} (its newest is ${newest.name}; git fetch --tags if it is newer)`);
+      const newest = [...available.values()]
+        .map((entry) => entry.tag)
+        .sort(compareTags)
+        .at(-1)!;
+      throw new DeriveInputError(
+        `--tags: ${name} is not a tag in ${repository.location} (its newest is ${newest.name}; git fetch --tags if it is newer)`,
+      );
     }
     refs.push(ref);
   }
@@ -217,27 +280,40 @@ function chooseTags(repository: Repository, requested: string | undefined): TagR
 
 function readSnapshot(repository: Repository, ref: TagRef, warnings: string[]): TagSnapshot {
   const paths = repository.run(["ls-tree", "-r", "--name-only", "-z", ref.commit]).split("\0");
-  const packages = paths.map((file) => ({ file, at: lifecyclePath(file) })).filter((entry) => entry.at !== null);
+  const packages = paths
+    .map((file) => ({ file, at: lifecyclePath(file) }))
+    .filter((entry) => entry.at !== null);
   const specs: string[] = [];
   for (const { file, at } of packages) {
-    specs.push(`${ref.commit}:${file}`, `${ref.commit}:${at!.dir}/${at!.version}/register.go`, `${ref.commit}:${at!.dir}/${at!.version}/doc.go`);
+    specs.push(
+      `${ref.commit}:${file}`,
+      `${ref.commit}:${at!.dir}/${at!.version}/register.go`,
+      `${ref.commit}:${at!.dir}/${at!.version}/doc.go`,
+    );
   }
   const blobs = repository.readBlobs(specs);
   const snapshots: PackageSnapshot[] = [];
   for (const { file, at } of packages) {
     const { dir, version } = at!;
-    const group = parseGroupName(blobs.get(`${ref.commit}:${dir}/${version}/register.go`) ?? null, blobs.get(`${ref.commit}:${dir}/${version}/doc.go`) ?? null);
+    const group = parseGroupName(
+      blobs.get(`${ref.commit}:${dir}/${version}/register.go`) ?? null,
+      blobs.get(`${ref.commit}:${dir}/${version}/doc.go`) ?? null,
+    );
     if (group === null) {
-      warnings.push(`${dir}/${version} at ${ref.tag.name}: no GroupName in register.go (const GroupName = "...") or doc.go (+groupName=); its types are skipped`);
+      warnings.push(
+        `${dir}/${version} at ${ref.tag.name}: no GroupName in register.go (const GroupName = "...") or doc.go (+groupName=); its types are skipped`,
+      );
       continue;
     }
     const text = blobs.get(`${ref.commit}:${file}`);
-    if (text === null || text === undefined) throw new DeriveInputError(`--kubernetes-api: cannot read ${file} at ${ref.tag.name}`);
+    if (text === null || text === undefined)
+      throw new DeriveInputError(`--kubernetes-api: cannot read ${file} at ${ref.tag.name}`);
     let types;
     try {
       types = parseLifecycleFile(text, `${file} at ${ref.tag.name}`);
     } catch (error) {
-      if (error instanceof DeriveInputError) throw new DeriveInputError(`--kubernetes-api: ${error.message}`);
+      if (error instanceof DeriveInputError)
+        throw new DeriveInputError(`--kubernetes-api: ${error.message}`);
       throw error;
     }
     snapshots.push({ dir, version, group, path: file, types });
@@ -245,10 +321,20 @@ function readSnapshot(repository: Repository, ref: TagRef, warnings: string[]): 
   return { tag: ref.tag, commit: ref.commit, packages: snapshots };
 }
 
-function stillDeclaredIn(repository: Repository): (snapshot: TagSnapshot, dir: string, version: string, kind: string) => boolean {
+function stillDeclaredIn(
+  repository: Repository,
+): (snapshot: TagSnapshot, dir: string, version: string, kind: string) => boolean {
   return (snapshot, dir, version, kind) => {
     try {
-      repository.run(["grep", "-q", "-E", `^type ${kind} struct`, snapshot.commit, "--", `${dir}/${version}/`]);
+      repository.run([
+        "grep",
+        "-q",
+        "-E",
+        `^type ${kind} struct`,
+        snapshot.commit,
+        "--",
+        `${dir}/${version}/`,
+      ]);
       return true;
     } catch (error) {
       if (error instanceof GitFailure && error.status === 1) return false;
@@ -257,7 +343,10 @@ function stillDeclaredIn(repository: Repository): (snapshot: TagSnapshot, dir: s
   };
 }
 
-function apiRemovalsSection(options: { repo: string; tags: string | undefined; since: string }, kbDir: string): Section {
+function apiRemovalsSection(
+  options: { repo: string; tags: string | undefined; since: string },
+  kbDir: string,
+): Section {
   const repository = Repository.open("--kubernetes-api", path.resolve(options.repo), API_HINT);
   const refs = chooseTags(repository, options.tags);
   const warnings: string[] = [];
@@ -270,14 +359,27 @@ function apiRemovalsSection(options: { repo: string; tags: string | undefined; s
   const derived = deriveRemovals(snapshots, stillDeclaredIn(repository));
   const { records, file } = readKb("apiRemovals", kbDir);
   const from = `kubernetes/api at ${refs.map((ref) => `${ref.tag.name} (${ref.commit.slice(0, 12)})`).join(", ")}; removals the kb lacks from ${options.since} on`;
-  return compareApiRemovals({ kb: records, derived, since: options.since, fields: schemaFields("apiRemovals"), oldestMinor: refs[0]!.tag.minor, file, from, warnings });
+  return compareApiRemovals({
+    kb: records,
+    derived,
+    since: options.since,
+    fields: schemaFields("apiRemovals"),
+    oldestMinor: refs[0]!.tag.minor,
+    file,
+    from,
+    warnings,
+  });
 }
 
 // ---------------------------------------------------------------- endoflife.date and containerd
 
 function releasesSection(file: string, kbDir: string): Section {
   const location = path.resolve(file);
-  const text = readText("--endoflife", location, "download https://endoflife.date/api/kubernetes.json and give its path");
+  const text = readText(
+    "--endoflife",
+    location,
+    "download https://endoflife.date/api/kubernetes.json and give its path",
+  );
   const parsed = parseEndOfLifeJson(text, displayPath(location));
   const { records, file: kbFile } = readKb("releases", kbDir);
   return compareReleases({
@@ -293,10 +395,12 @@ function releasesSection(file: string, kbDir: string): Section {
 /** The containerd commit of a clean RELEASES.md at the root of a containerd clone; null when that cannot be told. */
 function detectContainerdCommit(location: string): string | null {
   const directory = path.dirname(location);
-  if (path.basename(location) !== "RELEASES.md" || !fs.existsSync(path.join(directory, ".git"))) return null;
+  if (path.basename(location) !== "RELEASES.md" || !fs.existsSync(path.join(directory, ".git")))
+    return null;
   try {
     const repository = Repository.open("--containerd-releases", directory, "");
-    if (!/containerd\/containerd(\.git)?\s/.test(`${repository.run(["remote", "-v"])}\n`)) return null;
+    if (!/containerd\/containerd(\.git)?\s/.test(`${repository.run(["remote", "-v"])}\n`))
+      return null;
     if (repository.run(["status", "--porcelain", "--", "RELEASES.md"]).trim() !== "") return null;
     return repository.run(["rev-parse", "HEAD"]).trim();
   } catch {
@@ -306,9 +410,15 @@ function detectContainerdCommit(location: string): string | null {
 
 function containerdSection(file: string, commitFlag: string | undefined, kbDir: string): Section {
   const location = path.resolve(file);
-  const text = readText("--containerd-releases", location, "give the path of containerd's RELEASES.md (https://github.com/containerd/containerd/blob/main/RELEASES.md)");
+  const text = readText(
+    "--containerd-releases",
+    location,
+    "give the path of containerd's RELEASES.md (https://github.com/containerd/containerd/blob/main/RELEASES.md)",
+  );
   if (commitFlag !== undefined && !/^[0-9a-f]{7,40}$/.test(commitFlag)) {
-    throw new DeriveInputError(`--containerd-commit: "${commitFlag}" is not a git commit id (7 to 40 lower-case hex digits)`);
+    throw new DeriveInputError(
+      `--containerd-commit: "${commitFlag}" is not a git commit id (7 to 40 lower-case hex digits)`,
+    );
   }
   const table = parseContainerdReleases(text, displayPath(location));
   const commit = commitFlag ?? detectContainerdCommit(location);
@@ -335,24 +445,41 @@ function readFeatureGatePages(directory: string): { pages: FeatureGatePage[]; di
   const folder = fs.existsSync(nested) && fs.statSync(nested).isDirectory() ? nested : directory;
   let names: string[];
   try {
-    names = fs.readdirSync(folder).filter((name) => name.endsWith(".md")).sort();
+    names = fs
+      .readdirSync(folder)
+      .filter((name) => name.endsWith(".md"))
+      .sort();
   } catch (error) {
-    throw new DeriveInputError(`--feature-gates: cannot list ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new DeriveInputError(
+      `--feature-gates: cannot list ${folder} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const pages: FeatureGatePage[] = [];
   for (const name of names) {
     const file = path.join(folder, name);
     if (!fs.statSync(file).isFile()) continue;
-    if (fs.statSync(file).size > MAX_PAGE_BYTES) throw new DeriveInputError(`--feature-gates: ${displayPath(file)} is over ${MAX_PAGE_BYTES} bytes; it is not a feature-gate page`);
+    if (fs.statSync(file).size > MAX_PAGE_BYTES)
+      throw new DeriveInputError(
+        `--feature-gates: ${displayPath(file)} is over ${MAX_PAGE_BYTES} bytes; it is not a feature-gate page`,
+      );
     pages.push({ file: name, text: readText("--feature-gates", file, FEATURE_GATES_HINT) });
   }
-  if (pages.length === 0) throw new DeriveInputError(`--feature-gates: ${displayPath(folder)} holds no .md pages; ${FEATURE_GATES_HINT}`);
+  if (pages.length === 0)
+    throw new DeriveInputError(
+      `--feature-gates: ${displayPath(folder)} holds no .md pages; ${FEATURE_GATES_HINT}`,
+    );
   return { pages, directory: folder };
 }
 
-function featureGatesSection(directory: string, commitFlag: string | undefined, kbDir: string): Section {
+function featureGatesSection(
+  directory: string,
+  commitFlag: string | undefined,
+  kbDir: string,
+): Section {
   if (commitFlag !== undefined && !/^[0-9a-f]{7,40}$/.test(commitFlag)) {
-    throw new DeriveInputError(`--website-commit: "${commitFlag}" is not a git commit id (7 to 40 lower-case hex digits)`);
+    throw new DeriveInputError(
+      `--website-commit: "${commitFlag}" is not a git commit id (7 to 40 lower-case hex digits)`,
+    );
   }
   const read = readFeatureGatePages(path.resolve(directory));
   const parsed = parseFeatureGatePages(read.pages);
@@ -373,15 +500,26 @@ function featureGatesSection(directory: string, commitFlag: string | undefined, 
 
 // ---------------------------------------------------------------- kb/
 
-function readKb<E extends EntityName>(entity: E, kbDir: string): { records: KbBundle[E]; file: string } {
+function readKb<E extends EntityName>(
+  entity: E,
+  kbDir: string,
+): { records: KbBundle[E]; file: string } {
   const location = path.join(kbDir, ENTITIES[entity].file);
   const text = readText("--kb", location, "--kb must name a knowledge-base directory such as kb/");
-  return { records: parseKbEntity(entity, text, displayPath(location)), file: displayPath(location) };
+  return {
+    records: parseKbEntity(entity, text, displayPath(location)),
+    file: displayPath(location),
+  };
 }
 
 function kbDirectory(flag: string | undefined): string {
   const directory = flag === undefined ? loadConfig().kb.dir : path.resolve(flag);
-  statOrFail("--kb", directory, "directory", "--kb must name a knowledge-base directory such as kb/");
+  statOrFail(
+    "--kb",
+    directory,
+    "directory",
+    "--kb must name a knowledge-base directory such as kb/",
+  );
   return directory;
 }
 
@@ -415,10 +553,15 @@ function run(argv: readonly string[]): { code: number; stdout: string; stderr: s
   if (values.help === true) return { code: 0, stdout: USAGE, stderr: "" };
   try {
     const output = values.output ?? "text";
-    if (output !== "text" && output !== "yaml") throw new DeriveInputError(`--output: "${output}" is not text or yaml`);
+    if (output !== "text" && output !== "yaml")
+      throw new DeriveInputError(`--output: "${output}" is not text or yaml`);
     const since = values.since ?? "1.33";
-    if (!/^1\.(0|[1-9]\d{0,2})$/.test(since)) throw new DeriveInputError(`--since: "${since}" is not a Kubernetes minor such as 1.33`);
-    if (values["kubernetes-api"] === undefined && (values.tags !== undefined || values.since !== undefined)) {
+    if (!/^1\.(0|[1-9]\d{0,2})$/.test(since))
+      throw new DeriveInputError(`--since: "${since}" is not a Kubernetes minor such as 1.33`);
+    if (
+      values["kubernetes-api"] === undefined &&
+      (values.tags !== undefined || values.since !== undefined)
+    ) {
       throw new DeriveInputError("--tags and --since go with --kubernetes-api");
     }
     if (values["containerd-releases"] === undefined && values["containerd-commit"] !== undefined) {
@@ -427,31 +570,68 @@ function run(argv: readonly string[]): { code: number; stdout: string; stderr: s
     if (values["feature-gates"] === undefined && values["website-commit"] !== undefined) {
       throw new DeriveInputError("--website-commit goes with --feature-gates");
     }
-    if (values["kubernetes-api"] === undefined && values.endoflife === undefined && values["containerd-releases"] === undefined && values["feature-gates"] === undefined) {
-      throw new DeriveInputError("give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>)");
+    if (
+      values["kubernetes-api"] === undefined &&
+      values.endoflife === undefined &&
+      values["containerd-releases"] === undefined &&
+      values["feature-gates"] === undefined
+    ) {
+      throw new DeriveInputError(
+        "give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>)",
+      );
     }
     const kbDir = kbDirectory(values.kb);
     const sections: Section[] = [];
-    if (values["kubernetes-api"] !== undefined) sections.push(apiRemovalsSection({ repo: values["kubernetes-api"], tags: values.tags, since }, kbDir));
+    if (values["kubernetes-api"] !== undefined)
+      sections.push(
+        apiRemovalsSection({ repo: values["kubernetes-api"], tags: values.tags, since }, kbDir),
+      );
     if (values.endoflife !== undefined) sections.push(releasesSection(values.endoflife, kbDir));
-    if (values["containerd-releases"] !== undefined) sections.push(containerdSection(values["containerd-releases"], values["containerd-commit"], kbDir));
-    if (values["feature-gates"] !== undefined) sections.push(featureGatesSection(values["feature-gates"], values["website-commit"], kbDir));
+    if (values["containerd-releases"] !== undefined)
+      sections.push(
+        containerdSection(values["containerd-releases"], values["containerd-commit"], kbDir),
+      );
+    if (values["feature-gates"] !== undefined)
+      sections.push(featureGatesSection(values["feature-gates"], values["website-commit"], kbDir));
     if (values.released !== undefined) {
-      if (!/^1\.(0|[1-9]\d{0,2})$/.test(values.released)) throw new DeriveInputError(`--released: "${values.released}" is not a Kubernetes minor such as 1.38`);
-      sections.push(releaseDaySection({
-        minor: values.released,
-        coverage: readKb("coverage", kbDir).records,
-        records: { featureGates: readKb("featureGates", kbDir).records, apiRemovals: readKb("apiRemovals", kbDir).records, releases: readKb("releases", kbDir).records },
-        sections: [...sections],
-        file: readKb("coverage", kbDir).file,
-      }));
+      if (!/^1\.(0|[1-9]\d{0,2})$/.test(values.released))
+        throw new DeriveInputError(
+          `--released: "${values.released}" is not a Kubernetes minor such as 1.38`,
+        );
+      sections.push(
+        releaseDaySection({
+          minor: values.released,
+          coverage: readKb("coverage", kbDir).records,
+          records: {
+            featureGates: readKb("featureGates", kbDir).records,
+            apiRemovals: readKb("apiRemovals", kbDir).records,
+            releases: readKb("releases", kbDir).records,
+          },
+          sections: [...sections],
+          file: readKb("coverage", kbDir).file,
+        }),
+      );
     }
-    const yaml = (): string => sections.map((section) => (section.entity === "featureGates" ? renderFeatureGatesYaml(section) : renderYaml([section]))).join("---\n");
-    return { code: needsReview(sections) ? 1 : 0, stdout: output === "yaml" ? yaml() : renderText(sections), stderr: "" };
+    const yaml = (): string =>
+      sections
+        .map((section) =>
+          section.entity === "featureGates"
+            ? renderFeatureGatesYaml(section)
+            : renderYaml([section]),
+        )
+        .join("---\n");
+    return {
+      code: needsReview(sections) ? 1 : 0,
+      stdout: output === "yaml" ? yaml() : renderText(sections),
+      stderr: "",
+    };
   } catch (error) {
-    if (error instanceof DeriveInputError) return { code: 2, stdout: "", stderr: `kb:derive: ${error.message}\n` };
-    if (error instanceof ConfigError) return { code: 2, stdout: "", stderr: `kb:derive: ${error.message}\n` };
-    if (error instanceof GitFailure) return { code: 2, stdout: "", stderr: `kb:derive: git failed: ${error.message}\n` };
+    if (error instanceof DeriveInputError)
+      return { code: 2, stdout: "", stderr: `kb:derive: ${error.message}\n` };
+    if (error instanceof ConfigError)
+      return { code: 2, stdout: "", stderr: `kb:derive: ${error.message}\n` };
+    if (error instanceof GitFailure)
+      return { code: 2, stdout: "", stderr: `kb:derive: git failed: ${error.message}\n` };
     throw error;
   }
 }

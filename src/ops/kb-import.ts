@@ -14,7 +14,9 @@ import { startRuntime } from "../runtime.js";
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => arg !== "--prefer-kb");
 if (unknown.length > 0) {
-  process.stderr.write(`kubecompat kb:import: unknown argument ${unknown.map((arg) => `"${arg}"`).join(", ")}; the only option is --prefer-kb\n`);
+  process.stderr.write(
+    `kubecompat kb:import: unknown argument ${unknown.map((arg) => `"${arg}"`).join(", ")}; the only option is --prefer-kb\n`,
+  );
   process.exit(2);
 }
 const preferKb = args.includes("--prefer-kb");
@@ -28,17 +30,29 @@ try {
     if (!result.changed) {
       process.stdout.write(`knowledge base unchanged at revision ${result.revision}\n`);
     } else {
-      process.stdout.write(`knowledge base revision ${result.revisionBefore} -> ${result.revision}:\n`);
+      process.stdout.write(
+        `knowledge base revision ${result.revisionBefore} -> ${result.revision}:\n`,
+      );
       for (const change of result.changes) {
-        process.stdout.write(`  ${change.action} ${change.entity} ${change.key}${change.fields ? ` (${change.fields.join(", ")})` : ""}\n`);
+        process.stdout.write(
+          `  ${change.action} ${change.entity} ${change.key}${change.fields ? ` (${change.fields.join(", ")})` : ""}\n`,
+        );
       }
     }
     if (merged !== undefined) {
-      if (merged.keptRuntime > 0) process.stdout.write(`kept ${merged.keptRuntime} record(s) as edited at run time (kb/ did not change them)\n`);
+      if (merged.keptRuntime > 0)
+        process.stdout.write(
+          `kept ${merged.keptRuntime} record(s) as edited at run time (kb/ did not change them)\n`,
+        );
       for (const conflict of merged.conflicts) {
-        process.stdout.write(`  conflict ${conflict.entity} ${conflict.key}: kb/ and a run-time edit differ; the database's value is kept\n`);
+        process.stdout.write(
+          `  conflict ${conflict.entity} ${conflict.key}: kb/ and a run-time edit differ; the database's value is kept\n`,
+        );
       }
-      if (merged.conflicts.length > 0) process.stdout.write(`resolve conflicts with an edit, or run kb:import -- --prefer-kb to take kb/\n`);
+      if (merged.conflicts.length > 0)
+        process.stdout.write(
+          `resolve conflicts with an edit, or run kb:import -- --prefer-kb to take kb/\n`,
+        );
     }
   } finally {
     await runtime.stop();

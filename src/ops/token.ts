@@ -9,7 +9,14 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { ROLES, generateSecret, hashSecret, secretPrefix, tokenExpiry, type Role } from "../core/tokens.js";
+import {
+  ROLES,
+  generateSecret,
+  hashSecret,
+  secretPrefix,
+  tokenExpiry,
+  type Role,
+} from "../core/tokens.js";
 import { loadConfig } from "../core/config.js";
 import { createDatabase } from "../db/client.js";
 import { migrate } from "../db/migrator.js";
@@ -24,7 +31,9 @@ const USAGE = `usage: npm run token -- create --role reader|editor|admin --name 
 function tokenState(token: StoredToken, now = Date.now()): string {
   if (token.revokedAt) return `revoked ${token.revokedAt.toISOString()}`;
   if (token.expiresAt === null) return "active, no expiry";
-  return token.expiresAt.getTime() <= now ? `expired ${token.expiresAt.toISOString()}` : `active until ${token.expiresAt.toISOString()}`;
+  return token.expiresAt.getTime() <= now
+    ? `expired ${token.expiresAt.toISOString()}`
+    : `active until ${token.expiresAt.toISOString()}`;
 }
 
 function fail(message: string): never {
@@ -34,19 +43,36 @@ function fail(message: string): never {
 
 const { positionals, values } = (() => {
   try {
-    return parseArgs({ allowPositionals: true, options: { role: { type: "string" }, name: { type: "string" }, "expires-in": { type: "string" }, "expires-at": { type: "string" } } });
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        role: { type: "string" },
+        name: { type: "string" },
+        "expires-in": { type: "string" },
+        "expires-at": { type: "string" },
+      },
+    });
   } catch (error) {
     return fail((error as Error).message);
   }
 })();
 const command = positionals[0];
-if (command === undefined || !["create", "list", "revoke"].includes(command)) fail(command === undefined ? "give a command" : `unknown command "${command}"`);
+if (command === undefined || !["create", "list", "revoke"].includes(command))
+  fail(command === undefined ? "give a command" : `unknown command "${command}"`);
 const name = values.name?.trim();
-if ((command === "create" || command === "revoke") && (name === undefined || !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/.test(name))) {
+if (
+  (command === "create" || command === "revoke") &&
+  (name === undefined || !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/.test(name))
+) {
   fail("--name must be 1-64 letters, digits or . _ : @ -");
 }
-if (command === "create" && !(ROLES as readonly string[]).includes(values.role ?? "")) fail(`--role must be one of ${ROLES.join(", ")}`);
-if (command !== "create" && (values["expires-in"] !== undefined || values["expires-at"] !== undefined)) fail("--expires-in and --expires-at are for create");
+if (command === "create" && !(ROLES as readonly string[]).includes(values.role ?? ""))
+  fail(`--role must be one of ${ROLES.join(", ")}`);
+if (
+  command !== "create" &&
+  (values["expires-in"] !== undefined || values["expires-at"] !== undefined)
+)
+  fail("--expires-in and --expires-at are for create");
 const expiry = tokenExpiry({ expiresIn: values["expires-in"], expiresAt: values["expires-at"] });
 if ("problem" in expiry) fail(expiry.problem);
 
@@ -59,12 +85,26 @@ const actor = { name: `cli:${os.userInfo().username}`, role: "admin" };
 try {
   if (command === "create") {
     const secret = generateSecret();
-    await insertToken(db, { name: name!, role: values.role as Role, secretHash: hashSecret(secret), prefix: secretPrefix(secret), expiresAt: expiry.expiresAt }, actor).catch((error: unknown) => {
-      if ((error as { code?: string }).code === "P2002") fail(`a token named "${name}" exists already; revoke it or choose another name`);
+    await insertToken(
+      db,
+      {
+        name: name!,
+        role: values.role as Role,
+        secretHash: hashSecret(secret),
+        prefix: secretPrefix(secret),
+        expiresAt: expiry.expiresAt,
+      },
+      actor,
+    ).catch((error: unknown) => {
+      if ((error as { code?: string }).code === "P2002")
+        fail(`a token named "${name}" exists already; revoke it or choose another name`);
       throw error;
     });
-    const until = expiry.expiresAt === null ? "" : `, valid until ${expiry.expiresAt.toISOString()}`;
-    process.stdout.write(`created token "${name}" with role ${values.role}${until}. Its secret is shown only now:\n\n${secret}\n\nSend it as: Authorization: Bearer ${secretPrefix(secret)}...\n`);
+    const until =
+      expiry.expiresAt === null ? "" : `, valid until ${expiry.expiresAt.toISOString()}`;
+    process.stdout.write(
+      `created token "${name}" with role ${values.role}${until}. Its secret is shown only now:\n\n${secret}\n\nSend it as: Authorization: Bearer ${secretPrefix(secret)}...\n`,
+    );
   } else if (command === "revoke") {
     const revoked = await revokeToken(db, name!, actor);
     if (revoked === null) fail(`no active token is named "${name}"`);

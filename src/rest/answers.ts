@@ -54,10 +54,19 @@ function piecesOf(json: readonly string[], throughView: boolean): Buffer[][] {
 
 /** What an answer costs to remember: its bytes, and a little for each Buffer. */
 function sizeOf(answer: SentAnswer): number {
-  return answer.pieces.reduce((sum, piece) => piece.reduce((bytes, cut) => bytes + cut.length + 64, sum + STAND_IN.length * (piece.length - 1)), 0);
+  return answer.pieces.reduce(
+    (sum, piece) =>
+      piece.reduce(
+        (bytes, cut) => bytes + cut.length + 64,
+        sum + STAND_IN.length * (piece.length - 1),
+      ),
+    0,
+  );
 }
 
-export type FindingsSink = (findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>) => void;
+export type FindingsSink = (
+  findings: ReadonlyArray<{ readonly code: string; readonly severity: string }>,
+) => void;
 
 /** Questions larger than this (a big manifest) are answered but not remembered. */
 export const MAX_REMEMBERED_QUESTION_BYTES = 64 * 1024;
@@ -84,17 +93,33 @@ function writePiece(res: Response, piece: readonly Buffer[], revision: Buffer): 
 }
 
 /** The revision in force as bytes, made once per revision rather than once per answer sent. */
-let revisionText: { readonly revision: number; readonly bytes: Buffer } = { revision: -1, bytes: Buffer.alloc(0) };
+let revisionText: { readonly revision: number; readonly bytes: Buffer } = {
+  revision: -1,
+  bytes: Buffer.alloc(0),
+};
 
 function revisionBytesOf(revision: number): Buffer {
-  if (revisionText.revision !== revision) revisionText = { revision, bytes: Buffer.from(String(revision)) };
+  if (revisionText.revision !== revision)
+    revisionText = { revision, bytes: Buffer.from(String(revision)) };
   return revisionText.bytes;
 }
 
-async function send(res: Response, answer: SentAnswer, revision: number, onFindings: FindingsSink | undefined): Promise<void> {
+async function send(
+  res: Response,
+  answer: SentAnswer,
+  revision: number,
+  onFindings: FindingsSink | undefined,
+): Promise<void> {
   if (onFindings && answer.findings.length > 0) onFindings(answer.findings);
   const revisionBytes = revisionBytesOf(revision);
-  const length = answer.pieces.reduce((sum, piece) => piece.reduce((bytes, cut) => bytes + cut.length, sum + (piece.length - 1) * revisionBytes.length), 0);
+  const length = answer.pieces.reduce(
+    (sum, piece) =>
+      piece.reduce(
+        (bytes, cut) => bytes + cut.length,
+        sum + (piece.length - 1) * revisionBytes.length,
+      ),
+    0,
+  );
   res.setHeader("Content-Type", JSON_TYPE);
   res.setHeader("Content-Length", String(length));
   const [first, ...rest] = answer.pieces;
@@ -161,9 +186,15 @@ function joinSmall(parts: readonly string[]): string[] {
  */
 async function serialise(result: unknown, throughView: boolean): Promise<SentAnswer> {
   const findings = (result as { findings?: unknown } | null)?.findings;
-  const counted = Array.isArray(findings) ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity })) : [];
-  const fields = result !== null && typeof result === "object" && !Array.isArray(result) ? Object.entries(result) : [];
-  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK)) return { pieces: piecesOf([JSON.stringify(result)], throughView), findings: counted };
+  const counted = Array.isArray(findings)
+    ? findings.map(({ code, severity }: { code: string; severity: string }) => ({ code, severity }))
+    : [];
+  const fields =
+    result !== null && typeof result === "object" && !Array.isArray(result)
+      ? Object.entries(result)
+      : [];
+  if (!fields.some(([, value]) => Array.isArray(value) && value.length > SERIALISE_CHUNK))
+    return { pieces: piecesOf([JSON.stringify(result)], throughView), findings: counted };
   const parts: string[] = [];
   for (const [key, value] of fields) {
     // JSON.stringify leaves out undefined and function values.
@@ -201,10 +232,14 @@ export function checkRoute(
   return async (req, res) => {
     const snapshot = kb.current();
     const raw = rawBodies.get(req);
-    const key = raw === undefined ? undefined : `${req.method} ${req.originalUrl}\n${req.headers["content-type"] ?? ""}\n${today()}\n${raw.toString("latin1")}`;
+    const key =
+      raw === undefined
+        ? undefined
+        : `${req.method} ${req.originalUrl}\n${req.headers["content-type"] ?? ""}\n${today()}\n${raw.toString("latin1")}`;
     let answer = key === undefined ? undefined : answers.get(snapshot, key);
     if (answer === undefined) {
-      const watch = key === undefined || !answers.enabled || holdsStandIn(key) ? undefined : watched(snapshot);
+      const watch =
+        key === undefined || !answers.enabled || holdsStandIn(key) ? undefined : watched(snapshot);
       // A judge may answer later (a large scan runs in slices, src/core/slices.ts); the snapshot stays the one it began with.
       answer = await serialise(await judge(req, watch?.view ?? snapshot), watch !== undefined);
       if (key !== undefined) answers.set(snapshot, key, answer, sizeOf(answer), watch?.reads());
@@ -231,14 +266,20 @@ export function readRoute(
     let answer = answers.get(snapshot, key);
     if (answer === undefined) {
       const watch = !answers.enabled || holdsStandIn(key) ? undefined : watched(snapshot);
-      answer = { pieces: piecesOf([JSON.stringify(read(req, watch?.view ?? snapshot))], watch !== undefined), findings: [] };
+      answer = {
+        pieces: piecesOf([JSON.stringify(read(req, watch?.view ?? snapshot))], watch !== undefined),
+        findings: [],
+      };
       answers.set(snapshot, key, answer, sizeOf(answer), watch?.reads());
     }
     const etag = `W/"kb-${snapshot.revision}"`;
     res.setHeader("ETag", etag);
     res.setHeader("Cache-Control", "no-cache");
     const ifNoneMatch = req.headers["if-none-match"];
-    if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
+    if (
+      ifNoneMatch !== undefined &&
+      ifNoneMatch.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")
+    ) {
       res.status(304).end();
       return;
     }

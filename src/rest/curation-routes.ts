@@ -17,7 +17,6 @@ import { principalOf, requireImporter } from "../http/auth.js";
 import { YAML_TYPES } from "./operation-routes.js";
 import { inputErrorFrom, queryParameters } from "./parse.js";
 
-
 const auditQuery = z.strictObject({
   entity: z.string().max(64).optional(),
   key: z.string().max(300).optional(),
@@ -28,17 +27,21 @@ const auditQuery = z.strictObject({
 
 function jsonObject(req: Request): Record<string, unknown> {
   if (!req.is("application/json")) {
-    throw new UnsupportedMediaTypeError(`send the record as JSON (Content-Type: application/json); got ${req.headers["content-type"] ?? "no Content-Type"}`);
+    throw new UnsupportedMediaTypeError(
+      `send the record as JSON (Content-Type: application/json); got ${req.headers["content-type"] ?? "no Content-Type"}`,
+    );
   }
   const body: unknown = req.body;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new InputError("the body must be a JSON object: the record's fields", "body");
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new InputError("the body must be a JSON object: the record's fields", "body");
   return body as Record<string, unknown>;
 }
 
 /** The Idempotency-Key header (one, at most): a retry with it answers the first result instead of applying again. */
 function idempotencyKeyOf(req: Request): string | undefined {
   const raw = req.headers["idempotency-key"];
-  if (Array.isArray(raw)) throw new InputError("send one Idempotency-Key header, not several", "Idempotency-Key");
+  if (Array.isArray(raw))
+    throw new InputError("send one Idempotency-Key header, not several", "Idempotency-Key");
   return raw;
 }
 
@@ -47,7 +50,11 @@ function replayedHeader(res: Response, replayed: boolean | undefined): void {
   if (replayed === true) res.setHeader("Idempotent-Replayed", "true");
 }
 
-export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: RequestHandler = (_req, _res, next) => next()): Router {
+export function curationRoutes(
+  kb: KnowledgeBase,
+  curator: Curator,
+  writeLimit: RequestHandler = (_req, _res, next) => next(),
+): Router {
   const router = Router();
 
   // Every kind of knowledge the registry holds when the router is made, under its collection.
@@ -56,19 +63,36 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
     router.post(`/${collection}`, writeLimit, async (req, res) => {
       // A record copied from a read carries its revision; a new record starts at 1 whatever it says.
       const { revision: _revision, ...record } = jsonObject(req);
-      const result = await curator.create(principalOf(res), entity, record, { idempotencyKey: idempotencyKeyOf(req) });
+      const result = await curator.create(principalOf(res), entity, record, {
+        idempotencyKey: idempotencyKeyOf(req),
+      });
       replayedHeader(res, result.replayed);
       res.status(201).json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
     router.put(`/${collection}/:key`, writeLimit, async (req, res) => {
       const { revision, ...record } = jsonObject(req);
-      const result = await curator.update(principalOf(res), entity, String(req.params.key), revision, record, { idempotencyKey: idempotencyKeyOf(req) });
+      const result = await curator.update(
+        principalOf(res),
+        entity,
+        String(req.params.key),
+        revision,
+        record,
+        { idempotencyKey: idempotencyKeyOf(req) },
+      );
       replayedHeader(res, result.replayed);
       res.json({ item: result.record, key: result.key, kbRevision: result.kbRevision });
     });
     router.delete(`/${collection}/:key`, writeLimit, async (req, res) => {
-      const fromBody = req.is("application/json") ? (req.body as Record<string, unknown> | undefined)?.revision : undefined;
-      const result = await curator.retire(principalOf(res), entity, String(req.params.key), req.query.revision ?? fromBody, { idempotencyKey: idempotencyKeyOf(req) });
+      const fromBody = req.is("application/json")
+        ? (req.body as Record<string, unknown> | undefined)?.revision
+        : undefined;
+      const result = await curator.retire(
+        principalOf(res),
+        entity,
+        String(req.params.key),
+        req.query.revision ?? fromBody,
+        { idempotencyKey: idempotencyKeyOf(req) },
+      );
       replayedHeader(res, result.replayed);
       res.json({ key: result.key, retired: true, kbRevision: result.kbRevision });
     });
@@ -94,7 +118,12 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
     }
     const entity = entityForFile(file);
     if (entity === undefined) {
-      throw new InputError(`file must be one of ${Object.values(ENTITIES).map((entry) => entry.file).join(", ")}`, "file");
+      throw new InputError(
+        `file must be one of ${Object.values(ENTITIES)
+          .map((entry) => entry.file)
+          .join(", ")}`,
+        "file",
+      );
     }
     res.send(exportFile(snapshot, entity));
   });
@@ -108,14 +137,18 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
   router.post("/kb/export/pluto", express.text({ type: YAML_TYPES, limit: "2mb" }), (req, res) => {
     queryParameters(req);
     // JSON arrives parsed (the app's JSON body parser), YAML as text.
-    const parsedJson = req.is("application/json") && req.body !== null && typeof req.body === "object";
+    const parsedJson =
+      req.is("application/json") && req.body !== null && typeof req.body === "object";
     if (!parsedJson && (typeof req.body !== "string" || req.body.trim() === "")) {
       throw new UnsupportedMediaTypeError(
         `send the output of \`pluto list-versions -o json\` as the body (Content-Type: application/json or application/yaml); got ${req.headers["content-type"] ?? "no Content-Type"}`,
       );
     }
     const answer = exportPlutoVersions(kb.current(), parsePlutoVersionList(req.body));
-    res.type("application/yaml").setHeader("X-Kubecompat-Pluto-Left-Out", String(answer.leftOut)).send(answer.text);
+    res
+      .type("application/yaml")
+      .setHeader("X-Kubecompat-Pluto-Left-Out", String(answer.leftOut))
+      .send(answer.text);
   });
 
   // The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.
@@ -123,26 +156,36 @@ export function curationRoutes(kb: KnowledgeBase, curator: Curator, writeLimit: 
     requireImporter(principalOf(res));
     next();
   };
-  router.post("/kb/import", writeLimit, importer, express.text({ type: YAML_TYPES, limit: "20mb" }), async (req, res) => {
-    let files: Record<string, string>;
-    if (req.is(YAML_TYPES)) {
-      files = filesFromBundle(typeof req.body === "string" ? req.body : "");
-    } else {
-      const body = jsonObject(req);
-      const parsed = z.strictObject({ files: z.record(z.string().max(100), z.string()) }).safeParse(body);
-      if (!parsed.success) throw inputErrorFrom(parsed.error, "body");
-      // From the body itself: zod rebuilds records by assignment, which drops a "__proto__" file instead of refusing it.
-      const given = (body as { files: Record<string, string> }).files;
-      files = Object.fromEntries(Object.entries(given).map(([name, text]) => [name.replace(/^kb\//, ""), text]));
-    }
-    const result = await curator.import(principalOf(res), files);
-    res.json({
-      changed: result.changed,
-      revisionBefore: result.revisionBefore,
-      kbRevision: result.revision,
-      changes: result.changes,
-    });
-  });
+  router.post(
+    "/kb/import",
+    writeLimit,
+    importer,
+    express.text({ type: YAML_TYPES, limit: "20mb" }),
+    async (req, res) => {
+      let files: Record<string, string>;
+      if (req.is(YAML_TYPES)) {
+        files = filesFromBundle(typeof req.body === "string" ? req.body : "");
+      } else {
+        const body = jsonObject(req);
+        const parsed = z
+          .strictObject({ files: z.record(z.string().max(100), z.string()) })
+          .safeParse(body);
+        if (!parsed.success) throw inputErrorFrom(parsed.error, "body");
+        // From the body itself: zod rebuilds records by assignment, which drops a "__proto__" file instead of refusing it.
+        const given = (body as { files: Record<string, string> }).files;
+        files = Object.fromEntries(
+          Object.entries(given).map(([name, text]) => [name.replace(/^kb\//, ""), text]),
+        );
+      }
+      const result = await curator.import(principalOf(res), files);
+      res.json({
+        changed: result.changed,
+        revisionBefore: result.revisionBefore,
+        kbRevision: result.revision,
+        changes: result.changes,
+      });
+    },
+  );
 
   return router;
 }

@@ -21,12 +21,32 @@ import { planHops, startingMinor } from "../domain/plan-timeline.js";
 import { calendarSvg, escape, findingsList, legend, matrixSvg, planSvg } from "./pictures.js";
 
 /** Where the page sends people; each is a route of this service. */
-export const HOME_LINKS: ReadonlyArray<{ readonly href: string; readonly title: string; readonly what: string }> = [
-  { href: "/graphql", title: "GraphQL playground", what: "GraphiQL with an example of each operation (POST /graphql for clients)" },
+export const HOME_LINKS: ReadonlyArray<{
+  readonly href: string;
+  readonly title: string;
+  readonly what: string;
+}> = [
+  {
+    href: "/graphql",
+    title: "GraphQL playground",
+    what: "GraphiQL with an example of each operation (POST /graphql for clients)",
+  },
   { href: "/docs", title: "REST API docs", what: "Swagger UI for every /api/v1 route" },
-  { href: "/openapi.json", title: "OpenAPI document", what: "OpenAPI 3.1, generated from the schemas that validate requests" },
-  { href: "/api/v1/coverage", title: "Coverage", what: "where each kind of knowledge ends, as JSON" },
-  { href: "/api/v1/kb", title: "Knowledge base", what: "revision, counts, open conflicts, as JSON" },
+  {
+    href: "/openapi.json",
+    title: "OpenAPI document",
+    what: "OpenAPI 3.1, generated from the schemas that validate requests",
+  },
+  {
+    href: "/api/v1/coverage",
+    title: "Coverage",
+    what: "where each kind of knowledge ends, as JSON",
+  },
+  {
+    href: "/api/v1/kb",
+    title: "Knowledge base",
+    what: "revision, counts, open conflicts, as JSON",
+  },
   { href: "/readyz", title: "Readiness", what: "database and knowledge base" },
 ];
 
@@ -74,13 +94,27 @@ export interface PlanForm {
   readonly asOf: string;
 }
 
-const EMPTY_FORM: PlanForm = { nodes: "", version: "", target: "latest", profile: "upstream", platform: "", asOf: "" };
+const EMPTY_FORM: PlanForm = {
+  nodes: "",
+  version: "",
+  target: "latest",
+  profile: "upstream",
+  platform: "",
+  asOf: "",
+};
 
 /** The drawn plan, or what to fix in the form. */
-export type PlanOutcome = { readonly plan: ReturnType<typeof planUpgradeFromKubectl>; readonly currentMinor: string } | { readonly error: string };
+export type PlanOutcome =
+  | { readonly plan: ReturnType<typeof planUpgradeFromKubectl>; readonly currentMinor: string }
+  | { readonly error: string };
 
 function planSection(form: PlanForm, outcome: PlanOutcome | undefined): string {
-  const profiles = ["upstream", "strict"].map((name) => `<option value="${name}"${form.profile === name ? " selected" : ""}>${name}</option>`).join("");
+  const profiles = ["upstream", "strict"]
+    .map(
+      (name) =>
+        `<option value="${name}"${form.profile === name ? " selected" : ""}>${name}</option>`,
+    )
+    .join("");
   const answer =
     outcome === undefined
       ? ""
@@ -120,9 +154,16 @@ function picturesSection(snapshot: KbSnapshot | undefined, asOf: string): string
   ${legend()}`;
 }
 
-export function homePage(summary: KbSummary | undefined, snapshot?: KbSnapshot, form: PlanForm = EMPTY_FORM, outcome?: PlanOutcome): string {
+export function homePage(
+  summary: KbSummary | undefined,
+  snapshot?: KbSnapshot,
+  form: PlanForm = EMPTY_FORM,
+  outcome?: PlanOutcome,
+): string {
   const asOf = today();
-  const links = HOME_LINKS.map((entry) => `<li><a href="${entry.href}">${escape(entry.title)}</a>: ${escape(entry.what)}</li>`).join("\n    ");
+  const links = HOME_LINKS.map(
+    (entry) => `<li><a href="${entry.href}">${escape(entry.title)}</a>: ${escape(entry.what)}</li>`,
+  ).join("\n    ");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -169,23 +210,36 @@ export function homePage(summary: KbSummary | undefined, snapshot?: KbSnapshot, 
 }
 
 /** A bare version in the form's version box stands for the control plane's (`kubectl version`'s Server Version). */
-function kubectlVersionOf(text: string): string | { serverVersion: { gitVersion: string } } | undefined {
+function kubectlVersionOf(
+  text: string,
+): string | { serverVersion: { gitVersion: string } } | undefined {
   const trimmed = text.trim();
   if (trimmed === "") return undefined;
-  return /^v?\d+\.\d+(\.\d+)?([-+][\w.-]+)?$/.test(trimmed) ? { serverVersion: { gitVersion: trimmed } } : trimmed;
+  return /^v?\d+\.\d+(\.\d+)?([-+][\w.-]+)?$/.test(trimmed)
+    ? { serverVersion: { gitVersion: trimmed } }
+    : trimmed;
 }
 
 /** The form's plan. Mistakes in what was pasted are said on the page, beside the form, not as a JSON error. */
 export function drawPlan(snapshot: KbSnapshot, form: PlanForm): PlanOutcome {
   try {
     const kubectlVersion = kubectlVersionOf(form.version);
-    if (kubectlVersion === undefined) throw new InputError("paste the output of `kubectl version` (or type the control plane's version, such as 1.30.4): `kubectl get nodes` does not show the apiserver's version", "version");
+    if (kubectlVersion === undefined)
+      throw new InputError(
+        "paste the output of `kubectl version` (or type the control plane's version, such as 1.30.4): `kubectl get nodes` does not show the apiserver's version",
+        "version",
+      );
     const nodes = form.nodes.trim() === "" ? undefined : form.nodes;
-    const plan = planUpgradeFromKubectl(snapshot, { kubectlVersion, nodes }, form.target.trim() === "" ? "latest" : form.target.trim(), {
-      profile: form.profile,
-      platform: form.platform.trim() === "" ? undefined : form.platform,
-      asOf: form.asOf.trim() === "" ? undefined : form.asOf,
-    });
+    const plan = planUpgradeFromKubectl(
+      snapshot,
+      { kubectlVersion, nodes },
+      form.target.trim() === "" ? "latest" : form.target.trim(),
+      {
+        profile: form.profile,
+        platform: form.platform.trim() === "" ? undefined : form.platform,
+        asOf: form.asOf.trim() === "" ? undefined : form.asOf,
+      },
+    );
     return { plan, currentMinor: startingMinor(plan) };
   } catch (error) {
     if (error instanceof InputError) return { error: error.message };
@@ -200,32 +254,47 @@ const MAX_FORM_BYTES = 5 * 1024 * 1024;
  * The front page runs no script: its policy lets in only its own inline styles and data: images, and
  * its form posts back to it. An injected <script> or handler would not run.
  */
-export const FRONT_PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const FRONT_PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function homeRoutes(kb: KnowledgeBase): Router {
   const router = Router();
   router.get("/", (_req, res) => {
     res.setHeader("Content-Security-Policy", FRONT_PAGE_POLICY);
-    res.type("html").send(homePage(kb.loaded ? summarise(kb.current()) : undefined, kb.loaded ? kb.current() : undefined));
+    res
+      .type("html")
+      .send(
+        homePage(
+          kb.loaded ? summarise(kb.current()) : undefined,
+          kb.loaded ? kb.current() : undefined,
+        ),
+      );
   });
-  router.post("/", express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 10 }), (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const field = (name: FormField, fallback: string): string => {
-      const value = body[name];
-      return typeof value === "string" ? value : fallback;
-    };
-    const form: PlanForm = {
-      nodes: field("nodes", ""),
-      version: field("version", ""),
-      target: field("target", "latest"),
-      profile: field("profile", "upstream"),
-      platform: field("platform", ""),
-      asOf: field("asOf", ""),
-    };
-    const snapshot = kb.current();
-    const outcome = drawPlan(snapshot, form);
-    res.setHeader("Content-Security-Policy", FRONT_PAGE_POLICY);
-    res.status("error" in outcome ? 400 : 200).type("html").send(homePage(summarise(snapshot), snapshot, form, outcome));
-  });
+  router.post(
+    "/",
+    express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 10 }),
+    (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const field = (name: FormField, fallback: string): string => {
+        const value = body[name];
+        return typeof value === "string" ? value : fallback;
+      };
+      const form: PlanForm = {
+        nodes: field("nodes", ""),
+        version: field("version", ""),
+        target: field("target", "latest"),
+        profile: field("profile", "upstream"),
+        platform: field("platform", ""),
+        asOf: field("asOf", ""),
+      };
+      const snapshot = kb.current();
+      const outcome = drawPlan(snapshot, form);
+      res.setHeader("Content-Security-Policy", FRONT_PAGE_POLICY);
+      res
+        .status("error" in outcome ? 400 : 200)
+        .type("html")
+        .send(homePage(summarise(snapshot), snapshot, form, outcome));
+    },
+  );
   return router;
 }

@@ -32,7 +32,10 @@ import {
 
 const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 const errors = {
-  400: { description: "Bad input; `error.details` names each field to fix.", ...json(errorResponse) },
+  400: {
+    description: "Bad input; `error.details` names each field to fix.",
+    ...json(errorResponse),
+  },
   413: { description: "The body is larger than the limit.", ...json(errorResponse) },
   415: { description: "Wrong Content-Type.", ...json(errorResponse) },
   503: {
@@ -41,20 +44,31 @@ const errors = {
     ...json(errorResponse),
   },
 };
-const readErrors = { 400: { description: "Bad query parameter; the message names it.", ...json(errorResponse) } };
-const notModified = { 304: { description: "The client already has this knowledge-base revision (If-None-Match)." } };
+const readErrors = {
+  400: { description: "Bad query parameter; the message names it.", ...json(errorResponse) },
+};
+const notModified = {
+  304: { description: "The client already has this knowledge-base revision (If-None-Match)." },
+};
 
 function buildRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   const query = (shape: Record<string, z.ZodType>) => z.object(shape);
-  const text = (description: string, example?: string) => z.string().optional().openapi({ description, example });
+  const text = (description: string, example?: string) =>
+    z.string().optional().openapi({ description, example });
 
   // The filters each list accepts (read-routes.ts parses the same); a kind without an entry is listed whole.
   const filters: Partial<Record<EntityName, z.ZodObject>> = {
     components: query({ plane: text("CONTROL, DATA or CLIENT", "DATA") }),
     ports: query({ component: text("Component name or alias", "kubelet") }),
-    skewRules: query({ kubernetesVersion: text("Control-plane version", "1.30"), profile: text("upstream (default) or strict", "upstream") }),
-    apiRemovals: query({ from: text("Exclusive lower bound", "1.25"), to: text("Inclusive upper bound", "1.29") }),
+    skewRules: query({
+      kubernetesVersion: text("Control-plane version", "1.30"),
+      profile: text("upstream (default) or strict", "upstream"),
+    }),
+    apiRemovals: query({
+      from: text("Exclusive lower bound", "1.25"),
+      to: text("Inclusive upper bound", "1.29"),
+    }),
     flagChanges: query({ component: text("Component name or alias", "kubelet") }),
   };
   const reads = ENTITY_NAMES.map((entity) => ({
@@ -71,7 +85,14 @@ function buildRegistry(): OpenAPIRegistry {
       summary: read.summary,
       tags: ["knowledge base"],
       request: read.query ? { query: read.query } : undefined,
-      responses: { 200: { description: "The list and the knowledge-base revision (also the ETag).", ...json(list(read.item, read.name)) }, ...notModified, ...readErrors },
+      responses: {
+        200: {
+          description: "The list and the knowledge-base revision (also the ETag).",
+          ...json(list(read.item, read.name)),
+        },
+        ...notModified,
+        ...readErrors,
+      },
     });
   }
   registry.registerPath({
@@ -87,16 +108,32 @@ function buildRegistry(): OpenAPIRegistry {
     summary: "One component by name or alias (case-insensitive)",
     tags: ["knowledge base"],
     request: { params: z.object({ name: z.string().openapi({ example: "apiserver" }) }) },
-    responses: { 200: { description: "The component", ...json(records.Component) }, ...notModified, 404: { description: "Unknown component", ...json(errorResponse) } },
+    responses: {
+      200: { description: "The component", ...json(records.Component) },
+      ...notModified,
+      404: { description: "Unknown component", ...json(errorResponse) },
+    },
   });
   registry.registerPath({
     method: "get",
     path: "/api/v1/releases/{version}",
-    summary: "One release by minor (1.30, v1.30.2, latest, oldest-supported), with its status on a date",
+    summary:
+      "One release by minor (1.30, v1.30.2, latest, oldest-supported), with its status on a date",
     tags: ["knowledge base"],
     request: {
-      params: z.object({ version: z.string().openapi({ example: "1.30", description: "A minor or version, or latest (the newest released minor) or oldest-supported (the oldest minor still patched on asOf)." }) }),
-      query: z.object({ asOf: z.string().optional().openapi({ description: "The day to judge on, YYYY-MM-DD (default today).", example: "2026-11-29" }) }),
+      params: z.object({
+        version: z.string().openapi({
+          example: "1.30",
+          description:
+            "A minor or version, or latest (the newest released minor) or oldest-supported (the oldest minor still patched on asOf).",
+        }),
+      }),
+      query: z.object({
+        asOf: z.string().optional().openapi({
+          description: "The day to judge on, YYYY-MM-DD (default today).",
+          example: "2026-11-29",
+        }),
+      }),
     },
     responses: {
       200: {
@@ -108,28 +145,79 @@ function buildRegistry(): OpenAPIRegistry {
             z.object({
               support: z
                 .object({
-                  status: z.enum(["SUPPORTED", "MAINTENANCE", "END_OF_LIFE", "NOT_YET_RELEASED", "UNKNOWN"]),
+                  status: z.enum([
+                    "SUPPORTED",
+                    "MAINTENANCE",
+                    "END_OF_LIFE",
+                    "NOT_YET_RELEASED",
+                    "UNKNOWN",
+                  ]),
                   asOf: z.string(),
                   oldestSupported: z.string().nullable(),
                   newestSupported: z.string().nullable(),
                 })
-                .openapi({ description: "Computed from the calendar, not part of the record (an edit that sends it back has it ignored)." }),
+                .openapi({
+                  description:
+                    "Computed from the calendar, not part of the record (an edit that sends it back has it ignored).",
+                }),
               kbRevision: z.number().int(),
             }),
           ),
         ),
-      }, ...notModified, ...readErrors, 404: { description: "Unknown release", ...json(errorResponse) } },
+      },
+      ...notModified,
+      ...readErrors,
+      404: { description: "Unknown release", ...json(errorResponse) },
+    },
   });
 
-  const operations: Array<{ path: string; summary: string; body: z.ZodType; response: z.ZodType; description: string }> = [
-    { path: "/api/v1/validate", summary: "Validate a planned cluster", body: validateRequest, response: validationReport, description: "Same as GraphQL validateCluster." },
-    { path: "/api/v1/validate/from-kubectl", summary: "Validate a live cluster from kubectl JSON", body: fromKubectlValidateRequest, response: validationReport, description: "Nodes are grouped into instances by their node-pool label (EKS, GKE, AKS, Karpenter; instance type as a fallback; else per node)." },
-    { path: "/api/v1/upgrade-plan", summary: "Plan an upgrade", body: upgradePlanRequest, response: upgradePlan, description: "Same as GraphQL planUpgrade." },
-    { path: "/api/v1/upgrade-plan/from-kubectl", summary: "Plan the upgrade of a live cluster from kubectl JSON", body: fromKubectlUpgradeRequest, response: upgradePlan, description: "As /upgrade-plan, with the cluster read from kubectl's JSON." },
-    { path: "/api/v1/rollback-check", summary: "Check a rollback", body: rollbackRequest, response: validationReport, description: "Same as GraphQL checkRollback." },
+  const operations: Array<{
+    path: string;
+    summary: string;
+    body: z.ZodType;
+    response: z.ZodType;
+    description: string;
+  }> = [
+    {
+      path: "/api/v1/validate",
+      summary: "Validate a planned cluster",
+      body: validateRequest,
+      response: validationReport,
+      description: "Same as GraphQL validateCluster.",
+    },
+    {
+      path: "/api/v1/validate/from-kubectl",
+      summary: "Validate a live cluster from kubectl JSON",
+      body: fromKubectlValidateRequest,
+      response: validationReport,
+      description:
+        "Nodes are grouped into instances by their node-pool label (EKS, GKE, AKS, Karpenter; instance type as a fallback; else per node).",
+    },
+    {
+      path: "/api/v1/upgrade-plan",
+      summary: "Plan an upgrade",
+      body: upgradePlanRequest,
+      response: upgradePlan,
+      description: "Same as GraphQL planUpgrade.",
+    },
+    {
+      path: "/api/v1/upgrade-plan/from-kubectl",
+      summary: "Plan the upgrade of a live cluster from kubectl JSON",
+      body: fromKubectlUpgradeRequest,
+      response: upgradePlan,
+      description: "As /upgrade-plan, with the cluster read from kubectl's JSON.",
+    },
+    {
+      path: "/api/v1/rollback-check",
+      summary: "Check a rollback",
+      body: rollbackRequest,
+      response: validationReport,
+      description: "Same as GraphQL checkRollback.",
+    },
     {
       path: "/api/v1/node-pool/upgrade-check",
-      summary: "Check a node-pool upgrade (kubelet flags and config, kube-proxy mode, runtime, chart kubeVersion, skew)",
+      summary:
+        "Check a node-pool upgrade (kubelet flags and config, kube-proxy mode, runtime, chart kubeVersion, skew)",
       body: nodePoolUpgradeRequest,
       response: nodePoolReport,
       description: "Same as GraphQL checkNodePoolUpgrade.",
@@ -150,7 +238,13 @@ function buildRegistry(): OpenAPIRegistry {
       description: operation.description,
       tags: ["checks"],
       request: { body: { required: true, ...json(operation.body) } },
-      responses: { 200: { description: "The answer; `ok` is false when there is an ERROR finding.", ...json(operation.response) }, ...errors },
+      responses: {
+        200: {
+          description: "The answer; `ok` is false when there is an ERROR finding.",
+          ...json(operation.response),
+        },
+        ...errors,
+      },
     });
   }
   const flowFilters = {
@@ -162,10 +256,26 @@ function buildRegistry(): OpenAPIRegistry {
   registry.registerPath({
     method: "get",
     path: "/api/v1/upgrade-impact",
-    summary: "What changes between two minors beyond apiVersions: behaviour changes, configuration files, feature gates",
+    summary:
+      "What changes between two minors beyond apiVersions: behaviour changes, configuration files, feature gates",
     tags: ["checks"],
-    request: { query: z.object({ from: z.string().openapi({ example: "1.24" }), to: z.string().openapi({ example: "1.29" }), area: text("Comma-separated areas: tenant-isolation, security, networking, storage, scheduling, node, observability", "tenant-isolation") }) },
-    responses: { 200: { description: "The changes by release and by area, with notes on where the knowledge ends", ...json(z.record(z.string(), z.unknown()).openapi("UpgradeImpact")) }, ...readErrors },
+    request: {
+      query: z.object({
+        from: z.string().openapi({ example: "1.24" }),
+        to: z.string().openapi({ example: "1.29" }),
+        area: text(
+          "Comma-separated areas: tenant-isolation, security, networking, storage, scheduling, node, observability",
+          "tenant-isolation",
+        ),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The changes by release and by area, with notes on where the knowledge ends",
+        ...json(z.record(z.string(), z.unknown()).openapi("UpgradeImpact")),
+      },
+      ...readErrors,
+    },
   });
   registry.registerPath({
     method: "get",
@@ -173,23 +283,63 @@ function buildRegistry(): OpenAPIRegistry {
     summary: "Network flows a firewall between node roles must allow (Kubernetes and the CNI)",
     tags: ["firewall"],
     request: { query: z.object(flowFilters) },
-    responses: { 200: { description: "The flows, with notes (a missing CNI)", ...json(z.record(z.string(), z.unknown()).openapi("FlowList")) }, ...readErrors },
+    responses: {
+      200: {
+        description: "The flows, with notes (a missing CNI)",
+        ...json(z.record(z.string(), z.unknown()).openapi("FlowList")),
+      },
+      ...readErrors,
+    },
   });
   registry.registerPath({
     method: "get",
     path: "/api/v1/firewall-rules",
-    summary: "The flows as firewall rules: nftables, iptables-restore, or JSON for Terraform and security-group tools",
+    summary:
+      "The flows as firewall rules: nftables, iptables-restore, or JSON for Terraform and security-group tools",
     tags: ["firewall"],
-    request: { query: z.object({ ...flowFilters, format: text("nftables, iptables or json (default)", "nftables"), cidrs: text("Address ranges per role: control-plane=10.0.0.0/24;workers=10.1.0.0/16", "control-plane=10.0.0.0/24;workers=10.1.0.0/16") }) },
-    responses: { 200: { description: "{format, rules (the file's text), flows, notes, kbRevision}", ...json(z.object({ format: z.string(), rules: z.string(), flows: z.number().int(), notes: z.array(finding), kbRevision }).openapi("FirewallRules")) }, ...readErrors },
+    request: {
+      query: z.object({
+        ...flowFilters,
+        format: text("nftables, iptables or json (default)", "nftables"),
+        cidrs: text(
+          "Address ranges per role: control-plane=10.0.0.0/24;workers=10.1.0.0/16",
+          "control-plane=10.0.0.0/24;workers=10.1.0.0/16",
+        ),
+      }),
+    },
+    responses: {
+      200: {
+        description: "{format, rules (the file's text), flows, notes, kbRevision}",
+        ...json(
+          z
+            .object({
+              format: z.string(),
+              rules: z.string(),
+              flows: z.number().int(),
+              notes: z.array(finding),
+              kbRevision,
+            })
+            .openapi("FirewallRules"),
+        ),
+      },
+      ...readErrors,
+    },
   });
   registry.registerPath({
     method: "post",
     path: "/api/v1/scan/cluster",
-    summary: "Scan what runs in a cluster: Helm releases' stored manifests, objects' last-applied apiVersions, deprecated API requests (metrics, audit log)",
+    summary:
+      "Scan what runs in a cluster: Helm releases' stored manifests, objects' last-applied apiVersions, deprecated API requests (metrics, audit log)",
     tags: ["checks"],
     request: { body: { required: true, ...json(clusterScanRequest) } },
-    responses: { 200: { description: "Findings with the evidence each rests on (HELM_RELEASE, LAST_APPLIED, REQUEST_METRIC, AUDIT_EVENT), the releases read, notes", ...json(z.record(z.string(), z.unknown()).openapi("ClusterScanReport")) }, ...errors },
+    responses: {
+      200: {
+        description:
+          "Findings with the evidence each rests on (HELM_RELEASE, LAST_APPLIED, REQUEST_METRIC, AUDIT_EVENT), the releases read, notes",
+        ...json(z.record(z.string(), z.unknown()).openapi("ClusterScanReport")),
+      },
+      ...errors,
+    },
   });
   registry.registerPath({
     method: "post",
@@ -197,31 +347,63 @@ function buildRegistry(): OpenAPIRegistry {
     summary: "Which flows the cluster needs that an allowed-flows list lacks",
     tags: ["firewall"],
     request: { body: { required: true, ...json(firewallCheckRequest) } },
-    responses: { 200: { description: "FLOW_NOT_ALLOWED findings (ERROR for required flows, WARNING for conditional ones)", ...json(z.object({ ok: z.boolean(), status: z.string(), kbRevision, cni: z.string().nullable(), version: z.string().nullable(), flowsChecked: z.number().int(), findings: z.array(finding) }).openapi("FirewallCheck")) }, ...errors },
+    responses: {
+      200: {
+        description:
+          "FLOW_NOT_ALLOWED findings (ERROR for required flows, WARNING for conditional ones)",
+        ...json(
+          z
+            .object({
+              ok: z.boolean(),
+              status: z.string(),
+              kbRevision,
+              cni: z.string().nullable(),
+              version: z.string().nullable(),
+              flowsChecked: z.number().int(),
+              findings: z.array(finding),
+            })
+            .openapi("FirewallCheck"),
+        ),
+      },
+      ...errors,
+    },
   });
   registry.registerPath({
     method: "post",
     path: "/api/v1/scan",
     summary: "Scan manifests for removed and deprecated APIs",
-    description: "JSON {manifests, targetVersion}, or the raw YAML with Content-Type: application/yaml and ?targetVersion=.",
+    description:
+      "JSON {manifests, targetVersion}, or the raw YAML with Content-Type: application/yaml and ?targetVersion=.",
     tags: ["checks"],
     request: {
       query: z.object({ targetVersion: text("Required with a YAML body", "1.29") }),
-      body: { required: true, content: { "application/json": { schema: scanRequest }, "application/yaml": { schema: z.string() } } },
+      body: {
+        required: true,
+        content: {
+          "application/json": { schema: scanRequest },
+          "application/yaml": { schema: z.string() },
+        },
+      },
     },
-    responses: { 200: { description: "Findings per object", ...json(manifestScanReport) }, ...errors },
+    responses: {
+      200: { description: "Findings per object", ...json(manifestScanReport) },
+      ...errors,
+    },
   });
   const bearerAuth = registry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "An API token created with `npm run token -- create --role editor --name NAME` (kc_...).",
+    description:
+      "An API token created with `npm run token -- create --role editor --name NAME` (kc_...).",
   });
   const secured = [{ [bearerAuth.name]: [] }];
   const authErrors = {
     401: { description: "No token, or an unknown or revoked one.", ...json(errorResponse) },
     403: { description: "The token's role is too weak.", ...json(errorResponse) },
   };
-  const edited = z.object({ item: z.record(z.string(), z.unknown()).nullable(), key: z.string(), kbRevision }).openapi("EditResult");
+  const edited = z
+    .object({ item: z.record(z.string(), z.unknown()).nullable(), key: z.string(), kbRevision })
+    .openapi("EditResult");
   const idempotency = z.object({
     "Idempotency-Key": z.string().optional().openapi({
       description:
@@ -238,7 +420,12 @@ function buildRegistry(): OpenAPIRegistry {
   for (const entity of ENTITY_NAMES) {
     const { collection, keyExample } = ENTITIES[entity];
     const record = recordSchemaOf(entity);
-    const key = z.object({ key: z.string().openapi({ description: `The record's natural key, URL-encoded (${keyExample}).`, example: keyExample }) });
+    const key = z.object({
+      key: z.string().openapi({
+        description: `The record's natural key, URL-encoded (${keyExample}).`,
+        example: keyExample,
+      }),
+    });
     registry.registerPath({
       method: "post",
       path: `/api/v1/${collection}`,
@@ -246,7 +433,13 @@ function buildRegistry(): OpenAPIRegistry {
       tags: ["curation"],
       security: secured,
       request: { headers: idempotency, body: { required: true, ...json(record) } },
-      responses: { 201: { description: "Created at revision 1", ...json(edited) }, ...errors, ...authErrors, 409: { description: "A record with this key exists", ...json(errorResponse) }, ...outcomeUnknown },
+      responses: {
+        201: { description: "Created at revision 1", ...json(edited) },
+        ...errors,
+        ...authErrors,
+        409: { description: "A record with this key exists", ...json(errorResponse) },
+        ...outcomeUnknown,
+      },
     });
     registry.registerPath({
       method: "put",
@@ -254,13 +447,23 @@ function buildRegistry(): OpenAPIRegistry {
       summary: `Update a ${entity} record (editor); send the revision you read`,
       tags: ["curation"],
       security: secured,
-      request: { params: key, headers: idempotency, body: { required: true, ...json(z.intersection(record, z.object({ revision: z.number().int() }))) } },
+      request: {
+        params: key,
+        headers: idempotency,
+        body: {
+          required: true,
+          ...json(z.intersection(record, z.object({ revision: z.number().int() }))),
+        },
+      },
       responses: {
         200: { description: "Updated; the item carries its new revision", ...json(edited) },
         ...errors,
         ...authErrors,
         404: { description: "No such record", ...json(errorResponse) },
-        409: { description: "Stale revision: someone changed the record since you read it", ...json(errorResponse) },
+        409: {
+          description: "Stale revision: someone changed the record since you read it",
+          ...json(errorResponse),
+        },
         ...outcomeUnknown,
       },
     });
@@ -270,9 +473,16 @@ function buildRegistry(): OpenAPIRegistry {
       summary: `Retire a ${entity} record (editor); send the revision you read`,
       tags: ["curation"],
       security: secured,
-      request: { params: key, headers: idempotency, query: z.object({ revision: z.number().int().openapi({ example: 1 }) }) },
+      request: {
+        params: key,
+        headers: idempotency,
+        query: z.object({ revision: z.number().int().openapi({ example: 1 }) }),
+      },
       responses: {
-        200: { description: "Retired", ...json(z.object({ key: z.string(), retired: z.boolean(), kbRevision })) },
+        200: {
+          description: "Retired",
+          ...json(z.object({ key: z.string(), retired: z.boolean(), kbRevision })),
+        },
         ...readErrors,
         ...authErrors,
         404: { description: "No such record", ...json(errorResponse) },
@@ -293,7 +503,11 @@ function buildRegistry(): OpenAPIRegistry {
         key: text("A record's natural key"),
         actor: text("Token name"),
         limit: z.number().int().optional().openapi({ description: "1-500, default 100" }),
-        before: z.number().int().optional().openapi({ description: "Entries with a smaller id (paging)" }),
+        before: z
+          .number()
+          .int()
+          .optional()
+          .openapi({ description: "Entries with a smaller id (paging)" }),
       }),
     },
     responses: {
@@ -328,17 +542,24 @@ function buildRegistry(): OpenAPIRegistry {
   registry.registerPath({
     method: "get",
     path: "/api/v1/kb/export",
-    summary: "The knowledge base in the YAML layout of kb/ (one document per file), or one file with ?file=",
+    summary:
+      "The knowledge base in the YAML layout of kb/ (one document per file), or one file with ?file=",
     tags: ["curation"],
     request: { query: z.object({ file: text("e.g. api-removals.yaml", "api-removals.yaml") }) },
-    responses: { 200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } }, ...readErrors },
+    responses: {
+      200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } },
+      ...readErrors,
+    },
   });
   registry.registerPath({
     method: "get",
     path: "/api/v1/kb/export/pluto",
-    summary: "Every API removal in Pluto's versions.yaml format; Pluto refuses entries it has built in, so POST its list to leave those out",
+    summary:
+      "Every API removal in Pluto's versions.yaml format; Pluto refuses entries it has built in, so POST its list to leave those out",
     tags: ["curation"],
-    responses: { 200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } } },
+    responses: {
+      200: { description: "YAML", content: { "application/yaml": { schema: z.string() } } },
+    },
   });
   registry.registerPath({
     method: "post",
@@ -351,13 +572,23 @@ function buildRegistry(): OpenAPIRegistry {
       body: {
         required: true,
         content: {
-          "application/json": { schema: z.object({ "deprecated-versions": z.array(z.object({ version: z.string(), kind: z.string() }).passthrough()), "target-versions": z.record(z.string(), z.string()).optional() }) },
+          "application/json": {
+            schema: z.object({
+              "deprecated-versions": z.array(
+                z.object({ version: z.string(), kind: z.string() }).passthrough(),
+              ),
+              "target-versions": z.record(z.string(), z.string()).optional(),
+            }),
+          },
           "application/yaml": { schema: z.string() },
         },
       },
     },
     responses: {
-      200: { description: "YAML for pluto -f", content: { "application/yaml": { schema: z.string() } } },
+      200: {
+        description: "YAML for pluto -f",
+        content: { "application/yaml": { schema: z.string() } },
+      },
       400: { description: "Not Pluto's list: the field to fix is named", ...json(errorResponse) },
       415: { description: "No body, or not JSON or YAML", ...json(errorResponse) },
     },
@@ -366,13 +597,17 @@ function buildRegistry(): OpenAPIRegistry {
     method: "post",
     path: "/api/v1/kb/import",
     summary: "Import a whole bundle, all or nothing (admin)",
-    description: "The YAML stream of /api/v1/kb/export (Content-Type: application/yaml), or JSON {\"files\": {\"ports.yaml\": \"...\"}}. Every invalid record is reported (422) and nothing is written.",
+    description:
+      'The YAML stream of /api/v1/kb/export (Content-Type: application/yaml), or JSON {"files": {"ports.yaml": "..."}}. Every invalid record is reported (422) and nothing is written.',
     tags: ["curation"],
     security: secured,
     request: {
       body: {
         required: true,
-        content: { "application/yaml": { schema: z.string() }, "application/json": { schema: z.object({ files: z.record(z.string(), z.string()) }) } },
+        content: {
+          "application/yaml": { schema: z.string() },
+          "application/json": { schema: z.object({ files: z.record(z.string(), z.string()) }) },
+        },
       },
     },
     responses: {
@@ -383,7 +618,14 @@ function buildRegistry(): OpenAPIRegistry {
             changed: z.boolean(),
             revisionBefore: z.number().int(),
             kbRevision,
-            changes: z.array(z.object({ entity: z.string(), key: z.string(), action: z.string(), fields: z.array(z.string()).optional() })),
+            changes: z.array(
+              z.object({
+                entity: z.string(),
+                key: z.string(),
+                action: z.string(),
+                fields: z.array(z.string()).optional(),
+              }),
+            ),
           }),
         ),
       },
@@ -394,7 +636,6 @@ function buildRegistry(): OpenAPIRegistry {
   });
   return registry;
 }
-
 
 /** A kind's record schema as OpenAPI names it: the hand-described one of schemas.ts, else the registry's schema under its type name. */
 function recordSchemaOf(entity: EntityName): z.ZodType {
@@ -412,7 +653,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31["generateDocum
       title: "kubecompat REST API",
       version: "1",
       description:
-        "Kubernetes version compatibility from a sourced knowledge base. Errors are {\"error\": {\"code\", \"message\", \"details\"?}}. The same operations are available over GraphQL at /graphql.",
+        'Kubernetes version compatibility from a sourced knowledge base. Errors are {"error": {"code", "message", "details"?}}. The same operations are available over GraphQL at /graphql.',
     },
     servers: [{ url: "/" }],
   });

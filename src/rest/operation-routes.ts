@@ -48,11 +48,16 @@ export interface OperationRoutesOptions {
 export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptions = {}): Router {
   const router = Router();
   const answers = options.answers ?? new AnswerCache<SentAnswer>(0);
-  const check = (route: string, judge: (req: Request, snapshot: KbSnapshot) => unknown) => router.post(route, checkRoute(kb, answers, options.onFindings, judge));
+  const check = (route: string, judge: (req: Request, snapshot: KbSnapshot) => unknown) =>
+    router.post(route, checkRoute(kb, answers, options.onFindings, judge));
 
   check("/validate", (req, snapshot) => {
     const body = parseJsonBody(validateRequest, req);
-    return validateCluster(snapshot, body.components, { profile: body.profile, asOf: body.asOf, platform: body.platform });
+    return validateCluster(snapshot, body.components, {
+      profile: body.profile,
+      asOf: body.asOf,
+      platform: body.platform,
+    });
   });
 
   check("/validate/from-kubectl", (req, snapshot) => {
@@ -62,7 +67,11 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 
   check("/upgrade-plan", (req, snapshot) => {
     const body = parseJsonBody(upgradePlanRequest, req);
-    return planUpgrade(snapshot, body.current.components, body.targetVersion, { profile: body.profile, asOf: body.asOf, platform: body.platform });
+    return planUpgrade(snapshot, body.current.components, body.targetVersion, {
+      profile: body.profile,
+      asOf: body.asOf,
+      platform: body.platform,
+    });
   });
 
   check("/upgrade-plan/from-kubectl", (req, snapshot) => {
@@ -94,9 +103,13 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
     return checkFirewall(snapshot, body.allowed, { cni: body.cni, version: body.version });
   });
 
-  check("/node-pool/upgrade-check", (req, snapshot) => checkNodePoolUpgrade(snapshot, parseJsonBody(nodePoolUpgradeRequest, req)));
+  check("/node-pool/upgrade-check", (req, snapshot) =>
+    checkNodePoolUpgrade(snapshot, parseJsonBody(nodePoolUpgradeRequest, req)),
+  );
 
-  check("/node-pool/rollback-check", (req, snapshot) => checkNodePoolRollback(snapshot, parseJsonBody(nodePoolRollbackRequest, req)));
+  check("/node-pool/rollback-check", (req, snapshot) =>
+    checkNodePoolRollback(snapshot, parseJsonBody(nodePoolRollbackRequest, req)),
+  );
 
   // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
   router.post(
@@ -104,11 +117,21 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
     express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
     checkRoute(kb, answers, options.onFindings, (req, snapshot) => {
       if (req.is(YAML_TYPES)) {
-        const { targetVersion, fromVersion } = queryParameters(req, ["targetVersion", "fromVersion"]);
+        const { targetVersion, fromVersion } = queryParameters(req, [
+          "targetVersion",
+          "fromVersion",
+        ]);
         if (targetVersion === undefined || targetVersion.trim() === "") {
-          throw new InputError("targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29", "targetVersion");
+          throw new InputError(
+            "targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29",
+            "targetVersion",
+          );
         }
-        return inSlices(scanSteps(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, { fromVersion }));
+        return inSlices(
+          scanSteps(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, {
+            fromVersion,
+          }),
+        );
       }
       if (!req.is("application/json")) {
         throw new UnsupportedMediaTypeError(
@@ -117,14 +140,26 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
       }
       const raw = req.body as Record<string, unknown> | null;
       // A manifest posted as JSON is a Kubernetes object, not a scan request: say how to send it.
-      if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && !("manifests" in raw) && ("apiVersion" in raw || "kind" in raw || "items" in raw)) {
+      if (
+        raw !== null &&
+        typeof raw === "object" &&
+        !Array.isArray(raw) &&
+        !("manifests" in raw) &&
+        ("apiVersion" in raw || "kind" in raw || "items" in raw)
+      ) {
         throw new InputError(
           'this body is a Kubernetes object, not a scan request: send {"manifests": "<the YAML or JSON, as a string>", "targetVersion": "1.29"} as JSON, or post the manifest itself with Content-Type: application/yaml (JSON is YAML) and ?targetVersion=1.29',
           "manifests",
         );
       }
       const body = parseJsonBody(scanRequest, req);
-      return inSlices(scanSteps(snapshot, body.manifests, body.targetVersion, { fromVersion: body.fromVersion, addons: body.addons, crds: body.crds }));
+      return inSlices(
+        scanSteps(snapshot, body.manifests, body.targetVersion, {
+          fromVersion: body.fromVersion,
+          addons: body.addons,
+          crds: body.crds,
+        }),
+      );
     }),
   );
 

@@ -5,22 +5,43 @@ import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
 
 /** `components.0.version` → `components[0].version`, the way the domain names fields. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, segment) => (typeof segment === "number" ? `${text}[${segment}]` : text ? `${text}.${String(segment)}` : String(segment)), "");
+  return path.reduce<string>(
+    (text, segment) =>
+      typeof segment === "number"
+        ? `${text}[${segment}]`
+        : text
+          ? `${text}.${String(segment)}`
+          : String(segment),
+    "",
+  );
 }
 
 export function inputErrorFrom(error: z.ZodError, where: string): InputError {
   const details = error.issues.slice(0, 20).map((issue) => {
     const field = fieldPath(issue.path);
     if (issue.code === "unrecognized_keys") {
-      return { field: field || where, message: `unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((key) => `"${key}"`).join(", ")}` };
+      return {
+        field: field || where,
+        message: `unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((key) => `"${key}"`).join(", ")}`,
+      };
     }
     // zod says "expected string, received undefined" for a missing field; say what a person would.
     const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
-    return { field: field || where, message: `${field || where}: ${missing ? `is required (${issue.expected})` : issue.message}` };
+    return {
+      field: field || where,
+      message: `${field || where}: ${missing ? `is required (${issue.expected})` : issue.message}`,
+    };
   });
   const first = details[0]!;
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length === 2 ? "" : "s"})` : "";
-  return new InputError(`${first.message.startsWith(first.field ?? "") ? first.message : `${first.field}: ${first.message}`}${more}`, first.field, details);
+  const more =
+    error.issues.length > 1
+      ? ` (and ${error.issues.length - 1} more problem${error.issues.length === 2 ? "" : "s"})`
+      : "";
+  return new InputError(
+    `${first.message.startsWith(first.field ?? "") ? first.message : `${first.field}: ${first.message}`}${more}`,
+    first.field,
+    details,
+  );
 }
 
 /**
@@ -28,7 +49,10 @@ export function inputErrorFrom(error: z.ZodError, where: string): InputError {
  * once. Anything else is refused: `POST /validate?profile=strict` must not
  * quietly judge by the default profile.
  */
-export function queryParameters(req: Request, allowed: readonly string[] = []): Record<string, string> {
+export function queryParameters(
+  req: Request,
+  allowed: readonly string[] = [],
+): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (!allowed.includes(name)) {
@@ -37,7 +61,8 @@ export function queryParameters(req: Request, allowed: readonly string[] = []): 
         name.slice(0, 60),
       );
     }
-    if (typeof value !== "string") throw new InputError(`query parameter ${name} is given more than once; give it once`, name);
+    if (typeof value !== "string")
+      throw new InputError(`query parameter ${name} is given more than once; give it once`, name);
     values[name] = value;
   }
   return values;

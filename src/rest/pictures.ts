@@ -11,14 +11,22 @@ import type { ReleaseStatus } from "../domain/release-status.js";
 import { stepText, type PlanHop } from "../domain/plan-timeline.js";
 import type { Finding } from "../domain/findings.js";
 
-const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 export function escape(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
 }
 
 /** Release status → fill and the word the legend gives it. */
-export const STATUS_STYLE: Readonly<Record<ReleaseStatus, { readonly fill: string; readonly word: string }>> = {
+export const STATUS_STYLE: Readonly<
+  Record<ReleaseStatus, { readonly fill: string; readonly word: string }>
+> = {
   SUPPORTED: { fill: "#2da44e", word: "supported" },
   MAINTENANCE: { fill: "#d4a72c", word: "maintenance" },
   END_OF_LIFE: { fill: "#8c959f", word: "end of life" },
@@ -26,7 +34,9 @@ export const STATUS_STYLE: Readonly<Record<ReleaseStatus, { readonly fill: strin
   UNKNOWN: { fill: "#ffffff", word: "unknown" },
 };
 
-const CELL_STYLE: Readonly<Record<MatrixCell["state"], { readonly fill: string; readonly word: string }>> = {
+const CELL_STYLE: Readonly<
+  Record<MatrixCell["state"], { readonly fill: string; readonly word: string }>
+> = {
   SUPPORTED: { fill: "#dafbe1", word: "fits" },
   NONE: { fill: "#ffebe9", word: "nothing listed fits" },
   UNKNOWN: { fill: "#f6f8fa", word: "not known" },
@@ -49,14 +59,28 @@ export function calendarSvg(columns: readonly MatrixColumn[], asOf: string): str
   const width = 900;
   const rowHeight = 18;
   const top = 24;
-  const start = Math.min(...columns.map((column) => dayNumber(column.releaseDate)), dayNumber(asOf)) - 30;
-  const end = Math.max(...columns.map((column) => dayNumber(column.endOfLife ?? column.releaseDate) + (column.endOfLife === null ? 420 : 0)), dayNumber(asOf)) + 30;
+  const start =
+    Math.min(...columns.map((column) => dayNumber(column.releaseDate)), dayNumber(asOf)) - 30;
+  const end =
+    Math.max(
+      ...columns.map(
+        (column) =>
+          dayNumber(column.endOfLife ?? column.releaseDate) + (column.endOfLife === null ? 420 : 0),
+      ),
+      dayNumber(asOf),
+    ) + 30;
   const x = (day: number): number => left + ((day - start) / (end - start)) * (width - left - 10);
   const height = top + columns.length * rowHeight + 24;
   const years: string[] = [];
-  for (let year = new Date(start * DAY_MS).getUTCFullYear() + 1; Date.UTC(year, 0, 1) / DAY_MS <= end; year += 1) {
+  for (
+    let year = new Date(start * DAY_MS).getUTCFullYear() + 1;
+    Date.UTC(year, 0, 1) / DAY_MS <= end;
+    year += 1
+  ) {
     const at = x(Date.UTC(year, 0, 1) / DAY_MS).toFixed(1);
-    years.push(`<line x1="${at}" y1="${top - 6}" x2="${at}" y2="${height - 20}" stroke="#d0d7de"/><text x="${at}" y="${top - 10}" text-anchor="middle" class="axis">${year}</text>`);
+    years.push(
+      `<line x1="${at}" y1="${top - 6}" x2="${at}" y2="${height - 20}" stroke="#d0d7de"/><text x="${at}" y="${top - 10}" text-anchor="middle" class="axis">${year}</text>`,
+    );
   }
   const bars = columns.map((column, index) => {
     const y = top + index * rowHeight;
@@ -99,7 +123,10 @@ export function matrixSvg(matrix: CompatibilityMatrix): string {
       const x = label + index * cell;
       const column = matrix.columns[index]!;
       const style = CELL_STYLE[entry.state];
-      const fill = entry.state === "SUPPORTED" && column.status === "END_OF_LIFE" ? END_OF_LIFE_CELL : style.fill;
+      const fill =
+        entry.state === "SUPPORTED" && column.status === "END_OF_LIFE"
+          ? END_OF_LIFE_CELL
+          : style.fill;
       return `<g class="cell" data-state="${entry.state}" data-minor="${escape(entry.minor)}"><title>${escape(`${row.subject} with a ${entry.minor} control plane: ${entry.text} (${style.word}${column.status === "END_OF_LIFE" ? `; ${entry.minor} is past its end of life` : ""})`)}</title>
         <rect x="${x}" y="${y}" width="${cell}" height="${rowHeight}" fill="${fill}" stroke="#d0d7de"/>
         <text x="${x + 6}" y="${y + 17}" class="${entry.state === "UNKNOWN" ? "unknown" : "value"}">${escape(clip(entry.text, 17))}</text></g>`;
@@ -115,7 +142,11 @@ export function matrixSvg(matrix: CompatibilityMatrix): string {
 </svg>`;
 }
 
-const SEVERITY_FILL: Readonly<Record<Finding["severity"], string>> = { ERROR: "#cf222e", WARNING: "#9a6700", INFO: "#57606a" };
+const SEVERITY_FILL: Readonly<Record<Finding["severity"], string>> = {
+  ERROR: "#cf222e",
+  WARNING: "#9a6700",
+  INFO: "#57606a",
+};
 
 /** The hops left to right, joined by arrows; each box lists its steps, then what the minor removes and changes. */
 export function planSvg(hops: readonly PlanHop[], currentMinor: string): string {
@@ -125,14 +156,21 @@ export function planSvg(hops: readonly PlanHop[], currentMinor: string): string 
   const maxLines = 14;
   const linesOf = (hop: PlanHop): Array<{ text: string; kind: string }> => {
     // A hop's control-plane step says how far it can be undone (the full words in the line's title).
-    const undo = [...new Set(hop.steps.flatMap((step) => (typeof step.undo === "string" ? [step.undo] : [])))];
+    const undo = [
+      ...new Set(hop.steps.flatMap((step) => (typeof step.undo === "string" ? [step.undo] : []))),
+    ];
     const lines = [
       ...hop.steps.map((step) => ({ text: stepText(step), kind: "step" })),
       ...undo.map((text) => ({ text: `undo: ${text}`, kind: "undo" })),
       ...hop.removals.map((text) => ({ text: `removed: ${text}`, kind: "removal" })),
       ...hop.changes.map((text) => ({ text: `changes: ${text}`, kind: "change" })),
     ];
-    return lines.length <= maxLines ? lines : [...lines.slice(0, maxLines - 1), { text: `… and ${lines.length - maxLines + 1} more (see below)`, kind: "more" }];
+    return lines.length <= maxLines
+      ? lines
+      : [
+          ...lines.slice(0, maxLines - 1),
+          { text: `… and ${lines.length - maxLines + 1} more (see below)`, kind: "more" },
+        ];
   };
   const height = 44 + maxLines * line + 16;
   const width = hops.length * (box + gap) - gap + 2;
@@ -141,9 +179,15 @@ export function planSvg(hops: readonly PlanHop[], currentMinor: string): string 
     const title = hop.preparing ? `at ${hop.minor}: prepare` : `to ${hop.minor}`;
     const lines = linesOf(hop);
     const text = lines
-      .map((entry, lineIndex) => `<text x="${x + 8}" y="${44 + lineIndex * line}" class="${entry.kind}">${escape(clip(entry.text, 36))}<title>${escape(entry.text)}</title></text>`)
+      .map(
+        (entry, lineIndex) =>
+          `<text x="${x + 8}" y="${44 + lineIndex * line}" class="${entry.kind}">${escape(clip(entry.text, 36))}<title>${escape(entry.text)}</title></text>`,
+      )
       .join("\n      ");
-    const arrow = index < hops.length - 1 ? `<path d="M${x + box + 4} ${height / 2} h${gap - 10}" stroke="#57606a" stroke-width="2" marker-end="url(#arrow)"/>` : "";
+    const arrow =
+      index < hops.length - 1
+        ? `<path d="M${x + box + 4} ${height / 2} h${gap - 10}" stroke="#57606a" stroke-width="2" marker-end="url(#arrow)"/>`
+        : "";
     return `<g class="hop" data-minor="${escape(hop.minor)}" data-steps="${hop.steps.length}">
       <rect x="${x}" y="1" width="${box}" height="${height - 2}" rx="6" fill="#f6f8fa" stroke="#0969da"/>
       <text x="${x + 8}" y="22" class="head">${escape(title)}</text>
@@ -163,15 +207,21 @@ export function findingsList(findings: readonly Finding[]): string {
   const items = [...findings]
     .sort((a, b) => order[a.severity] - order[b.severity])
     .map((entry) => {
-      const source = entry.sourceUrl !== null && /^https?:\/\//i.test(entry.sourceUrl) ? ` <a href="${escape(entry.sourceUrl)}">source</a>` : "";
+      const source =
+        entry.sourceUrl !== null && /^https?:\/\//i.test(entry.sourceUrl)
+          ? ` <a href="${escape(entry.sourceUrl)}">source</a>`
+          : "";
       return `<li class="finding" data-severity="${entry.severity}"><strong style="color:${SEVERITY_FILL[entry.severity]}">${entry.severity}</strong> <code>${escape(entry.code)}</code> ${escape(entry.message)}${source}</li>`;
     });
-  return items.length === 0 ? "<p>No findings.</p>" : `<ul id="plan-findings">\n    ${items.join("\n    ")}\n  </ul>`;
+  return items.length === 0
+    ? "<p>No findings.</p>"
+    : `<ul id="plan-findings">\n    ${items.join("\n    ")}\n  </ul>`;
 }
 
 /** The legend: every colour with its word. */
 export function legend(): string {
-  const swatch = (fill: string, word: string) => `<span class="swatch"><svg width="14" height="14" aria-hidden="true"><rect width="14" height="14" fill="${fill}" stroke="#57606a" stroke-width="0.5"/></svg> ${escape(word)}</span>`;
+  const swatch = (fill: string, word: string) =>
+    `<span class="swatch"><svg width="14" height="14" aria-hidden="true"><rect width="14" height="14" fill="${fill}" stroke="#57606a" stroke-width="0.5"/></svg> ${escape(word)}</span>`;
   return `<p class="legend">Minors: ${Object.values(STATUS_STYLE)
     .map((style) => swatch(style.fill, style.word))
     .join(" ")}. Cells: ${Object.values(CELL_STYLE)

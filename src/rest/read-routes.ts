@@ -18,7 +18,12 @@ import {
   summarise,
 } from "../domain/catalog.js";
 import { InputError } from "../core/errors.js";
-import { firewallRules, listFlows, parseRoleCidrs, type FirewallFormat } from "../domain/firewall.js";
+import {
+  firewallRules,
+  listFlows,
+  parseRoleCidrs,
+  type FirewallFormat,
+} from "../domain/firewall.js";
 import { upgradeImpact } from "../domain/impact.js";
 import { releaseStatus } from "../domain/release-status.js";
 import { parseAsOf } from "../domain/validate.js";
@@ -29,13 +34,19 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import { readRoute, type SentAnswer } from "./answers.js";
 
-const filterValue = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const filterValue = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(100, "must be at most 100 characters");
 
 function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.ZodObject<T>> {
   const parsed = z.strictObject(shape).safeParse(req.query);
   if (!parsed.success) {
     // An unknown parameter is said first: a typo of a required one (?form=1.24) should be named as the typo.
-    const issue = parsed.error.issues.find((candidate) => candidate.code === "unrecognized_keys") ?? parsed.error.issues[0];
+    const issue =
+      parsed.error.issues.find((candidate) => candidate.code === "unrecognized_keys") ??
+      parsed.error.issues[0];
     if (issue?.code === "unrecognized_keys") {
       const allowed = Object.keys(shape);
       throw new InputError(
@@ -44,22 +55,35 @@ function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.
       );
     }
     const field = issue?.path.join(".") ?? "query";
-    throw new InputError(`query parameter ${field} ${issue?.message ?? "is invalid"}${Array.isArray(req.query[field]) ? " (give it once)" : ""}`, field);
+    throw new InputError(
+      `query parameter ${field} ${issue?.message ?? "is invalid"}${Array.isArray(req.query[field]) ? " (give it once)" : ""}`,
+      field,
+    );
   }
   return parsed.data;
 }
 
-function items(snapshot: KbSnapshot, list: readonly unknown[]): { items: readonly unknown[]; kbRevision: number } {
+function items(
+  snapshot: KbSnapshot,
+  list: readonly unknown[],
+): { items: readonly unknown[]; kbRevision: number } {
   return { items: list, kbRevision: snapshot.revision };
 }
 
-export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> = new AnswerCache(0)): Router {
+export function readRoutes(
+  kb: KnowledgeBase,
+  answers: AnswerCache<SentAnswer> = new AnswerCache(0),
+): Router {
   const router = Router();
   // Route parameters (`:name`, `:version`) are always present on the routes that declare them.
   const get = <Parameters extends Record<string, string> = Record<never, string>>(
     route: string,
     read: (req: Request<Parameters>, snapshot: KbSnapshot) => unknown,
-  ) => router.get(route, readRoute(kb, answers, read as (req: Request, snapshot: KbSnapshot) => unknown));
+  ) =>
+    router.get(
+      route,
+      readRoute(kb, answers, read as (req: Request, snapshot: KbSnapshot) => unknown),
+    );
 
   get("/kb", (req, snapshot) => {
     parseQuery({}, req);
@@ -83,7 +107,10 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
   });
 
   get("/skew-rules", (req, snapshot) => {
-    const query = parseQuery({ kubernetesVersion: filterValue.optional(), profile: filterValue.optional() }, req);
+    const query = parseQuery(
+      { kubernetesVersion: filterValue.optional(), profile: filterValue.optional() },
+      req,
+    );
     return items(snapshot, listSkewRules(snapshot, query));
   });
 
@@ -102,29 +129,62 @@ export function readRoutes(kb: KnowledgeBase, answers: AnswerCache<SentAnswer> =
     const asOf = parseAsOf(query.asOf);
     const release = getRelease(snapshot, req.params.version, asOf);
     // Computed, not part of the record: an edit may send it back and it is ignored.
-    return { ...release, support: releaseStatus(snapshot, release, asOf), kbRevision: snapshot.revision };
+    return {
+      ...release,
+      support: releaseStatus(snapshot, release, asOf),
+      kbRevision: snapshot.revision,
+    };
   });
 
   get("/upgrade-impact", (req, snapshot) => {
-    const query = parseQuery({ from: filterValue, to: filterValue, area: filterValue.optional() }, req);
+    const query = parseQuery(
+      { from: filterValue, to: filterValue, area: filterValue.optional() },
+      req,
+    );
     return upgradeImpact(snapshot, query.from, query.to, { areas: query.area });
   });
 
-  const flowQuery = { from: filterValue.optional(), to: filterValue.optional(), cni: filterValue.optional(), version: filterValue.optional() };
+  const flowQuery = {
+    from: filterValue.optional(),
+    to: filterValue.optional(),
+    cni: filterValue.optional(),
+    version: filterValue.optional(),
+  };
   get("/flows", (req, snapshot) => {
     const query = parseQuery(flowQuery, req);
     return listFlows(snapshot, query);
   });
 
   get("/firewall-rules", (req, snapshot) => {
-    const query = parseQuery({ ...flowQuery, format: z.enum(["nftables", "iptables", "json"], { message: "must be nftables, iptables or json" }).default("json"), cidrs: z.string().max(4000).optional() }, req);
+    const query = parseQuery(
+      {
+        ...flowQuery,
+        format: z
+          .enum(["nftables", "iptables", "json"], { message: "must be nftables, iptables or json" })
+          .default("json"),
+        cidrs: z.string().max(4000).optional(),
+      },
+      req,
+    );
     const list = listFlows(snapshot, query);
     const format: FirewallFormat = query.format;
-    return { format, rules: firewallRules(list, format, parseRoleCidrs(query.cidrs)), flows: list.flows.length, notes: list.notes, kbRevision: snapshot.revision };
+    return {
+      format,
+      rules: firewallRules(list, format, parseRoleCidrs(query.cidrs)),
+      flows: list.flows.length,
+      notes: list.notes,
+      kbRevision: snapshot.revision,
+    };
   });
 
   // Every other kind of knowledge in the registry: its whole list, under its collection.
-  const custom = new Set<EntityName>(["components", "ports", "skewRules", "apiRemovals", "flagChanges"]);
+  const custom = new Set<EntityName>([
+    "components",
+    "ports",
+    "skewRules",
+    "apiRemovals",
+    "flagChanges",
+  ]);
   for (const entity of ENTITY_NAMES.filter((candidate) => !custom.has(candidate))) {
     get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
       parseQuery({}, req);

@@ -98,7 +98,13 @@ export class AnswerCache<V> {
    * Keeps `value` (of about `valueBytes`) for `key`, computed from `snapshot`; with `reads` (what a
    * watching view of the snapshot was read for), also for later snapshots that hold the same parts.
    */
-  set(snapshot: Revisioned, key: string, value: V, valueBytes: number, reads?: SnapshotReads): void {
+  set(
+    snapshot: Revisioned,
+    key: string,
+    value: V,
+    valueBytes: number,
+    reads?: SnapshotReads,
+  ): void {
     if (!this.enabled || !this.follow(snapshot)) return;
     // JavaScript strings are UTF-16: two bytes a character is what the key costs in memory.
     const bytes = key.length * 2 + valueBytes;
@@ -106,7 +112,11 @@ export class AnswerCache<V> {
     this.remove(key);
     const signature = signatureOf(reads);
     let group = this.groups.get(signature);
-    if (group === undefined) this.groups.set(signature, (group = { signature, reads: signature === BOUND ? undefined : reads, keys: new Set() }));
+    if (group === undefined)
+      this.groups.set(
+        signature,
+        (group = { signature, reads: signature === BOUND ? undefined : reads, keys: new Set() }),
+      );
     group.keys.add(key);
     this.entries.set(key, { value, bytes, group });
     this.bytes += bytes;
@@ -117,7 +127,13 @@ export class AnswerCache<V> {
   }
 
   stats(): AnswerCacheStats {
-    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, misses: this.misses, carried: this.carried };
+    return {
+      entries: this.entries.size,
+      bytes: this.bytes,
+      hits: this.hits,
+      misses: this.misses,
+      carried: this.carried,
+    };
   }
 
   private remove(key: string): void {

@@ -13,7 +13,13 @@ import { findTokenByHash, markTokenUsed, type StoredToken } from "../db/token-st
 import type { Database } from "../db/client.js";
 import { UnauthenticatedError, UnavailableError } from "../core/errors.js";
 import { RepeatedWarning, type Logger } from "../core/logger.js";
-import { ANONYMOUS, hashSecret, looksLikeSecret, sameHash, type Principal } from "../core/tokens.js";
+import {
+  ANONYMOUS,
+  hashSecret,
+  looksLikeSecret,
+  sameHash,
+  type Principal,
+} from "../core/tokens.js";
 
 const CACHE_MS = 5_000;
 const STALE_MS = 60 * 60_000;
@@ -44,7 +50,9 @@ function secretOf(authorization: string): string {
       return password !== "" ? password : decoded.slice(0, colon);
     }
   }
-  throw new UnauthenticatedError('the Authorization header must be "Bearer <token>" (or Basic with the token as the password)');
+  throw new UnauthenticatedError(
+    'the Authorization header must be "Bearer <token>" (or Basic with the token as the password)',
+  );
 }
 
 export class Authenticator {
@@ -60,7 +68,10 @@ export class Authenticator {
     private readonly logger: Logger,
     options: AuthenticatorOptions = {},
   ) {
-    this.lookupFailed = new RepeatedWarning(logger, "token lookup failed: the database does not answer");
+    this.lookupFailed = new RepeatedWarning(
+      logger,
+      "token lookup failed: the database does not answer",
+    );
     this.cacheMs = options.cacheMs ?? CACHE_MS;
     this.staleMs = Math.max(options.staleMs ?? STALE_MS, this.cacheMs);
   }
@@ -72,13 +83,20 @@ export class Authenticator {
   async authenticate(authorization: string | undefined): Promise<Principal> {
     if (authorization === undefined || authorization.trim() === "") return ANONYMOUS;
     const secret = secretOf(authorization);
-    if (!looksLikeSecret(secret)) throw new UnauthenticatedError("the bearer token is not a kubecompat token (kc_...)");
+    if (!looksLikeSecret(secret))
+      throw new UnauthenticatedError("the bearer token is not a kubecompat token (kc_...)");
     const hash = hashSecret(secret);
     const token = await this.lookup(hash);
-    if (token === null || !sameHash(token.secretHash, hash)) throw new UnauthenticatedError("the bearer token is unknown");
-    if (token.revokedAt !== null) throw new UnauthenticatedError(`the token "${token.name}" was revoked on ${token.revokedAt.toISOString()}`);
+    if (token === null || !sameHash(token.secretHash, hash))
+      throw new UnauthenticatedError("the bearer token is unknown");
+    if (token.revokedAt !== null)
+      throw new UnauthenticatedError(
+        `the token "${token.name}" was revoked on ${token.revokedAt.toISOString()}`,
+      );
     if (token.expiresAt !== null && token.expiresAt.getTime() <= Date.now()) {
-      throw new UnauthenticatedError(`the token "${token.name}" expired on ${token.expiresAt.toISOString()}; ask an admin for a new one`);
+      throw new UnauthenticatedError(
+        `the token "${token.name}" expired on ${token.expiresAt.toISOString()}; ask an admin for a new one`,
+      );
     }
     this.noteUse(token);
     return { name: token.name, role: token.role };
@@ -98,7 +116,9 @@ export class Authenticator {
       const stale = cached !== undefined && Date.now() - cached.checkedAt < this.staleMs;
       this.lookupFailed.warn({ err: error, answeredFromCache: stale });
       if (stale) return cached.token;
-      throw new UnavailableError("cannot check the token: the database is unavailable; retry shortly");
+      throw new UnavailableError(
+        "cannot check the token: the database is unavailable; retry shortly",
+      );
     }
     this.remember(hash, token);
     return token;
@@ -118,6 +138,8 @@ export class Authenticator {
     const last = this.lastUsedWritten.get(token.id) ?? 0;
     if (Date.now() - last < LAST_USED_EVERY_MS) return;
     this.lastUsedWritten.set(token.id, Date.now());
-    markTokenUsed(this.db, token.id).catch((error: unknown) => this.logger.debug({ err: error }, "could not record token use"));
+    markTokenUsed(this.db, token.id).catch((error: unknown) =>
+      this.logger.debug({ err: error }, "could not record token use"),
+    );
   }
 }

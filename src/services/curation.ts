@@ -6,7 +6,17 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../core/tokens.js";
-import { applyEdits, readAudit, type GroupOutcome, syncKnowledgeBase, type AuditQuery, type EditRequest, type EditResult, type KnownKnowledgeBase, type SyncResult } from "../db/kb-store.js";
+import {
+  applyEdits,
+  readAudit,
+  type GroupOutcome,
+  syncKnowledgeBase,
+  type AuditQuery,
+  type EditRequest,
+  type EditResult,
+  type KnownKnowledgeBase,
+  type SyncResult,
+} from "../db/kb-store.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */
 const MAX_EDITS_PER_COMMIT = 100;
@@ -38,26 +48,65 @@ export class Curator {
     this.gatherMs = options.gatherMs ?? 0;
   }
 
-  async create(principal: Principal, entity: EntityName, input: unknown, options: EditOptions = {}): Promise<EditResult> {
+  async create(
+    principal: Principal,
+    entity: EntityName,
+    input: unknown,
+    options: EditOptions = {},
+  ): Promise<EditResult> {
     requireEditor(principal);
     const record = validRecord(entity, input);
     const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
-    return this.edit({ entity, action: "create", record, actor: actorOf(principal), idempotencyKey });
+    return this.edit({
+      entity,
+      action: "create",
+      record,
+      actor: actorOf(principal),
+      idempotencyKey,
+    });
   }
 
-  async update(principal: Principal, entity: EntityName, key: string, revision: unknown, input: unknown, options: EditOptions = {}): Promise<EditResult> {
+  async update(
+    principal: Principal,
+    entity: EntityName,
+    key: string,
+    revision: unknown,
+    input: unknown,
+    options: EditOptions = {},
+  ): Promise<EditResult> {
     requireEditor(principal);
     const expectedRevision = validRevision(revision);
     const record = validRecord(entity, input);
     const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
-    return this.edit({ entity, action: "update", key, record, expectedRevision, actor: actorOf(principal), idempotencyKey });
+    return this.edit({
+      entity,
+      action: "update",
+      key,
+      record,
+      expectedRevision,
+      actor: actorOf(principal),
+      idempotencyKey,
+    });
   }
 
-  async retire(principal: Principal, entity: EntityName, key: string, revision: unknown, options: EditOptions = {}): Promise<EditResult> {
+  async retire(
+    principal: Principal,
+    entity: EntityName,
+    key: string,
+    revision: unknown,
+    options: EditOptions = {},
+  ): Promise<EditResult> {
     requireEditor(principal);
     const expectedRevision = validRevision(revision);
     const idempotencyKey = validIdempotencyKey(options.idempotencyKey);
-    return this.edit({ entity, action: "retire", key, expectedRevision, actor: actorOf(principal), idempotencyKey });
+    return this.edit({
+      entity,
+      action: "retire",
+      key,
+      expectedRevision,
+      actor: actorOf(principal),
+      idempotencyKey,
+    });
   }
 
   /** Validates the whole bundle first (every invalid record is reported), then applies it in one transaction. */
@@ -65,7 +114,12 @@ export class Curator {
     requireSignedIn(principal);
     requireRole(principal, "admin", "importing a knowledge-base bundle");
     const bundle = parseKbFiles(files);
-    const result = await syncKnowledgeBase(this.db, bundle, `upload by ${principal.name}`, actorOf(principal));
+    const result = await syncKnowledgeBase(
+      this.db,
+      bundle,
+      `upload by ${principal.name}`,
+      actorOf(principal),
+    );
     await this.kb.publish(result.revision);
     return result;
   }
@@ -95,7 +149,11 @@ export class Curator {
     });
   }
 
-  private readonly pending: Array<{ request: EditRequest; resolve: (result: EditResult) => void; reject: (error: unknown) => void }> = [];
+  private readonly pending: Array<{
+    request: EditRequest;
+    resolve: (result: EditResult) => void;
+    reject: (error: unknown) => void;
+  }> = [];
   private draining = false;
   private lastGroupAt = Number.NEGATIVE_INFINITY;
 
@@ -105,23 +163,34 @@ export class Curator {
     try {
       while (this.pending.length > 0) {
         const wait = this.lastGroupAt + this.gatherMs - performance.now();
-        if (wait > 0 && this.pending.length < MAX_EDITS_PER_COMMIT) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (wait > 0 && this.pending.length < MAX_EDITS_PER_COMMIT)
+          await new Promise((resolve) => setTimeout(resolve, wait));
         this.lastGroupAt = performance.now();
         const group = this.pending.splice(0, MAX_EDITS_PER_COMMIT);
         let committed: GroupOutcome;
         this.kb.beginWrite();
         try {
           try {
-            committed = await applyEdits(this.db, group.map((entry) => entry.request), crossCheckBundle, this.known());
+            committed = await applyEdits(
+              this.db,
+              group.map((entry) => entry.request),
+              crossCheckBundle,
+              this.known(),
+            );
           } catch (error) {
             for (const entry of group) entry.reject(error);
             continue;
           }
-          await this.kb.publishEdits(committed.outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])), committed.lists);
+          await this.kb.publishEdits(
+            committed.outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])),
+            committed.lists,
+          );
         } finally {
           this.kb.endWrite();
         }
-        committed.outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
+        committed.outcomes.forEach((outcome, index) =>
+          outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error),
+        );
       }
     } finally {
       this.draining = false;
@@ -131,7 +200,13 @@ export class Curator {
   private known(): KnownKnowledgeBase | undefined {
     if (!this.kb.loaded) return undefined;
     const snapshot = this.kb.current();
-    return { revision: snapshot.revision, bundle: snapshot, conflicts: new Set(snapshot.conflicts.map((conflict) => `${conflict.entity}\u0000${conflict.key}`)) };
+    return {
+      revision: snapshot.revision,
+      bundle: snapshot,
+      conflicts: new Set(
+        snapshot.conflicts.map((conflict) => `${conflict.entity}\u0000${conflict.key}`),
+      ),
+    };
   }
 }
 
@@ -143,7 +218,10 @@ export interface EditOptions {
 function validIdempotencyKey(key: unknown): string | undefined {
   if (key === undefined || key === null) return undefined;
   if (typeof key !== "string" || !/^[\x21-\x7e]{1,200}$/.test(key)) {
-    throw new InputError("the Idempotency-Key must be 1 to 200 visible ASCII characters, e.g. a UUID", "idempotencyKey");
+    throw new InputError(
+      "the Idempotency-Key must be 1 to 200 visible ASCII characters, e.g. a UUID",
+      "idempotencyKey",
+    );
   }
   return key;
 }
@@ -153,7 +231,8 @@ function actorOf(principal: Principal): { name: string; role: string } {
 }
 
 function requireSignedIn(principal: Principal): void {
-  if (principal.role === null) throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
+  if (principal.role === null)
+    throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
 }
 
 function requireEditor(principal: Principal): void {
@@ -164,7 +243,10 @@ function requireEditor(principal: Principal): void {
 function validRevision(revision: unknown): number {
   if (typeof revision === "string" && /^\d{1,9}$/.test(revision)) return Number(revision);
   if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 1) {
-    throw new InputError("revision is required: send the revision of the record you read (a positive whole number)", "revision");
+    throw new InputError(
+      "revision is required: send the revision of the record you read (a positive whole number)",
+      "revision",
+    );
   }
   return revision;
 }
@@ -176,7 +258,9 @@ const READ_ONLY_FIELDS = ["kbRevision", "support"];
 function validRecord(entity: EntityName, input: unknown): object {
   const record =
     input !== null && typeof input === "object" && !Array.isArray(input)
-      ? Object.fromEntries(Object.entries(input).filter(([field]) => !READ_ONLY_FIELDS.includes(field)))
+      ? Object.fromEntries(
+          Object.entries(input).filter(([field]) => !READ_ONLY_FIELDS.includes(field)),
+        )
       : input;
   const parsed = ENTITIES[entity].schema.safeParse(record);
   if (parsed.success) return parsed.data;
@@ -184,7 +268,11 @@ function validRecord(entity: EntityName, input: unknown): object {
     field: issue.path.length > 0 ? `record.${issue.path.join(".")}` : "record",
     message: `${issue.path.length > 0 ? issue.path.join(".") : "record"}: ${issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(", ")}` : issue.message}`,
   }));
-  throw new InputError(`the ${entity} record is invalid: ${details.map((detail) => detail.message).join("; ")}`, details[0]?.field, details);
+  throw new InputError(
+    `the ${entity} record is invalid: ${details.map((detail) => detail.message).join("; ")}`,
+    details[0]?.field,
+    details,
+  );
 }
 
 export const EDITABLE_ENTITIES: readonly EntityName[] = ENTITY_NAMES;

@@ -7,7 +7,12 @@
  * kb/ (`kb:import --prefer-kb`) or uploading a bundle makes the database
  * hold exactly that bundle and resolves every conflict.
  */
-import { mergeKbDirectory, syncKnowledgeBase, type MergeResult, type SyncResult } from "../db/kb-store.js";
+import {
+  mergeKbDirectory,
+  syncKnowledgeBase,
+  type MergeResult,
+  type SyncResult,
+} from "../db/kb-store.js";
 import type { Database } from "../db/client.js";
 import { loadKbDirectory } from "../knowledge/load.js";
 import type { KbBundle } from "../knowledge/records.js";
@@ -21,9 +26,19 @@ export async function importKbDirectory(db: Database, directory: string): Promis
 /** Makes the database hold exactly kb/ (run-time edits and conflicts are overwritten) and makes it the merge base. */
 export async function forceKbDirectory(db: Database, directory: string): Promise<SyncResult> {
   const bundle = await loadKbDirectory(directory);
-  return syncKnowledgeBase(db, bundle, `directory:${directory}`, { name: "system:import", role: "admin" }, { asDirectoryImport: true });
+  return syncKnowledgeBase(
+    db,
+    bundle,
+    `directory:${directory}`,
+    { name: "system:import", role: "admin" },
+    { asDirectoryImport: true },
+  );
 }
 
-export async function importBundle(db: Database, bundle: KbBundle, source: string): Promise<SyncResult> {
+export async function importBundle(
+  db: Database,
+  bundle: KbBundle,
+  source: string,
+): Promise<SyncResult> {
   return syncKnowledgeBase(db, bundle, source);
 }

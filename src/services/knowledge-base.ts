@@ -12,7 +12,9 @@ import { keyIndexOf, withAppended, withRemoved, withReplaced } from "../knowledg
 import { KbSnapshot } from "../knowledge/snapshot.js";
 
 function bundleOf(snapshot: KbSnapshot): KbBundle {
-  return Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)])) as unknown as KbBundle;
+  return Object.fromEntries(
+    ENTITY_NAMES.map((entity) => [entity, snapshot.records(entity)]),
+  ) as unknown as KbBundle;
 }
 
 /**
@@ -20,7 +22,12 @@ function bundleOf(snapshot: KbSnapshot): KbBundle {
  * (by row): an updated record keeps its place, a created one comes last, a
  * retired one (null) goes.
  */
-function withRecord(records: readonly object[], entity: EntityName, key: string, record: object | null): readonly object[] {
+function withRecord(
+  records: readonly object[],
+  entity: EntityName,
+  key: string,
+  record: object | null,
+): readonly object[] {
   const index = keyIndexOf(entity, records).get(key);
   if (index === undefined) return record === null ? records : withAppended(records, record);
   return record === null ? withRemoved(records, index) : withReplaced(records, index, record);
@@ -33,7 +40,8 @@ export class KnowledgeBase {
 
   /** The current snapshot; UnavailableError until the first load finished. */
   current(): KbSnapshot {
-    if (this.snapshot === undefined) throw new UnavailableError("the knowledge base is not loaded yet; retry in a moment");
+    if (this.snapshot === undefined)
+      throw new UnavailableError("the knowledge base is not loaded yet; retry in a moment");
     return this.snapshot;
   }
 
@@ -55,10 +63,12 @@ export class KnowledgeBase {
       });
       return this.running;
     }
-    this.queued ??= this.running.catch(() => undefined).then(() => {
-      this.queued = undefined;
-      return this.refresh();
-    });
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.refresh();
+      });
     return this.queued;
   }
 
@@ -71,7 +81,13 @@ export class KnowledgeBase {
    * `publish` does.
    */
   async publishEdits(
-    edits: ReadonlyArray<{ readonly entity: EntityName; readonly key: string; readonly record: object | null; readonly kbRevision: number; readonly replayed?: boolean }>,
+    edits: ReadonlyArray<{
+      readonly entity: EntityName;
+      readonly key: string;
+      readonly record: object | null;
+      readonly kbRevision: number;
+      readonly replayed?: boolean;
+    }>,
     lists: Readonly<Partial<Record<EntityName, readonly object[]>>> = {},
   ): Promise<void> {
     const applied = edits.filter((edit) => edit.replayed !== true);
@@ -84,14 +100,18 @@ export class KnowledgeBase {
     if (current !== undefined && consecutive && current.revision === first - 1) {
       const bundle = bundleOf(current) as unknown as Record<EntityName, readonly object[]>;
       for (const edit of applied) {
-        if (lists[edit.entity] === undefined) bundle[edit.entity] = withRecord(bundle[edit.entity], edit.entity, edit.key, edit.record);
+        if (lists[edit.entity] === undefined)
+          bundle[edit.entity] = withRecord(bundle[edit.entity], edit.entity, edit.key, edit.record);
       }
-      for (const [entity, list] of Object.entries(lists) as Array<[EntityName, readonly object[]]>) bundle[entity] = list;
+      for (const [entity, list] of Object.entries(lists) as Array<[EntityName, readonly object[]]>)
+        bundle[entity] = list;
       const touched = new Set(applied.map((edit) => `${edit.entity}\u0000${edit.key}`));
       this.snapshot = new KbSnapshot(bundle as unknown as KbBundle, {
         revision: newest,
         lastImportAt: current.lastImportAt === null ? null : new Date(current.lastImportAt),
-        conflicts: current.conflicts.filter((conflict) => !touched.has(`${conflict.entity}\u0000${conflict.key}`)),
+        conflicts: current.conflicts.filter(
+          (conflict) => !touched.has(`${conflict.entity}\u0000${conflict.key}`),
+        ),
       });
       return;
     }
@@ -144,10 +164,16 @@ export class KnowledgeBase {
   private queued: Promise<KbSnapshot> | undefined;
 
   private async load(): Promise<KbSnapshot> {
-    if (this.snapshot !== undefined && (await readRevision(this.db)) === this.snapshot.revision) return this.snapshot;
+    if (this.snapshot !== undefined && (await readRevision(this.db)) === this.snapshot.revision)
+      return this.snapshot;
     const stored = await readKnowledgeBase(this.db);
-    const next = new KbSnapshot(stored.bundle, { revision: stored.revision, lastImportAt: stored.lastImportAt, conflicts: stored.conflicts });
-    if (this.snapshot === undefined || next.revision >= this.snapshot.revision) this.snapshot = next;
+    const next = new KbSnapshot(stored.bundle, {
+      revision: stored.revision,
+      lastImportAt: stored.lastImportAt,
+      conflicts: stored.conflicts,
+    });
+    if (this.snapshot === undefined || next.revision >= this.snapshot.revision)
+      this.snapshot = next;
     return this.snapshot;
   }
 }
@@ -167,8 +193,15 @@ export class FixedKnowledgeBase extends KnowledgeBase {
    * record at revision 1 (the revision an edit sends back).
    */
   static fromBundle(bundle: KbBundle): FixedKnowledgeBase {
-    const stamped = Object.fromEntries(ENTITY_NAMES.map((entity) => [entity, (bundle[entity] as readonly object[]).map((record) => ({ revision: 1, ...record }))]));
-    return new FixedKnowledgeBase(new KbSnapshot(stamped as unknown as KbBundle, { revision: 1, lastImportAt: null }));
+    const stamped = Object.fromEntries(
+      ENTITY_NAMES.map((entity) => [
+        entity,
+        (bundle[entity] as readonly object[]).map((record) => ({ revision: 1, ...record })),
+      ]),
+    );
+    return new FixedKnowledgeBase(
+      new KbSnapshot(stamped as unknown as KbBundle, { revision: 1, lastImportAt: null }),
+    );
   }
 
   override current(): KbSnapshot {

@@ -50,7 +50,10 @@ export class KbSync {
     );
     // A write committed here but not yet loaded into the snapshot: load it as soon as the database answers.
     kb.onPublishFailed = (error) => {
-      this.logger.warn({ err: error }, "a committed edit is not in this instance's snapshot yet: loading it when the database answers");
+      this.logger.warn(
+        { err: error },
+        "a committed edit is not in this instance's snapshot yet: loading it when the database answers",
+      );
       this.trigger();
     };
   }
@@ -130,14 +133,20 @@ export class KbSync {
         this.reachable = true;
         clearTimeout(this.outageTimer);
         this.outageTimer = undefined;
-        this.logger.info({ revision: snapshot.revision, outageMs: Date.now() - this.outageStarted }, "database reachable again");
+        this.logger.info(
+          { revision: snapshot.revision, outageMs: Date.now() - this.outageStarted },
+          "database reachable again",
+        );
         // Back after an outage: listen again now rather than after the listener's pause.
         this.listener.reconnectNow();
       })
       .catch((error: unknown) => {
         if (this.reachable) {
           this.outageStarted = Date.now();
-          this.logger.warn({ err: error }, "database unreachable: answering from the last snapshot");
+          this.logger.warn(
+            { err: error },
+            "database unreachable: answering from the last snapshot",
+          );
         }
         this.reachable = false;
         this.scheduleOutageCheck();

@@ -54,12 +54,24 @@ describe("the database accepts connections and never answers", { concurrency: tr
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as net.AddressInfo;
     const logger = createLogger("silent");
-    hung = createDatabase(`postgresql://kubecompat:secret@127.0.0.1:${port}/kubecompat`, 2, logger, { connectTimeoutMs: POOL_TIMEOUT_MS });
-    const deps = { kb: runtime.kb, logger, isDatabaseReachable: () => pingDatabase(hung), curator: new Curator(hung, runtime.kb) };
+    hung = createDatabase(
+      `postgresql://kubecompat:secret@127.0.0.1:${port}/kubecompat`,
+      2,
+      logger,
+      { connectTimeoutMs: POOL_TIMEOUT_MS },
+    );
+    const deps = {
+      kb: runtime.kb,
+      logger,
+      isDatabaseReachable: () => pingDatabase(hung),
+      curator: new Curator(hung, runtime.kb),
+    };
     app = await createApp({ ...deps, authenticator: new Authenticator(hung, logger) });
     editorApp = await createApp({ ...deps, authenticator: new EditorAuthenticator(hung, logger) });
     const list = await request(app).get("/api/v1/api-removals").expect(200);
-    item = (list.body.items as Array<Record<string, unknown>>).find((entry) => `${String(entry.apiVersion)} ${String(entry.kind)}` === CRONJOB)!;
+    item = (list.body.items as Array<Record<string, unknown>>).find(
+      (entry) => `${String(entry.apiVersion)} ${String(entry.kind)}` === CRONJOB,
+    )!;
   });
 
   after(async () => {
@@ -76,7 +88,10 @@ describe("the database accepts connections and never answers", { concurrency: tr
   });
 
   it("a token that cannot be checked gets 503 UNAVAILABLE once the pool gives up", async () => {
-    const response = await request(app).get("/api/v1/api-removals").set("Authorization", `Bearer kc_${"Z".repeat(43)}`).timeout(WITHIN_MS);
+    const response = await request(app)
+      .get("/api/v1/api-removals")
+      .set("Authorization", `Bearer kc_${"Z".repeat(43)}`)
+      .timeout(WITHIN_MS);
     assert.equal(response.status, 503, JSON.stringify(response.body));
     assert.equal(response.body.error.code, "UNAVAILABLE");
     assert.ok(response.headers["retry-after"]);

@@ -57,13 +57,22 @@ const AFTER_RECOVERY_MS = 2_500;
 const MAX_WRITES_PER_WRITER = 40;
 const MAX_READS_PER_READER = 400;
 // Each writer starts one edit every so often, whatever the answers (refusals come fast): about 100 edits in all.
-const WRITE_EVERY_MS: Readonly<Record<string, number>> = { "A rest": 350, "B rest": 350, "A graphql": 600 };
+const WRITE_EVERY_MS: Readonly<Record<string, number>> = {
+  "A rest": 350,
+  "B rest": 350,
+  "A graphql": 600,
+};
 const READ_PAUSE_MS = 30;
 // Hang detectors, not timing requirements.
 const REQUEST_TIMEOUT_MS = 20_000;
 const CONVERGE_WITHIN_MS = 3_000;
 
-const VALIDATE = { components: [{ component: "apiserver", version: "1.30" }, { component: "kubelet", version: "1.26", instance: "pool-b" }] };
+const VALIDATE = {
+  components: [
+    { component: "apiserver", version: "1.30" },
+    { component: "kubelet", version: "1.26", instance: "pool-b" },
+  ],
+};
 const GQL_VALIDATE = `query($plan: ClusterPlanInput!) { validateCluster(plan: $plan) { ok kbRevision findings { code } } }`;
 const GQL_SUMMARY = `{ knowledgeBase { revision } recommendations { id } }`;
 const GQL_CREATE = `mutation($record: JSONObject!, $key: String) {
@@ -122,8 +131,10 @@ function recommendation(id: string): Record<string, unknown> {
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
 function describeAnswer(answer: Answer): string {
-  return `${answer.kind} ${answer.label} on ${answer.instance} at +${answer.startedAt}..${answer.endedAt} ms: ${answer.status ?? answer.error} ` +
-    `retry-after=${answer.retryAfter ?? "-"} stale=${answer.stale} code=${answer.code ?? "-"} ${answer.body.slice(0, 400)}`;
+  return (
+    `${answer.kind} ${answer.label} on ${answer.instance} at +${answer.startedAt}..${answer.endedAt} ms: ${answer.status ?? answer.error} ` +
+    `retry-after=${answer.retryAfter ?? "-"} stale=${answer.stale} code=${answer.code ?? "-"} ${answer.body.slice(0, 400)}`
+  );
 }
 
 function describe503s(answers: readonly Answer[]): string {
@@ -143,7 +154,9 @@ async function send(
   const startedAt = Date.now() - origin;
   try {
     const response = await test().timeout(REQUEST_TIMEOUT_MS);
-    const body = response.body as { error?: { code?: string }; errors?: Array<{ extensions?: { code?: string } }> } | undefined;
+    const body = response.body as
+      | { error?: { code?: string }; errors?: Array<{ extensions?: { code?: string } }> }
+      | undefined;
     const code = face === "rest" ? body?.error?.code : body?.errors?.[0]?.extensions?.code;
     const retryAfter = response.headers["retry-after"];
     return {
@@ -160,7 +173,8 @@ async function send(
       code,
       replayed:
         response.headers["idempotent-replayed"] === "true" ||
-        (response.body as { data?: { createRecord?: { replayed?: boolean } } } | undefined)?.data?.createRecord?.replayed === true,
+        (response.body as { data?: { createRecord?: { replayed?: boolean } } } | undefined)?.data
+          ?.createRecord?.replayed === true,
       body: response.text ?? "",
     };
   } catch (error) {
@@ -181,9 +195,14 @@ async function send(
 }
 
 const graphqlOk = (response: request.Response): boolean =>
-  (response.body as { errors?: unknown }).errors === undefined && (response.body as { data?: unknown }).data != null;
+  (response.body as { errors?: unknown }).errors === undefined &&
+  (response.body as { data?: unknown }).data != null;
 
-async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+async function sql<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -204,7 +223,11 @@ interface Stored {
 
 async function stored(url: string, prefix: string, actor: string): Promise<Stored> {
   const like = `${prefix}%`;
-  const records = await sql<{ id: string; title: string }>(url, `SELECT "recommendationId" AS id, title FROM "Recommendation" WHERE "recommendationId" LIKE $1`, [like]);
+  const records = await sql<{ id: string; title: string }>(
+    url,
+    `SELECT "recommendationId" AS id, title FROM "Recommendation" WHERE "recommendationId" LIKE $1`,
+    [like],
+  );
   const audits = await sql<{ key: string; n: number }>(
     url,
     `SELECT key, count(*)::int AS n FROM "AuditEntry" WHERE action = 'recommendations.create' AND entity = 'recommendations' AND key LIKE $1 GROUP BY key`,
@@ -227,10 +250,12 @@ function halfApplied(state: Stored): string[] {
   const problems: string[] = [];
   for (const id of state.records.keys()) {
     const audits = state.audits.get(id) ?? 0;
-    if (audits !== 1) problems.push(`${id}: stored with ${audits} recommendations.create audit entries`);
+    if (audits !== 1)
+      problems.push(`${id}: stored with ${audits} recommendations.create audit entries`);
   }
   for (const [key, count] of state.audits) {
-    if (!state.records.has(key)) problems.push(`${key}: ${count} audit entries, but no such record`);
+    if (!state.records.has(key))
+      problems.push(`${key}: ${count} audit entries, but no such record`);
   }
   return problems;
 }
@@ -242,7 +267,15 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
   const prefix = `fx-${RUN}-`;
   const writes: Write[] = [];
   const answers: Answer[] = [];
-  const timeline = { killedAt: 0, noticedAt: 0, restartAt: 0, postgresUpAt: 0, aReadyAt: 0, recoveredAt: 0, end: 0 };
+  const timeline = {
+    killedAt: 0,
+    noticedAt: 0,
+    restartAt: 0,
+    postgresUpAt: 0,
+    aReadyAt: 0,
+    recoveredAt: 0,
+    end: 0,
+  };
   let origin = 0;
 
   before(async () => {
@@ -254,7 +287,10 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
     } finally {
       await seed.$disconnect();
     }
-    instances = { A: await startInstance(pgServer.url, 200), B: await startInstance(pgServer.url, 60_000) };
+    instances = {
+      A: await startInstance(pgServer.url, 200),
+      B: await startInstance(pgServer.url, 60_000),
+    };
     editor = await createTestToken(instances.A, EDITOR, "editor");
     // What migrations and the import wrote is checkpointed: crash recovery replays only the stream's own WAL.
     await sql(pgServer.url, "CHECKPOINT");
@@ -272,7 +308,13 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
     await pgServer?.destroy();
   });
 
-  function createOn(instance: InstanceName, face: Face, id: string, idempotencyKey: string, record: Record<string, unknown>): Promise<Answer> {
+  function createOn(
+    instance: InstanceName,
+    face: Face,
+    id: string,
+    idempotencyKey: string,
+    record: Record<string, unknown>,
+  ): Promise<Answer> {
     const { app } = instances[instance];
     if (face === "rest") {
       return send(
@@ -281,8 +323,14 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
         "rest",
         instance,
         "POST /api/v1/recommendations",
-        () => request(app).post("/api/v1/recommendations").set(bearer(editor)).set("Idempotency-Key", idempotencyKey).send(record),
-        (response) => response.status === 201 && (response.body as { item?: { id?: string } }).item?.id === id,
+        () =>
+          request(app)
+            .post("/api/v1/recommendations")
+            .set(bearer(editor))
+            .set("Idempotency-Key", idempotencyKey)
+            .send(record),
+        (response) =>
+          response.status === 201 && (response.body as { item?: { id?: string } }).item?.id === id,
       );
     }
     return send(
@@ -291,8 +339,14 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
       "graphql",
       instance,
       "POST /graphql createRecord",
-      () => request(app).post("/graphql").set(bearer(editor)).send({ query: GQL_CREATE, variables: { record, key: idempotencyKey } }),
-      (response) => graphqlOk(response) && (response.body as { data: { createRecord: { key: string } } }).data.createRecord.key === id,
+      () =>
+        request(app)
+          .post("/graphql")
+          .set(bearer(editor))
+          .send({ query: GQL_CREATE, variables: { record, key: idempotencyKey } }),
+      (response) =>
+        graphqlOk(response) &&
+        (response.body as { data: { createRecord: { key: string } } }).data.createRecord.key === id,
     );
   }
 
@@ -319,11 +373,32 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
         let answer: Answer;
         if (face === "rest") {
           const path = n % 2 === 0 ? "/api/v1/recommendations" : "/api/v1/kb";
-          answer = await send(origin, "read", "rest", instance, `GET ${path}`, () => request(app).get(path), (response) => response.status === 200);
+          answer = await send(
+            origin,
+            "read",
+            "rest",
+            instance,
+            `GET ${path}`,
+            () => request(app).get(path),
+            (response) => response.status === 200,
+          );
         } else {
           const [label, body] =
-            n % 2 === 0 ? ["POST /graphql knowledgeBase+recommendations", { query: GQL_SUMMARY }] : ["POST /graphql validateCluster", { query: GQL_VALIDATE, variables: { plan: VALIDATE } }];
-          answer = await send(origin, "read", "graphql", instance, label, () => request(app).post("/graphql").send(body), graphqlOk);
+            n % 2 === 0
+              ? ["POST /graphql knowledgeBase+recommendations", { query: GQL_SUMMARY }]
+              : [
+                  "POST /graphql validateCluster",
+                  { query: GQL_VALIDATE, variables: { plan: VALIDATE } },
+                ];
+          answer = await send(
+            origin,
+            "read",
+            "graphql",
+            instance,
+            label,
+            () => request(app).post("/graphql").send(body),
+            graphqlOk,
+          );
         }
         answers.push(answer);
         await sleep(READ_PAUSE_MS);
@@ -348,7 +423,12 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
       await eventually(
         "both instances noticed the crash (stale header on reads)",
         async () => {
-          const stale = await Promise.all(Object.values(instances).map(async (instance) => (await request(instance.app).get("/api/v1/kb")).headers[STALE] === "true"));
+          const stale = await Promise.all(
+            Object.values(instances).map(
+              async (instance) =>
+                (await request(instance.app).get("/api/v1/kb")).headers[STALE] === "true",
+            ),
+          );
           return stale.every(Boolean) ? true : undefined;
         },
         { withinMs: 10_000, everyMs: 20 },
@@ -361,10 +441,15 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
       timeline.postgresUpAt = since();
     }
     try {
-      await eventually("A's /readyz answers 200 again", async () => ((await request(instances.A.app).get("/readyz")).status === 200 ? true : undefined), {
-        withinMs: 15_000,
-        everyMs: 20,
-      });
+      await eventually(
+        "A's /readyz answers 200 again",
+        async () =>
+          (await request(instances.A.app).get("/readyz")).status === 200 ? true : undefined,
+        {
+          withinMs: 15_000,
+          everyMs: 20,
+        },
+      );
       timeline.aReadyAt = since();
       await eventually(
         "both instances are ready and not stale again",
@@ -373,7 +458,9 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
             Object.values(instances).map(async (instance) => {
               const ready = await request(instance.app).get("/readyz");
               const read = await request(instance.app).get("/api/v1/kb");
-              return ready.status === 200 && read.status === 200 && read.headers[STALE] === undefined;
+              return (
+                ready.status === 200 && read.status === 200 && read.headers[STALE] === undefined
+              );
             }),
           );
           return states.every(Boolean) ? true : undefined;
@@ -388,15 +475,23 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
       timeline.end = since();
     }
     // Counted by when each write began: begun before the kill, answered after it.
-    const writesInFlightAtKill = writes.filter((write) => write.first.startedAt < timeline.killedAt && write.first.endedAt > timeline.killedAt).length;
+    const writesInFlightAtKill = writes.filter(
+      (write) =>
+        write.first.startedAt < timeline.killedAt && write.first.endedAt > timeline.killedAt,
+    ).length;
 
     const reads = answers.filter((answer) => answer.kind === "read");
     const writeAnswers = answers.filter((answer) => answer.kind === "write");
     const refused = answers.filter((answer) => !answer.ok);
-    const duringOutage = reads.filter((answer) => answer.startedAt >= timeline.noticedAt && answer.endedAt <= timeline.restartAt);
+    const duringOutage = reads.filter(
+      (answer) => answer.startedAt >= timeline.noticedAt && answer.endedAt <= timeline.restartAt,
+    );
     const afterRecovery = answers.filter((answer) => answer.startedAt >= timeline.recoveredAt);
     const refusedWrites = writeAnswers.filter((answer) => !answer.ok);
-    const slowestRefusal = Math.max(0, ...refusedWrites.map((answer) => answer.endedAt - answer.startedAt));
+    const slowestRefusal = Math.max(
+      0,
+      ...refusedWrites.map((answer) => answer.endedAt - answer.startedAt),
+    );
     t.diagnostic(
       `fault stream: ${answers.length} requests in ${timeline.end} ms (${writeAnswers.length} writes, ${reads.length} reads); ` +
         `SIGKILL to postmaster ${crash?.pid} at +${timeline.killedAt} ms (${writesInFlightAtKill} writes in flight, ${crash?.backendsLeft ?? "?"} backends left after it), ` +
@@ -417,31 +512,74 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
 
     // Never a 500, never no answer.
     assert.deepEqual(
-      answers.filter((answer) => answer.status === 500 || answer.error !== undefined).map(describeAnswer),
+      answers
+        .filter((answer) => answer.status === 500 || answer.error !== undefined)
+        .map(describeAnswer),
       [],
       "requests answered 500 or not at all",
     );
     // Every refusal is the database's absence, said as such: 503 UNAVAILABLE with a numeric Retry-After.
-    const badRefusals = refused.filter((answer) => answer.status !== 503 || !/^\d+$/.test(answer.retryAfter ?? "") || answer.code !== "UNAVAILABLE");
-    assert.deepEqual(badRefusals.map(describeAnswer), [], "refusals that are not 503 UNAVAILABLE with Retry-After");
+    const badRefusals = refused.filter(
+      (answer) =>
+        answer.status !== 503 ||
+        !/^\d+$/.test(answer.retryAfter ?? "") ||
+        answer.code !== "UNAVAILABLE",
+    );
+    assert.deepEqual(
+      badRefusals.map(describeAnswer),
+      [],
+      "refusals that are not 503 UNAVAILABLE with Retry-After",
+    );
     // Reads never need the database.
-    assert.deepEqual(reads.filter((answer) => !answer.ok).map(describeAnswer), [], "reads that failed");
-    assert.ok(duringOutage.length >= 20, `too few reads during the outage to tell anything: ${duringOutage.length}`);
+    assert.deepEqual(
+      reads.filter((answer) => !answer.ok).map(describeAnswer),
+      [],
+      "reads that failed",
+    );
+    assert.ok(
+      duringOutage.length >= 20,
+      `too few reads during the outage to tell anything: ${duringOutage.length}`,
+    );
     assert.deepEqual(
       duringOutage.filter((answer) => answer.status !== 200 || !answer.stale).map(describeAnswer),
       [],
       "reads during the outage must answer 200 with X-Kubecompat-Stale: true",
     );
     // Before the kill and after the recovery everything succeeds, and nothing says it may be stale after it.
-    assert.deepEqual(answers.filter((answer) => answer.endedAt < timeline.killedAt && !answer.ok).map(describeAnswer), [], "failures before the kill");
-    assert.deepEqual(afterRecovery.filter((answer) => !answer.ok || answer.stale).map(describeAnswer), [], "failures or stale answers after the recovery");
-    assert.ok(afterRecovery.some((answer) => answer.kind === "write"), "no write after the recovery");
+    assert.deepEqual(
+      answers
+        .filter((answer) => answer.endedAt < timeline.killedAt && !answer.ok)
+        .map(describeAnswer),
+      [],
+      "failures before the kill",
+    );
+    assert.deepEqual(
+      afterRecovery.filter((answer) => !answer.ok || answer.stale).map(describeAnswer),
+      [],
+      "failures or stale answers after the recovery",
+    );
+    assert.ok(
+      afterRecovery.some((answer) => answer.kind === "write"),
+      "no write after the recovery",
+    );
     // The experiment did what it says: writes acknowledged before, refused during the outage.
-    assert.ok(writeAnswers.filter((answer) => answer.ok && answer.endedAt < timeline.killedAt).length >= 5, "too few writes acknowledged before the kill");
-    const outageWrites = writeAnswers.filter((answer) => answer.startedAt >= timeline.noticedAt && answer.endedAt <= timeline.restartAt);
+    assert.ok(
+      writeAnswers.filter((answer) => answer.ok && answer.endedAt < timeline.killedAt).length >= 5,
+      "too few writes acknowledged before the kill",
+    );
+    const outageWrites = writeAnswers.filter(
+      (answer) => answer.startedAt >= timeline.noticedAt && answer.endedAt <= timeline.restartAt,
+    );
     assert.ok(outageWrites.length > 0, "no write during the outage");
-    assert.deepEqual(outageWrites.filter((answer) => answer.ok).map(describeAnswer), [], "writes acknowledged while the database was down");
-    assert.ok(refusedWrites.every((answer) => answer.status === 503), describe503s(refusedWrites));
+    assert.deepEqual(
+      outageWrites.filter((answer) => answer.ok).map(describeAnswer),
+      [],
+      "writes acknowledged while the database was down",
+    );
+    assert.ok(
+      refusedWrites.every((answer) => answer.status === 503),
+      describe503s(refusedWrites),
+    );
   });
 
   it("refused writes retried with their Idempotency-Key after the recovery end 201 (replayed exactly when they had committed), never 409, never twice", async (t) => {
@@ -452,7 +590,13 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
     await Promise.all(
       refused.map(async (write) => {
         write.committedBeforeRetry = before.records.has(write.id);
-        write.retry = await createOn(write.instance, write.face, write.id, write.idempotencyKey, write.record);
+        write.retry = await createOn(
+          write.instance,
+          write.face,
+          write.id,
+          write.idempotencyKey,
+          write.record,
+        );
         answers.push(write.retry);
       }),
     );
@@ -464,18 +608,31 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
         `${refused.filter((write) => write.retry?.status === 409 || write.retry?.code === "CONFLICT").length} answered 409`,
     );
     assert.deepEqual(
-      refused.filter((write) => !write.retry?.ok).map((write) => `${write.id}: ${describeAnswer(write.retry!)}`),
+      refused
+        .filter((write) => !write.retry?.ok)
+        .map((write) => `${write.id}: ${describeAnswer(write.retry!)}`),
       [],
       "retries that did not end 201 (or the replayed answer)",
     );
     // A 503 for an edit that had committed (connection lost during COMMIT) is answered from the stored result; any other is applied now.
     assert.deepEqual(
-      refused.filter((write) => write.retry?.replayed !== write.committedBeforeRetry).map((write) => `${write.id}: committed ${write.committedBeforeRetry}, replayed ${write.retry?.replayed}`),
+      refused
+        .filter((write) => write.retry?.replayed !== write.committedBeforeRetry)
+        .map(
+          (write) =>
+            `${write.id}: committed ${write.committedBeforeRetry}, replayed ${write.retry?.replayed}`,
+        ),
       [],
       "a retry must be replayed exactly when the first attempt had committed",
     );
     // Once more: the stored answer, not a 409 and not a second record.
-    const again = await createOn(refused[0]!.instance, refused[0]!.face, refused[0]!.id, refused[0]!.idempotencyKey, refused[0]!.record);
+    const again = await createOn(
+      refused[0]!.instance,
+      refused[0]!.face,
+      refused[0]!.id,
+      refused[0]!.idempotencyKey,
+      refused[0]!.record,
+    );
     assert.equal(again.ok, true, describeAnswer(again));
     assert.equal(again.replayed, true, describeAnswer(again));
   });
@@ -487,16 +644,26 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
     const problems = halfApplied(state);
     const attempted = new Set(writes.map((write) => write.id));
     const unexpected = [...state.records.keys()].filter((id) => !attempted.has(id));
-    const idempotencyProblems = [...state.records.keys()].filter((id) => state.idempotent.get(id) !== 1);
+    const idempotencyProblems = [...state.records.keys()].filter(
+      (id) => state.idempotent.get(id) !== 1,
+    );
     t.diagnostic(
       `fault database: ${writes.length} writes attempted, ${acknowledged.length} acknowledged (${writes.filter((write) => write.first.ok).length} at once, ` +
         `${writes.filter((write) => !write.first.ok && write.retry?.ok).length} on retry), ${lost.length} lost, ${problems.length} half-applied, ` +
         `${state.records.size} records stored, ${unexpected.length} unexpected`,
     );
-    assert.deepEqual(lost.map((write) => write.id), [], "acknowledged writes missing from the database (or stored with other content)");
+    assert.deepEqual(
+      lost.map((write) => write.id),
+      [],
+      "acknowledged writes missing from the database (or stored with other content)",
+    );
     assert.deepEqual(problems, [], "half-applied writes");
     assert.deepEqual(unexpected, [], "records nobody wrote");
-    assert.deepEqual(idempotencyProblems, [], "records without exactly one stored idempotent answer");
+    assert.deepEqual(
+      idempotencyProblems,
+      [],
+      "records without exactly one stored idempotent answer",
+    );
     assert.equal(acknowledged.length, writes.length, "every write ends acknowledged once retried");
 
     for (const [name, instance] of Object.entries(instances)) {
@@ -504,7 +671,8 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
       await eventually(
         `instance ${name} serves every acknowledged record`,
         async () => {
-          const items = (await request(instance.app).get("/api/v1/recommendations").expect(200)).body.items as Array<{ id: string }>;
+          const items = (await request(instance.app).get("/api/v1/recommendations").expect(200))
+            .body.items as Array<{ id: string }>;
           const served = new Set(items.map((item) => item.id));
           missing = acknowledged.filter((write) => !served.has(write.id)).map((write) => write.id);
           return missing.length === 0 ? true : undefined;
@@ -524,15 +692,26 @@ describe("fault experiment: PostgreSQL killed with SIGKILL under a stream of edi
     await eventually(
       "B serves the revision of A's edit",
       async () => {
-        seen = (await request(instances.B.app).get("/api/v1/kb").expect(200)).body.revision as number;
+        seen = (await request(instances.B.app).get("/api/v1/kb").expect(200)).body
+          .revision as number;
         return seen >= kbRevision ? true : undefined;
       },
-      { withinMs: CONVERGE_WITHIN_MS, everyMs: 10, last: () => `revision ${seen}, expected ${kbRevision}` },
+      {
+        withinMs: CONVERGE_WITHIN_MS,
+        everyMs: 10,
+        last: () => `revision ${seen}, expected ${kbRevision}`,
+      },
     );
     const convergenceMs = Date.now() - started;
-    const items = (await request(instances.B.app).get("/api/v1/recommendations").expect(200)).body.items as Array<{ id: string }>;
-    assert.ok(items.some((item) => item.id === id), "B's revision moved but it does not serve the record");
-    t.diagnostic(`fault convergence: A's edit (kb revision ${kbRevision}) served by B ${convergenceMs} ms after A acknowledged it`);
+    const items = (await request(instances.B.app).get("/api/v1/recommendations").expect(200)).body
+      .items as Array<{ id: string }>;
+    assert.ok(
+      items.some((item) => item.id === id),
+      "B's revision moved but it does not serve the record",
+    );
+    t.diagnostic(
+      `fault convergence: A's edit (kb revision ${kbRevision}) served by B ${convergenceMs} ms after A acknowledged it`,
+    );
   });
 });
 
@@ -606,7 +785,13 @@ function post(
     const done = (outcome: { status?: number; error?: string; text: string }): void => {
       if (settled) return;
       settled = true;
-      resolve({ ...outcome, ms: Date.now() - started, startedBeforeSignal, sentBeforeSignal, pendingAtSignal: startedBeforeSignal && answeredAt !== false });
+      resolve({
+        ...outcome,
+        ms: Date.now() - started,
+        startedBeforeSignal,
+        sentBeforeSignal,
+        pendingAtSignal: startedBeforeSignal && answeredAt !== false,
+      });
     };
     const req = http.request(
       {
@@ -615,7 +800,11 @@ function post(
         port,
         method: "POST",
         path,
-        headers: { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...headers },
+        headers: {
+          "Content-Type": "application/json",
+          "Content-Length": String(Buffer.byteLength(body)),
+          ...headers,
+        },
         timeout: PROCESS_REQUEST_TIMEOUT_MS,
       },
       (res) => {
@@ -625,22 +814,33 @@ function post(
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => (text += chunk));
         res.on("end", () => done({ status: res.statusCode, text }));
-        res.on("error", (error: NodeJS.ErrnoException) => done({ status: res.statusCode, error: `response cut: ${error.code ?? error.message}`, text }));
+        res.on("error", (error: NodeJS.ErrnoException) =>
+          done({
+            status: res.statusCode,
+            error: `response cut: ${error.code ?? error.message}`,
+            text,
+          }),
+        );
       },
     );
     req.on("finish", () => {
       sentBeforeSignal = !signalled();
       onSent?.();
     });
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${PROCESS_REQUEST_TIMEOUT_MS} ms`)));
-    req.on("error", (error: NodeJS.ErrnoException) => done({ error: error.code ?? error.message, text: "" }));
+    req.on("timeout", () =>
+      req.destroy(new Error(`no answer within ${PROCESS_REQUEST_TIMEOUT_MS} ms`)),
+    );
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      done({ error: error.code ?? error.message, text: "" }),
+    );
     req.end(body);
   });
 }
 
 /** Requests sent after the signal that got no answer because they never got in: expected, and counted apart. */
 function notAccepted(outcome: Outcome): "refused" | "reset" | undefined {
-  if (outcome.sentBeforeSignal || outcome.pendingAtSignal || outcome.status !== undefined) return undefined;
+  if (outcome.sentBeforeSignal || outcome.pendingAtSignal || outcome.status !== undefined)
+    return undefined;
   if (outcome.error === "ECONNREFUSED") return "refused";
   if (outcome.error === "ECONNRESET" || outcome.error === "EPIPE") return "reset";
   return undefined;
@@ -693,14 +893,22 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
       const medium = manifest(300_000);
 
       // Warm-up (first queries, first edit), so that the load is steady when the signal comes.
-      const warmUp = await post(agent, port, "/api/v1/recommendations", recommendation(`${editPrefix}warm-up`), { Authorization: `Bearer ${token}` }, () => false);
+      const warmUp = await post(
+        agent,
+        port,
+        "/api/v1/recommendations",
+        recommendation(`${editPrefix}warm-up`),
+        { Authorization: `Bearer ${token}` },
+        () => false,
+      );
       assert.equal(warmUp.status, 201, warmUp.text);
 
       let signalledAt: number | undefined = undefined;
       const signalled = () => signalledAt !== undefined;
       const outcomes: Outcome[] = [];
       const started = Date.now();
-      const loadUntil = () => (signalledAt === undefined ? true : Date.now() - signalledAt < LOAD_AFTER_SIGNAL_MS);
+      const loadUntil = () =>
+        signalledAt === undefined ? true : Date.now() - signalledAt < LOAD_AFTER_SIGNAL_MS;
 
       // Resolved once every scan's body has been sent.
       let scansSent: () => void = () => undefined;
@@ -712,13 +920,40 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
         };
       });
       const scan = async (label: string, text: string): Promise<void> => {
-        const outcome = await post(false, port, "/graphql", { query: GQL_SCAN, variables: { manifests: text } }, {}, signalled, scansSent);
-        outcomes.push({ ...outcome, label, kind: "scan", ok: graphqlAnswerOk(outcome.status, outcome.text), text: outcome.text.slice(0, 300) });
+        const outcome = await post(
+          false,
+          port,
+          "/graphql",
+          { query: GQL_SCAN, variables: { manifests: text } },
+          {},
+          signalled,
+          scansSent,
+        );
+        outcomes.push({
+          ...outcome,
+          label,
+          kind: "scan",
+          ok: graphqlAnswerOk(outcome.status, outcome.text),
+          text: outcome.text.slice(0, 300),
+        });
       };
       const validateLoop = async (): Promise<void> => {
         while (loadUntil() && Date.now() - started < 20_000) {
-          const outcome = await post(agent, port, "/graphql", { query: GQL_VALIDATE, variables: { plan: VALIDATE } }, {}, signalled);
-          outcomes.push({ ...outcome, label: "POST /graphql validateCluster", kind: "validate", ok: graphqlAnswerOk(outcome.status, outcome.text), text: outcome.text.slice(0, 300) });
+          const outcome = await post(
+            agent,
+            port,
+            "/graphql",
+            { query: GQL_VALIDATE, variables: { plan: VALIDATE } },
+            {},
+            signalled,
+          );
+          outcomes.push({
+            ...outcome,
+            label: "POST /graphql validateCluster",
+            kind: "validate",
+            ok: graphqlAnswerOk(outcome.status, outcome.text),
+            text: outcome.text.slice(0, 300),
+          });
           if (outcome.error === "ECONNREFUSED") break;
         }
       };
@@ -731,10 +966,34 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
           const key = crypto.randomUUID();
           const outcome =
             face === "rest"
-              ? await post(agent, port, "/api/v1/recommendations", record, { Authorization: `Bearer ${token}`, "Idempotency-Key": key }, signalled)
-              : await post(agent, port, "/graphql", { query: GQL_CREATE, variables: { record, key } }, { Authorization: `Bearer ${token}` }, signalled);
-          const ok = face === "rest" ? outcome.status === 201 : graphqlAnswerOk(outcome.status, outcome.text);
-          outcomes.push({ ...outcome, label: face === "rest" ? "POST /api/v1/recommendations" : "POST /graphql createRecord", kind: "edit", ok, id, text: outcome.text.slice(0, 300) });
+              ? await post(
+                  agent,
+                  port,
+                  "/api/v1/recommendations",
+                  record,
+                  { Authorization: `Bearer ${token}`, "Idempotency-Key": key },
+                  signalled,
+                )
+              : await post(
+                  agent,
+                  port,
+                  "/graphql",
+                  { query: GQL_CREATE, variables: { record, key } },
+                  { Authorization: `Bearer ${token}` },
+                  signalled,
+                );
+          const ok =
+            face === "rest"
+              ? outcome.status === 201
+              : graphqlAnswerOk(outcome.status, outcome.text);
+          outcomes.push({
+            ...outcome,
+            label: face === "rest" ? "POST /api/v1/recommendations" : "POST /graphql createRecord",
+            kind: "edit",
+            ok,
+            id,
+            text: outcome.text.slice(0, 300),
+          });
           if (outcome.error === "ECONNREFUSED") break;
           await sleep(20);
         }
@@ -743,7 +1002,9 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
       const sendScans = async (): Promise<void> => {
         await sleep(SCANS_AFTER_MS);
         await Promise.all([
-          ...Array.from({ length: LARGE_SCANS }, (_, n) => scan(`scanManifests ${(large.length / 1e6).toFixed(2)} MB #${n + 1}`, large)),
+          ...Array.from({ length: LARGE_SCANS }, (_, n) =>
+            scan(`scanManifests ${(large.length / 1e6).toFixed(2)} MB #${n + 1}`, large),
+          ),
           scan(`scanManifests ${(medium.length / 1e6).toFixed(2)} MB`, medium),
         ]);
       };
@@ -758,21 +1019,33 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
       server.child.kill("SIGTERM");
       await load;
 
-      const hang = new Promise<"hang">((resolve) => setTimeout(() => resolve("hang"), EXIT_WITHIN_MS).unref());
+      const hang = new Promise<"hang">((resolve) =>
+        setTimeout(() => resolve("hang"), EXIT_WITHIN_MS).unref(),
+      );
       const exit = await Promise.race([server.exited, hang]);
-      assert.notEqual(exit, "hang", `the server did not exit within ${EXIT_WITHIN_MS} ms of SIGTERM:\n${server.stdout().slice(-3000)}`);
+      assert.notEqual(
+        exit,
+        "hang",
+        `the server did not exit within ${EXIT_WITHIN_MS} ms of SIGTERM:\n${server.stdout().slice(-3000)}`,
+      );
       if (exit === "hang") return;
 
       const scanned = outcomes.filter((outcome) => outcome.kind === "scan");
       const accepted = outcomes.filter((outcome) => notAccepted(outcome) === undefined);
       const failed = accepted.filter((outcome) => !outcome.ok);
-      const mustAnswer = outcomes.filter((outcome) => outcome.sentBeforeSignal || outcome.pendingAtSignal);
-      const graphqlInFlight = outcomes.filter((outcome) => outcome.kind !== "edit" || outcome.label.includes("graphql")).filter((outcome) => outcome.pendingAtSignal);
+      const mustAnswer = outcomes.filter(
+        (outcome) => outcome.sentBeforeSignal || outcome.pendingAtSignal,
+      );
+      const graphqlInFlight = outcomes
+        .filter((outcome) => outcome.kind !== "edit" || outcome.label.includes("graphql"))
+        .filter((outcome) => outcome.pendingAtSignal);
       const acknowledgedEdits = outcomes.filter((outcome) => outcome.kind === "edit" && outcome.ok);
       const state = await stored(database.url, editPrefix, "sigterm-editor");
       const lost = acknowledgedEdits.filter((outcome) => !state.records.has(outcome.id!));
       const problems = halfApplied(state);
-      const unanswered = outcomes.filter((outcome) => outcome.kind === "edit" && !outcome.ok && state.records.has(outcome.id!));
+      const unanswered = outcomes.filter(
+        (outcome) => outcome.kind === "edit" && !outcome.ok && state.records.has(outcome.id!),
+      );
       const logs = server.logs();
       const warnings = logs.filter((line) => Number(line.level) >= 40);
       t.diagnostic(
@@ -781,19 +1054,26 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
           `${outcomes.filter((outcome) => notAccepted(outcome) === "reset").length} reset after the signal before they got in; ${failed.length} failed, ` +
           `${outcomes.filter((outcome) => outcome.status === 500).length} answered 500; exit ${exit.code} ${exit.at - signalledAt} ms after the signal`,
       );
-      const editMs = outcomes.filter((outcome) => outcome.kind === "edit").map((outcome) => outcome.ms);
+      const editMs = outcomes
+        .filter((outcome) => outcome.kind === "edit")
+        .map((outcome) => outcome.ms);
       t.diagnostic(
         `SIGTERM edits (${editMs.join(", ")} ms): ${outcomes.filter((outcome) => outcome.kind === "edit" && outcome.pendingAtSignal).length} in flight at the signal, ${acknowledgedEdits.length} acknowledged, ${lost.length} lost, ${problems.length} half-applied, ${unanswered.length} applied without an answer; ` +
           `scans answered in ${scanned.map((outcome) => outcome.status ?? outcome.error).join(", ")}; ${warnings.length} warnings or errors logged`,
       );
 
       assert.deepEqual(
-        outcomes.filter((outcome) => outcome.status === 500).map((outcome) => `${outcome.label}: ${outcome.text}`),
+        outcomes
+          .filter((outcome) => outcome.status === 500)
+          .map((outcome) => `${outcome.label}: ${outcome.text}`),
         [],
         `requests answered 500:\n${server.stdout().slice(-3000)}`,
       );
       assert.deepEqual(
-        failed.map((outcome) => `${outcome.label} (sent before the signal: ${outcome.sentBeforeSignal}, pending at it: ${outcome.pendingAtSignal}): ${outcome.status ?? outcome.error} ${outcome.text}`),
+        failed.map(
+          (outcome) =>
+            `${outcome.label} (sent before the signal: ${outcome.sentBeforeSignal}, pending at it: ${outcome.pendingAtSignal}): ${outcome.status ?? outcome.error} ${outcome.text}`,
+        ),
         [],
         `requests the server accepted failed or were cut off:\n${server.stdout().slice(-3000)}`,
       );
@@ -803,16 +1083,27 @@ describe("SIGTERM under load: GraphQL and REST requests in flight are answered, 
         `too few scans in flight at the signal: ${scanned.map((outcome) => `${outcome.label} pending=${outcome.pendingAtSignal}`).join(", ")}`,
       );
       assert.ok(acknowledgedEdits.length > 0, "no edit was acknowledged");
-      assert.deepEqual(lost.map((outcome) => outcome.id), [], "acknowledged edits missing from the database");
+      assert.deepEqual(
+        lost.map((outcome) => outcome.id),
+        [],
+        "acknowledged edits missing from the database",
+      );
       assert.deepEqual(problems, [], "half-applied edits");
       assert.deepEqual(
         unanswered.filter((outcome) => outcome.sentBeforeSignal).map((outcome) => outcome.id),
         [],
         "edits sent before the signal that were applied but not answered",
       );
-      assert.equal(exit.code, 0, `exit code ${exit.code} (signal ${exit.signal}); stderr:\n${server.stderr()}`);
+      assert.equal(
+        exit.code,
+        0,
+        `exit code ${exit.code} (signal ${exit.signal}); stderr:\n${server.stderr()}`,
+      );
       const messages = logs.map((line) => line.msg);
-      assert.ok(messages.includes("stopped"), `no "stopped" in the log: ${JSON.stringify(messages.slice(-20))}`);
+      assert.ok(
+        messages.includes("stopped"),
+        `no "stopped" in the log: ${JSON.stringify(messages.slice(-20))}`,
+      );
       assert.deepEqual(
         logs.filter((line) => Number(line.level) >= 50),
         [],

@@ -82,7 +82,9 @@ function post(agent: http.Agent, port: number, signalled: () => boolean): Promis
           const ok = res.statusCode === 200 && typeof (body as { ok?: unknown }).ok === "boolean";
           done(ok ? { status: 200 } : { status: res.statusCode, error: text.slice(0, 300) });
         });
-        res.on("error", (error: NodeJS.ErrnoException) => done({ status: res.statusCode, error: `response cut: ${error.code ?? error.message}` }));
+        res.on("error", (error: NodeJS.ErrnoException) =>
+          done({ status: res.statusCode, error: `response cut: ${error.code ?? error.message}` }),
+        );
       },
     );
     req.on("finish", () => (sentBeforeSignal = !signalled()));
@@ -120,12 +122,32 @@ function slowUpload(agent: http.Agent, port: number, rest: Promise<void>): Promi
       },
       (res) => {
         res.resume();
-        res.on("end", () => resolve({ sentBeforeSignal: true, status: res.statusCode, reusedSocket: req.reusedSocket, connection: res.headers.connection }));
-        res.on("error", (error: NodeJS.ErrnoException) => resolve({ sentBeforeSignal: true, status: res.statusCode, error: error.code ?? error.message, reusedSocket: req.reusedSocket }));
+        res.on("end", () =>
+          resolve({
+            sentBeforeSignal: true,
+            status: res.statusCode,
+            reusedSocket: req.reusedSocket,
+            connection: res.headers.connection,
+          }),
+        );
+        res.on("error", (error: NodeJS.ErrnoException) =>
+          resolve({
+            sentBeforeSignal: true,
+            status: res.statusCode,
+            error: error.code ?? error.message,
+            reusedSocket: req.reusedSocket,
+          }),
+        );
       },
     );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on("error", (error: NodeJS.ErrnoException) => resolve({ sentBeforeSignal: true, error: error.code ?? error.message, reusedSocket: req.reusedSocket }));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      resolve({
+        sentBeforeSignal: true,
+        error: error.code ?? error.message,
+        reusedSocket: req.reusedSocket,
+      }),
+    );
     req.write(BODY.slice(0, half));
     void rest.then(() => req.end(BODY.slice(half)));
   });
@@ -138,7 +160,14 @@ async function shutdownUnderLoad(
   options: { env?: Record<string, string>; repeatSignal?: boolean } = {},
 ): Promise<void> {
   const port = await freePort();
-  const server: ServerProcess = spawnServer({ PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "info", NODE_ENV: "test", ...options.env });
+  const server: ServerProcess = spawnServer({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "info",
+    NODE_ENV: "test",
+    ...options.env,
+  });
   const agent = new http.Agent({ keepAlive: true, maxSockets: LOOPS });
   try {
     await waitUntilReady(server, port, READY_WITHIN_MS);
@@ -182,40 +211,75 @@ async function shutdownUnderLoad(
     // The rest of its body goes out 300 ms after the signal.
     const slow = await upload;
 
-    const hang = new Promise<"hang">((resolve) => setTimeout(() => resolve("hang"), EXIT_WITHIN_MS).unref());
+    const hang = new Promise<"hang">((resolve) =>
+      setTimeout(() => resolve("hang"), EXIT_WITHIN_MS).unref(),
+    );
     const exit = await Promise.race([server.exited, hang]);
-    assert.notEqual(exit, "hang", `the server did not exit within ${EXIT_WITHIN_MS} ms of ${signal}:\n${server.stdout().slice(-3000)}`);
+    assert.notEqual(
+      exit,
+      "hang",
+      `the server did not exit within ${EXIT_WITHIN_MS} ms of ${signal}:\n${server.stdout().slice(-3000)}`,
+    );
     if (exit === "hang") return;
     const shutdownMs = exit.at - signalledAt;
 
     const refused = outcomes.filter((outcome) => notAccepted(outcome) === "refused").length;
     const reset = outcomes.filter((outcome) => notAccepted(outcome) === "reset").length;
-    const failed = outcomes.filter((outcome) => outcome.status !== 200 && notAccepted(outcome) === undefined);
+    const failed = outcomes.filter(
+      (outcome) => outcome.status !== 200 && notAccepted(outcome) === undefined,
+    );
     const before = outcomes.filter((outcome) => outcome.sentBeforeSignal);
-    const answeredAfter = outcomes.filter((outcome) => !outcome.sentBeforeSignal && outcome.status === 200).length;
+    const answeredAfter = outcomes.filter(
+      (outcome) => !outcome.sentBeforeSignal && outcome.status === 200,
+    ).length;
     t.diagnostic(
       `${signal}: ${outcomes.length} requests, ${before.length} sent before the signal (${inFlightAtSignal} in flight at it), ` +
         `${answeredAfter} sent after it and answered, ${refused} refused after the listener closed, ${reset} reset before they got in; ` +
         `${failed.length} failed; the slow upload answered ${slow.status ?? slow.error}; exit ${exit.code} ${shutdownMs} ms after the signal`,
     );
 
-    assert.equal(slow.status, 200, `the request still uploading at the signal was not answered: ${JSON.stringify(slow)}`);
-    assert.equal(slow.connection, "close", "an answer while draining must close its keep-alive connection");
-    assert.deepEqual(failed, [], `requests the server accepted failed:\n${server.stdout().slice(-3000)}`);
+    assert.equal(
+      slow.status,
+      200,
+      `the request still uploading at the signal was not answered: ${JSON.stringify(slow)}`,
+    );
+    assert.equal(
+      slow.connection,
+      "close",
+      "an answer while draining must close its keep-alive connection",
+    );
+    assert.deepEqual(
+      failed,
+      [],
+      `requests the server accepted failed:\n${server.stdout().slice(-3000)}`,
+    );
     assert.ok(before.length > LOOPS, "too little load before the signal to test anything");
     assert.ok(inFlightAtSignal > 0, "no request was in flight when the signal was sent");
-    assert.equal(exit.code, 0, `exit code ${exit.code} (signal ${exit.signal}); stderr:\n${server.stderr()}`);
+    assert.equal(
+      exit.code,
+      0,
+      `exit code ${exit.code} (signal ${exit.signal}); stderr:\n${server.stderr()}`,
+    );
 
     const logs = server.logs();
     const messages = logs.map((line) => line.msg);
     assert.ok(
-      logs.some((line) => line.msg === "shutting down: draining requests" && line.signal === signal),
+      logs.some(
+        (line) => line.msg === "shutting down: draining requests" && line.signal === signal,
+      ),
       `no "shutting down" line for ${signal} in the log: ${JSON.stringify(messages)}`,
     );
     assert.ok(messages.includes("stopped"), `no "stopped" in the log: ${JSON.stringify(messages)}`);
-    if (options.repeatSignal) assert.ok(messages.includes("already shutting down: still draining requests"), `the repeated ${signal} was not noticed`);
+    if (options.repeatSignal)
+      assert.ok(
+        messages.includes("already shutting down: still draining requests"),
+        `the repeated ${signal} was not noticed`,
+      );
     // Keep-alive connections close after their request: the drain is never cut short by the timeout.
-    assert.ok(!logs.some((line) => Number(line.level) >= 40), `warnings or errors while stopping: ${JSON.stringify(logs.filter((line) => Number(line.level) >= 40))}`);
+    assert.ok(
+      !logs.some((line) => Number(line.level) >= 40),
+      `warnings or errors while stopping: ${JSON.stringify(logs.filter((line) => Number(line.level) >= 40))}`,
+    );
   } finally {
     agent.destroy();
     await server.kill();
@@ -227,40 +291,76 @@ async function shutdownUnderLoad(
  * pass of the event loop that handles the signal (it was busy, here with a large scan): their
  * bytes are read one pass later, so closing idle connections at once would cut them off.
  */
-async function requestsArrivingWithTheSignal(databaseUrl: string): Promise<{ answered: number; cut: string[]; exitCode: number | null }> {
+async function requestsArrivingWithTheSignal(
+  databaseUrl: string,
+): Promise<{ answered: number; cut: string[]; exitCode: number | null }> {
   const port = await freePort();
-  const server: ServerProcess = spawnServer({ PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", NODE_ENV: "test", SHUTDOWN_TIMEOUT_MS: "60000" });
+  const server: ServerProcess = spawnServer({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "test",
+    SHUTDOWN_TIMEOUT_MS: "60000",
+  });
   try {
     await waitUntilReady(server, port, READY_WITHIN_MS);
     // A manifest whose scan keeps the event loop busy for a while.
-    const document = (n: number) => `apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: ingress-${n}\n  namespace: team-${n % 50}\n  labels: {app: web-${n}, tier: front}\nspec:\n  rules: [{host: h${n}.example.com}]\n`;
+    const document = (n: number) =>
+      `apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: ingress-${n}\n  namespace: team-${n % 50}\n  labels: {app: web-${n}, tier: front}\nspec:\n  rules: [{host: h${n}.example.com}]\n`;
     const manifests = Array.from({ length: 6_000 }, (_, n) => document(n)).join("---\n");
     const busy = JSON.stringify({ manifests, targetVersion: "1.30" });
     const busyRequest = new Promise<void>((resolve) => {
-      const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/api/v1/scan", headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(busy) } }, (res) => {
-        res.resume();
-        res.on("end", resolve);
-        res.on("error", () => resolve());
-      });
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/api/v1/scan",
+          headers: {
+            "Content-Type": "application/json",
+            "Content-Length": Buffer.byteLength(busy),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", resolve);
+          res.on("error", () => resolve());
+        },
+      );
       req.on("error", () => resolve());
       req.end(busy);
     });
     // Once its body is in, the scan holds the loop; meanwhile whole requests arrive on new connections, and the signal.
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const raw = Array.from({ length: 20 }, () => new Promise<string>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"));
-      let text = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk: string) => (text += chunk));
-      socket.on("error", (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
-      socket.on("close", () => resolve(text === "" ? "closed without an answer" : text.split("\r\n")[0]!));
-    }));
+    const raw = Array.from(
+      { length: 20 },
+      () =>
+        new Promise<string>((resolve) => {
+          const socket = net.connect(port, "127.0.0.1", () =>
+            socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+          );
+          let text = "";
+          socket.setEncoding("utf8");
+          socket.on("data", (chunk: string) => (text += chunk));
+          socket.on("error", (error: NodeJS.ErrnoException) =>
+            resolve(`error ${error.code ?? error.message}`),
+          );
+          socket.on("close", () =>
+            resolve(text === "" ? "closed without an answer" : text.split("\r\n")[0]!),
+          );
+        }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 30));
     server.child.kill("SIGTERM");
     const outcomes = await Promise.all(raw);
     await busyRequest;
     const exit = await server.exited;
-    return { answered: outcomes.filter((line) => line === "HTTP/1.1 200 OK").length, cut: outcomes.filter((line) => line !== "HTTP/1.1 200 OK"), exitCode: exit.code };
+    return {
+      answered: outcomes.filter((line) => line === "HTTP/1.1 200 OK").length,
+      cut: outcomes.filter((line) => line !== "HTTP/1.1 200 OK"),
+      exitCode: exit.code,
+    };
   } finally {
     await server.kill();
   }

@@ -24,13 +24,17 @@ async function exitWithin(server: ServerProcess, ms: number): Promise<Exit> {
   const exit = await Promise.race([server.exited, hang]);
   if (exit === "hang") {
     await server.kill();
-    assert.fail(`the server still ran ${ms} ms after it started:\nstderr: ${server.stderr()}\nstdout: ${server.stdout().slice(-3000)}`);
+    assert.fail(
+      `the server still ran ${ms} ms after it started:\nstderr: ${server.stderr()}\nstdout: ${server.stdout().slice(-3000)}`,
+    );
   }
   return exit;
 }
 
 /** A TCP server that counts connections; with `silent`, it holds them open and never says a word. */
-async function listen(silent: boolean): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+async function listen(
+  silent: boolean,
+): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
   const sockets = new Set<net.Socket>();
   let count = 0;
   const server = net.createServer((socket) => {
@@ -94,7 +98,11 @@ describe("start-up failures", { concurrency: true }, () => {
         assert.match(line, says, `the problem with ${variable} is not explained: ${line}`);
       }
       assert.equal(trap.connections(), 0, "something connected to the embedded PostgreSQL port");
-      assert.equal(fs.existsSync(dataDir), false, "the embedded PostgreSQL data directory was created");
+      assert.equal(
+        fs.existsSync(dataDir),
+        false,
+        "the embedded PostgreSQL data directory was created",
+      );
       assert.equal(server.stdout(), "", "nothing is logged before the configuration is valid");
     } finally {
       await trap.close();
@@ -112,8 +120,17 @@ describe("start-up failures", { concurrency: true }, () => {
     const exit = await exitWithin(server, CONNECT_EXIT_WITHIN_MS);
     t.diagnostic(`exit ${exit.code} after ${exit.at - started} ms`);
     assert.equal(exit.code, 1, `exit code ${exit.code}; stderr:\n${server.stderr()}`);
-    assert.match(server.stderr(), new RegExp(`start-up failed: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/kubecompat \\(.*ECONNREFUSED.*\\); check DATABASE_URL`));
-    assert.doesNotMatch(server.stderr() + server.stdout(), /s3cret-password/, "the password leaked into the output");
+    assert.match(
+      server.stderr(),
+      new RegExp(
+        `start-up failed: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/kubecompat \\(.*ECONNREFUSED.*\\); check DATABASE_URL`,
+      ),
+    );
+    assert.doesNotMatch(
+      server.stderr() + server.stdout(),
+      /s3cret-password/,
+      "the password leaked into the output",
+    );
   });
 
   it("a database that accepts connections and never answers ends the start instead of hanging", async (t) => {
@@ -130,8 +147,17 @@ describe("start-up failures", { concurrency: true }, () => {
       t.diagnostic(`exit ${exit.code} after ${exit.at - started} ms`);
       assert.ok(silent.connections() > 0, "the server never tried the database");
       assert.equal(exit.code, 1, `exit code ${exit.code}; stderr:\n${server.stderr()}`);
-      assert.match(server.stderr(), new RegExp(`cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${silent.port}/kubecompat \\(no answer within 2 s\\)`));
-      assert.doesNotMatch(server.stderr() + server.stdout(), /s3cret-password/, "the password leaked into the output");
+      assert.match(
+        server.stderr(),
+        new RegExp(
+          `cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${silent.port}/kubecompat \\(no answer within 2 s\\)`,
+        ),
+      );
+      assert.doesNotMatch(
+        server.stderr() + server.stdout(),
+        /s3cret-password/,
+        "the password leaked into the output",
+      );
     } finally {
       await silent.close();
     }

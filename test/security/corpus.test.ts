@@ -20,8 +20,14 @@ describe("the hostile corpus", () => {
   it("holds at least 150 distinct cases", (context) => {
     let total = 0;
     for (const [area, categories] of Object.entries(CORPUS)) {
-      const count = Object.values(categories).reduce((sum, cases) => sum + cases.length, 0) + (area === "GraphQL" ? 2 * PROBES.length : 0);
-      context.diagnostic(`${area}: ${count} cases (${Object.entries(categories).map(([name, cases]) => `${name} ${cases.length}`).join(", ")})`);
+      const count =
+        Object.values(categories).reduce((sum, cases) => sum + cases.length, 0) +
+        (area === "GraphQL" ? 2 * PROBES.length : 0);
+      context.diagnostic(
+        `${area}: ${count} cases (${Object.entries(categories)
+          .map(([name, cases]) => `${name} ${cases.length}`)
+          .join(", ")})`,
+      );
       total += count;
     }
     context.diagnostic(`total: ${total}`);
@@ -42,11 +48,18 @@ describe("the hostile corpus", () => {
     for (const categories of Object.values(CORPUS)) {
       for (const hostile of Object.values(categories).flat()) {
         if (hostile.code === null) {
-          assert.ok(hostile.status >= 200 && hostile.status < 300 && hostile.check !== undefined, hostile.name);
+          assert.ok(
+            hostile.status >= 200 && hostile.status < 300 && hostile.check !== undefined,
+            hostile.name,
+          );
         } else {
           assert.match(hostile.code, /^[A-Z_]+$/, hostile.name);
           // GraphQL answers resolver errors with 200 and the code in extensions.code; everything else is a 4xx.
-          assert.ok((hostile.status >= 400 && hostile.status < 500) || (hostile.status === 200 && hostile.path.startsWith("/graphql")), hostile.name);
+          assert.ok(
+            (hostile.status >= 400 && hostile.status < 500) ||
+              (hostile.status === 200 && hostile.path.startsWith("/graphql")),
+            hostile.name,
+          );
         }
       }
     }

@@ -10,7 +10,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import pg from "pg";
-import { connectToRunningEmbedded, freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db/embedded-postgres.js";
+import {
+  connectToRunningEmbedded,
+  freePort,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "../../src/db/embedded-postgres.js";
 
 const FORMER_PASSWORD = "kubecompat-embedded";
 const PASSWORD_FILE = "kubecompat-password";
@@ -53,7 +58,12 @@ describe("the embedded PostgreSQL's password", () => {
     for (const root of roots) await fs.rm(root, { recursive: true, force: true });
   });
 
-  async function fresh(): Promise<{ dataDir: string; port: number; logged: string[]; start: () => Promise<EmbeddedDatabase> }> {
+  async function fresh(): Promise<{
+    dataDir: string;
+    port: number;
+    logged: string[];
+    start: () => Promise<EmbeddedDatabase>;
+  }> {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), "kubecompat-pg-password-"));
     roots.push(root);
     // As root, PostgreSQL runs as the "postgres" OS user, which must be able to enter the directory.
@@ -62,7 +72,12 @@ describe("the embedded PostgreSQL's password", () => {
     const port = await freePort();
     const logged: string[] = [];
     const start = async (): Promise<EmbeddedDatabase> => {
-      const server = await startEmbeddedPostgres({ dataDir, port, database: "kubecompat_password", log: (message) => logged.push(message) });
+      const server = await startEmbeddedPostgres({
+        dataDir,
+        port,
+        database: "kubecompat_password",
+        log: (message) => logged.push(message),
+      });
       running.push(server);
       return server;
     };
@@ -88,13 +103,26 @@ describe("the embedded PostgreSQL's password", () => {
     assert.equal((await fs.readFile(file, "utf8")).trim(), password);
 
     assert.equal(await connects(server.adminUrl), true);
-    assert.equal(await connects(withPassword(server.adminUrl, FORMER_PASSWORD)), "28P01", "the former built-in password is refused");
-    const [listen] = await query<{ listen_addresses: string }>(server.adminUrl, "SHOW listen_addresses");
+    assert.equal(
+      await connects(withPassword(server.adminUrl, FORMER_PASSWORD)),
+      "28P01",
+      "the former built-in password is refused",
+    );
+    const [listen] = await query<{ listen_addresses: string }>(
+      server.adminUrl,
+      "SHOW listen_addresses",
+    );
     assert.equal(listen?.listen_addresses, "127.0.0.1");
-    const [socket] = await query<{ unix_socket_directories: string }>(server.adminUrl, "SHOW unix_socket_directories");
+    const [socket] = await query<{ unix_socket_directories: string }>(
+      server.adminUrl,
+      "SHOW unix_socket_directories",
+    );
     assert.equal(socket?.unix_socket_directories, "", "no Unix socket either");
     assert.ok(first.logged.length > 0, "the server's own output was passed to the log");
-    assert.ok(!first.logged.some((line) => line.includes(password)), "the password is in no log line");
+    assert.ok(
+      !first.logged.some((line) => line.includes(password)),
+      "the password is in no log line",
+    );
 
     const second = await fresh();
     const other = await second.start();
@@ -116,10 +144,16 @@ describe("the embedded PostgreSQL's password", () => {
     const again = await former.start();
     const password = passwordOf(again.url);
     assert.notEqual(password, FORMER_PASSWORD);
-    assert.equal((await fs.readFile(path.join(former.dataDir, PASSWORD_FILE), "utf8")).trim(), password);
+    assert.equal(
+      (await fs.readFile(path.join(former.dataDir, PASSWORD_FILE), "utf8")).trim(),
+      password,
+    );
     assert.equal(await connects(withPassword(again.adminUrl, FORMER_PASSWORD)), "28P01");
     assert.deepEqual(await query(again.url, "SELECT value FROM kept"), [{ value: "still here" }]);
-    assert.ok(former.logged.some((line) => line.includes("former built-in password")), "the change is said");
+    assert.ok(
+      former.logged.some((line) => line.includes("former built-in password")),
+      "the change is said",
+    );
     assert.ok(!former.logged.some((line) => line.includes(password)), "but not the new password");
   });
 
@@ -128,14 +162,26 @@ describe("the embedded PostgreSQL's password", () => {
     const server = await shared.start();
     const file = path.join(shared.dataDir, PASSWORD_FILE);
     await fs.chmod(file, 0o644);
-    const found = await connectToRunningEmbedded({ dataDir: shared.dataDir, port: shared.port, database: "kubecompat_shared" });
+    const found = await connectToRunningEmbedded({
+      dataDir: shared.dataDir,
+      port: shared.port,
+      database: "kubecompat_shared",
+    });
     assert.ok(found, "found with the password file");
     assert.equal(await connects(found.url), true);
     assert.equal((await fs.stat(file)).mode & 0o777, 0o600, "closed again");
 
     const elsewhere = await fresh();
     await fs.mkdir(elsewhere.dataDir, { recursive: true });
-    assert.equal(await connectToRunningEmbedded({ dataDir: elsewhere.dataDir, port: shared.port, database: "kubecompat_shared" }), undefined, "no password file, nothing shared");
+    assert.equal(
+      await connectToRunningEmbedded({
+        dataDir: elsewhere.dataDir,
+        port: shared.port,
+        database: "kubecompat_shared",
+      }),
+      undefined,
+      "no password file, nothing shared",
+    );
     await server.stop();
   });
 });

@@ -17,14 +17,22 @@ describe("hostile input to GraphQL", () => {
 
   before(async () => {
     runtime = await startTestRuntime();
-    production = await createApp({ kb: runtime.kb, isDatabaseReachable: () => Promise.resolve(true), logger: createLogger("silent"), production: true });
+    production = await createApp({
+      kb: runtime.kb,
+      isDatabaseReachable: () => Promise.resolve(true),
+      logger: createLogger("silent"),
+      production: true,
+    });
     tokens = {
       reader: await createTestToken(runtime, "reader-bot", "reader"),
       editor: await createTestToken(runtime, "editor-bot", "editor"),
       admin: await createTestToken(runtime, "admin-bot", "admin"),
       revoked: await createTestToken(runtime, "revoked-bot", "admin"),
     };
-    assert.notEqual(await revokeToken(runtime.db, "revoked-bot", { name: "test", role: "admin" }), null);
+    assert.notEqual(
+      await revokeToken(runtime.db, "revoked-bot", { name: "test", role: "admin" }),
+      null,
+    );
   });
   after(async () => runtime.close());
 
@@ -41,11 +49,21 @@ describe("hostile input to GraphQL", () => {
   describe("field suggestions: present in development, absent in production", () => {
     for (const probe of PROBES) {
       it(`development suggests names for ${probe.what}`, async () => {
-        const hostile = graphqlCase(`development: ${probe.what}`, probe.query, { status: 400, code: probe.code, message: /Did you mean "?/ }, probe.variables);
+        const hostile = graphqlCase(
+          `development: ${probe.what}`,
+          probe.query,
+          { status: 400, code: probe.code, message: /Did you mean "?/ },
+          probe.variables,
+        );
         assertAnswer(hostile, await send(runtime.app, hostile, tokens));
       });
       it(`production names nothing of the schema for ${probe.what}`, async () => {
-        const hostile = graphqlCase(`production: ${probe.what}`, probe.query, { status: 400, code: probe.code, notMessage: SUGGESTION }, probe.variables);
+        const hostile = graphqlCase(
+          `production: ${probe.what}`,
+          probe.query,
+          { status: 400, code: probe.code, notMessage: SUGGESTION },
+          probe.variables,
+        );
         assertAnswer(hostile, await send(production, hostile, tokens));
       });
     }
@@ -53,16 +71,26 @@ describe("hostile input to GraphQL", () => {
 
   it("answers the standard introspection query (introspection stays allowed, also in production)", async () => {
     for (const app of [runtime.app, production]) {
-      const response = await request(app).post("/graphql").send({ query: getIntrospectionQuery() }).expect(200);
+      const response = await request(app)
+        .post("/graphql")
+        .send({ query: getIntrospectionQuery() })
+        .expect(200);
       assert.equal(response.body.errors, undefined);
-      const types = (response.body.data.__schema.types as Array<{ name: string }>).map((type) => type.name);
-      assert.ok(types.includes("Query") && types.includes("ClusterPlanInput") && types.includes("Finding"));
+      const types = (response.body.data.__schema.types as Array<{ name: string }>).map(
+        (type) => type.name,
+      );
+      assert.ok(
+        types.includes("Query") && types.includes("ClusterPlanInput") && types.includes("Finding"),
+      );
       assert.equal(response.body.data.__schema.subscriptionType, null);
     }
   });
 
   it("still answers a plain query after the whole corpus", async () => {
-    const response = await request(runtime.app).post("/graphql").send({ query: "{ releases { version } }" }).expect(200);
+    const response = await request(runtime.app)
+      .post("/graphql")
+      .send({ query: "{ releases { version } }" })
+      .expect(200);
     assert.ok(response.body.data.releases.length > 10);
   });
 });

@@ -47,20 +47,36 @@ describe("hostile HTTP input to the REST API", () => {
       revoked: await createTestToken(runtime, "revoked-bot", "admin"),
     };
     // Revoked before its first use, so no cached lookup can still accept it.
-    assert.notEqual(await revokeToken(runtime.db, "revoked-bot", { name: "test", role: "admin" }), null);
+    assert.notEqual(
+      await revokeToken(runtime.db, "revoked-bot", { name: "test", role: "admin" }),
+      null,
+    );
   });
   after(async () => runtime.close());
 
-  for (const [category, cases] of Object.entries({ ...HTTP_CASES, compression: COMPRESSION_CASES })) {
+  for (const [category, cases] of Object.entries({
+    ...HTTP_CASES,
+    compression: COMPRESSION_CASES,
+  })) {
     describe(category, () => {
       if (category === "SQL-looking strings") {
         let rowsBefore: number;
         before(async () => {
-          rowsBefore = Number((await query<{ count: string }>(runtime.database.url, `SELECT count(*) FROM "ApiRemoval"`))[0]!.count);
+          rowsBefore = Number(
+            (
+              await query<{ count: string }>(
+                runtime.database.url,
+                `SELECT count(*) FROM "ApiRemoval"`,
+              )
+            )[0]!.count,
+          );
           assert.ok(rowsBefore > 0);
         });
         after(async () => {
-          const rows = await query<{ count: string }>(runtime.database.url, `SELECT count(*) FROM "ApiRemoval"`);
+          const rows = await query<{ count: string }>(
+            runtime.database.url,
+            `SELECT count(*) FROM "ApiRemoval"`,
+          );
           assert.equal(Number(rows[0]!.count), rowsBefore, "the ApiRemoval table keeps every row");
           const served = await request(runtime.app).get("/api/v1/api-removals").expect(200);
           assert.equal(served.body.items.length, rowsBefore);
@@ -81,13 +97,18 @@ describe("hostile HTTP input to the REST API", () => {
   });
 
   it("still answers a plain request after the whole corpus", async () => {
-    const response = await request(runtime.app).post("/api/v1/validate").send(kubeletPlan).expect(200);
+    const response = await request(runtime.app)
+      .post("/api/v1/validate")
+      .send(kubeletPlan)
+      .expect(200);
     assert.equal(typeof response.body.ok, "boolean");
     await request(runtime.app).get("/api/v1/components/kubelet").expect(200);
   });
 
   it("has Node's HTTP parser refuse a query string past its header limit (431), and keeps serving", async () => {
-    const response = await request(runtime.app).get(`/api/v1/components?plane=${"A".repeat(20_000)}`);
+    const response = await request(runtime.app).get(
+      `/api/v1/components?plane=${"A".repeat(20_000)}`,
+    );
     assert.equal(response.status, 431);
     await request(runtime.app).get("/api/v1/kb").expect(200);
   });

@@ -31,7 +31,8 @@ function assertRateLimited(response: request.Response, shape: "rest" | "graphql"
   const [error] = errorsOf(response.body);
   assert.equal(error?.code, "RATE_LIMITED");
   assert.match(String(error?.message), /at most 3 a minute/);
-  if (shape === "graphql") assert.ok(Array.isArray(response.body.errors), "a GraphQL client gets GraphQL's error shape");
+  if (shape === "graphql")
+    assert.ok(Array.isArray(response.body.errors), "a GraphQL client gets GraphQL's error shape");
   else assert.equal(response.body.error.code, "RATE_LIMITED");
 }
 
@@ -53,7 +54,8 @@ describe("rate limits", () => {
       rateLimits: { writesPerMinute: WRITES_PER_MINUTE, chatPerMinute: WRITES_PER_MINUTE },
     });
     editors = [];
-    for (const name of ["editor-a", "editor-b", "editor-c"]) editors.push(await createTestToken(runtime, name, "editor"));
+    for (const name of ["editor-a", "editor-b", "editor-c"])
+      editors.push(await createTestToken(runtime, name, "editor"));
     reader = await createTestToken(runtime, "reader-a", "reader");
   });
   after(async () => runtime.close());
@@ -68,22 +70,33 @@ describe("rate limits", () => {
   });
 
   it("gives another token its own budget", async () => {
-    for (let attempt = 0; attempt < WRITES_PER_MINUTE; attempt += 1) assert.equal((await retire(limited, editors[1])).status, 404);
+    for (let attempt = 0; attempt < WRITES_PER_MINUTE; attempt += 1)
+      assert.equal((await retire(limited, editors[1])).status, 404);
     assertRateLimited(await retire(limited, editors[1]), "rest");
   });
 
   it("counts GraphQL mutations as writes of the same budget, answering in GraphQL's shape", async () => {
     for (let attempt = 0; attempt < WRITES_PER_MINUTE; attempt += 1) {
-      const allowed = await request(limited).post("/graphql").set(bearer(editors[2]!)).send({ query: RETIRE_MUTATION });
+      const allowed = await request(limited)
+        .post("/graphql")
+        .set(bearer(editors[2]!))
+        .send({ query: RETIRE_MUTATION });
       assert.equal(allowed.status, 200);
       assert.equal(allowed.body.errors[0].extensions.code, "NOT_FOUND");
     }
-    assertRateLimited(await request(limited).post("/graphql").set(bearer(editors[2]!)).send({ query: RETIRE_MUTATION }), "graphql");
+    assertRateLimited(
+      await request(limited)
+        .post("/graphql")
+        .set(bearer(editors[2]!))
+        .send({ query: RETIRE_MUTATION }),
+      "graphql",
+    );
     assertRateLimited(await retire(limited, editors[2]), "rest");
   });
 
   it("limits callers without a token by address", async () => {
-    for (let attempt = 0; attempt < WRITES_PER_MINUTE; attempt += 1) assert.equal((await retire(limited)).status, 401);
+    for (let attempt = 0; attempt < WRITES_PER_MINUTE; attempt += 1)
+      assert.equal((await retire(limited)).status, 401);
     assertRateLimited(await retire(limited), "rest");
     // A token holder behind the same address is not affected.
     assert.equal((await retire(limited, reader)).status, 403);
@@ -92,8 +105,16 @@ describe("rate limits", () => {
   it("does not limit reads, queries or operations", async () => {
     for (let attempt = 0; attempt < 4 * WRITES_PER_MINUTE; attempt += 1) {
       await request(limited).get("/api/v1/releases").set(bearer(editors[0]!)).expect(200);
-      await request(limited).post("/api/v1/validate").set(bearer(editors[0]!)).send({ components: [{ component: "kubelet", version: "1.30" }] }).expect(200);
-      const query = await request(limited).post("/graphql").set(bearer(editors[0]!)).send({ query: "{ releases { version } }" }).expect(200);
+      await request(limited)
+        .post("/api/v1/validate")
+        .set(bearer(editors[0]!))
+        .send({ components: [{ component: "kubelet", version: "1.30" }] })
+        .expect(200);
+      const query = await request(limited)
+        .post("/graphql")
+        .set(bearer(editors[0]!))
+        .send({ query: "{ releases { version } }" })
+        .expect(200);
       assert.equal(query.body.errors, undefined);
     }
   });
@@ -103,20 +124,27 @@ describe("rate limits", () => {
       const allowed = await request(limited).post("/chatops/command").send({ text: "help" });
       assert.notEqual(allowed.status, 429);
     }
-    assertRateLimited(await request(limited).post("/chatops/command").send({ text: "help" }), "rest");
+    assertRateLimited(
+      await request(limited).post("/chatops/command").send({ text: "help" }),
+      "rest",
+    );
   });
 
-  it(
-    "counts a mutation written after a comma as a write",
-    async () => {
-      const fresh = await createTestToken(runtime, "editor-comma", "editor");
-      const statuses: number[] = [];
-      for (let attempt = 0; attempt <= WRITES_PER_MINUTE; attempt += 1) {
-        statuses.push((await request(limited).post("/graphql").set(bearer(fresh)).send({ query: `,${RETIRE_MUTATION}` })).status);
-      }
-      assert.equal(statuses.at(-1), 429, `statuses: ${statuses.join(",")}`);
-    },
-  );
+  it("counts a mutation written after a comma as a write", async () => {
+    const fresh = await createTestToken(runtime, "editor-comma", "editor");
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt <= WRITES_PER_MINUTE; attempt += 1) {
+      statuses.push(
+        (
+          await request(limited)
+            .post("/graphql")
+            .set(bearer(fresh))
+            .send({ query: `,${RETIRE_MUTATION}` })
+        ).status,
+      );
+    }
+    assert.equal(statuses.at(-1), 429, `statuses: ${statuses.join(",")}`);
+  });
 });
 
 describe("the rate limiter itself", () => {
@@ -139,7 +167,8 @@ describe("the rate limiter itself", () => {
     assert.equal(first.status, 200);
     assert.equal(first.headers["ratelimit-policy"], "2;w=60");
     assert.match(String(first.headers.ratelimit), /^limit=2, remaining=1, reset=(59|60)$/);
-    for (let attempt = 0; attempt < 3; attempt += 1) assert.equal((await request(app).post("/?status=503")).status, 503);
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      assert.equal((await request(app).post("/?status=503")).status, 503);
     // The 503s did no work: a second request of the minute is still let in; a refusal for its content counts.
     assert.equal((await request(app).post("/?status=400")).status, 400);
     assertRateLimitedTo(await request(app).post("/"), 2);
@@ -158,7 +187,10 @@ describe("the rate limiter itself", () => {
 function assertRateLimitedTo(response: request.Response, perMinute: number): void {
   assert.equal(response.status, 429, response.text.slice(0, 300));
   assert.equal(response.headers["retry-after"], "60");
-  assert.match(String(response.headers.ratelimit), new RegExp(`^limit=${perMinute}, remaining=0, reset=\\d+$`));
+  assert.match(
+    String(response.headers.ratelimit),
+    new RegExp(`^limit=${perMinute}, remaining=0, reset=\\d+$`),
+  );
   assert.equal(response.body.error.code, "RATE_LIMITED");
 }
 
@@ -180,16 +212,56 @@ describe("security headers", () => {
     "x-permitted-cross-domain-policies": "none",
     "x-download-options": "noopen",
   };
-  const answers: ReadonlyArray<{ readonly what: string; readonly send: (app: Express) => request.Test; readonly status: number }> = [
+  const answers: ReadonlyArray<{
+    readonly what: string;
+    readonly send: (app: Express) => request.Test;
+    readonly status: number;
+  }> = [
     { what: "a read", send: (app) => request(app).get("/api/v1/kb"), status: 200 },
-    { what: "an operation", send: (app) => request(app).post("/api/v1/validate").send({ components: [{ component: "kubelet", version: "1.30" }] }), status: 200 },
-    { what: "bad input", send: (app) => request(app).post("/api/v1/validate").send({ components: [] }), status: 400 },
+    {
+      what: "an operation",
+      send: (app) =>
+        request(app)
+          .post("/api/v1/validate")
+          .send({ components: [{ component: "kubelet", version: "1.30" }] }),
+      status: 200,
+    },
+    {
+      what: "bad input",
+      send: (app) => request(app).post("/api/v1/validate").send({ components: [] }),
+      status: 400,
+    },
     { what: "an unknown route", send: (app) => request(app).get("/api/v1/nothing"), status: 404 },
-    { what: "a refused token", send: (app) => request(app).get("/api/v1/kb").set("Authorization", "Basic eDp5"), status: 401 },
-    { what: "a body too large", send: (app) => request(app).post("/api/v1/validate").set("Content-Type", "application/json").send(`"${"x".repeat(12 * 1024 * 1024)}"`), status: 413 },
-    { what: "a wrong content type", send: (app) => request(app).post("/api/v1/validate").set("Content-Type", "text/plain").send("x"), status: 415 },
-    { what: "a GraphQL answer", send: (app) => request(app).post("/graphql").send({ query: "{ releases { version } }" }), status: 200 },
-    { what: "a GraphQL error", send: (app) => request(app).post("/graphql").send({ query: "{ nothing }" }), status: 400 },
+    {
+      what: "a refused token",
+      send: (app) => request(app).get("/api/v1/kb").set("Authorization", "Basic eDp5"),
+      status: 401,
+    },
+    {
+      what: "a body too large",
+      send: (app) =>
+        request(app)
+          .post("/api/v1/validate")
+          .set("Content-Type", "application/json")
+          .send(`"${"x".repeat(12 * 1024 * 1024)}"`),
+      status: 413,
+    },
+    {
+      what: "a wrong content type",
+      send: (app) =>
+        request(app).post("/api/v1/validate").set("Content-Type", "text/plain").send("x"),
+      status: 415,
+    },
+    {
+      what: "a GraphQL answer",
+      send: (app) => request(app).post("/graphql").send({ query: "{ releases { version } }" }),
+      status: 200,
+    },
+    {
+      what: "a GraphQL error",
+      send: (app) => request(app).post("/graphql").send({ query: "{ nothing }" }),
+      status: 400,
+    },
     { what: "the OpenAPI document", send: (app) => request(app).get("/openapi.json"), status: 200 },
     { what: "the health check", send: (app) => request(app).get("/healthz"), status: 200 },
   ];
@@ -204,37 +276,82 @@ describe("security headers", () => {
         else assert.match(String(value), expected, header);
       }
       assert.equal(response.headers["x-powered-by"], undefined);
-      assert.equal(response.headers["strict-transport-security"], undefined, "no HSTS over plain HTTP");
+      assert.equal(
+        response.headers["strict-transport-security"],
+        undefined,
+        "no HSTS over plain HTTP",
+      );
     });
   }
 
   it("sends HSTS only over TLS: said by a trusted proxy, or by the operator", async () => {
     const logger = createLogger("silent");
-    const behindProxy = await createApp({ kb: runtime.kb, isDatabaseReachable: () => Promise.resolve(true), logger, trustProxy: 1 });
-    const overTls = await request(behindProxy).get("/healthz").set("X-Forwarded-Proto", "https").expect(200);
-    assert.match(String(overTls.headers["strict-transport-security"]), /^max-age=31536000; includeSubDomains$/);
-    const plain = await request(behindProxy).get("/healthz").set("X-Forwarded-Proto", "http").expect(200);
+    const behindProxy = await createApp({
+      kb: runtime.kb,
+      isDatabaseReachable: () => Promise.resolve(true),
+      logger,
+      trustProxy: 1,
+    });
+    const overTls = await request(behindProxy)
+      .get("/healthz")
+      .set("X-Forwarded-Proto", "https")
+      .expect(200);
+    assert.match(
+      String(overTls.headers["strict-transport-security"]),
+      /^max-age=31536000; includeSubDomains$/,
+    );
+    const plain = await request(behindProxy)
+      .get("/healthz")
+      .set("X-Forwarded-Proto", "http")
+      .expect(200);
     assert.equal(plain.headers["strict-transport-security"], undefined);
     // Without a trusted proxy, a client's own X-Forwarded-Proto is not believed.
-    const untrusted = await request(runtime.app).get("/healthz").set("X-Forwarded-Proto", "https").expect(200);
+    const untrusted = await request(runtime.app)
+      .get("/healthz")
+      .set("X-Forwarded-Proto", "https")
+      .expect(200);
     assert.equal(untrusted.headers["strict-transport-security"], undefined);
-    const always = await createApp({ kb: runtime.kb, isDatabaseReachable: () => Promise.resolve(true), logger, hsts: true });
-    assert.match(String((await request(always).get("/healthz").expect(200)).headers["strict-transport-security"]), /^max-age=/);
+    const always = await createApp({
+      kb: runtime.kb,
+      isDatabaseReachable: () => Promise.resolve(true),
+      logger,
+      hsts: true,
+    });
+    assert.match(
+      String(
+        (await request(always).get("/healthz").expect(200)).headers["strict-transport-security"],
+      ),
+      /^max-age=/,
+    );
   });
 
   it("gives the front page, which runs no script, a policy that lets none run; the docs and the playground, which do, none", async () => {
-    for (const page of [await request(runtime.app).get("/").expect(200), await request(runtime.app).post("/").type("form").send({ nodes: "", version: "" })]) {
+    for (const page of [
+      await request(runtime.app).get("/").expect(200),
+      await request(runtime.app).post("/").type("form").send({ nodes: "", version: "" }),
+    ]) {
       const policy = String(page.headers["content-security-policy"]);
       assert.match(policy, /default-src 'none'/);
       assert.doesNotMatch(policy, /script-src/);
       assert.match(policy, /form-action 'self'/);
     }
-    assert.equal((await request(runtime.app).get("/docs").expect(200)).headers["content-security-policy"], undefined);
-    assert.equal((await request(runtime.app).get("/playground").expect(200)).headers["content-security-policy"], undefined);
+    assert.equal(
+      (await request(runtime.app).get("/docs").expect(200)).headers["content-security-policy"],
+      undefined,
+    );
+    assert.equal(
+      (await request(runtime.app).get("/playground").expect(200)).headers[
+        "content-security-policy"
+      ],
+      undefined,
+    );
   });
 
   it("does not echo a hostile X-Request-Id", async () => {
-    const response = await request(runtime.app).get("/api/v1/kb").set("X-Request-Id", "<script>alert(1)</script>").expect(200);
+    const response = await request(runtime.app)
+      .get("/api/v1/kb")
+      .set("X-Request-Id", "<script>alert(1)</script>")
+      .expect(200);
     assert.match(String(response.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
   });
 });

@@ -47,7 +47,10 @@ class Outcomes {
       result = timed(call);
     } catch (error) {
       if (error instanceof assert.AssertionError) throw error;
-      assert.ok(error instanceof InputError, `expected a report or an InputError, got ${error instanceof Error ? error.stack : String(error)}`);
+      assert.ok(
+        error instanceof InputError,
+        `expected a report or an InputError, got ${error instanceof Error ? error.stack : String(error)}`,
+      );
       assert.ok(error.message.length > 0);
       this.refusals += 1;
       return;
@@ -58,12 +61,17 @@ class Outcomes {
 
   /** Random input that never got past validation would prove little about the rules behind it. */
   assertBoth(minimumReports: number): void {
-    assert.ok(this.reports >= minimumReports, `only ${this.reports} of the runs got a report (${this.refusals} refusals)`);
+    assert.ok(
+      this.reports >= minimumReports,
+      `only ${this.reports} of the runs got a report (${this.refusals} refusals)`,
+    );
     assert.ok(this.refusals > 0, "no run was refused: the generators make no bad input");
   }
 }
 
-function wellFormedFindings(findings: ReadonlyArray<{ code: unknown; severity: unknown; message: unknown }>): void {
+function wellFormedFindings(
+  findings: ReadonlyArray<{ code: unknown; severity: unknown; message: unknown }>,
+): void {
   for (const entry of findings) {
     assert.equal(typeof entry.code, "string");
     assert.ok((entry.code as string).length > 0);
@@ -79,16 +87,34 @@ function wellFormedFindings(findings: ReadonlyArray<{ code: unknown; severity: u
  * WARNING, NOT_JUDGED only when nothing could be checked against a control
  * plane; ok only for the two supported verdicts.
  */
-function wellFormedReport(report: { ok: unknown; status?: unknown; findings: ReadonlyArray<{ code: unknown; severity: unknown; message: unknown }> }): void {
+function wellFormedReport(report: {
+  ok: unknown;
+  status?: unknown;
+  findings: ReadonlyArray<{ code: unknown; severity: unknown; message: unknown }>;
+}): void {
   assert.equal(typeof report.ok, "boolean");
   const hasError = report.findings.some((entry) => entry.severity === "ERROR");
   const hasWarning = report.findings.some((entry) => entry.severity === "WARNING");
-  assert.equal(report.status === "UNSUPPORTED", hasError, `status ${String(report.status)} with ${hasError ? "an" : "no"} ERROR`);
-  if (report.status === "SUPPORTED") assert.ok(!hasError && !hasWarning, "SUPPORTED with an ERROR or a WARNING");
+  assert.equal(
+    report.status === "UNSUPPORTED",
+    hasError,
+    `status ${String(report.status)} with ${hasError ? "an" : "no"} ERROR`,
+  );
+  if (report.status === "SUPPORTED")
+    assert.ok(!hasError && !hasWarning, "SUPPORTED with an ERROR or a WARNING");
   if (report.status === "SUPPORTED_WITH_WARNINGS") assert.ok(hasWarning && !hasError);
-  if (report.status === "NOT_JUDGED") assert.ok(report.findings.some((entry) => entry.code === "NO_APISERVER_IN_PLAN"));
-  assert.ok(["SUPPORTED", "SUPPORTED_WITH_WARNINGS", "UNSUPPORTED", "NOT_JUDGED"].includes(String(report.status)), `status ${String(report.status)}`);
-  assert.equal(report.ok, report.status === "SUPPORTED" || report.status === "SUPPORTED_WITH_WARNINGS");
+  if (report.status === "NOT_JUDGED")
+    assert.ok(report.findings.some((entry) => entry.code === "NO_APISERVER_IN_PLAN"));
+  assert.ok(
+    ["SUPPORTED", "SUPPORTED_WITH_WARNINGS", "UNSUPPORTED", "NOT_JUDGED"].includes(
+      String(report.status),
+    ),
+    `status ${String(report.status)}`,
+  );
+  assert.equal(
+    report.ok,
+    report.status === "SUPPORTED" || report.status === "SUPPORTED_WITH_WARNINGS",
+  );
   wellFormedFindings(report.findings);
 }
 
@@ -96,7 +122,19 @@ const garbageText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 20 }),
   fc.string({ unit: "binary", maxLength: 20 }),
-  fc.constantFrom("", " ", "__proto__", "constructor", "toString", `'; DROP TABLE "ApiRemoval"; --`, "\u0000", "\u202e", "\u200b", "\ud800", "../../etc/passwd"),
+  fc.constantFrom(
+    "",
+    " ",
+    "__proto__",
+    "constructor",
+    "toString",
+    `'; DROP TABLE "ApiRemoval"; --`,
+    "\u0000",
+    "\u202e",
+    "\u200b",
+    "\ud800",
+    "../../etc/passwd",
+  ),
   fc.nat({ max: 300 }).map((length) => "9".repeat(length)),
 );
 
@@ -108,15 +146,26 @@ const kubernetesVersion = fc
     patch: fc.option(fc.oneof(fc.nat({ max: 20 }), fc.nat({ max: 99999 })), { nil: undefined }),
     suffix: fc.constantFrom("", "-rc.1", "-alpha.0", "-eks-1234", "+k3s1", "-gke.1200", "-", "+"),
   })
-  .map(({ v, major, minor, patch, suffix }) => `${v}${major}.${minor}${patch === undefined ? "" : `.${patch}`}${suffix}`);
+  .map(
+    ({ v, major, minor, patch, suffix }) =>
+      `${v}${major}.${minor}${patch === undefined ? "" : `.${patch}`}${suffix}`,
+  );
 
 const runtimeVersion = fc
-  .record({ scheme: fc.constantFrom("", "containerd://", "cri-o://", "docker://"), major: fc.nat({ max: 30 }), minor: fc.nat({ max: 40 }), patch: fc.nat({ max: 30 }) })
+  .record({
+    scheme: fc.constantFrom("", "containerd://", "cri-o://", "docker://"),
+    major: fc.nat({ max: 30 }),
+    minor: fc.nat({ max: 40 }),
+    patch: fc.nat({ max: 30 }),
+  })
   .map(({ scheme, major, minor, patch }) => `${scheme}${major}.${minor}.${patch}`);
 
 /** Versions the knowledge base knows, with and without patch. */
 const plausibleVersion = fc
-  .record({ minor: fc.integer({ min: 17, max: 39 }), patch: fc.option(fc.nat({ max: 12 }), { nil: undefined }) })
+  .record({
+    minor: fc.integer({ min: 17, max: 39 }),
+    patch: fc.option(fc.nat({ max: 12 }), { nil: undefined }),
+  })
   .map(({ minor, patch }) => `1.${minor}${patch === undefined ? "" : `.${patch}`}`);
 const version = fc.oneof(
   { weight: 8, arbitrary: plausibleVersion },
@@ -124,9 +173,22 @@ const version = fc.oneof(
   { weight: 2, arbitrary: runtimeVersion },
   { weight: 1, arbitrary: garbageText },
 );
-const profile = fc.option(fc.oneof({ weight: 8, arbitrary: fc.constantFrom("upstream", "strict", "STRICT") }, { weight: 1, arbitrary: garbageText }), { nil: undefined });
+const profile = fc.option(
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom("upstream", "strict", "STRICT") },
+    { weight: 1, arbitrary: garbageText },
+  ),
+  { nil: undefined },
+);
 const asOf = fc.option(
-  fc.oneof({ weight: 8, arbitrary: fc.constantFrom("2020-01-01", "2026-11-29", "2031-12-31", "2026-11-29T10:00:00Z") }, { weight: 1, arbitrary: fc.constantFrom("2026-02-30", "29/11/2026") }, { weight: 1, arbitrary: garbageText }),
+  fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc.constantFrom("2020-01-01", "2026-11-29", "2031-12-31", "2026-11-29T10:00:00Z"),
+    },
+    { weight: 1, arbitrary: fc.constantFrom("2026-02-30", "29/11/2026") },
+    { weight: 1, arbitrary: garbageText },
+  ),
   { nil: undefined },
 );
 
@@ -138,23 +200,54 @@ interface Entry {
 
 function planArbitraries(snapshot: KbSnapshot) {
   const known = snapshot.components.flatMap((component) => [component.name, ...component.aliases]);
-  const componentName = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: garbageText });
-  const instance = fc.option(fc.oneof({ weight: 6, arbitrary: fc.constantFrom("pool-a", "pool-b", "pool-c", "cp-1", "cp-2", "a", " ") }, { weight: 1, arbitrary: garbageText }), {
-    nil: undefined,
-  });
-  const anyEntry: fc.Arbitrary<Entry> = fc.record({ component: componentName, version, instance }, { requiredKeys: ["component", "version"] });
+  const componentName = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...known) },
+    { weight: 1, arbitrary: garbageText },
+  );
+  const instance = fc.option(
+    fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.constantFrom("pool-a", "pool-b", "pool-c", "cp-1", "cp-2", "a", " "),
+      },
+      { weight: 1, arbitrary: garbageText },
+    ),
+    {
+      nil: undefined,
+    },
+  );
+  const anyEntry: fc.Arbitrary<Entry> = fc.record(
+    { component: componentName, version, instance },
+    { requiredKeys: ["component", "version"] },
+  );
   const goodEntry: fc.Arbitrary<Entry> = fc.record(
-    { component: fc.constantFrom(...known), version: plausibleVersion, instance: fc.option(fc.constantFrom("pool-a", "pool-b", "pool-c", "cp-1", "cp-2"), { nil: undefined }) },
+    {
+      component: fc.constantFrom(...known),
+      version: plausibleVersion,
+      instance: fc.option(fc.constantFrom("pool-a", "pool-b", "pool-c", "cp-1", "cp-2"), {
+        nil: undefined,
+      }),
+    },
     { requiredKeys: ["component", "version"] },
   );
   // Mostly sound entries with the odd bad one, so that a plan is as often judged as refused.
   const entry = fc.oneof({ weight: 25, arbitrary: goodEntry }, { weight: 1, arbitrary: anyEntry });
   // A plan names each component once per instance; mostly keep to that, so that most plans reach the rules.
-  const key = (candidate: Entry) => `${snapshot.findComponent(candidate.component)?.name ?? candidate.component}@${candidate.instance?.trim() ?? ""}`;
+  const key = (candidate: Entry) =>
+    `${snapshot.findComponent(candidate.component)?.name ?? candidate.component}@${candidate.instance?.trim() ?? ""}`;
   const distinct = fc.uniqueArray(entry, { maxLength: 15, selector: key });
   const withApiserver = fc
-    .tuple(fc.record({ component: fc.constantFrom("kube-apiserver", "apiserver", "API Server"), version: plausibleVersion }), distinct)
-    .map(([apiserver, rest]): Entry[] => [apiserver, ...rest.filter((candidate) => key(candidate) !== key(apiserver))]);
+    .tuple(
+      fc.record({
+        component: fc.constantFrom("kube-apiserver", "apiserver", "API Server"),
+        version: plausibleVersion,
+      }),
+      distinct,
+    )
+    .map(([apiserver, rest]): Entry[] => [
+      apiserver,
+      ...rest.filter((candidate) => key(candidate) !== key(apiserver)),
+    ]);
   const components = fc.oneof(
     { weight: 8, arbitrary: withApiserver },
     { weight: 3, arbitrary: distinct },
@@ -166,8 +259,14 @@ function planArbitraries(snapshot: KbSnapshot) {
   /** A plan and something of it to roll back: mostly one of its entries, sometimes anything. */
   const rollback = withApiserver.chain((plan) =>
     fc.record({
-      plan: fc.oneof({ weight: 5, arbitrary: fc.constant<unknown>(plan) }, { weight: 1, arbitrary: components }),
-      target: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...plan) }, { weight: 1, arbitrary: anyEntry }),
+      plan: fc.oneof(
+        { weight: 5, arbitrary: fc.constant<unknown>(plan) },
+        { weight: 1, arbitrary: components },
+      ),
+      target: fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...plan) },
+        { weight: 1, arbitrary: anyEntry },
+      ),
       toVersion: version,
     }),
   );
@@ -211,20 +310,62 @@ const manifestFragment = fc.oneof(
   ),
   fc.string({ maxLength: 12 }),
 );
-const hostileManifests = fc.oneof({ weight: 3, arbitrary: fc.array(manifestFragment, { maxLength: 60 }).map((parts) => parts.join("")) }, { weight: 1, arbitrary: fc.string({ maxLength: 200 }) });
-const targetVersion = fc.oneof({ weight: 6, arbitrary: plausibleVersion }, { weight: 2, arbitrary: kubernetesVersion }, { weight: 1, arbitrary: garbageText });
+const hostileManifests = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.array(manifestFragment, { maxLength: 60 }).map((parts) => parts.join("")),
+  },
+  { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+);
+const targetVersion = fc.oneof(
+  { weight: 6, arbitrary: plausibleVersion },
+  { weight: 2, arbitrary: kubernetesVersion },
+  { weight: 1, arbitrary: garbageText },
+);
 
 /** Valid YAML documents of objects the knowledge base knows removals of (and some it does not), with names, Lists and comments. */
 function manifestDocuments(snapshot: KbSnapshot): fc.Arbitrary<string> {
   const api = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...snapshot.apiRemovals.map((removal) => ({ apiVersion: removal.apiVersion, kind: removal.kind }))) },
-    { weight: 1, arbitrary: fc.constantFrom({ apiVersion: "apps/v1", kind: "Deployment" }, { apiVersion: "v1", kind: "ConfigMap" }, { apiVersion: "example.com/v1", kind: "Widget" }) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        ...snapshot.apiRemovals.map((removal) => ({
+          apiVersion: removal.apiVersion,
+          kind: removal.kind,
+        })),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        { apiVersion: "apps/v1", kind: "Deployment" },
+        { apiVersion: "v1", kind: "ConfigMap" },
+        { apiVersion: "example.com/v1", kind: "Widget" },
+      ),
+    },
   );
   const object = fc
-    .record({ api, name: fc.option(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), { nil: undefined }), comment: fc.boolean() })
-    .map(({ api: { apiVersion, kind }, name, comment }) => `${comment ? "# Source: chart/templates/x.yaml\n" : ""}apiVersion: ${apiVersion}\nkind: ${kind}\n${name === undefined ? "" : `metadata:\n  name: ${name}\n`}`);
-  const list = fc.array(object, { minLength: 1, maxLength: 4 }).map((items) => `apiVersion: v1\nkind: List\nitems:\n${items.map((item) => `- ${item.replaceAll("\n", "\n  ").trimEnd()}\n`).join("")}`);
-  return fc.array(fc.oneof({ weight: 4, arbitrary: object }, { weight: 1, arbitrary: list }), { minLength: 1, maxLength: 8 }).map((documents) => documents.join("---\n"));
+    .record({
+      api,
+      name: fc.option(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), { nil: undefined }),
+      comment: fc.boolean(),
+    })
+    .map(
+      ({ api: { apiVersion, kind }, name, comment }) =>
+        `${comment ? "# Source: chart/templates/x.yaml\n" : ""}apiVersion: ${apiVersion}\nkind: ${kind}\n${name === undefined ? "" : `metadata:\n  name: ${name}\n`}`,
+    );
+  const list = fc
+    .array(object, { minLength: 1, maxLength: 4 })
+    .map(
+      (items) =>
+        `apiVersion: v1\nkind: List\nitems:\n${items.map((item) => `- ${item.replaceAll("\n", "\n  ").trimEnd()}\n`).join("")}`,
+    );
+  return fc
+    .array(fc.oneof({ weight: 4, arbitrary: object }, { weight: 1, arbitrary: list }), {
+      minLength: 1,
+      maxLength: 8,
+    })
+    .map((documents) => documents.join("---\n"));
 }
 
 describe("properties of the domain core under random input", () => {
@@ -239,7 +380,10 @@ describe("properties of the domain core under random input", () => {
     const outcomes = new Outcomes();
     fc.assert(
       fc.property(components, profile, asOf, (plan, chosenProfile, day) => {
-        outcomes.answered(() => validateCluster(snapshot, plan, { profile: chosenProfile, asOf: day }), wellFormedReport);
+        outcomes.answered(
+          () => validateCluster(snapshot, plan, { profile: chosenProfile, asOf: day }),
+          wellFormedReport,
+        );
       }),
       options,
     );
@@ -263,13 +407,29 @@ describe("properties of the domain core under random input", () => {
             }
             // A plan that is not refused ends in a state without an ERROR: the steps, applied, validate.
             if (result.ok) {
-              const final = (plan as Array<{ component: string; version: string; instance?: string | null }>).map((entry) => {
-                const canonicalName = snapshot.findComponent(entry.component)?.name ?? entry.component;
-                const last = [...result.steps].reverse().find((step) => step.component === canonicalName && (step.instance ?? null) === (entry.instance?.trim() ? entry.instance.trim() : null));
+              const final = (
+                plan as Array<{ component: string; version: string; instance?: string | null }>
+              ).map((entry) => {
+                const canonicalName =
+                  snapshot.findComponent(entry.component)?.name ?? entry.component;
+                const last = [...result.steps]
+                  .reverse()
+                  .find(
+                    (step) =>
+                      step.component === canonicalName &&
+                      (step.instance ?? null) ===
+                        (entry.instance?.trim() ? entry.instance.trim() : null),
+                  );
                 return last === undefined ? entry : { ...entry, version: last.toVersion };
               });
               const verdict = validateCluster(snapshot, final, { profile: chosenProfile });
-              assert.ok(!verdict.findings.some((entry) => entry.severity === "ERROR"), `the plan's final state has an ERROR: ${verdict.findings.filter((entry) => entry.severity === "ERROR").map((entry) => entry.message).join(" | ")}`);
+              assert.ok(
+                !verdict.findings.some((entry) => entry.severity === "ERROR"),
+                `the plan's final state has an ERROR: ${verdict.findings
+                  .filter((entry) => entry.severity === "ERROR")
+                  .map((entry) => entry.message)
+                  .join(" | ")}`,
+              );
             }
           },
         );
@@ -285,7 +445,14 @@ describe("properties of the domain core under random input", () => {
     fc.assert(
       fc.property(rollback, profile, ({ plan, target, toVersion }, chosenProfile) => {
         outcomes.answered(
-          () => checkRollback(snapshot, { current: plan, component: target.component, instance: target.instance, toVersion, profile: chosenProfile }),
+          () =>
+            checkRollback(snapshot, {
+              current: plan,
+              component: target.component,
+              instance: target.instance,
+              toVersion,
+              profile: chosenProfile,
+            }),
           wellFormedReport,
         );
       }),
@@ -295,7 +462,10 @@ describe("properties of the domain core under random input", () => {
   });
 
   it("scanManifests answers a well-formed report or refuses with an InputError", () => {
-    const manifests = fc.oneof({ weight: 2, arbitrary: manifestDocuments(snapshot) }, { weight: 3, arbitrary: hostileManifests });
+    const manifests = fc.oneof(
+      { weight: 2, arbitrary: manifestDocuments(snapshot) },
+      { weight: 3, arbitrary: hostileManifests },
+    );
     const outcomes = new Outcomes();
     fc.assert(
       fc.property(manifests, targetVersion, (text, target) => {
@@ -326,9 +496,15 @@ describe("a property of POST /api/v1/validate under random JSON", () => {
     const snapshot = runtime.kb.current();
     const { components } = planArbitraries(snapshot);
     const body = fc.oneof(
-      { weight: 3, arbitrary: fc.record({ components, profile, asOf }, { requiredKeys: ["components"] }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({ components, profile, asOf }, { requiredKeys: ["components"] }),
+      },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
-      { weight: 1, arbitrary: fc.dictionary(garbageText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) },
+      {
+        weight: 1,
+        arbitrary: fc.dictionary(garbageText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+      },
     );
     await fc.assert(
       fc.asyncProperty(body, async (payload) => {
@@ -337,7 +513,10 @@ describe("a property of POST /api/v1/validate under random JSON", () => {
           .set("Content-Type", "application/json")
           .timeout({ deadline: HANG_MS })
           .send(JSON.stringify(payload) ?? "null");
-        assert.ok(response.status === 200 || (response.status >= 400 && response.status < 500), `${response.status}: ${response.text.slice(0, 300)}`);
+        assert.ok(
+          response.status === 200 || (response.status >= 400 && response.status < 500),
+          `${response.status}: ${response.text.slice(0, 300)}`,
+        );
         if (response.status === 200) wellFormedReport(response.body);
         else assert.match(String(response.body.error?.code), /^[A-Z_]+$/);
       }),

@@ -73,23 +73,39 @@ export function graphqlCase(
   variables?: Record<string, unknown>,
   operationName?: string,
 ): HostileCase {
-  return { name, method: "POST", path: "/graphql", body: { query, variables, operationName }, ...expected };
+  return {
+    name,
+    method: "POST",
+    path: "/graphql",
+    body: { query, variables, operationName },
+    ...expected,
+  };
 }
 
-function authorization(credential: Credential | undefined, tokens: Readonly<Record<Role | "revoked", string>>): string | undefined {
+function authorization(
+  credential: Credential | undefined,
+  tokens: Readonly<Record<Role | "revoked", string>>,
+): string | undefined {
   if (credential === undefined) return undefined;
   if (typeof credential === "object") return credential.header;
   return `Bearer ${tokens[credential]}`;
 }
 
-export async function send(app: Express, hostile: HostileCase, tokens: Readonly<Record<Role | "revoked", string>>): Promise<request.Response> {
+export async function send(
+  app: Express,
+  hostile: HostileCase,
+  tokens: Readonly<Record<Role | "revoked", string>>,
+): Promise<request.Response> {
   const method = hostile.method ?? "GET";
-  let test = request(app)[method === "PATCH" ? "patch" : (method.toLowerCase() as "get" | "post" | "put" | "delete")](hostile.path);
+  let test = request(app)[
+    method === "PATCH" ? "patch" : (method.toLowerCase() as "get" | "post" | "put" | "delete")
+  ](hostile.path);
   test = test.timeout({ deadline: DEADLINE_MS });
   const header = authorization(hostile.auth, tokens);
   if (header !== undefined) test = test.set("Authorization", header);
   for (const [name, value] of Object.entries(hostile.headers ?? {})) test = test.set(name, value);
-  const body = typeof hostile.body === "function" ? (hostile.body as () => unknown)() : hostile.body;
+  const body =
+    typeof hostile.body === "function" ? (hostile.body as () => unknown)() : hostile.body;
   if (body === undefined) {
     if (hostile.contentType !== undefined) test = test.set("Content-Type", hostile.contentType);
     return test;
@@ -102,7 +118,9 @@ export async function send(app: Express, hostile: HostileCase, tokens: Readonly<
     if (hostile.contentType === "none") return test.unset("Content-Type").send(bytes);
     return test.set("Content-Type", hostile.contentType ?? "application/json").send(bytes);
   }
-  return test.set("Content-Type", hostile.contentType ?? "application/json").send(JSON.stringify(body));
+  return test
+    .set("Content-Type", hostile.contentType ?? "application/json")
+    .send(JSON.stringify(body));
 }
 
 interface ErrorView {
@@ -113,11 +131,24 @@ interface ErrorView {
 
 /** The errors of an answer, REST or GraphQL, in one shape. */
 export function errorsOf(body: unknown): ErrorView[] {
-  const answer = body as { error?: { code?: unknown; message?: unknown; details?: Array<{ field?: unknown }> }; errors?: Array<{ message?: unknown; extensions?: { code?: unknown; field?: unknown } }> };
+  const answer = body as {
+    error?: { code?: unknown; message?: unknown; details?: Array<{ field?: unknown }> };
+    errors?: Array<{ message?: unknown; extensions?: { code?: unknown; field?: unknown } }>;
+  };
   if (answer?.error !== undefined) {
-    return [{ code: answer.error.code, message: answer.error.message, field: answer.error.details?.map((detail) => detail.field) ?? [] }];
+    return [
+      {
+        code: answer.error.code,
+        message: answer.error.message,
+        field: answer.error.details?.map((detail) => detail.field) ?? [],
+      },
+    ];
   }
-  return (answer?.errors ?? []).map((error) => ({ code: error.extensions?.code, message: error.message, field: error.extensions?.field }));
+  return (answer?.errors ?? []).map((error) => ({
+    code: error.extensions?.code,
+    message: error.message,
+    field: error.extensions?.field,
+  }));
 }
 
 export function assertAnswer(hostile: HostileCase, response: request.Response): void {
@@ -127,20 +158,34 @@ export function assertAnswer(hostile: HostileCase, response: request.Response): 
   const errors = errorsOf(response.body);
   if (hostile.code === null) {
     assert.deepEqual(errors, [], where);
-    assert.ok(hostile.check !== undefined, `case "${hostile.name}" expects success, so it must say what the answer holds`);
+    assert.ok(
+      hostile.check !== undefined,
+      `case "${hostile.name}" expects success, so it must say what the answer holds`,
+    );
   } else {
     assert.match(String(response.headers["content-type"]), /^application\/json/, where);
     const matching = errors.filter(
-      (error) => error.code === hostile.code && (hostile.message === undefined || hostile.message.test(String(error.message))),
+      (error) =>
+        error.code === hostile.code &&
+        (hostile.message === undefined || hostile.message.test(String(error.message))),
     );
-    assert.ok(matching.length > 0, `expected an error with code ${hostile.code}${hostile.message ? ` and a message matching ${hostile.message}` : ""}: ${where}`);
+    assert.ok(
+      matching.length > 0,
+      `expected an error with code ${hostile.code}${hostile.message ? ` and a message matching ${hostile.message}` : ""}: ${where}`,
+    );
     if (hostile.field !== undefined) {
-      const fields = matching.flatMap((error): unknown[] => (Array.isArray(error.field) ? (error.field as unknown[]) : [error.field]));
-      assert.ok(fields.includes(hostile.field), `expected the error to name field ${hostile.field}, it names ${JSON.stringify(fields)}: ${where}`);
+      const fields = matching.flatMap((error): unknown[] =>
+        Array.isArray(error.field) ? (error.field as unknown[]) : [error.field],
+      );
+      assert.ok(
+        fields.includes(hostile.field),
+        `expected the error to name field ${hostile.field}, it names ${JSON.stringify(fields)}: ${where}`,
+      );
     }
   }
   if (hostile.notMessage !== undefined) {
-    for (const error of errors) assert.doesNotMatch(String(error.message), hostile.notMessage, where);
+    for (const error of errors)
+      assert.doesNotMatch(String(error.message), hostile.notMessage, where);
   }
   hostile.check?.(response.body);
 }

@@ -45,6 +45,9 @@ describe("hostile YAML", () => {
       .set("Content-Type", "application/yaml")
       .send("apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: restricted\n")
       .expect(200);
-    assert.deepEqual(response.body.findings.map((finding: { code: string }) => finding.code), ["API_REMOVED"]);
+    assert.deepEqual(
+      response.body.findings.map((finding: { code: string }) => finding.code),
+      ["API_REMOVED"],
+    );
   });
 });

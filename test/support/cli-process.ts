@@ -37,9 +37,17 @@ function cleanEnvironment(overrides: Record<string, string> = {}): NodeJS.Proces
 }
 
 /** Runs an executable the way a shell would; never throws on a non-zero exit. */
-export function runExecutable(command: string, args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
+export function runExecutable(
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: cleanEnvironment(options.env), timeout: RUN_TIMEOUT_MS });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: cleanEnvironment(options.env),
+      timeout: RUN_TIMEOUT_MS,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -51,7 +59,10 @@ export function runExecutable(command: string, args: readonly string[], options:
 }
 
 /** Runs the CLI the way a shell would; never throws on a non-zero exit. */
-export function kubecompat(args: readonly string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<Run> {
+export function kubecompat(
+  args: readonly string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+): Promise<Run> {
   return runExecutable(process.execPath, [BIN, ...args], options);
 }
 
@@ -75,7 +86,9 @@ export async function closedPort(): Promise<number> {
 }
 
 /** A proxy to `target` that keeps every request body it forwards, in order. */
-export async function recordingProxy(target: string): Promise<{ url: string; recorded: RecordedRequest[]; close(): Promise<void> }> {
+export async function recordingProxy(
+  target: string,
+): Promise<{ url: string; recorded: RecordedRequest[]; close(): Promise<void> }> {
   const recorded: RecordedRequest[] = [];
   const proxy = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -83,9 +96,15 @@ export async function recordingProxy(target: string): Promise<{ url: string; rec
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
       recorded.push({ method: req.method ?? "", path: req.url ?? "", body: JSON.parse(text) });
-      fetch(`${target}${req.url ?? ""}`, { method: req.method, headers: { "content-type": req.headers["content-type"] ?? "" }, body: text })
+      fetch(`${target}${req.url ?? ""}`, {
+        method: req.method,
+        headers: { "content-type": req.headers["content-type"] ?? "" },
+        body: text,
+      })
         .then(async (answer) => {
-          res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+          res.writeHead(answer.status, {
+            "content-type": answer.headers.get("content-type") ?? "application/json",
+          });
           res.end(await answer.text());
         })
         .catch((error: unknown) => {
@@ -113,7 +132,10 @@ export function cellsOf(lines: readonly string[], headers: readonly string[]): s
   const [header, ...rows] = lines;
   assert.ok(header !== undefined, "a header line");
   const starts = headers.map((name) => header.indexOf(name));
-  assert.ok(starts.every((start, index) => start >= 0 && (index === 0 || start > starts[index - 1]!)), `headers ${headers.join(", ")} in order: ${header}`);
+  assert.ok(
+    starts.every((start, index) => start >= 0 && (index === 0 || start > starts[index - 1]!)),
+    `headers ${headers.join(", ")} in order: ${header}`,
+  );
   return rows.map((row) => {
     for (const start of starts.slice(1)) {
       assert.equal(row[start - 1], " ", `a gap before column ${start} in: ${row}`);

@@ -13,7 +13,11 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db/embedded-postgres.js";
+import {
+  freePort,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "../../src/db/embedded-postgres.js";
 
 export interface CrashablePostgres {
   /** Connection URL of the test database (stable across restarts). */
@@ -32,7 +36,9 @@ export interface CrashablePostgres {
 
 const BACKENDS_EXIT_WITHIN_MS = 5_000;
 
-export async function startCrashablePostgres(database = "kubecompat_crash"): Promise<CrashablePostgres> {
+export async function startCrashablePostgres(
+  database = "kubecompat_crash",
+): Promise<CrashablePostgres> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "kubecompat-crash-pg-"));
   // As root, PostgreSQL runs as the "postgres" OS user, which must be able to enter the directory.
   await fs.chmod(root, 0o755);
@@ -62,11 +68,19 @@ export async function startCrashablePostgres(database = "kubecompat_crash"): Pro
       process.kill(pid, "SIGKILL");
       // Nothing to stop any more: forget it (its child-process handle sees the exit by itself).
       server = undefined;
-      await until(() => !alive(pid), BACKENDS_EXIT_WITHIN_MS, `the postmaster ${pid} did not exit after SIGKILL`);
+      await until(
+        () => !alive(pid),
+        BACKENDS_EXIT_WITHIN_MS,
+        `the postmaster ${pid} did not exit after SIGKILL`,
+      );
       // Backends notice their postmaster's death and exit by themselves; a restart needs them gone.
       let backendsLeft = 0;
       try {
-        await until(async () => (backendsLeft = (await groupMembers(pid)).length) === 0, BACKENDS_EXIT_WITHIN_MS, "");
+        await until(
+          async () => (backendsLeft = (await groupMembers(pid)).length) === 0,
+          BACKENDS_EXIT_WITHIN_MS,
+          "",
+        );
       } catch {
         // Those that did not notice in time: kill them too (the container died with them).
         for (const member of await groupMembers(pid)) {
@@ -76,7 +90,11 @@ export async function startCrashablePostgres(database = "kubecompat_crash"): Pro
             // gone meanwhile
           }
         }
-        await until(async () => (await groupMembers(pid)).length === 0, BACKENDS_EXIT_WITHIN_MS, `backends of the postmaster ${pid} did not exit`);
+        await until(
+          async () => (await groupMembers(pid)).length === 0,
+          BACKENDS_EXIT_WITHIN_MS,
+          `backends of the postmaster ${pid} did not exit`,
+        );
       }
       return { pid, backendsLeft };
     },
@@ -112,7 +130,10 @@ async function reportedDataDir(adminUrl: string): Promise<string> {
 async function postmasterPid(dataDir: string): Promise<number> {
   const text = await fs.readFile(path.join(dataDir, "postmaster.pid"), "utf8");
   const pid = Number(text.split("\n")[0]);
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no pid in ${path.join(dataDir, "postmaster.pid")}: ${JSON.stringify(text.slice(0, 100))}`);
+  if (!Number.isInteger(pid) || pid <= 0)
+    throw new Error(
+      `no pid in ${path.join(dataDir, "postmaster.pid")}: ${JSON.stringify(text.slice(0, 100))}`,
+    );
   return pid;
 }
 
@@ -165,7 +186,11 @@ async function groupMembers(pgid: number): Promise<number[]> {
   return members;
 }
 
-async function until(check: () => boolean | Promise<boolean>, withinMs: number, what: string): Promise<void> {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  withinMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!(await check())) {
     if (Date.now() >= deadline) throw new Error(`${what} within ${withinMs} ms`);

@@ -25,7 +25,9 @@ export interface TestDatabase {
 export function serverUrl(): string {
   const config = parseConfig();
   if (config.database.kind !== "external") {
-    throw new Error("tests need DATABASE_URL; run them with `npm test`, which starts an embedded PostgreSQL when it is unset");
+    throw new Error(
+      "tests need DATABASE_URL; run them with `npm test`, which starts an embedded PostgreSQL when it is unset",
+    );
   }
   return config.database.url;
 }
@@ -56,7 +58,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * that asks pays for `prepare` and the others get a copy. Undefined when
  * there are no templates in this run: then prepare a database yourself.
  */
-export async function createPreparedDatabase(key: string, prepare: (url: string) => Promise<void>): Promise<TestDatabase | undefined> {
+export async function createPreparedDatabase(
+  key: string,
+  prepare: (url: string) => Promise<void>,
+): Promise<TestDatabase | undefined> {
   if (TEMPLATE_PREFIX === undefined || TEMPLATE_PREFIX === "") return undefined;
   const admin = serverUrl();
   const template = `${TEMPLATE_PREFIX}_${crypto.createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
@@ -69,14 +74,22 @@ export async function createPreparedDatabase(key: string, prepare: (url: string)
     const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [template]);
     if (exists.rowCount === 0) {
       const building = `${template}_b`;
-      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(building)} WITH (FORCE)`);
+      await client.query(
+        `DROP DATABASE IF EXISTS ${client.escapeIdentifier(building)} WITH (FORCE)`,
+      );
       await client.query(`CREATE DATABASE ${client.escapeIdentifier(building)}`);
       await prepare(withDatabase(admin, building));
-      await client.query(`ALTER DATABASE ${client.escapeIdentifier(building)} RENAME TO ${client.escapeIdentifier(template)}`);
+      await client.query(
+        `ALTER DATABASE ${client.escapeIdentifier(building)} RENAME TO ${client.escapeIdentifier(template)}`,
+      );
     }
-    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(template)}`);
+    await client.query(
+      `CREATE DATABASE ${client.escapeIdentifier(name)} TEMPLATE ${client.escapeIdentifier(template)}`,
+    );
   } finally {
-    await client.query("SELECT pg_advisory_unlock(hashtext($1))", [TEMPLATE_PREFIX]).catch(() => undefined);
+    await client
+      .query("SELECT pg_advisory_unlock(hashtext($1))", [TEMPLATE_PREFIX])
+      .catch(() => undefined);
     await client.end();
   }
   return testDatabase(admin, name);
@@ -90,7 +103,9 @@ function testDatabase(admin: string, name: string): TestDatabase {
       const dropper = new pg.Client({ connectionString: admin });
       await dropper.connect();
       try {
-        await dropper.query(`DROP DATABASE IF EXISTS ${dropper.escapeIdentifier(name)} WITH (FORCE)`);
+        await dropper.query(
+          `DROP DATABASE IF EXISTS ${dropper.escapeIdentifier(name)} WITH (FORCE)`,
+        );
       } finally {
         await dropper.end();
       }
@@ -99,7 +114,11 @@ function testDatabase(admin: string, name: string): TestDatabase {
 }
 
 /** Runs one query on a database and returns its rows. */
-export async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function query<T extends pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

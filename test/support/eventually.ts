@@ -1,6 +1,7 @@
 /** Bounded waits for an event (hang detectors, not timing assertions). */
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Calls `probe` every `everyMs` until it returns something other than
@@ -22,8 +23,16 @@ export async function eventually<T>(
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      const seen = options.last?.() ?? (lastError instanceof Error ? lastError.message : lastError === undefined ? "" : JSON.stringify(lastError));
-      throw new Error(`${what}: not within ${options.withinMs} ms${seen ? ` (last seen: ${seen})` : ""}`);
+      const seen =
+        options.last?.() ??
+        (lastError instanceof Error
+          ? lastError.message
+          : lastError === undefined
+            ? ""
+            : JSON.stringify(lastError));
+      throw new Error(
+        `${what}: not within ${options.withinMs} ms${seen ? ` (last seen: ${seen})` : ""}`,
+      );
     }
     await sleep(options.everyMs ?? 50);
   }

@@ -8,7 +8,11 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db/embedded-postgres.js";
+import {
+  freePort,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from "../../src/db/embedded-postgres.js";
 
 export interface OwnPostgres {
   /** Connection URL of the test database (stable across restarts). */

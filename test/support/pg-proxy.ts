@@ -12,7 +12,11 @@
 import net from "node:net";
 
 /** `Q`, length 11 (4 + "COMMIT\0"), "COMMIT\0". */
-const COMMIT_MESSAGE = Buffer.concat([Buffer.from("Q"), Buffer.from([0, 0, 0, 11]), Buffer.from("COMMIT\0")]);
+const COMMIT_MESSAGE = Buffer.concat([
+  Buffer.from("Q"),
+  Buffer.from([0, 0, 0, 11]),
+  Buffer.from("COMMIT\0"),
+]);
 /** The end of a simple query whose last statement is the COMMIT (the end of its message is in the chunk that sends it). */
 const COMMIT_AT_END = Buffer.from("; COMMIT\0");
 

@@ -30,13 +30,21 @@ export interface TestRuntime {
 }
 
 export async function startTestRuntime(
-  options: { importKb?: boolean; kbDir?: string; chatops?: Config["chatops"]; requireAuthForReads?: boolean; largeRequests?: LargeRequestLimits } = {},
+  options: {
+    importKb?: boolean;
+    kbDir?: string;
+    chatops?: Config["chatops"];
+    requireAuthForReads?: boolean;
+    largeRequests?: LargeRequestLimits;
+  } = {},
 ): Promise<TestRuntime> {
   const logger = createLogger("silent");
   const importKb = options.importKb ?? true;
   const kbDir = options.kbDir ?? KB_DIR;
   // Migrated with kb/ imported is how most files start: copied from this run's template when there is one.
-  const prepared = importKb ? await createPreparedDatabase(await importedKbKey(kbDir), (url) => prepareImported(url, kbDir)) : undefined;
+  const prepared = importKb
+    ? await createPreparedDatabase(await importedKbKey(kbDir), (url) => prepareImported(url, kbDir))
+    : undefined;
   const database = prepared ?? (await createTestDatabase());
   if (prepared === undefined) await migrate(database.url);
   const db = createDatabase(database.url, 4, logger);
@@ -69,7 +77,11 @@ export async function startTestRuntime(
 async function importedKbKey(kbDir: string): Promise<string> {
   const files = await readKbFiles(kbDir);
   const migrations = await readMigrations();
-  return JSON.stringify({ kbDir, files, migrations: migrations.map((migration) => migration.checksum) });
+  return JSON.stringify({
+    kbDir,
+    files,
+    migrations: migrations.map((migration) => migration.checksum),
+  });
 }
 
 async function prepareImported(url: string, kbDir: string): Promise<void> {
@@ -104,7 +116,9 @@ export interface SnapshotRuntimeOptions {
 // One load of a kb/ directory per test file: the snapshot is immutable, so every runtime of the file can share it.
 const bundles = new Map<string, ReturnType<typeof loadKbDirectory>>();
 
-export async function startSnapshotRuntime(options: SnapshotRuntimeOptions = {}): Promise<SnapshotRuntime> {
+export async function startSnapshotRuntime(
+  options: SnapshotRuntimeOptions = {},
+): Promise<SnapshotRuntime> {
   const kbDir = options.kbDir ?? KB_DIR;
   let bundle = bundles.get(kbDir);
   if (bundle === undefined) bundles.set(kbDir, (bundle = loadKbDirectory(kbDir)));
@@ -121,9 +135,17 @@ export async function startSnapshotRuntime(options: SnapshotRuntimeOptions = {})
 }
 
 /** Creates a token directly in the test database and returns its secret. */
-export async function createTestToken(runtime: { readonly db: Database }, name: string, role: Role): Promise<string> {
+export async function createTestToken(
+  runtime: { readonly db: Database },
+  name: string,
+  role: Role,
+): Promise<string> {
   const secret = generateSecret();
-  await insertToken(runtime.db, { name, role, secretHash: hashSecret(secret), prefix: secretPrefix(secret) }, { name: "test", role: "admin" });
+  await insertToken(
+    runtime.db,
+    { name, role, secretHash: hashSecret(secret), prefix: secretPrefix(secret) },
+    { name: "test", role: "admin" },
+  );
   return secret;
 }
 
@@ -135,13 +157,20 @@ export interface Listening<R extends SnapshotRuntime = TestRuntime> {
 }
 
 /** A TestRuntime listening on a free loopback port, for clients that need a URL (the CLI). */
-export function startListeningRuntime(options: { readonly inMemory: true } & SnapshotRuntimeOptions): Promise<{ runtime: SnapshotRuntime; url: string; close(): Promise<void> }>;
-export function startListeningRuntime(): Promise<{ runtime: TestRuntime; url: string; close(): Promise<void> }>;
+export function startListeningRuntime(
+  options: { readonly inMemory: true } & SnapshotRuntimeOptions,
+): Promise<{ runtime: SnapshotRuntime; url: string; close(): Promise<void> }>;
+export function startListeningRuntime(): Promise<{
+  runtime: TestRuntime;
+  url: string;
+  close(): Promise<void>;
+}>;
 export async function startListeningRuntime(
   options: { readonly inMemory?: boolean } & SnapshotRuntimeOptions = {},
 ): Promise<{ runtime: TestRuntime | SnapshotRuntime; url: string; close(): Promise<void> }> {
   const { default: http } = await import("node:http");
-  const runtime = options.inMemory === true ? await startSnapshotRuntime(options) : await startTestRuntime();
+  const runtime =
+    options.inMemory === true ? await startSnapshotRuntime(options) : await startTestRuntime();
   const server = http.createServer(runtime.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -34,7 +34,12 @@ export interface ServerProcess {
 
 export function spawnServer(env: Record<string, string>): ServerProcess {
   const unset = Object.fromEntries(ENVIRONMENT_VARIABLES.map((name) => [name, ""]));
-  return spawnProcess(process.execPath, ["--import", "tsx", "src/server.ts"], { ...unset, ...env }, REPO_ROOT);
+  return spawnProcess(
+    process.execPath,
+    ["--import", "tsx", "src/server.ts"],
+    { ...unset, ...env },
+    REPO_ROOT,
+  );
 }
 
 /**
@@ -45,10 +50,18 @@ export function spawnNpmStart(env: Record<string, string>, cwd: string): ServerP
   return spawnProcess("npm", ["start"], env, cwd);
 }
 
-function spawnProcess(command: string, args: string[], env: Record<string, string>, cwd: string): ServerProcess {
+function spawnProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): ServerProcess {
   const inherited = Object.fromEntries(
     // eslint-disable-next-line no-restricted-syntax -- the child inherits the test's environment (PATH, HOME), minus the service's variables
-    Object.entries(process.env).filter(([name, value]) => value !== undefined && !ENVIRONMENT_VARIABLES.includes(name) && !name.startsWith("npm_")),
+    Object.entries(process.env).filter(
+      ([name, value]) =>
+        value !== undefined && !ENVIRONMENT_VARIABLES.includes(name) && !name.startsWith("npm_"),
+    ),
   ) as Record<string, string>;
   const child = spawn(command, args, {
     cwd,
@@ -90,26 +103,37 @@ function spawnProcess(command: string, args: string[], env: Record<string, strin
 /** GET on 127.0.0.1:port; resolves with the status, or undefined when nothing answers. */
 export function probe(port: number, path: string, timeoutMs = 2_000): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path, agent: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    });
+    const req = http.get(
+      { host: "127.0.0.1", port, path, agent: false, timeout: timeoutMs },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
     req.on("timeout", () => req.destroy());
     req.on("error", () => resolve(undefined));
   });
 }
 
 /** Waits until /readyz answers 200; fails early when the process ends, and after `withinMs` (a hang detector). */
-export async function waitUntilReady(server: ServerProcess, port: number, withinMs: number): Promise<void> {
+export async function waitUntilReady(
+  server: ServerProcess,
+  port: number,
+  withinMs: number,
+): Promise<void> {
   const deadline = Date.now() + withinMs;
   let ended: Exit | undefined;
   void server.exited.then((exit) => (ended = exit));
   while (Date.now() < deadline) {
     if ((await probe(port, "/readyz")) === 200) return;
     if (ended !== undefined) {
-      throw new Error(`the server exited (code ${ended.code}, signal ${ended.signal}) before it was ready:\n${server.stderr()}\n${server.stdout().slice(-4000)}`);
+      throw new Error(
+        `the server exited (code ${ended.code}, signal ${ended.signal}) before it was ready:\n${server.stderr()}\n${server.stdout().slice(-4000)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`the server was not ready within ${withinMs} ms:\n${server.stderr()}\n${server.stdout().slice(-4000)}`);
+  throw new Error(
+    `the server was not ready within ${withinMs} ms:\n${server.stderr()}\n${server.stdout().slice(-4000)}`,
+  );
 }

@@ -9,7 +9,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "./runtime.js";
 
-const FIXTURE = fs.readFileSync(path.join(REPO_ROOT, "test/fixtures/slack/slash-command.form"), "utf8");
+const FIXTURE = fs.readFileSync(
+  path.join(REPO_ROOT, "test/fixtures/slack/slash-command.form"),
+  "utf8",
+);
 
 /** Slack escapes &, < and > in a slash command's text before it sends it. */
 export function slackEscape(text: string): string {

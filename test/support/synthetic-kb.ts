@@ -33,6 +33,8 @@ export function syntheticBundle(): Promise<KbBundle> {
 
 /** The synthetic knowledge base as a snapshot, for tests of the pure domain core. */
 export function syntheticSnapshot(): Promise<KbSnapshot> {
-  cachedSnapshot ??= syntheticBundle().then((bundle) => new KbSnapshot(bundle, { revision: 3, lastImportAt: null }));
+  cachedSnapshot ??= syntheticBundle().then(
+    (bundle) => new KbSnapshot(bundle, { revision: 3, lastImportAt: null }),
+  );
   return cachedSnapshot;
 }

@@ -16,12 +16,18 @@ export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   const pageErrors: string[] = [];
   page.on("request", (request) => {
     const url = new URL(request.url());
-    if (!["127.0.0.1", "localhost"].includes(url.hostname) && url.protocol !== "data:" && url.protocol !== "blob:") foreign.push(request.url());
+    if (
+      !["127.0.0.1", "localhost"].includes(url.hostname) &&
+      url.protocol !== "data:" &&
+      url.protocol !== "blob:"
+    )
+      foreign.push(request.url());
   });
   page.on("pageerror", (error) => pageErrors.push(error.message));
   const refusedByPolicy: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text()))
+      refusedByPolicy.push(message.text());
   });
   return { page, foreign, pageErrors, refusedByPolicy };
 }

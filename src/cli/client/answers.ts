@@ -58,7 +58,10 @@ export interface UpgradePlanAnswer extends ValidationAnswer {
   readonly steps: readonly UpgradeStep[];
   readonly apiRemovals: readonly ApiRemoval[];
   /** What each control-plane minor crossed changes (absent from servers older than it). */
-  readonly hops?: ReadonlyArray<{ readonly kubernetesVersion: string; readonly changes: ReadonlyArray<{ readonly title: string }> }>;
+  readonly hops?: ReadonlyArray<{
+    readonly kubernetesVersion: string;
+    readonly changes: ReadonlyArray<{ readonly title: string }>;
+  }>;
 }
 
 /** What every finding of a scan says about where it is, as the server sends it. */
@@ -139,35 +142,60 @@ export interface NodePoolAnswer extends ValidationAnswer {
   readonly steps: readonly NodePoolStep[];
 }
 
-function hasFields(answer: unknown, fields: Readonly<Record<string, "boolean" | "number" | "string" | "array">>): boolean {
+function hasFields(
+  answer: unknown,
+  fields: Readonly<Record<string, "boolean" | "number" | "string" | "array">>,
+): boolean {
   if (answer === null || typeof answer !== "object") return false;
   const record = answer as Record<string, unknown>;
-  return Object.entries(fields).every(([field, type]) => (type === "array" ? Array.isArray(record[field]) : typeof record[field] === type));
+  return Object.entries(fields).every(([field, type]) =>
+    type === "array" ? Array.isArray(record[field]) : typeof record[field] === type,
+  );
 }
 
 function unexpected(server: string, route: string): ServerAnswerError {
-  return new ServerAnswerError(`${server} answered ${route} without the fields this CLI reads; is it a kubecompat server of a matching version?`);
+  return new ServerAnswerError(
+    `${server} answered ${route} without the fields this CLI reads; is it a kubecompat server of a matching version?`,
+  );
 }
 
-export function asValidationAnswer(answer: unknown, server: string, route: string): ValidationAnswer {
+export function asValidationAnswer(
+  answer: unknown,
+  server: string,
+  route: string,
+): ValidationAnswer {
   if (!hasFields(answer, { ok: "boolean", findings: "array" })) throw unexpected(server, route);
   return answer as ValidationAnswer;
 }
 
-export function asUpgradePlanAnswer(answer: unknown, server: string, route: string): UpgradePlanAnswer {
-  if (!hasFields(answer, { ok: "boolean", findings: "array", steps: "array", apiRemovals: "array", targetVersion: "string" })) {
+export function asUpgradePlanAnswer(
+  answer: unknown,
+  server: string,
+  route: string,
+): UpgradePlanAnswer {
+  if (
+    !hasFields(answer, {
+      ok: "boolean",
+      findings: "array",
+      steps: "array",
+      apiRemovals: "array",
+      targetVersion: "string",
+    })
+  ) {
     throw unexpected(server, route);
   }
   return answer as UpgradePlanAnswer;
 }
 
 export function asNodePoolAnswer(answer: unknown, server: string, route: string): NodePoolAnswer {
-  if (!hasFields(answer, { ok: "boolean", findings: "array", steps: "array", pool: "string" })) throw unexpected(server, route);
+  if (!hasFields(answer, { ok: "boolean", findings: "array", steps: "array", pool: "string" }))
+    throw unexpected(server, route);
   return answer as NodePoolAnswer;
 }
 
 export function asScanAnswer(answer: unknown, server: string, route: string): ScanAnswer {
-  if (!hasFields(answer, { targetVersion: "string", findings: "array" })) throw unexpected(server, route);
+  if (!hasFields(answer, { targetVersion: "string", findings: "array" }))
+    throw unexpected(server, route);
   return answer as ScanAnswer;
 }
 
@@ -178,11 +206,22 @@ export function asScanAnswer(answer: unknown, server: string, route: string): Sc
  * of life. The exit code follows the status the server gave.
  */
 export function fails(
-  answer: { readonly ok?: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string; check?: string }[] },
+  answer: {
+    readonly ok?: boolean;
+    readonly status?: string;
+    readonly findings: readonly { severity: string; code: string; check?: string }[];
+  },
   failOn: "error" | "warning" | "eol",
 ): boolean {
-  if (answer.ok === false || answer.status === "UNSUPPORTED" || answer.status === "NOT_JUDGED" || hasError(answer.findings)) return true;
-  if (failOn === "warning") return answer.findings.some((finding) => finding.severity === "WARNING");
+  if (
+    answer.ok === false ||
+    answer.status === "UNSUPPORTED" ||
+    answer.status === "NOT_JUDGED" ||
+    hasError(answer.findings)
+  )
+    return true;
+  if (failOn === "warning")
+    return answer.findings.some((finding) => finding.severity === "WARNING");
   if (failOn === "eol") return answer.findings.some((finding) => finding.check === "END_OF_LIFE");
   return false;
 }
@@ -197,7 +236,8 @@ export function scanStatus(statuses: readonly (string | undefined)[]): string {
   const judged = known.filter((status) => status !== "NOT_JUDGED");
   if (judged.length === 0) return "NOT_JUDGED";
   if (judged.includes("UNSUPPORTED")) return "UNSUPPORTED";
-  if (judged.length < known.length || judged.some((status) => status !== "SUPPORTED")) return "SUPPORTED_WITH_WARNINGS";
+  if (judged.length < known.length || judged.some((status) => status !== "SUPPORTED"))
+    return "SUPPORTED_WITH_WARNINGS";
   return "SUPPORTED";
 }
 

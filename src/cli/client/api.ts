@@ -45,10 +45,16 @@ export class KubecompatApi {
     try {
       url = new URL(server);
     } catch {
-      throw new UsageError(`--server / KUBECOMPAT_URL "${server}" is not a URL; write it like http://localhost:4000`, null);
+      throw new UsageError(
+        `--server / KUBECOMPAT_URL "${server}" is not a URL; write it like http://localhost:4000`,
+        null,
+      );
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new UsageError(`--server / KUBECOMPAT_URL "${server}" must be an http:// or https:// URL`, null);
+      throw new UsageError(
+        `--server / KUBECOMPAT_URL "${server}" must be an http:// or https:// URL`,
+        null,
+      );
     }
     url.search = "";
     url.hash = "";
@@ -70,14 +76,24 @@ export class KubecompatApi {
     return this.send("GET", route, undefined, query);
   }
 
-  private async send(method: "GET" | "POST", route: string, body: unknown, query: Readonly<Record<string, string | undefined>> = {}): Promise<unknown> {
+  private async send(
+    method: "GET" | "POST",
+    route: string,
+    body: unknown,
+    query: Readonly<Record<string, string | undefined>> = {},
+  ): Promise<unknown> {
     const url = new URL(route.replace(/^\//, ""), this.base);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, value);
     let response: Response;
     try {
       response = await fetch(url, {
         method,
-        headers: { ...(method === "POST" ? { "content-type": "application/json" } : {}), accept: "application/json", "user-agent": this.userAgent },
+        headers: {
+          ...(method === "POST" ? { "content-type": "application/json" } : {}),
+          accept: "application/json",
+          "user-agent": this.userAgent,
+        },
         ...(method === "POST" ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         redirect: "error",
@@ -94,14 +110,16 @@ export class KubecompatApi {
     }
     if (response.ok) {
       if (answer === undefined || answer === null || typeof answer !== "object") {
-        throw new ServerAnswerError(`${this.server} answered ${method} ${url.pathname} with something that is not JSON; is it a kubecompat server?`, [
-          `the answer began: ${JSON.stringify(text.slice(0, 80))}`,
-        ]);
+        throw new ServerAnswerError(
+          `${this.server} answered ${method} ${url.pathname} with something that is not JSON; is it a kubecompat server?`,
+          [`the answer began: ${JSON.stringify(text.slice(0, 80))}`],
+        );
       }
       return answer;
     }
     const serverError = errorOf(answer);
-    if (serverError !== null) throw new ServerRefusedError(response.status, serverError, this.server);
+    if (serverError !== null)
+      throw new ServerRefusedError(response.status, serverError, this.server);
     throw new ServerAnswerError(
       `${this.server} answered ${method} ${url.pathname} with ${response.status} ${response.statusText} and no kubecompat error; is it a kubecompat server?`,
       text.trim() === "" ? [] : [`the answer began: ${JSON.stringify(text.slice(0, 80))}`],
@@ -114,9 +132,15 @@ export class KubecompatApi {
       "or point the CLI at a running one with --server URL or the KUBECOMPAT_URL environment variable.",
     ];
     if (error instanceof DOMException && error.name === "TimeoutError") {
-      return new ServerUnreachableError(`${this.server} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`, fix);
+      return new ServerUnreachableError(
+        `${this.server} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`,
+        fix,
+      );
     }
-    return new ServerUnreachableError(`cannot reach the kubecompat server at ${this.server} (${causeOf(error)})`, fix);
+    return new ServerUnreachableError(
+      `cannot reach the kubecompat server at ${this.server} (${causeOf(error)})`,
+      fix,
+    );
   }
 }
 
@@ -139,7 +163,12 @@ function errorOf(answer: unknown): ServerError | null {
   const { code, message, details } = error as Record<string, unknown>;
   if (typeof code !== "string" || typeof message !== "string") return null;
   const detailList = Array.isArray(details)
-    ? details.filter((detail): detail is ServerErrorDetail => detail !== null && typeof detail === "object" && typeof (detail as { message?: unknown }).message === "string")
+    ? details.filter(
+        (detail): detail is ServerErrorDetail =>
+          detail !== null &&
+          typeof detail === "object" &&
+          typeof (detail as { message?: unknown }).message === "string",
+      )
     : undefined;
   return { code, message, ...(detailList === undefined ? {} : { details: detailList }) };
 }

@@ -21,7 +21,10 @@ const STDOUT = 1;
  */
 export async function writeBundleFile(file: string, text: string): Promise<void> {
   await refuseUnlessRegularOrNew(file);
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temporary = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`,
+  );
   let handle: FileHandle | undefined;
   let created = false;
   try {
@@ -50,10 +53,14 @@ async function refuseUnlessRegularOrNew(file: string): Promise<void> {
     throw new InputFileError(`cannot write ${file}: ${reason(error)}`);
   }
   if (stats.isSymbolicLink()) {
-    throw new InputFileError(`${file} is a symbolic link; give the path of a regular file or a new name (the bundle holds Helm release records, so it is not written through links)`);
+    throw new InputFileError(
+      `${file} is a symbolic link; give the path of a regular file or a new name (the bundle holds Helm release records, so it is not written through links)`,
+    );
   }
   if (!stats.isFile()) {
-    throw new InputFileError(`${file} is ${stats.isDirectory() ? "a directory" : "not a regular file (a FIFO, socket or device)"}; give the path of a regular file or a new name`);
+    throw new InputFileError(
+      `${file} is ${stats.isDirectory() ? "a directory" : "not a regular file (a FIFO, socket or device)"}; give the path of a regular file or a new name`,
+    );
   }
 }
 

@@ -7,8 +7,15 @@ import type { SarifFinding } from "./sarif.js";
 
 function xml(text: string): string {
   // XML 1.0 allows no control characters but tab, newline and carriage return.
-  // eslint-disable-next-line no-control-regex -- removing exactly those characters is the point
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- removing exactly those characters is the point
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+  );
 }
 
 export function junitReport(findings: readonly SarifFinding[], name: string): string {
@@ -18,14 +25,25 @@ export function junitReport(findings: readonly SarifFinding[], name: string): st
     suites.set(suite, [...(suites.get(suite) ?? []), entry]);
   }
   const failures = findings.filter((entry) => entry.severity === "ERROR").length;
-  const lines = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="${xml(name)}" tests="${findings.length}" failures="${failures}">`];
+  const lines = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="${xml(name)}" tests="${findings.length}" failures="${failures}">`,
+  ];
   for (const [suite, entries] of suites) {
-    lines.push(`  <testsuite name="${xml(suite)}" tests="${entries.length}" failures="${entries.filter((entry) => entry.severity === "ERROR").length}" skipped="${entries.filter((entry) => entry.severity === "INFO").length}">`);
+    lines.push(
+      `  <testsuite name="${xml(suite)}" tests="${entries.length}" failures="${entries.filter((entry) => entry.severity === "ERROR").length}" skipped="${entries.filter((entry) => entry.severity === "INFO").length}">`,
+    );
     for (const entry of entries) {
       const where = entry.line ? `${suite}:${entry.line}` : (entry.logicalLocation ?? suite);
-      lines.push(`    <testcase classname="${xml(entry.code)}" name="${xml(`${entry.code} ${where}`)}"${entry.file ? ` file="${xml(entry.file)}"` : ""}${entry.line ? ` line="${entry.line}"` : ""}>`);
-      if (entry.severity === "ERROR") lines.push(`      <failure type="${xml(entry.code)}" message="${xml(entry.message)}">${xml(entry.sourceUrl ?? "")}</failure>`);
-      else if (entry.severity === "INFO") lines.push(`      <skipped message="${xml(entry.message)}"/>`);
+      lines.push(
+        `    <testcase classname="${xml(entry.code)}" name="${xml(`${entry.code} ${where}`)}"${entry.file ? ` file="${xml(entry.file)}"` : ""}${entry.line ? ` line="${entry.line}"` : ""}>`,
+      );
+      if (entry.severity === "ERROR")
+        lines.push(
+          `      <failure type="${xml(entry.code)}" message="${xml(entry.message)}">${xml(entry.sourceUrl ?? "")}</failure>`,
+        );
+      else if (entry.severity === "INFO")
+        lines.push(`      <skipped message="${xml(entry.message)}"/>`);
       else lines.push(`      <system-out>${xml(`WARNING ${entry.message}`)}</system-out>`);
       lines.push("    </testcase>");
     }
@@ -45,11 +63,26 @@ function property(text: string): string {
 }
 
 export function githubAnnotations(findings: readonly SarifFinding[]): string {
-  const level: Readonly<Record<string, string>> = { ERROR: "error", WARNING: "warning", INFO: "notice" };
+  const level: Readonly<Record<string, string>> = {
+    ERROR: "error",
+    WARNING: "warning",
+    INFO: "notice",
+  };
   return findings
     .map((entry) => {
-      const properties = [entry.file ? `file=${property(entry.file)}` : null, entry.line ? `line=${entry.line}` : null, `title=${property(entry.code)}`].filter((part) => part !== null).join(",");
-      const where = entry.file === undefined || entry.file === null ? (entry.logicalLocation ? `${entry.logicalLocation}: ` : "") : "";
+      const properties = [
+        entry.file ? `file=${property(entry.file)}` : null,
+        entry.line ? `line=${entry.line}` : null,
+        `title=${property(entry.code)}`,
+      ]
+        .filter((part) => part !== null)
+        .join(",");
+      const where =
+        entry.file === undefined || entry.file === null
+          ? entry.logicalLocation
+            ? `${entry.logicalLocation}: `
+            : ""
+          : "";
       return `::${level[entry.severity] ?? "notice"} ${properties}::${data(`${where}${entry.message}`)}\n`;
     })
     .join("");

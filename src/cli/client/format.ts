@@ -5,7 +5,15 @@
  * answer says, only how it is laid out; `--output json` bypasses this module.
  */
 import { planMermaid } from "../../domain/plan-timeline.js";
-import type { ApiRemoval, Finding, ManifestFinding, NodePoolAnswer, UpgradePlanAnswer, UpgradeStep, ValidationAnswer } from "./answers.js";
+import type {
+  ApiRemoval,
+  Finding,
+  ManifestFinding,
+  NodePoolAnswer,
+  UpgradePlanAnswer,
+  UpgradeStep,
+  ValidationAnswer,
+} from "./answers.js";
 
 export interface TextStyle {
   /** ANSI colours on; the caller decides (TTY and NO_COLOR). */
@@ -66,21 +74,34 @@ function severityPaint(severity: string): Paint[] {
  * codes never skew the alignment); the last column wraps under itself when a
  * width is known and leaves room for it.
  */
-function table(headers: readonly string[], rows: readonly (readonly Cell[])[], style: TextStyle): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => row[column]?.text.length ?? 0)));
+function table(
+  headers: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  style: TextStyle,
+): string {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => row[column]?.text.length ?? 0)),
+  );
   const indent = widths.slice(0, -1).reduce((sum, width) => sum + width + 2, 0);
   const lastWidth = style.width === null ? null : style.width - indent;
   const render = (cells: readonly Cell[]): string[] => {
     const lead = cells
       .slice(0, -1)
-      .map((cell, column) => paint(cell.text, cell.paint, style) + " ".repeat(widths[column]! - cell.text.length + 2))
+      .map(
+        (cell, column) =>
+          paint(cell.text, cell.paint, style) + " ".repeat(widths[column]! - cell.text.length + 2),
+      )
       .join("");
     const last = cells.at(-1)!;
     const lines = lastWidth !== null && lastWidth >= 30 ? wrap(last.text, lastWidth) : [last.text];
-    return lines.map((line, index) => (index === 0 ? lead : " ".repeat(indent)) + paint(line, last.paint, style));
+    return lines.map(
+      (line, index) => (index === 0 ? lead : " ".repeat(indent)) + paint(line, last.paint, style),
+    );
   };
   const header = render(headers.map((text) => ({ text, paint: ["bold"] as Paint[] })));
-  return [...header, ...rows.flatMap((row) => render(row))].map((line) => line.trimEnd()).join("\n");
+  return [...header, ...rows.flatMap((row) => render(row))]
+    .map((line) => line.trimEnd())
+    .join("\n");
 }
 
 function wrap(text: string, width: number): string[] {
@@ -114,7 +135,9 @@ class Sources {
 
   text(): string {
     if (this.numbers.size === 0) return "";
-    return ["Sources:", ...[...this.numbers].map(([url, number]) => `  [${number}] ${url}`)].join("\n");
+    return ["Sources:", ...[...this.numbers].map(([url, number]) => `  [${number}] ${url}`)].join(
+      "\n",
+    );
   }
 }
 
@@ -123,7 +146,8 @@ function counted(count: number, singular: string, plural = `${singular}s`): stri
 }
 
 export function severityCounts(findings: readonly { severity: string }[]): string {
-  const count = (severity: string): number => findings.filter((finding) => finding.severity === severity).length;
+  const count = (severity: string): number =>
+    findings.filter((finding) => finding.severity === severity).length;
   const parts = [
     count("ERROR") > 0 ? counted(count("ERROR"), "error") : "",
     count("WARNING") > 0 ? counted(count("WARNING"), "warning") : "",
@@ -153,28 +177,62 @@ function findingsTable(findings: readonly Finding[], sources: Sources, style: Te
 type Status = "SUPPORTED" | "SUPPORTED_WITH_WARNINGS" | "UNSUPPORTED" | "NOT_JUDGED";
 
 /** The verdict of an answer: its status, or (from a server that sends none) what ok and the findings say. */
-function statusOf(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string }[] }): Status {
-  if (answer.status === "SUPPORTED" || answer.status === "SUPPORTED_WITH_WARNINGS" || answer.status === "UNSUPPORTED" || answer.status === "NOT_JUDGED") return answer.status;
+function statusOf(answer: {
+  readonly ok: boolean;
+  readonly status?: string;
+  readonly findings: readonly { severity: string }[];
+}): Status {
+  if (
+    answer.status === "SUPPORTED" ||
+    answer.status === "SUPPORTED_WITH_WARNINGS" ||
+    answer.status === "UNSUPPORTED" ||
+    answer.status === "NOT_JUDGED"
+  )
+    return answer.status;
   if (!answer.ok) return "UNSUPPORTED";
-  return answer.findings.some((finding) => finding.severity === "WARNING") ? "SUPPORTED_WITH_WARNINGS" : "SUPPORTED";
+  return answer.findings.some((finding) => finding.severity === "WARNING")
+    ? "SUPPORTED_WITH_WARNINGS"
+    : "SUPPORTED";
 }
 
-const pastEndOfLife = (findings: readonly { check?: string }[]): boolean => findings.some((finding) => finding.check === "END_OF_LIFE");
+const pastEndOfLife = (findings: readonly { check?: string }[]): boolean =>
+  findings.some((finding) => finding.check === "END_OF_LIFE");
 
 /** SUPPORTED in green only when there is nothing to warn about; end of life and "not checked" say so. */
-function statusText(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string; check?: string }[] }, style: TextStyle): string {
+function statusText(
+  answer: {
+    readonly ok: boolean;
+    readonly status?: string;
+    readonly findings: readonly { severity: string; code: string; check?: string }[];
+  },
+  style: TextStyle,
+): string {
   const status = statusOf(answer);
   if (status === "SUPPORTED") return paint("SUPPORTED", ["green", "bold"], style);
   if (status === "UNSUPPORTED") return paint("NOT SUPPORTED", ["red", "bold"], style);
   if (status === "NOT_JUDGED") return paint("NOT CHECKED", ["yellow", "bold"], style);
-  return paint(pastEndOfLife(answer.findings) ? "END OF LIFE" : "SUPPORTED WITH WARNINGS", ["yellow", "bold"], style);
+  return paint(
+    pastEndOfLife(answer.findings) ? "END OF LIFE" : "SUPPORTED WITH WARNINGS",
+    ["yellow", "bold"],
+    style,
+  );
 }
 
-function statusIcon(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string }[] }): string {
-  return { SUPPORTED: "✅", SUPPORTED_WITH_WARNINGS: "⚠️", UNSUPPORTED: "❌", NOT_JUDGED: "❔" }[statusOf(answer)];
+function statusIcon(answer: {
+  readonly ok: boolean;
+  readonly status?: string;
+  readonly findings: readonly { severity: string }[];
+}): string {
+  return { SUPPORTED: "✅", SUPPORTED_WITH_WARNINGS: "⚠️", UNSUPPORTED: "❌", NOT_JUDGED: "❔" }[
+    statusOf(answer)
+  ];
 }
 
-function statusPhrase(answer: { readonly ok: boolean; readonly status?: string; readonly findings: readonly { severity: string; code: string; check?: string }[] }): string {
+function statusPhrase(answer: {
+  readonly ok: boolean;
+  readonly status?: string;
+  readonly findings: readonly { severity: string; code: string; check?: string }[];
+}): string {
   const status = statusOf(answer);
   if (status === "SUPPORTED") return "supported";
   if (status === "UNSUPPORTED") return "not supported";
@@ -183,7 +241,10 @@ function statusPhrase(answer: { readonly ok: boolean; readonly status?: string; 
 }
 
 function about(kbRevision: number | null | undefined, profile: string | undefined): string {
-  const parts = [kbRevision === null || kbRevision === undefined ? "" : `knowledge base revision ${kbRevision}`, profile ? `profile ${profile}` : ""];
+  const parts = [
+    kbRevision === null || kbRevision === undefined ? "" : `knowledge base revision ${kbRevision}`,
+    profile ? `profile ${profile}` : "",
+  ];
   const text = parts.filter((part) => part !== "").join(", ");
   return text === "" ? "" : ` (${text})`;
 }
@@ -192,9 +253,14 @@ function blocks(...parts: string[]): string {
   return `${parts.filter((part) => part !== "").join("\n\n")}\n`;
 }
 
-export function validationText(answer: ValidationAnswer, profile: string | undefined, style: TextStyle): string {
+export function validationText(
+  answer: ValidationAnswer,
+  profile: string | undefined,
+  style: TextStyle,
+): string {
   const sources = new Sources();
-  const findings = answer.findings.length === 0 ? "" : findingsTable(answer.findings, sources, style);
+  const findings =
+    answer.findings.length === 0 ? "" : findingsTable(answer.findings, sources, style);
   const summary = `${statusText(answer, style)}: ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
   return blocks(findings, sources.text(), summary);
 }
@@ -206,12 +272,18 @@ function apiVersionOf(removal: ApiRemoval): string {
 
 /** What a step changes, for its FROM and TO columns: versions, or the nodes' cgroup version. */
 function stepEnds(step: UpgradeStep): { from: string; to: string } {
-  if (step.action === "MIGRATE_CGROUP_V2") return { from: `${step.fromVersion} on cgroup v1`, to: `${step.toVersion} on cgroup v2` };
-  if (step.action === "REMOVE_FEATURE_GATES") return { from: `${step.fromVersion} with gates`, to: `${step.toVersion} without them` };
+  if (step.action === "MIGRATE_CGROUP_V2")
+    return { from: `${step.fromVersion} on cgroup v1`, to: `${step.toVersion} on cgroup v2` };
+  if (step.action === "REMOVE_FEATURE_GATES")
+    return { from: `${step.fromVersion} with gates`, to: `${step.toVersion} without them` };
   return { from: step.fromVersion, to: step.toVersion };
 }
 
-export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | undefined, style: TextStyle): string {
+export function upgradePlanText(
+  answer: UpgradePlanAnswer,
+  profile: string | undefined,
+  style: TextStyle,
+): string {
   const sources = new Sources();
   const steps =
     answer.steps.length === 0
@@ -228,8 +300,14 @@ export function upgradePlanText(answer: UpgradePlanAnswer, profile: string | und
           style,
         )}`;
   // One line per control-plane hop (its first kube-apiserver step): the last point it can be undone.
-  const hops = answer.steps.filter((step, index, all) => typeof step.undo === "string" && all.findIndex((other) => other.undo === step.undo) === index);
-  const undo = hops.length === 0 ? "" : `${paint("Undoing a hop", ["bold"], style)}
+  const hops = answer.steps.filter(
+    (step, index, all) =>
+      typeof step.undo === "string" && all.findIndex((other) => other.undo === step.undo) === index,
+  );
+  const undo =
+    hops.length === 0
+      ? ""
+      : `${paint("Undoing a hop", ["bold"], style)}
 ${hops.map((step) => `  step ${step.order} (${step.fromVersion} to ${step.toVersion}): ${step.undo!}`).join("\n")}`;
   const removals =
     answer.apiRemovals.length === 0
@@ -244,7 +322,10 @@ ${hops.map((step) => `  step ${step.order} (${step.fromVersion} to ${step.toVers
           ]),
           style,
         )}`;
-  const findings = answer.findings.length === 0 ? "" : `${paint("Findings", ["bold"], style)}\n${findingsTable(answer.findings, sources, style)}`;
+  const findings =
+    answer.findings.length === 0
+      ? ""
+      : `${paint("Findings", ["bold"], style)}\n${findingsTable(answer.findings, sources, style)}`;
   const summary = `PLAN ${statusText(answer, style)}: ${counted(answer.steps.length, "step")} to ${answer.targetVersion}, ${severityCounts(answer.findings)}${about(answer.kbRevision, profile)}`;
   return blocks(steps, undo, removals, findings, sources.text(), summary);
 }
@@ -253,10 +334,17 @@ function nodePoolSummary(answer: NodePoolAnswer, question: NodePoolQuestion): st
   return `${answer.pool} under control plane ${question.controlPlaneVersion}, ${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)}`;
 }
 
-export function nodePoolText(answer: NodePoolAnswer, question: NodePoolQuestion, style: TextStyle): string {
+export function nodePoolText(
+  answer: NodePoolAnswer,
+  question: NodePoolQuestion,
+  style: TextStyle,
+): string {
   const sources = new Sources();
-  const findings = answer.findings.length === 0 ? "" : findingsTable(answer.findings, sources, style);
-  const title = question.rollback ? `Steps to roll ${answer.pool} back` : `Steps to upgrade ${answer.pool}`;
+  const findings =
+    answer.findings.length === 0 ? "" : findingsTable(answer.findings, sources, style);
+  const title = question.rollback
+    ? `Steps to roll ${answer.pool} back`
+    : `Steps to upgrade ${answer.pool}`;
   const steps =
     answer.steps.length === 0
       ? "No steps: the pool's versions, flags and kube-proxy mode stay as they are."
@@ -303,7 +391,11 @@ export function scanText(summary: ScanSummary, style: TextStyle): string {
       ? ""
       : table(
           ["SEVERITY", "CODE", "MESSAGE"],
-          summary.notes.map((note) => [{ text: note.severity, paint: severityPaint(note.severity) }, { text: note.code }, { text: note.message + sources.cite(note.sourceUrl) }]),
+          summary.notes.map((note) => [
+            { text: note.severity, paint: severityPaint(note.severity) },
+            { text: note.code },
+            { text: note.message + sources.cite(note.sourceUrl) },
+          ]),
           style,
         );
   const scanned = `${counted(summary.files, "file")}, ${counted(summary.documentsScanned, "document")}, ${counted(summary.objectsScanned, "object")} scanned for ${summary.targetVersion}`;
@@ -321,18 +413,28 @@ function cell(text: string): string {
 
 function code(text: string): string {
   // GFM ends a cell at a pipe even inside a code span unless it is escaped.
-  return text === "" || text === "-" ? text : `\`${text.replaceAll("`", "'").replaceAll("|", "\\|")}\``;
+  return text === "" || text === "-"
+    ? text
+    : `\`${text.replaceAll("`", "'").replaceAll("|", "\\|")}\``;
 }
 
 function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [`| ${headers.join(" | ")} |`, `| ${headers.map(() => "---").join(" | ")} |`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+  return [
+    `| ${headers.join(" | ")} |`,
+    `| ${headers.map(() => "---").join(" | ")} |`,
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
 }
 
 function withSource(message: string, url: string | null | undefined): string {
   return url ? `${cell(message)} ([source](${url}))` : cell(message);
 }
 
-const SEVERITY_ICON: Readonly<Record<string, string>> = { ERROR: "❌ ERROR", WARNING: "⚠️ WARNING", INFO: "ℹ️ INFO" };
+const SEVERITY_ICON: Readonly<Record<string, string>> = {
+  ERROR: "❌ ERROR",
+  WARNING: "⚠️ WARNING",
+  INFO: "ℹ️ INFO",
+};
 
 function severityCell(severity: string): string {
   return SEVERITY_ICON[severity] ?? cell(severity);
@@ -357,11 +459,15 @@ function footer(kbRevision: number | null | undefined, profile: string | undefin
 
 export function validationMarkdown(answer: ValidationAnswer, profile: string | undefined): string {
   const heading = `### ${statusIcon(answer)} kubecompat check: ${statusPhrase(answer)} (${severityCounts(answer.findings)})`;
-  const findings = answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
+  const findings =
+    answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
   return blocks(heading, findings, footer(answer.kbRevision, profile));
 }
 
-export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string | undefined): string {
+export function upgradePlanMarkdown(
+  answer: UpgradePlanAnswer,
+  profile: string | undefined,
+): string {
   const heading = `### ${statusIcon(answer)} kubecompat plan to ${cell(answer.targetVersion)}: ${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)}`;
   const steps =
     answer.steps.length === 0
@@ -388,8 +494,12 @@ export function upgradePlanMarkdown(answer: UpgradePlanAnswer, profile: string |
             withSource(removal.replacement ?? "none", removal.sourceUrl),
           ]),
         )}`;
-  const findings = answer.findings.length === 0 ? "" : `#### Findings\n\n${findingsMarkdown(answer.findings)}`;
-  const diagram = answer.steps.length === 0 ? "" : `#### The plan as a diagram\n\n\`\`\`mermaid\n${planMermaid(answer)}\n\`\`\``;
+  const findings =
+    answer.findings.length === 0 ? "" : `#### Findings\n\n${findingsMarkdown(answer.findings)}`;
+  const diagram =
+    answer.steps.length === 0
+      ? ""
+      : `#### The plan as a diagram\n\n\`\`\`mermaid\n${planMermaid(answer)}\n\`\`\``;
   return blocks(heading, steps, diagram, removals, findings, footer(answer.kbRevision, profile));
 }
 
@@ -398,7 +508,8 @@ export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuest
   const heading =
     `### ${statusIcon(answer)} kubecompat nodepool ${what} of ${cell(answer.pool)} under control plane ${cell(question.controlPlaneVersion)}: ` +
     `${statusPhrase(answer)} (${counted(answer.steps.length, "step")}, ${severityCounts(answer.findings)})`;
-  const findings = answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
+  const findings =
+    answer.findings.length === 0 ? "No findings." : findingsMarkdown(answer.findings);
   const steps =
     answer.steps.length === 0
       ? ""
@@ -417,7 +528,11 @@ export function nodePoolMarkdown(answer: NodePoolAnswer, question: NodePoolQuest
 }
 
 export function scanMarkdown(summary: ScanSummary): string {
-  const judged = { ok: false, status: summary.status, findings: [...summary.findings, ...summary.notes] };
+  const judged = {
+    ok: false,
+    status: summary.status,
+    findings: [...summary.findings, ...summary.notes],
+  };
   const heading = `### ${statusIcon(judged)} kubecompat scan for ${cell(summary.targetVersion)}: ${statusPhrase(judged)} (${severityCounts(judged.findings)} in ${counted(summary.files, "file")})`;
   const findings =
     summary.findings.length === 0
@@ -433,5 +548,10 @@ export function scanMarkdown(summary: ScanSummary): string {
             withSource(finding.message, finding.sourceUrl),
           ]),
         );
-  return blocks(heading, findings, summary.notes.length === 0 ? "" : findingsMarkdown(summary.notes), footer(summary.kbRevision, undefined));
+  return blocks(
+    heading,
+    findings,
+    summary.notes.length === 0 ? "" : findingsMarkdown(summary.notes),
+    footer(summary.kbRevision, undefined),
+  );
 }

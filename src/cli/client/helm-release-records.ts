@@ -14,7 +14,10 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { parseAllDocuments, stringify } from "yaml";
 
 type Json = Record<string, unknown>;
-const object = (value: unknown): Json | undefined => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined);
+const object = (value: unknown): Json | undefined =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Json)
+    : undefined;
 
 /** A decoded release larger than this is refused rather than inflated (a small gzip can expand enormously). */
 const MAX_RELEASE_BYTES = 64 * 1024 * 1024;
@@ -23,7 +26,11 @@ const MAX_ALIASES = 100;
 
 export interface StrippedReleases {
   /** The List, holding only the records that could be read, each cut down. */
-  readonly list: { readonly apiVersion: unknown; readonly kind: unknown; readonly items: readonly Json[] };
+  readonly list: {
+    readonly apiVersion: unknown;
+    readonly kind: unknown;
+    readonly items: readonly Json[];
+  };
   /** The records left out, each named with why. */
   readonly leftOut: readonly string[];
 }
@@ -45,7 +52,9 @@ export function stripHelmReleases(input: unknown): StrippedReleases | undefined 
     try {
       items.push(strippedRecord(object(item) ?? {}));
     } catch (error) {
-      leftOut.push(`Helm release record ${label} was left out: ${error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : String(error)}`);
+      leftOut.push(
+        `Helm release record ${label} was left out: ${error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : String(error)}`,
+      );
     }
   });
   return { list: { apiVersion: list.apiVersion, kind: list.kind, items }, leftOut };
@@ -61,9 +70,13 @@ function strippedRecord(record: Json): Json {
   if (!isGzip(gzipped)) throw new Error("its data.release is not a Helm release (base64 of gzip)");
   let release: Json | undefined;
   try {
-    release = object(JSON.parse(gunzipSync(gzipped, { maxOutputLength: MAX_RELEASE_BYTES }).toString("utf8")));
+    release = object(
+      JSON.parse(gunzipSync(gzipped, { maxOutputLength: MAX_RELEASE_BYTES }).toString("utf8")),
+    );
   } catch (error) {
-    throw new Error(`its release could not be decoded (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(
+      `its release could not be decoded (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (release === undefined) throw new Error("its release is not a JSON object");
   const reencoded = gzipSync(JSON.stringify(strippedRelease(release))).toString("base64");
@@ -89,9 +102,20 @@ function strippedRelease(release: Json): Json {
     name: release.name,
     namespace: release.namespace,
     version: release.version,
-    info: info === undefined ? undefined : { status: info.status, first_deployed: info.first_deployed, last_deployed: info.last_deployed, deleted: info.deleted },
+    info:
+      info === undefined
+        ? undefined
+        : {
+            status: info.status,
+            first_deployed: info.first_deployed,
+            last_deployed: info.last_deployed,
+            deleted: info.deleted,
+          },
     chart: chart === undefined ? undefined : { metadata: chart.metadata },
-    manifest: typeof release.manifest === "string" ? manifestWithoutSecretData(release.manifest) : undefined,
+    manifest:
+      typeof release.manifest === "string"
+        ? manifestWithoutSecretData(release.manifest)
+        : undefined,
   };
 }
 
@@ -105,15 +129,27 @@ function manifestWithoutSecretData(manifest: string): string {
   let kept = 0;
   for (const [index, document] of parseAllDocuments(manifest, YAML_OPTIONS).entries()) {
     // A document that cannot be read might be a Secret, so the release cannot be passed on.
-    if (document.errors.length > 0) throw new Error(`its manifest is not YAML that can be read (${document.errors[0]!.message.split("\n")[0]})`);
+    if (document.errors.length > 0)
+      throw new Error(
+        `its manifest is not YAML that can be read (${document.errors[0]!.message.split("\n")[0]})`,
+      );
     const value = object(document.toJS({ maxAliasCount: MAX_ALIASES }));
     let replacement: Json;
     if (isSecret(value)) replacement = secretWithoutData(value!);
-    else if (Array.isArray(value?.items) && value.items.some(isSecret)) replacement = { ...value, items: (value.items as unknown[]).map((entry) => (isSecret(entry) ? secretWithoutData(entry as Json) : entry)) };
+    else if (Array.isArray(value?.items) && value.items.some(isSecret))
+      replacement = {
+        ...value,
+        items: (value.items as unknown[]).map((entry) =>
+          isSecret(entry) ? secretWithoutData(entry as Json) : entry,
+        ),
+      };
     else continue;
     const [start, , end] = document.range;
     const contentStart = document.contents?.range[0] ?? start;
-    result += manifest.slice(kept, start) + documentStart(manifest.slice(start, contentStart), index > 0) + stringify(replacement);
+    result +=
+      manifest.slice(kept, start) +
+      documentStart(manifest.slice(start, contentStart), index > 0) +
+      stringify(replacement);
     kept = end;
   }
   return result + manifest.slice(kept);
@@ -125,7 +161,12 @@ function isSecret(value: unknown): boolean {
 
 function secretWithoutData(secret: Json): Json {
   const metadata = object(secret.metadata) ?? {};
-  return { apiVersion: secret.apiVersion, kind: secret.kind, metadata: { name: metadata.name, namespace: metadata.namespace, labels: metadata.labels }, type: secret.type };
+  return {
+    apiVersion: secret.apiVersion,
+    kind: secret.kind,
+    metadata: { name: metadata.name, namespace: metadata.namespace, labels: metadata.labels },
+    type: secret.type,
+  };
 }
 
 /** What is kept before a rewritten Secret: the `---` marker and Helm's `# Source:` line, not other comments (templates may print values into them). */

@@ -25,7 +25,10 @@ export class InputReader {
   async read(file: string, role: string): Promise<string> {
     if (file === STDIN) {
       if (this.stdinTakenBy !== null) {
-        throw new UsageError(`stdin (-) can be read once, but is given for both ${this.stdinTakenBy} and ${role}; save one of them to a file`, null);
+        throw new UsageError(
+          `stdin (-) can be read once, but is given for both ${this.stdinTakenBy} and ${role}; save one of them to a file`,
+          null,
+        );
       }
       this.stdinTakenBy = role;
       return this.readStdin();
@@ -65,7 +68,8 @@ export async function manifestFiles(paths: readonly string[]): Promise<string[]>
       continue;
     }
     const found = await filesUnder(given);
-    if (found.length === 0) throw new InputFileError(`${given} holds no *.yaml, *.yml or *.json file to scan`);
+    if (found.length === 0)
+      throw new InputFileError(`${given} holds no *.yaml, *.yml or *.json file to scan`);
     files.push(...found);
   }
   return files;
@@ -80,7 +84,10 @@ async function filesUnder(folder: string): Promise<string[]> {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
       if (!entry.name.startsWith(".")) files.push(...(await filesUnder(full)));
-    } else if (MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) && (entry.isFile() || (await isLinkToFile(full)))) {
+    } else if (
+      MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) &&
+      (entry.isFile() || (await isLinkToFile(full)))
+    ) {
       files.push(full);
     }
   }
@@ -101,9 +108,19 @@ async function isLinkToFile(full: string): Promise<boolean> {
  * otherwise untouched. A file that is plainly the other kubectl command's
  * output is refused here, since the server could only say "wrong shape".
  */
-export function parseKubectlOutput(name: string, text: string, expected: "version" | "nodes" | "workloads"): unknown {
-  const command = expected === "version" ? "kubectl version -o json" : expected === "nodes" ? "kubectl get nodes -o json" : "kubectl get deployments,daemonsets -A -o json";
-  if (text.trim() === "") throw new InputFileError(`${name} is empty; expected the output of \`${command}\``);
+export function parseKubectlOutput(
+  name: string,
+  text: string,
+  expected: "version" | "nodes" | "workloads",
+): unknown {
+  const command =
+    expected === "version"
+      ? "kubectl version -o json"
+      : expected === "nodes"
+        ? "kubectl get nodes -o json"
+        : "kubectl get deployments,daemonsets -A -o json";
+  if (text.trim() === "")
+    throw new InputFileError(`${name} is empty; expected the output of \`${command}\``);
   // The plain text people paste: the server reads `kubectl get nodes` (-o wide) and `kubectl version` as they print.
   if (expected === "nodes" && /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(text)) return text;
   if (expected === "version" && /^(Client|Server) Version:/m.test(text)) return text;
@@ -116,18 +133,33 @@ export function parseKubectlOutput(name: string, text: string, expected: "versio
       if (looksLikeJson) throw jsonError;
       parsed = parseYaml(text);
     } catch (error) {
-      throw new InputFileError(`${name} is not JSON (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); expected the output of \`${command}\``);
+      throw new InputFileError(
+        `${name} is not JSON (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); expected the output of \`${command}\``,
+      );
     }
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new InputFileError(`${name} is not a JSON object; expected the output of \`${command}\``);
   }
   const record = parsed as Record<string, unknown>;
-  if (expected === "version" && !("clientVersion" in record) && !("serverVersion" in record) && "items" in record) {
-    throw new InputFileError(`${name} looks like \`kubectl get nodes -o json\` output; pass it with --kubectl-nodes`);
+  if (
+    expected === "version" &&
+    !("clientVersion" in record) &&
+    !("serverVersion" in record) &&
+    "items" in record
+  ) {
+    throw new InputFileError(
+      `${name} looks like \`kubectl get nodes -o json\` output; pass it with --kubectl-nodes`,
+    );
   }
-  if (expected !== "version" && !("items" in record) && ("serverVersion" in record || "clientVersion" in record)) {
-    throw new InputFileError(`${name} looks like \`kubectl version -o json\` output; pass it with --kubectl-version`);
+  if (
+    expected !== "version" &&
+    !("items" in record) &&
+    ("serverVersion" in record || "clientVersion" in record)
+  ) {
+    throw new InputFileError(
+      `${name} looks like \`kubectl version -o json\` output; pass it with --kubectl-version`,
+    );
   }
   return parsed;
 }
@@ -149,10 +181,18 @@ export function parseBundle(name: string, text: string): Record<string, unknown>
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new InputFileError(`${name} is not JSON; expected a bundle written by \`kubecompat collect\``);
+    throw new InputFileError(
+      `${name} is not JSON; expected a bundle written by \`kubecompat collect\``,
+    );
   }
-  if (parsed === null || typeof parsed !== "object" || (parsed as Record<string, unknown>).kind !== BUNDLE_KIND) {
-    throw new InputFileError(`${name} is not a bundle written by \`kubecompat collect\` (kind ${BUNDLE_KIND})`);
+  if (
+    parsed === null ||
+    typeof parsed !== "object" ||
+    (parsed as Record<string, unknown>).kind !== BUNDLE_KIND
+  ) {
+    throw new InputFileError(
+      `${name} is not a bundle written by \`kubecompat collect\` (kind ${BUNDLE_KIND})`,
+    );
   }
   return parsed as Record<string, unknown>;
 }

@@ -43,13 +43,27 @@ export interface NodePoolFile {
   readonly kubeletConfigFile?: { readonly path: string; readonly line: number };
 }
 
-const TEXT_KEYS = ["name", "kubeletVersion", "kubeProxyVersion", "kubeProxyMode", "os", "runtime", "runtimeVersion", "chartKubeVersion", "cgroupVersion"] as const;
+const TEXT_KEYS = [
+  "name",
+  "kubeletVersion",
+  "kubeProxyVersion",
+  "kubeProxyMode",
+  "os",
+  "runtime",
+  "runtimeVersion",
+  "chartKubeVersion",
+  "cgroupVersion",
+] as const;
 type TextKey = (typeof TEXT_KEYS)[number];
-export const NODE_POOL_KEYS = [...TEXT_KEYS, "kubeletFlags", "kubeletConfig", "kubeletConfigFile"] as const;
+export const NODE_POOL_KEYS = [
+  ...TEXT_KEYS,
+  "kubeletFlags",
+  "kubeletConfig",
+  "kubeletConfigFile",
+] as const;
 
 const FORMAT_HINT =
   "A node-pool file is one map: kubeletVersion (required), name, kubeletFlags (a list, or one pasted command line), kubeletConfig (inline) or kubeletConfigFile (a path), kubeProxyVersion, kubeProxyMode, os, runtime, runtimeVersion, chartKubeVersion, cgroupVersion.";
-
 
 export function parseNodePoolFile(name: string, text: string): NodePoolFile {
   const lineCounter = new LineCounter();
@@ -58,17 +72,24 @@ export function parseNodePoolFile(name: string, text: string): NodePoolFile {
     const line = node?.range ? `:${lineCounter.linePos(node.range[0]).line}` : "";
     throw new InputFileError(`${name}${line}: ${message}`, [FORMAT_HINT]);
   };
-  const lineOf = (node: Node | null): number => (node?.range ? lineCounter.linePos(node.range[0]).line : 0);
+  const lineOf = (node: Node | null): number =>
+    node?.range ? lineCounter.linePos(node.range[0]).line : 0;
 
   const problem = document.errors[0];
   if (problem) {
     const line = problem.linePos?.[0].line;
     const message = problem.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    throw new InputFileError(`${name}${line ? `:${line}` : ""}: not valid YAML: ${message}`, [FORMAT_HINT]);
+    throw new InputFileError(`${name}${line ? `:${line}` : ""}: not valid YAML: ${message}`, [
+      FORMAT_HINT,
+    ]);
   }
   const root = resolve(document, document.contents);
   if (root === null || (isScalar(root) && root.value === "")) fail("the file is empty");
-  if (!isMap(root)) return fail("the top level must be a map with kubeletVersion: and the pool's other settings", root);
+  if (!isMap(root))
+    return fail(
+      "the top level must be a map with kubeletVersion: and the pool's other settings",
+      root,
+    );
 
   const spec: { -readonly [key in keyof NodePoolSpec]?: NodePoolSpec[key] } = {};
   const lines: Record<string, number> = {};
@@ -80,7 +101,13 @@ export function parseNodePoolFile(name: string, text: string): NodePoolFile {
     const value = resolve(document, pair.value as Node | null);
     lines[key] = lineOf(at);
     if ((TEXT_KEYS as readonly string[]).includes(key)) {
-      spec[key as TextKey] = requiredText(document, value, `${key} must be a single value such as ${example(key as TextKey)}`, fail, at);
+      spec[key as TextKey] = requiredText(
+        document,
+        value,
+        `${key} must be a single value such as ${example(key as TextKey)}`,
+        fail,
+        at,
+      );
       continue;
     }
     switch (key) {
@@ -91,21 +118,50 @@ export function parseNodePoolFile(name: string, text: string): NodePoolFile {
         spec.kubeletConfig = configText(document, value, text, fail, at);
         break;
       case "kubeletConfigFile":
-        kubeletConfigFile = { path: requiredText(document, value, "kubeletConfigFile must be a path such as kubelet-config.yaml", fail, at), line: lineOf(at) };
+        kubeletConfigFile = {
+          path: requiredText(
+            document,
+            value,
+            "kubeletConfigFile must be a path such as kubelet-config.yaml",
+            fail,
+            at,
+          ),
+          line: lineOf(at),
+        };
         break;
       default: {
         const normalised = key.toLowerCase().replaceAll(/[-_]/g, "");
-        const meant = NODE_POOL_KEYS.find((known) => known.toLowerCase() === normalised || editDistance(known.toLowerCase(), key.toLowerCase()) <= 2);
-        fail(`unknown key "${key}"${meant ? ` (did you mean ${meant}?)` : ""}; a node-pool file has ${NODE_POOL_KEYS.join(", ")}`, at);
+        const meant = NODE_POOL_KEYS.find(
+          (known) =>
+            known.toLowerCase() === normalised ||
+            editDistance(known.toLowerCase(), key.toLowerCase()) <= 2,
+        );
+        fail(
+          `unknown key "${key}"${meant ? ` (did you mean ${meant}?)` : ""}; a node-pool file has ${NODE_POOL_KEYS.join(", ")}`,
+          at,
+        );
       }
     }
   }
   if (spec.kubeletConfig !== undefined && kubeletConfigFile !== undefined) {
-    fail("give either kubeletConfig (inline) or kubeletConfigFile (a path), not both", root.items.find((pair) => scalarText(document, pair.key) === "kubeletConfigFile")?.key as Node);
+    fail(
+      "give either kubeletConfig (inline) or kubeletConfigFile (a path), not both",
+      root.items.find((pair) => scalarText(document, pair.key) === "kubeletConfigFile")
+        ?.key as Node,
+    );
   }
-  if (spec.kubeletVersion === undefined) return fail("no kubeletVersion: say which kubelet the pool runs (e.g. kubeletVersion: 1.30.1)", root);
+  if (spec.kubeletVersion === undefined)
+    return fail(
+      "no kubeletVersion: say which kubelet the pool runs (e.g. kubeletVersion: 1.30.1)",
+      root,
+    );
   if (kubeletConfigFile !== undefined) lines.kubeletConfig = kubeletConfigFile.line;
-  return { name, spec: spec as NodePoolSpec, lines, ...(kubeletConfigFile === undefined ? {} : { kubeletConfigFile }) };
+  return {
+    name,
+    spec: spec as NodePoolSpec,
+    lines,
+    ...(kubeletConfigFile === undefined ? {} : { kubeletConfigFile }),
+  };
 }
 
 function example(key: TextKey): string {
@@ -124,15 +180,30 @@ function example(key: TextKey): string {
 }
 
 /** A list of flags (`- --max-pods=110`), or one string such as a pasted systemd ExecStart line. */
-function flagsOf(document: Document, value: Node | null, fail: Fail, at: Node | null): string | string[] {
+function flagsOf(
+  document: Document,
+  value: Node | null,
+  fail: Fail,
+  at: Node | null,
+): string | string[] {
   if (isSeq(value)) {
     return value.items.map((item, index) => {
       const text = scalarText(document, item);
-      if (text === null) return fail(`kubeletFlags[${index}] must be a string such as --max-pods=110 (quote it when it contains ": ")`, (item as Node | null) ?? at);
+      if (text === null)
+        return fail(
+          `kubeletFlags[${index}] must be a string such as --max-pods=110 (quote it when it contains ": ")`,
+          (item as Node | null) ?? at,
+        );
       return text;
     });
   }
-  return requiredText(document, value, "kubeletFlags must be a list of flags (- --max-pods=110) or one command line", fail, at);
+  return requiredText(
+    document,
+    value,
+    "kubeletFlags must be a list of flags (- --max-pods=110) or one command line",
+    fail,
+    at,
+  );
 }
 
 /**
@@ -140,7 +211,13 @@ function flagsOf(document: Document, value: Node | null, fail: Fail, at: Node | 
  * a mapping written inline as its own lines of the file, dedented, so the
  * server reads exactly what was written.
  */
-function configText(document: Document, value: Node | null, source: string, fail: Fail, at: Node | null): string {
+function configText(
+  document: Document,
+  value: Node | null,
+  source: string,
+  fail: Fail,
+  at: Node | null,
+): string {
   if (isMap(value) && value.range) {
     const [start, , end] = value.range;
     const lineStart = source.lastIndexOf("\n", start - 1) + 1;
@@ -148,7 +225,11 @@ function configText(document: Document, value: Node | null, source: string, fail
     const lines = source.slice(start, end).replace(/\s+$/, "").split("\n");
     return `${lines.map((line, index) => (index === 0 ? line : line.slice(Math.min(column, /^[ \t]*/.exec(line)![0].length)))).join("\n")}\n`;
   }
-  return requiredText(document, value, "kubeletConfig must be the KubeletConfiguration, as a mapping or as text (kubeletConfig: |)", fail, at);
+  return requiredText(
+    document,
+    value,
+    "kubeletConfig must be the KubeletConfiguration, as a mapping or as text (kubeletConfig: |)",
+    fail,
+    at,
+  );
 }
-
-

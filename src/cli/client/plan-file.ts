@@ -36,7 +36,14 @@ export interface PlanFile {
 }
 
 const TOP_LEVEL_KEYS = ["components", "profile", "asOf", "platform"] as const;
-const ENTRY_KEYS = ["component", "version", "instance", "cgroupVersion", "failCgroupV1", "featureGates"] as const;
+const ENTRY_KEYS = [
+  "component",
+  "version",
+  "instance",
+  "cgroupVersion",
+  "failCgroupV1",
+  "featureGates",
+] as const;
 
 const FORMAT_HINT =
   'A plan file has `components:` (a list of {component, version, instance?} or a map "component[@instance]": version) and optionally `profile:`, `asOf:` and `platform:`.';
@@ -44,7 +51,10 @@ const FORMAT_HINT =
 export function parsePlanFile(name: string, text: string): PlanFile {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { schema: "failsafe", lineCounter });
-  const fail = (message: string, node?: { range?: [number, number, number] | null } | null): never => {
+  const fail = (
+    message: string,
+    node?: { range?: [number, number, number] | null } | null,
+  ): never => {
     const line = node?.range ? `:${lineCounter.linePos(node.range[0]).line}` : "";
     throw new InputFileError(`${name}${line}: ${message}`, [FORMAT_HINT]);
   };
@@ -54,7 +64,9 @@ export function parsePlanFile(name: string, text: string): PlanFile {
     const line = problem.linePos?.[0].line;
     // The library appends " at line L, column C:" and a code excerpt; the line goes in front instead, like a compiler's.
     const message = problem.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    throw new InputFileError(`${name}${line ? `:${line}` : ""}: not valid YAML: ${message}`, [FORMAT_HINT]);
+    throw new InputFileError(`${name}${line ? `:${line}` : ""}: not valid YAML: ${message}`, [
+      FORMAT_HINT,
+    ]);
   }
   const root = resolve(document, document.contents);
   if (root === null || (isScalar(root) && root.value === "")) fail("the file is empty");
@@ -66,29 +78,54 @@ export function parsePlanFile(name: string, text: string): PlanFile {
   let platform: string | undefined;
   for (const pair of root.items) {
     const key = scalarText(document, pair.key);
-    if (key === null) return fail("top-level keys must be plain words such as components", keyNode(pair));
+    if (key === null)
+      return fail("top-level keys must be plain words such as components", keyNode(pair));
     const value = resolve(document, pair.value as Node | null);
     switch (key) {
       case "components":
         components = parseComponents(document, value, lineCounter, fail, keyNode(pair));
         break;
       case "profile":
-        profile = requiredText(document, value, "profile must name a profile such as strict", fail, keyNode(pair));
+        profile = requiredText(
+          document,
+          value,
+          "profile must name a profile such as strict",
+          fail,
+          keyNode(pair),
+        );
         break;
       case "asOf":
-        asOf = requiredText(document, value, "asOf must be a date written YYYY-MM-DD", fail, keyNode(pair));
+        asOf = requiredText(
+          document,
+          value,
+          "asOf must be a date written YYYY-MM-DD",
+          fail,
+          keyNode(pair),
+        );
         break;
       case "platform":
-        platform = requiredText(document, value, "platform must name a platform such as eks, gke, aks or upstream", fail, keyNode(pair));
+        platform = requiredText(
+          document,
+          value,
+          "platform must name a platform such as eks, gke, aks or upstream",
+          fail,
+          keyNode(pair),
+        );
         break;
       default: {
         const normalised = key.toLowerCase().replaceAll(/[-_]/g, "");
-        const meant = TOP_LEVEL_KEYS.find((known) => known.toLowerCase() === normalised || known === `${key}s`);
-        fail(`unknown top-level key "${key}"${meant ? ` (did you mean ${meant}?)` : ""}; a plan file has ${TOP_LEVEL_KEYS.join(", ")}`, keyNode(pair));
+        const meant = TOP_LEVEL_KEYS.find(
+          (known) => known.toLowerCase() === normalised || known === `${key}s`,
+        );
+        fail(
+          `unknown top-level key "${key}"${meant ? ` (did you mean ${meant}?)` : ""}; a plan file has ${TOP_LEVEL_KEYS.join(", ")}`,
+          keyNode(pair),
+        );
       }
     }
   }
-  if (components === undefined) return fail("no `components:`; list the cluster's components with their versions");
+  if (components === undefined)
+    return fail("no `components:`; list the cluster's components with their versions");
   return {
     name,
     components: components.entries,
@@ -99,7 +136,6 @@ export function parsePlanFile(name: string, text: string): PlanFile {
   };
 }
 
-
 function parseComponents(
   document: Document,
   value: Node | null,
@@ -109,36 +145,55 @@ function parseComponents(
 ): { entries: ComponentVersion[]; lines: number[] } {
   const entries: ComponentVersion[] = [];
   const lines: number[] = [];
-  const lineOf = (node: Node | null): number => (node?.range ? lineCounter.linePos(node.range[0]).line : 0);
+  const lineOf = (node: Node | null): number =>
+    node?.range ? lineCounter.linePos(node.range[0]).line : 0;
 
   if (isSeq(value)) {
     for (const [index, item] of value.items.entries()) {
       const entry = resolve(document, item as Node | null);
       const where = `components[${index}]`;
-      if (!isMap(entry)) return fail(`${where} must be a map {component, version, instance?}`, entry ?? at);
+      if (!isMap(entry))
+        return fail(`${where} must be a map {component, version, instance?}`, entry ?? at);
       const fields = new Map<string, string>();
       for (const pair of entry.items) {
         const key = scalarText(document, pair.key);
         if (key === null || !(ENTRY_KEYS as readonly string[]).includes(key)) {
-          return fail(`${where} has unknown key "${key ?? "?"}"; an entry has ${ENTRY_KEYS.join(", ")}`, keyNode(pair));
+          return fail(
+            `${where} has unknown key "${key ?? "?"}"; an entry has ${ENTRY_KEYS.join(", ")}`,
+            keyNode(pair),
+          );
         }
-        fields.set(key, requiredText(document, resolve(document, pair.value as Node | null), `${where}.${key} must not be empty`, fail, keyNode(pair)));
+        fields.set(
+          key,
+          requiredText(
+            document,
+            resolve(document, pair.value as Node | null),
+            `${where}.${key} must not be empty`,
+            fail,
+            keyNode(pair),
+          ),
+        );
       }
       const component = fields.get("component");
       const version = fields.get("version");
-      if (component === undefined) return fail(`${where} has no component (e.g. component: kubelet)`, entry);
-      if (version === undefined) return fail(`${where} (${component}) has no version (e.g. version: 1.29.8)`, entry);
+      if (component === undefined)
+        return fail(`${where} has no component (e.g. component: kubelet)`, entry);
+      if (version === undefined)
+        return fail(`${where} (${component}) has no version (e.g. version: 1.29.8)`, entry);
       const instance = fields.get("instance");
       const cgroupVersion = fields.get("cgroupVersion");
       const failCgroupV1 = fields.get("failCgroupV1");
       const featureGates = fields.get("featureGates");
-      if (failCgroupV1 !== undefined && !/^(true|false)$/i.test(failCgroupV1)) return fail(`${where}.failCgroupV1 must be true or false`, entry);
+      if (failCgroupV1 !== undefined && !/^(true|false)$/i.test(failCgroupV1))
+        return fail(`${where}.failCgroupV1 must be true or false`, entry);
       entries.push({
         component,
         version,
         ...(instance === undefined ? {} : { instance }),
         ...(cgroupVersion === undefined ? {} : { cgroupVersion }),
-        ...(failCgroupV1 === undefined ? {} : { failCgroupV1: failCgroupV1.toLowerCase() === "true" }),
+        ...(failCgroupV1 === undefined
+          ? {}
+          : { failCgroupV1: failCgroupV1.toLowerCase() === "true" }),
         ...(featureGates === undefined ? {} : { featureGates }),
       });
       lines.push(lineOf(entry));
@@ -149,19 +204,36 @@ function parseComponents(
   if (isMap(value)) {
     for (const pair of value.items) {
       const key = scalarText(document, pair.key);
-      if (key === null || key.trim() === "") return fail("components keys must be component[@instance], e.g. kubelet@pool-a", keyNode(pair) ?? at);
+      if (key === null || key.trim() === "")
+        return fail(
+          "components keys must be component[@instance], e.g. kubelet@pool-a",
+          keyNode(pair) ?? at,
+        );
       // Component names never contain "@"; instance names may, so only the first "@" separates them.
       const separator = key.indexOf("@");
       const component = (separator === -1 ? key : key.slice(0, separator)).trim();
       const instance = separator === -1 ? undefined : key.slice(separator + 1).trim();
-      if (component === "") fail(`components key "${key}" has no component before @`, keyNode(pair));
-      if (instance === "") fail(`components key "${key}" has an empty instance after @; drop the @ or name the instance`, keyNode(pair));
-      const version = requiredText(document, resolve(document, pair.value as Node | null), `components "${key}" must map to a version such as 1.29.8`, fail, keyNode(pair));
+      if (component === "")
+        fail(`components key "${key}" has no component before @`, keyNode(pair));
+      if (instance === "")
+        fail(
+          `components key "${key}" has an empty instance after @; drop the @ or name the instance`,
+          keyNode(pair),
+        );
+      const version = requiredText(
+        document,
+        resolve(document, pair.value as Node | null),
+        `components "${key}" must map to a version such as 1.29.8`,
+        fail,
+        keyNode(pair),
+      );
       entries.push({ component, version, ...(instance === undefined ? {} : { instance }) });
       lines.push(lineOf(keyNode(pair)));
     }
     return { entries, lines };
   }
-  return fail('components must be a list of {component, version, instance?} or a map "component[@instance]": version', value ?? at);
+  return fail(
+    'components must be a list of {component, version, instance?} or a map "component[@instance]": version',
+    value ?? at,
+  );
 }
-

@@ -17,18 +17,30 @@ export interface SarifFinding {
   readonly logicalLocation?: string | null;
 }
 
-const LEVEL: Readonly<Record<string, "error" | "warning" | "note">> = { ERROR: "error", WARNING: "warning", INFO: "note" };
+const LEVEL: Readonly<Record<string, "error" | "warning" | "note">> = {
+  ERROR: "error",
+  WARNING: "warning",
+  INFO: "note",
+};
 
 /** A SARIF file's URI for a path as given (forward slashes, no ./); stdin has none. */
 function artifactUri(file: string): string {
   return file.replace(/\\/g, "/").replace(/^\.\//, "").split("/").map(encodeURIComponent).join("/");
 }
 
-export function sarifLog(findings: readonly SarifFinding[], tool: { readonly version: string; readonly server: string }): object {
+export function sarifLog(
+  findings: readonly SarifFinding[],
+  tool: { readonly version: string; readonly server: string },
+): object {
   const codes = [...new Set(findings.map((entry) => entry.code))].sort();
   const rules = codes.map((code) => {
-    const known = (FINDING_CODES as Readonly<Record<string, { readonly check: string; readonly description: string }>>)[code];
-    const cited = findings.find((entry) => entry.code === code && entry.sourceUrl)?.sourceUrl ?? undefined;
+    const known = (
+      FINDING_CODES as Readonly<
+        Record<string, { readonly check: string; readonly description: string }>
+      >
+    )[code];
+    const cited =
+      findings.find((entry) => entry.code === code && entry.sourceUrl)?.sourceUrl ?? undefined;
     return {
       id: code,
       name: code.toLowerCase().replace(/_(.)/g, (_match, letter: string) => letter.toUpperCase()),
@@ -38,9 +50,20 @@ export function sarifLog(findings: readonly SarifFinding[], tool: { readonly ver
     };
   });
   const results = findings.map((entry) => {
-    const physical = entry.file !== undefined && entry.file !== null && entry.file !== "-" ? { physicalLocation: { artifactLocation: { uri: artifactUri(entry.file) }, ...(entry.line ? { region: { startLine: entry.line } } : {}) } } : undefined;
-    const logical = entry.logicalLocation ? { logicalLocations: [{ fullyQualifiedName: entry.logicalLocation }] } : undefined;
-    const location = physical === undefined && logical === undefined ? undefined : { ...physical, ...logical };
+    const physical =
+      entry.file !== undefined && entry.file !== null && entry.file !== "-"
+        ? {
+            physicalLocation: {
+              artifactLocation: { uri: artifactUri(entry.file) },
+              ...(entry.line ? { region: { startLine: entry.line } } : {}),
+            },
+          }
+        : undefined;
+    const logical = entry.logicalLocation
+      ? { logicalLocations: [{ fullyQualifiedName: entry.logicalLocation }] }
+      : undefined;
+    const location =
+      physical === undefined && logical === undefined ? undefined : { ...physical, ...logical };
     return {
       ruleId: entry.code,
       ruleIndex: codes.indexOf(entry.code),

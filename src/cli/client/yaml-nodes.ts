@@ -5,7 +5,10 @@
 import { isAlias, isScalar, type Document, type Node, type Pair } from "yaml";
 
 /** Reports a problem at a node's line; never returns. */
-export type Fail = (message: string, node?: { range?: [number, number, number] | null } | null) => never;
+export type Fail = (
+  message: string,
+  node?: { range?: [number, number, number] | null } | null,
+) => never;
 
 export function resolve(document: Document, node: Node | null | undefined): Node | null {
   if (node === null || node === undefined) return null;
@@ -22,7 +25,13 @@ export function scalarText(document: Document, node: unknown): string | null {
   return isScalar(resolved) && typeof resolved.value === "string" ? resolved.value : null;
 }
 
-export function requiredText(document: Document, node: Node | null, message: string, fail: Fail, at: Node | null): string {
+export function requiredText(
+  document: Document,
+  node: Node | null,
+  message: string,
+  fail: Fail,
+  at: Node | null,
+): string {
   const text = scalarText(document, node);
   if (text === null || text.trim() === "") return fail(message, node ?? at);
   return text;

@@ -9,7 +9,12 @@
  */
 import semver from "semver";
 import type { z } from "zod";
-import { type ApiRemovalRecord, type EntityName, type ReleaseRecord, type RuntimeRequirementRecord } from "../../knowledge/records.js";
+import {
+  type ApiRemovalRecord,
+  type EntityName,
+  type ReleaseRecord,
+  type RuntimeRequirementRecord,
+} from "../../knowledge/records.js";
 import { ENTITIES } from "../../knowledge/registry.js";
 import { CONTAINERD_REPOSITORY, type ContainerdSupportRow } from "./containerd.js";
 import { ENDOFLIFE_PAGE, type EndOfLifeCycle } from "./endoflife.js";
@@ -48,11 +53,24 @@ export interface Section {
 
 /** Findings that need a reviewer (exit 1): missing records or fields, differences, unreadable input. */
 export function needsReview(sections: readonly Section[]): boolean {
-  return sections.some((section) => section.findings.some((finding) => finding.status === "missing" || finding.status === "differs" || finding.status === "warning"));
+  return sections.some((section) =>
+    section.findings.some(
+      (finding) =>
+        finding.status === "missing" ||
+        finding.status === "differs" ||
+        finding.status === "warning",
+    ),
+  );
 }
 
 export function countByStatus(section: Section): Record<FindingStatus, number> {
-  const counts: Record<FindingStatus, number> = { missing: 0, differs: 0, known: 0, info: 0, warning: 0 };
+  const counts: Record<FindingStatus, number> = {
+    missing: 0,
+    differs: 0,
+    known: 0,
+    info: 0,
+    warning: 0,
+  };
   for (const finding of section.findings) counts[finding.status] += 1;
   return counts;
 }
@@ -66,7 +84,11 @@ function show(value: unknown): string {
 }
 
 /** The kb records the difference already: its disagreement names the field and the upstream value. */
-function explained(disagreement: string | null | undefined, field: string, upstream: unknown): boolean {
+function explained(
+  disagreement: string | null | undefined,
+  field: string,
+  upstream: unknown,
+): boolean {
   if (disagreement === null || disagreement === undefined) return false;
   const values = Array.isArray(upstream) ? upstream.map(String) : [String(upstream)];
   return disagreement.includes(field) && values.every((value) => disagreement.includes(value));
@@ -74,14 +96,20 @@ function explained(disagreement: string | null | undefined, field: string, upstr
 
 function validate(entity: EntityName, record: Record<string, unknown>): string[] {
   const parsed = (ENTITIES[entity].schema as unknown as z.ZodType).safeParse(record);
-  return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
 }
 
 /** `record` with its keys in schema order (keys the schema does not know last). */
-function ordered(fields: readonly string[], record: Record<string, unknown>): Record<string, unknown> {
+function ordered(
+  fields: readonly string[],
+  record: Record<string, unknown>,
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const field of fields) if (field in record) result[field] = record[field];
-  for (const [field, value] of Object.entries(record)) if (!(field in result)) result[field] = value;
+  for (const [field, value] of Object.entries(record))
+    if (!(field in result)) result[field] = value;
   return result;
 }
 
@@ -117,11 +145,18 @@ function removedInWhy(removal: DerivedRemoval): string {
 
 function proposeRemoval(removal: DerivedRemoval, fields: readonly string[]): ProposedRecord {
   const has = (field: string): boolean => fields.includes(field);
-  const notes = [`Derived by kb:derive from the prerelease-lifecycle markers in kubernetes/api at ${removal.sourceTag} (commit ${removal.sourceCommit}).`];
+  const notes = [
+    `Derived by kb:derive from the prerelease-lifecycle markers in kubernetes/api at ${removal.sourceTag} (commit ${removal.sourceCommit}).`,
+  ];
   if (!has("introducedIn")) notes.push(`introducedIn ${show(removal.introducedIn)}.`);
-  if (!has("servedByDefault")) notes.push(`servedByDefault ${show(removal.servedByDefault)}: ${removal.servedByDefaultReason}.`);
-  if (removal.replacementKind !== null) notes.push(`The replacement kind is ${removal.replacementKind}.`);
-  if (removal.goneAt !== null) notes.push(`The type is absent at ${removal.goneAt.tag} (commit ${removal.goneAt.commit}).`);
+  if (!has("servedByDefault"))
+    notes.push(
+      `servedByDefault ${show(removal.servedByDefault)}: ${removal.servedByDefaultReason}.`,
+    );
+  if (removal.replacementKind !== null)
+    notes.push(`The replacement kind is ${removal.replacementKind}.`);
+  if (removal.goneAt !== null)
+    notes.push(`The type is absent at ${removal.goneAt.tag} (commit ${removal.goneAt.commit}).`);
   for (const note of removal.notes) notes.push(`${note.charAt(0).toUpperCase()}${note.slice(1)}.`);
 
   const values: Record<string, unknown> = {
@@ -141,7 +176,10 @@ function proposeRemoval(removal: DerivedRemoval, fields: readonly string[]): Pro
   };
   const comments: Record<string, string> = {
     removedIn: removedInWhy(removal),
-    deprecatedIn: removal.deprecatedIn === null ? "no APILifecycleDeprecated marker" : `APILifecycleDeprecated at ${removal.sourceTag}`,
+    deprecatedIn:
+      removal.deprecatedIn === null
+        ? "no APILifecycleDeprecated marker"
+        : `APILifecycleDeprecated at ${removal.sourceTag}`,
     replacementAvailableIn:
       removal.replacement === null
         ? "no replacement"
@@ -159,11 +197,22 @@ function proposeRemoval(removal: DerivedRemoval, fields: readonly string[]): Pro
       comments[field] = "not derived by kb:derive; fill in";
     }
   }
-  return { change: "new", key: `${removal.apiVersion} ${removal.kind}`, record, comments, problems: validate("apiRemovals", record) };
+  return {
+    change: "new",
+    key: `${removal.apiVersion} ${removal.kind}`,
+    record,
+    comments,
+    problems: validate("apiRemovals", record),
+  };
 }
 
 export function compareApiRemovals(input: ApiRemovalComparison): Section {
-  const findings: Finding[] = (input.warnings ?? []).map((message) => ({ status: "warning" as const, key: "(input)", message, source: null }));
+  const findings: Finding[] = (input.warnings ?? []).map((message) => ({
+    status: "warning" as const,
+    key: "(input)",
+    message,
+    source: null,
+  }));
   const proposals: ProposedRecord[] = [];
   const kb = new Map(input.kb.map((record) => [`${record.apiVersion} ${record.kind}`, record]));
   const since = minorNumber(input.since);
@@ -174,7 +223,10 @@ export function compareApiRemovals(input: ApiRemovalComparison): Section {
     const key = `${removal.apiVersion} ${removal.kind}`;
     const record = kb.get(key);
     const inScope = minorNumber(removal.removedIn) >= since;
-    if (record !== undefined && Math.max(minorNumber(record.removedIn), minorNumber(removal.removedIn)) < input.oldestMinor) {
+    if (
+      record !== undefined &&
+      Math.max(minorNumber(record.removedIn), minorNumber(removal.removedIn)) < input.oldestMinor
+    ) {
       outside += 1;
       continue;
     }
@@ -193,40 +245,95 @@ export function compareApiRemovals(input: ApiRemovalComparison): Section {
         `servedByDefault ${show(removal.servedByDefault)}`,
       ];
       if (removal.provisional) facts.push("provisional (pre-release tag)");
-      findings.push({ status: "missing", key, message: `${key}: ${facts.join(", ")}`, source: sourceOf(removal) });
+      findings.push({
+        status: "missing",
+        key,
+        message: `${key}: ${facts.join(", ")}`,
+        source: sourceOf(removal),
+      });
       continue;
     }
     const changes: Record<string, unknown> = {};
     const comments: Record<string, string> = {};
-    const compare = (field: "introducedIn" | "removedIn" | "deprecatedIn" | "replacement" | "servedByDefault", upstream: unknown, says: string, why: string): void => {
+    const compare = (
+      field: "introducedIn" | "removedIn" | "deprecatedIn" | "replacement" | "servedByDefault",
+      upstream: unknown,
+      says: string,
+      why: string,
+    ): void => {
       const current = (record as Record<string, unknown>)[field] ?? null;
       if (upstream === null || upstream === current) return;
       if (current === null && (field === "servedByDefault" || field === "introducedIn")) {
         if (!inScope) return;
         const reason = field === "servedByDefault" ? ` (${removal.servedByDefaultReason})` : "";
-        findings.push({ status: "missing", key, message: `${key} lacks ${field}: ${says} says ${show(upstream)}${reason}`, source: sourceOf(removal) });
+        findings.push({
+          status: "missing",
+          key,
+          message: `${key} lacks ${field}: ${says} says ${show(upstream)}${reason}`,
+          source: sourceOf(removal),
+        });
       } else {
         const status = explained(record.disagreement, field, upstream) ? "known" : "differs";
         const suffix = status === "known" ? "; the kb's disagreement explains it" : "";
-        findings.push({ status, key, message: `${key} ${field}: kb says ${show(current)}, ${says} says ${show(upstream)}${suffix}`, source: sourceOf(removal) });
+        findings.push({
+          status,
+          key,
+          message: `${key} ${field}: kb says ${show(current)}, ${says} says ${show(upstream)}${suffix}`,
+          source: sourceOf(removal),
+        });
         if (status === "known") return;
       }
       changes[field] = upstream;
       comments[field] = `kb: ${show(current)}; ${why}`;
     };
-    const removedSays = removal.removedBy === "marker" ? "marker" : `kubernetes/api (type gone at ${removal.goneAt!.tag})`;
-    if (input.fields.includes("introducedIn")) compare("introducedIn", removal.introducedIn, "marker", `APILifecycleIntroduced at ${removal.sourceTag}`);
+    const removedSays =
+      removal.removedBy === "marker"
+        ? "marker"
+        : `kubernetes/api (type gone at ${removal.goneAt!.tag})`;
+    if (input.fields.includes("introducedIn"))
+      compare(
+        "introducedIn",
+        removal.introducedIn,
+        "marker",
+        `APILifecycleIntroduced at ${removal.sourceTag}`,
+      );
     compare("removedIn", removal.removedIn, removedSays, removedInWhy(removal));
-    compare("deprecatedIn", removal.deprecatedIn, "marker", `APILifecycleDeprecated at ${removal.sourceTag}`);
-    compare("replacement", removal.replacement, "marker", `APILifecycleReplacement at ${removal.sourceTag}`);
-    if (hasServed) compare("servedByDefault", removal.servedByDefault, "the KEP-3136 rule", removal.servedByDefaultReason);
-    if ("replacement" in changes && removal.replacementAvailableIn !== null && removal.replacementAvailableIn !== record.replacementAvailableIn) {
+    compare(
+      "deprecatedIn",
+      removal.deprecatedIn,
+      "marker",
+      `APILifecycleDeprecated at ${removal.sourceTag}`,
+    );
+    compare(
+      "replacement",
+      removal.replacement,
+      "marker",
+      `APILifecycleReplacement at ${removal.sourceTag}`,
+    );
+    if (hasServed)
+      compare(
+        "servedByDefault",
+        removal.servedByDefault,
+        "the KEP-3136 rule",
+        removal.servedByDefaultReason,
+      );
+    if (
+      "replacement" in changes &&
+      removal.replacementAvailableIn !== null &&
+      removal.replacementAvailableIn !== record.replacementAvailableIn
+    ) {
       changes.replacementAvailableIn = removal.replacementAvailableIn;
       comments.replacementAvailableIn = `kb: ${show(record.replacementAvailableIn)}; goes with the marker's replacement (its APILifecycleIntroduced)`;
     }
     if (Object.keys(changes).length > 0) {
       const updated = ordered(input.fields, { ...(record as Record<string, unknown>), ...changes });
-      proposals.push({ change: "changed", key, record: updated, comments, problems: validate("apiRemovals", updated) });
+      proposals.push({
+        change: "changed",
+        key,
+        record: updated,
+        comments,
+        problems: validate("apiRemovals", updated),
+      });
     }
   }
   if (outside > 0) {
@@ -268,7 +375,12 @@ const RELEASE_FIELDS = [
 ] as const;
 
 export function compareReleases(input: ReleaseComparison): Section {
-  const findings: Finding[] = (input.warnings ?? []).map((message) => ({ status: "warning" as const, key: "(input)", message, source: null }));
+  const findings: Finding[] = (input.warnings ?? []).map((message) => ({
+    status: "warning" as const,
+    key: "(input)",
+    message,
+    source: null,
+  }));
   const proposals: ProposedRecord[] = [];
   const kb = new Map(input.kb.map((record) => [record.version, record]));
   const oldestKb = Math.min(...input.kb.map((record) => minorNumber(record.version)));
@@ -295,16 +407,29 @@ export function compareReleases(input: ReleaseComparison): Section {
         disagreement: null,
       };
       const comments: Record<string, string> = {};
-      for (const [field] of RELEASE_FIELDS) comments[field] = values[field] === null ? "not on endoflife.date yet" : "endoflife.date";
-      comments.etcdVersion = "not derived: kubeadm's SupportedEtcdVersion (cmd/kubeadm/app/constants/constants.go)";
+      for (const [field] of RELEASE_FIELDS)
+        comments[field] = values[field] === null ? "not on endoflife.date yet" : "endoflife.date";
+      comments.etcdVersion =
+        "not derived: kubeadm's SupportedEtcdVersion (cmd/kubeadm/app/constants/constants.go)";
       const record: Record<string, unknown> = {};
       for (const field of input.fields) {
         record[field] = field in values ? values[field] : null;
         if (!(field in values)) comments[field] = "not derived by kb:derive; fill in";
       }
-      proposals.push({ change: "new", key: cycle.cycle, record, comments, problems: validate("releases", record) });
+      proposals.push({
+        change: "new",
+        key: cycle.cycle,
+        record,
+        comments,
+        problems: validate("releases", record),
+      });
       const facts = RELEASE_FIELDS.map(([field, json]) => `${field} ${show(cycle[json])}`);
-      findings.push({ status: "missing", key: cycle.cycle, message: `${cycle.cycle}: ${facts.join(", ")}`, source: ENDOFLIFE_PAGE });
+      findings.push({
+        status: "missing",
+        key: cycle.cycle,
+        message: `${cycle.cycle}: ${facts.join(", ")}`,
+        source: ENDOFLIFE_PAGE,
+      });
       continue;
     }
     const changes: Record<string, unknown> = {};
@@ -315,17 +440,37 @@ export function compareReleases(input: ReleaseComparison): Section {
       const current = record[field];
       if (value === null || value === current) continue;
       if (field === "latestPatchDate" && kbAhead) continue;
-      if (field === "latestPatch" && current !== null && semver.valid(current) !== null && semver.gt(current, value)) {
+      if (
+        field === "latestPatch" &&
+        current !== null &&
+        semver.valid(current) !== null &&
+        semver.gt(current, value)
+      ) {
         kbAhead = true;
-        findings.push({ status: "info", key: cycle.cycle, message: `${cycle.cycle} latestPatch: kb says ${current}, endoflife.date says ${value}; the endoflife.date copy is older, nothing to change`, source: ENDOFLIFE_PAGE });
+        findings.push({
+          status: "info",
+          key: cycle.cycle,
+          message: `${cycle.cycle} latestPatch: kb says ${current}, endoflife.date says ${value}; the endoflife.date copy is older, nothing to change`,
+          source: ENDOFLIFE_PAGE,
+        });
         continue;
       }
       if (current === null) {
-        findings.push({ status: "missing", key: cycle.cycle, message: `${cycle.cycle} lacks ${field}: endoflife.date says ${value}`, source: ENDOFLIFE_PAGE });
+        findings.push({
+          status: "missing",
+          key: cycle.cycle,
+          message: `${cycle.cycle} lacks ${field}: endoflife.date says ${value}`,
+          source: ENDOFLIFE_PAGE,
+        });
       } else {
         const status = explained(record.disagreement, field, value) ? "known" : "differs";
         const suffix = status === "known" ? "; the kb's disagreement explains it" : "";
-        findings.push({ status, key: cycle.cycle, message: `${cycle.cycle} ${field}: kb says ${current}, endoflife.date says ${value}${suffix}`, source: ENDOFLIFE_PAGE });
+        findings.push({
+          status,
+          key: cycle.cycle,
+          message: `${cycle.cycle} ${field}: kb says ${current}, endoflife.date says ${value}${suffix}`,
+          source: ENDOFLIFE_PAGE,
+        });
         if (status === "known") continue;
       }
       changes[field] = value;
@@ -333,15 +478,33 @@ export function compareReleases(input: ReleaseComparison): Section {
     }
     if (Object.keys(changes).length > 0) {
       const updated = ordered(input.fields, { ...(record as Record<string, unknown>), ...changes });
-      proposals.push({ change: "changed", key: cycle.cycle, record: updated, comments, problems: validate("releases", updated) });
+      proposals.push({
+        change: "changed",
+        key: cycle.cycle,
+        record: updated,
+        comments,
+        problems: validate("releases", updated),
+      });
     }
   }
   if (older.length > 0) {
-    findings.push({ status: "info", key: "(older)", message: `endoflife.date also lists ${older.join(", ")}, older than the kb's oldest release; not proposed`, source: null });
+    findings.push({
+      status: "info",
+      key: "(older)",
+      message: `endoflife.date also lists ${older.join(", ")}, older than the kb's oldest release; not proposed`,
+      source: null,
+    });
   }
-  const onlyKb = input.kb.filter((record) => !upstream.has(record.version)).map((record) => record.version);
+  const onlyKb = input.kb
+    .filter((record) => !upstream.has(record.version))
+    .map((record) => record.version);
   if (onlyKb.length > 0) {
-    findings.push({ status: "info", key: "(kb only)", message: `the kb has ${onlyKb.join(", ")}, which this endoflife.date copy does not list; nothing to compare`, source: null });
+    findings.push({
+      status: "info",
+      key: "(kb only)",
+      message: `the kb has ${onlyKb.join(", ")}, which this endoflife.date copy does not list; nothing to compare`,
+      source: null,
+    });
   }
   return { entity: "releases", file: input.file, from: input.from, findings, proposals };
 }
@@ -363,19 +526,31 @@ export interface ContainerdComparison {
 const releaseLine = (version: string): string => version.split(".").slice(0, 2).join(".");
 
 function joinOr(items: readonly string[]): string {
-  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)!}`;
+  return items.length <= 1
+    ? items.join("")
+    : `${items.slice(0, -1).join(", ")} or ${items.at(-1)!}`;
 }
 
 export function containerdSourceUrl(commit: string | null, row: ContainerdSupportRow): string {
-  return commit === null ? `${CONTAINERD_REPOSITORY}/blob/main/RELEASES.md#kubernetes-support` : `${CONTAINERD_REPOSITORY}/blob/${commit}/RELEASES.md#L${row.line}`;
+  return commit === null
+    ? `${CONTAINERD_REPOSITORY}/blob/main/RELEASES.md#kubernetes-support`
+    : `${CONTAINERD_REPOSITORY}/blob/${commit}/RELEASES.md#L${row.line}`;
 }
 
 export function compareContainerd(input: ContainerdComparison): Section {
-  const findings: Finding[] = (input.warnings ?? []).map((message) => ({ status: "warning" as const, key: "(input)", message, source: null }));
+  const findings: Finding[] = (input.warnings ?? []).map((message) => ({
+    status: "warning" as const,
+    key: "(input)",
+    message,
+    source: null,
+  }));
   const proposals: ProposedRecord[] = [];
-  const recommended = input.kb.filter((record) => record.component === "containerd" && record.kind === "RECOMMENDED_MIN_VERSION");
+  const recommended = input.kb.filter(
+    (record) => record.component === "containerd" && record.kind === "RECOMMENDED_MIN_VERSION",
+  );
   const kb = new Map<string, RuntimeRequirementRecord>();
-  for (const record of recommended) if (!kb.has(record.kubernetesFrom)) kb.set(record.kubernetesFrom, record);
+  for (const record of recommended)
+    if (!kb.has(record.kubernetesFrom)) kb.set(record.kubernetesFrom, record);
   const ids = new Set(input.kb.map((record) => record.id));
   const readAt =
     input.commit === null
@@ -386,12 +561,21 @@ export function compareContainerd(input: ContainerdComparison): Section {
   const olderRows: string[] = [];
   for (const row of input.rows) {
     const source = containerdSourceUrl(input.commit, row);
-    if (row.problems.length === 0 && !kb.has(row.kubernetes) && minorNumber(row.kubernetes) < oldestKb) {
+    if (
+      row.problems.length === 0 &&
+      !kb.has(row.kubernetes) &&
+      minorNumber(row.kubernetes) < oldestKb
+    ) {
       olderRows.push(row.kubernetes);
       continue;
     }
     if (row.problems.length > 0) {
-      findings.push({ status: "warning", key: row.kubernetes, message: `RELEASES.md line ${row.line} (Kubernetes ${row.kubernetes}) is not compared: ${row.problems.join("; ")}`, source });
+      findings.push({
+        status: "warning",
+        key: row.kubernetes,
+        message: `RELEASES.md line ${row.line} (Kubernetes ${row.kubernetes}) is not compared: ${row.problems.join("; ")}`,
+        source,
+      });
       continue;
     }
     const byVersion = [...row.versions].sort((a, b) => semver.rcompare(a, b));
@@ -421,21 +605,44 @@ export function compareContainerd(input: ContainerdComparison): Section {
         proposed[field] = field in values ? values[field] : null;
         if (!(field in values)) comments[field] = "not derived by kb:derive; fill in";
       }
-      proposals.push({ change: "new", key: id, record: proposed, comments, problems: validate("runtimeRequirements", proposed) });
-      findings.push({ status: "missing", key: id, message: `Kubernetes ${row.kubernetes}: containerd ${byVersion.map((version) => `${version}+`).join(", ")}${row.cri === null ? "" : ` (CRI ${row.cri})`}`, source });
+      proposals.push({
+        change: "new",
+        key: id,
+        record: proposed,
+        comments,
+        problems: validate("runtimeRequirements", proposed),
+      });
+      findings.push({
+        status: "missing",
+        key: id,
+        message: `Kubernetes ${row.kubernetes}: containerd ${byVersion.map((version) => `${version}+`).join(", ")}${row.cri === null ? "" : ` (CRI ${row.cri})`}`,
+        source,
+      });
       continue;
     }
-    const kbLines = record.lineMinVersions.length > 0 ? record.lineMinVersions : record.minVersion === null ? [] : [record.minVersion];
+    const kbLines =
+      record.lineMinVersions.length > 0
+        ? record.lineMinVersions
+        : record.minVersion === null
+          ? []
+          : [record.minVersion];
     const kbByLine = new Map(kbLines.map((version) => [releaseLine(version), version]));
     const tableByLine = new Map(byVersion.map((version) => [releaseLine(version), version]));
-    const lines = [...new Set([...kbByLine.keys(), ...tableByLine.keys()])].sort((a, b) => semver.rcompare(`${a}.0`, `${b}.0`));
+    const lines = [...new Set([...kbByLine.keys(), ...tableByLine.keys()])].sort((a, b) =>
+      semver.rcompare(`${a}.0`, `${b}.0`),
+    );
     const details = lines
       .filter((line) => kbByLine.get(line) !== tableByLine.get(line))
-      .map((line) => `${line}: ${kbByLine.get(line) ?? "not in kb"} → ${tableByLine.get(line) ?? "not in table"}`);
+      .map(
+        (line) =>
+          `${line}: ${kbByLine.get(line) ?? "not in kb"} → ${tableByLine.get(line) ?? "not in table"}`,
+      );
     const changes: Record<string, unknown> = {};
     const comments: Record<string, string> = {};
     if (details.length > 0) {
-      const status = explained(record.disagreement, "lineMinVersions", byVersion) ? "known" : "differs";
+      const status = explained(record.disagreement, "lineMinVersions", byVersion)
+        ? "known"
+        : "differs";
       const suffix = status === "known" ? "; the kb's disagreement explains it" : "";
       findings.push({
         status,
@@ -460,15 +667,31 @@ export function compareContainerd(input: ContainerdComparison): Section {
     }
     if (Object.keys(changes).length > 0) {
       const updated = ordered(input.fields, { ...(record as Record<string, unknown>), ...changes });
-      proposals.push({ change: "changed", key: record.id, record: updated, comments, problems: validate("runtimeRequirements", updated) });
+      proposals.push({
+        change: "changed",
+        key: record.id,
+        record: updated,
+        comments,
+        problems: validate("runtimeRequirements", updated),
+      });
     }
   }
   if (olderRows.length > 0) {
-    findings.push({ status: "info", key: "(older)", message: `the table also lists ${olderRows.join(", ")}, older than the kb's oldest containerd row; not proposed`, source: null });
+    findings.push({
+      status: "info",
+      key: "(older)",
+      message: `the table also lists ${olderRows.join(", ")}, older than the kb's oldest containerd row; not proposed`,
+      source: null,
+    });
   }
-  const tableMinors = input.rows.map((row) => row.kubernetes).filter((minor) => /^1\.\d+$/.test(minor)).map(minorNumber);
+  const tableMinors = input.rows
+    .map((row) => row.kubernetes)
+    .filter((minor) => /^1\.\d+$/.test(minor))
+    .map(minorNumber);
   const newestRow = Math.max(...tableMinors);
-  const kbOnly = [...kb.keys()].filter((minor) => !input.rows.some((row) => row.kubernetes === minor)).sort((a, b) => minorNumber(a) - minorNumber(b));
+  const kbOnly = [...kb.keys()]
+    .filter((minor) => !input.rows.some((row) => row.kubernetes === minor))
+    .sort((a, b) => minorNumber(a) - minorNumber(b));
   const dropped = kbOnly.filter((minor) => minorNumber(minor) < newestRow);
   const ahead = kbOnly.filter((minor) => minorNumber(minor) > newestRow);
   if (dropped.length > 0) {

@@ -43,7 +43,9 @@ export function parseContainerdReleases(text: string, file: string): ContainerdS
   const lines = text.split(/\r?\n/);
   const headingIndex = lines.findIndex((line) => /^#{1,6}\s+Kubernetes Support\s*$/i.test(line));
   if (headingIndex < 0) {
-    throw new DeriveInputError(`--containerd-releases: ${file} has no "Kubernetes Support" heading; expected containerd's RELEASES.md (https://github.com/containerd/containerd/blob/main/RELEASES.md)`);
+    throw new DeriveInputError(
+      `--containerd-releases: ${file} has no "Kubernetes Support" heading; expected containerd's RELEASES.md (https://github.com/containerd/containerd/blob/main/RELEASES.md)`,
+    );
   }
   let start = headingIndex + 1;
   while (start < lines.length && !lines[start]!.trim().startsWith("|")) {
@@ -51,7 +53,9 @@ export function parseContainerdReleases(text: string, file: string): ContainerdS
     start += 1;
   }
   if (start >= lines.length || !lines[start]!.trim().startsWith("|")) {
-    throw new DeriveInputError(`--containerd-releases: ${file} has a "Kubernetes Support" heading (line ${headingIndex + 1}) but no table under it`);
+    throw new DeriveInputError(
+      `--containerd-releases: ${file} has a "Kubernetes Support" heading (line ${headingIndex + 1}) but no table under it`,
+    );
   }
   const header = cells(lines[start]!);
   const column = (pattern: RegExp): number => header.findIndex((cell) => pattern.test(cell));
@@ -65,22 +69,34 @@ export function parseContainerdReleases(text: string, file: string): ContainerdS
   }
   const separator = lines[start + 1] ?? "";
   if (!/^\s*\|?[\s:|-]+\|?\s*$/.test(separator) || !separator.includes("-")) {
-    throw new DeriveInputError(`--containerd-releases: ${file} line ${start + 2}: expected the table's |---| separator row under its header`);
+    throw new DeriveInputError(
+      `--containerd-releases: ${file} line ${start + 2}: expected the table's |---| separator row under its header`,
+    );
   }
   const rows: ContainerdSupportRow[] = [];
-  for (let index = start + 2; index < lines.length && lines[index]!.trim().startsWith("|"); index += 1) {
+  for (
+    let index = start + 2;
+    index < lines.length && lines[index]!.trim().startsWith("|");
+    index += 1
+  ) {
     const row = cells(lines[index]!);
     const problems: string[] = [];
     const kubernetesCell = row[kubernetesColumn] ?? "";
     const minor = /^v?1\.(0|[1-9]\d{0,2})$/.exec(kubernetesCell);
-    if (minor === null) problems.push(`Kubernetes version "${kubernetesCell}" is not a minor such as 1.34`);
+    if (minor === null)
+      problems.push(`Kubernetes version "${kubernetesCell}" is not a minor such as 1.34`);
     const versions: string[] = [];
-    for (const entry of (row[containerdColumn] ?? "").split(",").map((part) => part.trim()).filter((part) => part !== "")) {
+    for (const entry of (row[containerdColumn] ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "")) {
       const version = /^v?(\d+\.\d+\.\d+)\+?$/.exec(entry);
-      if (version === null) problems.push(`containerd version "${entry}" is not a version such as 2.1.3+`);
+      if (version === null)
+        problems.push(`containerd version "${entry}" is not a version such as 2.1.3+`);
       else versions.push(version[1]!);
     }
-    if (versions.length === 0 && problems.length === 0) problems.push("no containerd version listed");
+    if (versions.length === 0 && problems.length === 0)
+      problems.push("no containerd version listed");
     rows.push({
       kubernetes: minor === null ? kubernetesCell : `1.${minor[1]}`,
       versions,
@@ -90,7 +106,9 @@ export function parseContainerdReleases(text: string, file: string): ContainerdS
     });
   }
   if (rows.length === 0) {
-    throw new DeriveInputError(`--containerd-releases: ${file}: the Kubernetes Support table (line ${start + 1}) has no rows`);
+    throw new DeriveInputError(
+      `--containerd-releases: ${file}: the Kubernetes Support table (line ${start + 1}) has no rows`,
+    );
   }
   return { headingLine: headingIndex + 1, rows };
 }

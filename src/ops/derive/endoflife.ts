@@ -37,7 +37,9 @@ export function parseEndOfLifeJson(text: string, file: string): ParsedEndOfLife 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new DeriveInputError(`--endoflife: ${file} is not valid JSON (${(error as Error).message}); save https://endoflife.date/api/kubernetes.json as it is served`);
+    throw new DeriveInputError(
+      `--endoflife: ${file} is not valid JSON (${(error as Error).message}); save https://endoflife.date/api/kubernetes.json as it is served`,
+    );
   }
   if (!Array.isArray(value)) {
     throw new DeriveInputError(
@@ -53,26 +55,37 @@ export function parseEndOfLifeJson(text: string, file: string): ParsedEndOfLife 
     }
     const record = entry as Record<string, unknown>;
     if (typeof record.cycle !== "string") {
-      warnings.push(`${file}[${index}] has no string "cycle" (got ${JSON.stringify(record.cycle)}); skipped`);
+      warnings.push(
+        `${file}[${index}] has no string "cycle" (got ${JSON.stringify(record.cycle)}); skipped`,
+      );
       return;
     }
     if (!/^1\.(0|[1-9]\d{0,2})$/.test(record.cycle)) {
-      warnings.push(`${file}[${index}] cycle "${record.cycle}" is not a Kubernetes minor such as "1.36"; skipped`);
+      warnings.push(
+        `${file}[${index}] cycle "${record.cycle}" is not a Kubernetes minor such as "1.36"; skipped`,
+      );
       return;
     }
     const date = (field: string): string | null => {
       const raw = record[field];
       if (raw === undefined || raw === null || typeof raw === "boolean") return null;
       if (typeof raw === "string" && DATE.test(raw)) return raw;
-      warnings.push(`${file} cycle ${String(record.cycle)}: ${field} ${JSON.stringify(raw)} is not a date (YYYY-MM-DD); ignored`);
+      warnings.push(
+        `${file} cycle ${String(record.cycle)}: ${field} ${JSON.stringify(raw)} is not a date (YYYY-MM-DD); ignored`,
+      );
       return null;
     };
     const latestRaw = record.latest;
     let latest: string | null = null;
     if (typeof latestRaw === "string" && /^\d+\.\d+\.\d+$/.test(latestRaw)) latest = latestRaw;
-    else if (latestRaw !== undefined && latestRaw !== null) warnings.push(`${file} cycle ${record.cycle}: latest ${JSON.stringify(latestRaw)} is not a version such as 1.36.4; ignored`);
+    else if (latestRaw !== undefined && latestRaw !== null)
+      warnings.push(
+        `${file} cycle ${record.cycle}: latest ${JSON.stringify(latestRaw)} is not a version such as 1.36.4; ignored`,
+      );
     if (latest !== null && !latest.startsWith(`${record.cycle}.`)) {
-      warnings.push(`${file} cycle ${record.cycle}: latest ${latest} is not a patch of ${record.cycle}; ignored`);
+      warnings.push(
+        `${file} cycle ${record.cycle}: latest ${latest} is not a patch of ${record.cycle}; ignored`,
+      );
       latest = null;
     }
     cycles.push({
@@ -85,7 +98,9 @@ export function parseEndOfLifeJson(text: string, file: string): ParsedEndOfLife 
     });
   });
   if (cycles.length === 0) {
-    throw new DeriveInputError(`--endoflife: ${file} holds no Kubernetes release cycle ("cycle": "1.N"); is it endoflife.date's kubernetes.json?`);
+    throw new DeriveInputError(
+      `--endoflife: ${file} holds no Kubernetes release cycle ("cycle": "1.N"); is it endoflife.date's kubernetes.json?`,
+    );
   }
   return { cycles, warnings };
 }

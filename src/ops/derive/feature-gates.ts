@@ -24,7 +24,12 @@
  */
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
-import { MAX_YAML_DEPTH, YamlCostMeter, firstDuplicateKey, yamlShapeProblem } from "../../core/yaml-limits.js";
+import {
+  MAX_YAML_DEPTH,
+  YamlCostMeter,
+  firstDuplicateKey,
+  yamlShapeProblem,
+} from "../../core/yaml-limits.js";
 import { type FeatureGateRecord } from "../../knowledge/records.js";
 import { ENTITIES } from "../../knowledge/registry.js";
 import type { Finding, ProposedRecord, Section } from "./compare.js";
@@ -33,9 +38,12 @@ import { renderSection, yamlScalar } from "./render.js";
 
 export const WEBSITE_REPOSITORY = "https://github.com/kubernetes/website";
 /** The folder of the pages inside a kubernetes/website checkout. */
-export const FEATURE_GATES_DIR = "content/en/docs/reference/command-line-tools-reference/feature-gates";
-export const FEATURE_GATES_PAGE = "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/";
-export const REMOVED_FEATURE_GATES_PAGE = "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates-removed/";
+export const FEATURE_GATES_DIR =
+  "content/en/docs/reference/command-line-tools-reference/feature-gates";
+export const FEATURE_GATES_PAGE =
+  "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/";
+export const REMOVED_FEATURE_GATES_PAGE =
+  "https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates-removed/";
 
 /** The files of the folder that are not gate pages (the Hugo bundle's own page). */
 const NOT_GATE_PAGES = new Set(["index.md", "_index.md"]);
@@ -89,7 +97,10 @@ function fail(file: string, problem: string): never {
 function frontMatter(file: string, text: string): { yaml: string; firstLine: number } {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   if (lines[0]?.trim() !== "---") {
-    fail(file, 'does not start with YAML front matter (a "---" line); a feature-gate page starts with ---, its stages, and a closing ---');
+    fail(
+      file,
+      'does not start with YAML front matter (a "---" line); a feature-gate page starts with ---, its stages, and a closing ---',
+    );
   }
   const end = lines.findIndex((line, index) => index > 0 && line.trimEnd() === "---");
   if (end < 0) fail(file, 'its front matter has no closing "---" line');
@@ -101,7 +112,11 @@ function parseFrontMatter(file: string, text: string): Record<string, unknown> {
   const shape = yamlShapeProblem(yaml);
   if (shape !== null) {
     const line = shape.line + firstLine - 1;
-    if (shape.problem === "syntax") fail(file, `line ${line}: the front matter is not valid YAML (${shape.message.split("\n")[0]})`);
+    if (shape.problem === "syntax")
+      fail(
+        file,
+        `line ${line}: the front matter is not valid YAML (${shape.message.split("\n")[0]})`,
+      );
     fail(
       file,
       shape.problem === "depth"
@@ -112,21 +127,35 @@ function parseFrontMatter(file: string, text: string): Record<string, unknown> {
   const lineCounter = new LineCounter();
   const document = parseDocument(yaml, { ...YAML_OPTIONS, lineCounter });
   const error = document.errors[0];
-  if (error !== undefined) fail(file, `line ${lineCounter.linePos(error.pos[0]).line + firstLine - 1}: the front matter is not valid YAML (${error.message.split("\n")[0]})`);
-  if (firstDuplicateKey(document) !== null) fail(file, "the front matter repeats a key (map keys must be unique)");
+  if (error !== undefined)
+    fail(
+      file,
+      `line ${lineCounter.linePos(error.pos[0]).line + firstLine - 1}: the front matter is not valid YAML (${error.message.split("\n")[0]})`,
+    );
+  if (firstDuplicateKey(document) !== null)
+    fail(file, "the front matter repeats a key (map keys must be unique)");
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: YAML_OPTIONS.maxAliasCount });
   } catch (error) {
     fail(file, `the front matter cannot be read (${(error as Error).message})`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(file, "the front matter is not a mapping (title:, stages:, ...)");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    fail(file, "the front matter is not a mapping (title:, stages:, ...)");
   return value as Record<string, unknown>;
 }
 
 /** "1.31" or "1.31.1" (the site accepts both) → the minor, and whether a patch was given. */
-function readVersion(file: string, where: string, value: unknown): { minor: string; patch: boolean; text: string } {
-  if (typeof value === "number") fail(file, `${where} is the number ${value}; write versions quoted, such as "1.10" (unquoted, 1.10 reads as 1.1)`);
+function readVersion(
+  file: string,
+  where: string,
+  value: unknown,
+): { minor: string; patch: boolean; text: string } {
+  if (typeof value === "number")
+    fail(
+      file,
+      `${where} is the number ${value}; write versions quoted, such as "1.10" (unquoted, 1.10 reads as 1.1)`,
+    );
   if (typeof value !== "string") fail(file, `${where} must be a Kubernetes version such as "1.31"`);
   const match = /^1\.(0|[1-9]\d{0,2})(?:\.(0|[1-9]\d{0,3}))?$/.exec(value.trim());
   if (match === null) fail(file, `${where} "${value}" is not a Kubernetes version such as "1.31"`);
@@ -145,21 +174,41 @@ interface PageStageEntry {
 
 function readStage(file: string, index: number, value: unknown): PageStageEntry {
   const where = `stages[${index}]`;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(file, `${where} is not a mapping with stage:, defaultValue:, fromVersion:`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    fail(file, `${where} is not a mapping with stage:, defaultValue:, fromVersion:`);
   const entry = value as Record<string, unknown>;
   const stage = typeof entry.stage === "string" ? entry.stage.trim() : entry.stage;
   if (typeof stage !== "string" || !(stage in STAGES)) {
-    fail(file, `${where}.stage is ${JSON.stringify(stage) ?? "missing"}; it must be one of alpha, beta, stable, deprecated`);
+    fail(
+      file,
+      `${where}.stage is ${JSON.stringify(stage) ?? "missing"}; it must be one of alpha, beta, stable, deprecated`,
+    );
   }
-  if (entry.defaultValue !== undefined && entry.defaultValue !== null && typeof entry.defaultValue !== "boolean") {
-    fail(file, `${where}.defaultValue is ${JSON.stringify(entry.defaultValue)}; it must be true or false`);
+  if (
+    entry.defaultValue !== undefined &&
+    entry.defaultValue !== null &&
+    typeof entry.defaultValue !== "boolean"
+  ) {
+    fail(
+      file,
+      `${where}.defaultValue is ${JSON.stringify(entry.defaultValue)}; it must be true or false`,
+    );
   }
-  if (entry.locked !== undefined && typeof entry.locked !== "boolean") fail(file, `${where}.locked is ${JSON.stringify(entry.locked)}; it must be true or false`);
-  if (entry.fromVersion === undefined || entry.fromVersion === null) fail(file, `${where} has no fromVersion`);
+  if (entry.locked !== undefined && typeof entry.locked !== "boolean")
+    fail(file, `${where}.locked is ${JSON.stringify(entry.locked)}; it must be true or false`);
+  if (entry.fromVersion === undefined || entry.fromVersion === null)
+    fail(file, `${where} has no fromVersion`);
   const from = readVersion(file, `${where}.fromVersion`, entry.fromVersion);
-  const to = entry.toVersion === undefined || entry.toVersion === null ? null : readVersion(file, `${where}.toVersion`, entry.toVersion);
-  if (to !== null && minorNumber(to.minor) < minorNumber(from.minor)) fail(file, `${where}: toVersion ${to.minor} is before fromVersion ${from.minor}`);
-  const patchText = from.patch || to?.patch === true ? `from ${from.text}${to === null ? "" : ` to ${to.text}`}` : null;
+  const to =
+    entry.toVersion === undefined || entry.toVersion === null
+      ? null
+      : readVersion(file, `${where}.toVersion`, entry.toVersion);
+  if (to !== null && minorNumber(to.minor) < minorNumber(from.minor))
+    fail(file, `${where}: toVersion ${to.minor} is before fromVersion ${from.minor}`);
+  const patchText =
+    from.patch || to?.patch === true
+      ? `from ${from.text}${to === null ? "" : ` to ${to.text}`}`
+      : null;
   return {
     stage: stage as PageStage,
     defaultValue: typeof entry.defaultValue === "boolean" ? entry.defaultValue : null,
@@ -170,7 +219,8 @@ function readStage(file: string, index: number, value: unknown): PageStageEntry 
   };
 }
 
-const stageWords = (entry: PageStageEntry): string => `${entry.stage} stage from ${entry.from}${entry.to === null ? "" : ` to ${entry.to}`}`;
+const stageWords = (entry: PageStageEntry): string =>
+  `${entry.stage} stage from ${entry.from}${entry.to === null ? "" : ` to ${entry.to}`}`;
 
 /**
  * One page's front matter as a feature gate; a SkippedPage when the page parses
@@ -180,22 +230,34 @@ export function parseFeatureGatePage(file: string, text: string): DerivedFeature
   const matter = parseFrontMatter(file, text);
   const title = matter.title;
   if (typeof title !== "string" || !/^[A-Z][A-Za-z0-9]{1,100}$/.test(title.trim())) {
-    fail(file, `title is ${JSON.stringify(title) ?? "missing"}; it must be the gate's name, such as DynamicKubeletConfig`);
+    fail(
+      file,
+      `title is ${JSON.stringify(title) ?? "missing"}; it must be the gate's name, such as DynamicKubeletConfig`,
+    );
   }
   const name = title.trim();
-  if (matter.removed !== undefined && matter.removed !== null && typeof matter.removed !== "boolean") {
+  if (
+    matter.removed !== undefined &&
+    matter.removed !== null &&
+    typeof matter.removed !== "boolean"
+  ) {
     fail(file, `removed is ${JSON.stringify(matter.removed)}; it must be true or false`);
   }
   const removed = matter.removed === true;
-  if (matter.stages === undefined || matter.stages === null) return { file, name, reason: "the page has no stages in its front matter" };
-  if (!Array.isArray(matter.stages)) fail(file, "stages must be a list of { stage, defaultValue, fromVersion, toVersion }");
+  if (matter.stages === undefined || matter.stages === null)
+    return { file, name, reason: "the page has no stages in its front matter" };
+  if (!Array.isArray(matter.stages))
+    fail(file, "stages must be a list of { stage, defaultValue, fromVersion, toVersion }");
   const pageStages = matter.stages as unknown[];
   if (pageStages.length === 0) return { file, name, reason: "the page's stages list is empty" };
   const entries = pageStages.map((value, index) => readStage(file, index, value));
   entries.forEach((entry, index) => {
     const previous = entries[index - 1];
     if (previous !== undefined && minorNumber(entry.from) < minorNumber(previous.from)) {
-      fail(file, `stages[${index}] starts at ${entry.from}, before stages[${index - 1}] (${previous.from}); list the stages in order`);
+      fail(
+        file,
+        `stages[${index}] starts at ${entry.from}, before stages[${index - 1}] (${previous.from}); list the stages in order`,
+      );
     }
   });
 
@@ -208,34 +270,68 @@ export function parseFeatureGatePage(file: string, text: string): DerivedFeature
     const next = entries[index + 1];
     let to = entry.to;
     if (to === null && next !== undefined) {
-      to = minorNumber(next.from) > minorNumber(entry.from) ? minor(minorNumber(next.from) - 1) : entry.from;
-      inferred.push(`the ${stageWords(entry)} has no toVersion, so it is taken to end at ${to}, before the next stage starts at ${next.from}`);
+      to =
+        minorNumber(next.from) > minorNumber(entry.from)
+          ? minor(minorNumber(next.from) - 1)
+          : entry.from;
+      inferred.push(
+        `the ${stageWords(entry)} has no toVersion, so it is taken to end at ${to}, before the next stage starts at ${next.from}`,
+      );
     }
-    if (next !== undefined && to !== null && minorNumber(next.from) <= minorNumber(to)) overlaps.push(`the ${stageWords({ ...entry, to })} overlaps the next stage, which starts at ${next.from}`);
+    if (next !== undefined && to !== null && minorNumber(next.from) <= minorNumber(to))
+      overlaps.push(
+        `the ${stageWords({ ...entry, to })} overlaps the next stage, which starts at ${next.from}`,
+      );
     if (entry.defaultValue === null) {
       omitted.push(`a ${stageWords({ ...entry, to })}`);
       return;
     }
-    stages.push({ stage: STAGES[entry.stage], defaultValue: entry.defaultValue, locked: entry.locked === true, fromVersion: entry.from, toVersion: to });
+    stages.push({
+      stage: STAGES[entry.stage],
+      defaultValue: entry.defaultValue,
+      locked: entry.locked === true,
+      fromVersion: entry.from,
+      toVersion: to,
+    });
   });
-  const patches = entries.filter((entry) => entry.patchText !== null).map((entry) => `the ${entry.stage} stage ${entry.patchText!}`);
-  if (patches.length > 0) notes.push(`The page gives patch releases for ${patches.join(" and ")}; the record keeps their minors.`);
+  const patches = entries
+    .filter((entry) => entry.patchText !== null)
+    .map((entry) => `the ${entry.stage} stage ${entry.patchText!}`);
+  if (patches.length > 0)
+    notes.push(
+      `The page gives patch releases for ${patches.join(" and ")}; the record keeps their minors.`,
+    );
   for (const sentence of inferred) notes.push(`On the page ${sentence}.`);
   for (const sentence of overlaps) notes.push(`On the page ${sentence}.`);
-  if (omitted.length > 0) notes.push(`The page also lists ${omitted.join(" and ")} without a default value; the record leaves ${omitted.length === 1 ? "it" : "them"} out.`);
-  const formerTitles = Array.isArray(matter.former_titles) ? (matter.former_titles as unknown[]).filter((value): value is string => typeof value === "string") : [];
-  if (formerTitles.length > 0) notes.push(`The page says the gate was formerly named ${formerTitles.join(", ")}.`);
-  if (stages.length === 0) return { file, name, reason: "no stage on the page gives a default value" };
+  if (omitted.length > 0)
+    notes.push(
+      `The page also lists ${omitted.join(" and ")} without a default value; the record leaves ${omitted.length === 1 ? "it" : "them"} out.`,
+    );
+  const formerTitles = Array.isArray(matter.former_titles)
+    ? (matter.former_titles as unknown[]).filter(
+        (value): value is string => typeof value === "string",
+      )
+    : [];
+  if (formerTitles.length > 0)
+    notes.push(`The page says the gate was formerly named ${formerTitles.join(", ")}.`);
+  if (stages.length === 0)
+    return { file, name, reason: "no stage on the page gives a default value" };
 
   const last = entries.at(-1)!;
   let removedIn: string | null = null;
   if (removed) {
     if (last.to === null) {
-      return { file, name, reason: `the page says removed: true, but its last stage (${last.stage} from ${last.from}) has no toVersion, so the minor of the removal is not stated` };
+      return {
+        file,
+        name,
+        reason: `the page says removed: true, but its last stage (${last.stage} from ${last.from}) has no toVersion, so the minor of the removal is not stated`,
+      };
     }
     removedIn = minor(minorNumber(last.to) + 1);
   } else if (last.to !== null) {
-    notes.push(`The page's last stage ends at ${last.to}, but the page does not mark the gate as removed; the record leaves removedIn empty.`);
+    notes.push(
+      `The page's last stage ends at ${last.to}, but the page does not mark the gate as removed; the record leaves removedIn empty.`,
+    );
   }
   return { name, file, removed, stages, removedIn, notes };
 }
@@ -254,20 +350,33 @@ export function parseFeatureGatePages(pages: readonly FeatureGatePage[]): Parsed
       continue;
     }
     const earlier = byName.get(parsed.name);
-    if (earlier !== undefined) fail(page.file, `its title ${parsed.name} is also the title of ${earlier}; each gate has one page`);
+    if (earlier !== undefined)
+      fail(
+        page.file,
+        `its title ${parsed.name} is also the title of ${earlier}; each gate has one page`,
+      );
     byName.set(parsed.name, page.file);
-    if (`${parsed.name}.md` !== page.file) warnings.push(`${page.file}: the title is ${parsed.name}, not the file name; the gate is read as ${parsed.name}`);
+    if (`${parsed.name}.md` !== page.file)
+      warnings.push(
+        `${page.file}: the title is ${parsed.name}, not the file name; the gate is read as ${parsed.name}`,
+      );
     gates.push(parsed);
   }
   if (gates.length === 0 && skipped.length === 0) {
-    throw new DeriveInputError(`--feature-gates: no feature-gate pages (<Gate>.md); give the ${FEATURE_GATES_DIR} folder of a kubernetes/website checkout`);
+    throw new DeriveInputError(
+      `--feature-gates: no feature-gate pages (<Gate>.md); give the ${FEATURE_GATES_DIR} folder of a kubernetes/website checkout`,
+    );
   }
   return { gates, skipped, warnings };
 }
 
 /** The record's source: the page at the commit when it is known, else the gate's entry on kubernetes.io. */
-export function featureGateSourceUrl(gate: Pick<DerivedFeatureGate, "name" | "file" | "removed">, commit: string | null): string {
-  if (commit !== null) return `${WEBSITE_REPOSITORY}/blob/${commit}/${FEATURE_GATES_DIR}/${gate.file}`;
+export function featureGateSourceUrl(
+  gate: Pick<DerivedFeatureGate, "name" | "file" | "removed">,
+  commit: string | null,
+): string {
+  if (commit !== null)
+    return `${WEBSITE_REPOSITORY}/blob/${commit}/${FEATURE_GATES_DIR}/${gate.file}`;
   return `${gate.removed ? REMOVED_FEATURE_GATES_PAGE : FEATURE_GATES_PAGE}#${gate.name}`;
 }
 
@@ -287,7 +396,10 @@ export interface FeatureGateComparison {
 /** "ALPHA false 1.4–1.10, BETA true 1.11–, GA true locked 1.19–1.27" */
 export function describeStages(stages: readonly Stage[]): string {
   return stages
-    .map((stage) => `${stage.stage} ${String(stage.defaultValue)}${stage.locked ? " locked" : ""} ${stage.fromVersion}–${stage.toVersion ?? ""}`)
+    .map(
+      (stage) =>
+        `${stage.stage} ${String(stage.defaultValue)}${stage.locked ? " locked" : ""} ${stage.fromVersion}–${stage.toVersion ?? ""}`,
+    )
     .join(", ");
 }
 
@@ -295,18 +407,30 @@ const sameStages = (a: readonly Stage[], b: readonly Stage[]): boolean =>
   a.length === b.length &&
   a.every((stage, index) => {
     const other = b[index]!;
-    return stage.stage === other.stage && stage.defaultValue === other.defaultValue && stage.locked === other.locked && stage.fromVersion === other.fromVersion && stage.toVersion === other.toVersion;
+    return (
+      stage.stage === other.stage &&
+      stage.defaultValue === other.defaultValue &&
+      stage.locked === other.locked &&
+      stage.fromVersion === other.fromVersion &&
+      stage.toVersion === other.toVersion
+    );
   });
 
 function validate(record: Record<string, unknown>): string[] {
   const parsed = (ENTITIES.featureGates.schema as unknown as z.ZodType).safeParse(record);
-  return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
 }
 
-function ordered(fields: readonly string[], record: Record<string, unknown>): Record<string, unknown> {
+function ordered(
+  fields: readonly string[],
+  record: Record<string, unknown>,
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const field of fields) if (field in record) result[field] = record[field];
-  for (const [field, value] of Object.entries(record)) if (!(field in result)) result[field] = value;
+  for (const [field, value] of Object.entries(record))
+    if (!(field in result)) result[field] = value;
   return result;
 }
 
@@ -317,8 +441,18 @@ function explained(disagreement: string | null, field: string, upstream: string)
 
 export function compareFeatureGates(input: FeatureGateComparison): Section {
   const findings: Finding[] = [
-    ...input.parsed.warnings.map((message) => ({ status: "warning" as const, key: "(input)", message, source: null })),
-    ...input.parsed.skipped.map((page) => ({ status: "warning" as const, key: page.name, message: `${page.name} (${page.file}) is left out: ${page.reason}`, source: null })),
+    ...input.parsed.warnings.map((message) => ({
+      status: "warning" as const,
+      key: "(input)",
+      message,
+      source: null,
+    })),
+    ...input.parsed.skipped.map((page) => ({
+      status: "warning" as const,
+      key: page.name,
+      message: `${page.name} (${page.file}) is left out: ${page.reason}`,
+      source: null,
+    })),
   ];
   const proposals: ProposedRecord[] = [];
   const kb = new Map(input.kb.map((record) => [record.name, record]));
@@ -328,7 +462,17 @@ export function compareFeatureGates(input: FeatureGateComparison): Section {
     const source = featureGateSourceUrl(gate, input.commit);
     const record = kb.get(gate.name);
     // `locked` is written only where the page says true (the schema's default is false).
-    const stages = gate.stages.map(({ locked, ...stage }) => (locked ? { stage: stage.stage, defaultValue: stage.defaultValue, locked, fromVersion: stage.fromVersion, toVersion: stage.toVersion } : stage));
+    const stages = gate.stages.map(({ locked, ...stage }) =>
+      locked
+        ? {
+            stage: stage.stage,
+            defaultValue: stage.defaultValue,
+            locked,
+            fromVersion: stage.fromVersion,
+            toVersion: stage.toVersion,
+          }
+        : stage,
+    );
     const removal = gate.removedIn === null ? "" : `, removed in ${gate.removedIn}`;
     if (record === undefined) {
       const values: Record<string, unknown> = {
@@ -341,14 +485,26 @@ export function compareFeatureGates(input: FeatureGateComparison): Section {
         disagreement: null,
       };
       const comments: Record<string, string> = {};
-      if (gate.removedIn !== null) comments.removedIn = "the minor after the last stage's toVersion (removed: true)";
+      if (gate.removedIn !== null)
+        comments.removedIn = "the minor after the last stage's toVersion (removed: true)";
       const proposed: Record<string, unknown> = {};
       for (const field of input.fields) {
         proposed[field] = field in values ? values[field] : null;
         if (!(field in values)) comments[field] = "not derived by kb:derive; fill in";
       }
-      proposals.push({ change: "new", key: gate.name, record: proposed, comments, problems: validate(proposed) });
-      findings.push({ status: "missing", key: gate.name, message: `${gate.name}: ${describeStages(gate.stages)}${removal}`, source });
+      proposals.push({
+        change: "new",
+        key: gate.name,
+        record: proposed,
+        comments,
+        problems: validate(proposed),
+      });
+      findings.push({
+        status: "missing",
+        key: gate.name,
+        message: `${gate.name}: ${describeStages(gate.stages)}${removal}`,
+        source,
+      });
       continue;
     }
     const changes: Record<string, unknown> = {};
@@ -370,9 +526,16 @@ export function compareFeatureGates(input: FeatureGateComparison): Section {
     if (record.removedIn !== gate.removedIn) {
       const says = gate.removedIn ?? "none (the gate still exists)";
       if (record.removedIn === null) {
-        findings.push({ status: "missing", key: gate.name, message: `${gate.name} lacks removedIn: the page says removed: true, last stage to ${minor(minorNumber(gate.removedIn!) - 1)}, so ${gate.removedIn}`, source });
+        findings.push({
+          status: "missing",
+          key: gate.name,
+          message: `${gate.name} lacks removedIn: the page says removed: true, last stage to ${minor(minorNumber(gate.removedIn!) - 1)}, so ${gate.removedIn}`,
+          source,
+        });
       } else {
-        const status = explained(record.disagreement, "removedIn", gate.removedIn ?? "none") ? "known" : "differs";
+        const status = explained(record.disagreement, "removedIn", gate.removedIn ?? "none")
+          ? "known"
+          : "differs";
         findings.push({
           status,
           key: gate.name,
@@ -390,13 +553,27 @@ export function compareFeatureGates(input: FeatureGateComparison): Section {
       }
     }
     if (Object.keys(changes).length > 0) {
-      const updated = ordered(input.fields, { ...(record as unknown as Record<string, unknown>), ...changes });
-      proposals.push({ change: "changed", key: gate.name, record: updated, comments, problems: validate(updated) });
+      const updated = ordered(input.fields, {
+        ...(record as unknown as Record<string, unknown>),
+        ...changes,
+      });
+      proposals.push({
+        change: "changed",
+        key: gate.name,
+        record: updated,
+        comments,
+        problems: validate(updated),
+      });
     }
   }
   const kbOnly = [...kb.keys()].filter((name) => !seen.has(name)).sort();
   if (kbOnly.length > 0) {
-    findings.push({ status: "info", key: "(kb only)", message: `the kb has ${kbOnly.join(", ")}, which no page read gives; nothing to compare`, source: null });
+    findings.push({
+      status: "info",
+      key: "(kb only)",
+      message: `the kb has ${kbOnly.join(", ")}, which no page read gives; nothing to compare`,
+      source: null,
+    });
   }
   return { entity: "featureGates", file: input.file, from: input.from, findings, proposals };
 }
@@ -406,7 +583,9 @@ export function compareFeatureGates(input: FeatureGateComparison): Section {
 const COMMENT_COLUMN = 41;
 
 function withComment(line: string, comment: string | undefined): string {
-  return comment === undefined ? line : `${line.padEnd(Math.max(COMMENT_COLUMN - 1, line.length + 2))} # ${comment.replace(/\s+/g, " ")}`;
+  return comment === undefined
+    ? line
+    : `${line.padEnd(Math.max(COMMENT_COLUMN - 1, line.length + 2))} # ${comment.replace(/\s+/g, " ")}`;
 }
 
 /** A stage as a one-line flow mapping: { stage: GA, defaultValue: true, locked: true, fromVersion: "1.29", toVersion: null } */
@@ -424,7 +603,8 @@ function recordLines(proposal: ProposedRecord): string[] {
     const comment = proposal.comments[field];
     if (field === "stages" && Array.isArray(value) && value.length > 0) {
       lines.push(withComment(`${lead}${field}:`, comment));
-      for (const stage of value as Record<string, unknown>[]) lines.push(`      - ${stageLine(stage)}`);
+      for (const stage of value as Record<string, unknown>[])
+        lines.push(`      - ${stageLine(stage)}`);
       return;
     }
     lines.push(withComment(`${lead}${field}: ${yamlScalar(value)}`, comment));

@@ -40,7 +40,13 @@ export function parseKubernetesTag(name: string): KubernetesTag | null {
   if (match === null) return null;
   const version = `1.${match[1]}.${match[2]}${match[3] === undefined ? "" : `-${match[3]}`}`;
   if (semver.valid(version) === null) return null;
-  return { name, minor: Number(match[1]), patch: Number(match[2]), prerelease: match[3] ?? null, version };
+  return {
+    name,
+    minor: Number(match[1]),
+    patch: Number(match[2]),
+    prerelease: match[3] ?? null,
+    version,
+  };
 }
 
 export function compareTags(a: KubernetesTag, b: KubernetesTag): number {
@@ -58,7 +64,10 @@ export function isMinorRelease(tag: KubernetesTag): boolean {
  * alpha/beta/rc), oldest first.
  */
 export function selectDefaultTags(names: readonly string[], fromMinor = 29): KubernetesTag[] {
-  const tags = names.map(parseKubernetesTag).filter((tag): tag is KubernetesTag => tag !== null).sort(compareTags);
+  const tags = names
+    .map(parseKubernetesTag)
+    .filter((tag): tag is KubernetesTag => tag !== null)
+    .sort(compareTags);
   const chosen = tags.filter((tag) => isMinorRelease(tag) && tag.minor >= fromMinor);
   const newest = tags.at(-1);
   if (newest !== undefined && !chosen.some((tag) => tag.name === newest.name)) chosen.push(newest);
@@ -67,14 +76,19 @@ export function selectDefaultTags(names: readonly string[], fromMinor = 29): Kub
 
 /** `flowcontrol/v1beta3/zz_generated.prerelease-lifecycle.go` → dir and version; null for any other path. */
 export function lifecyclePath(path: string): { dir: string; version: string } | null {
-  const match = /^([a-z0-9][a-z0-9_-]*)\/(v\d+(?:(?:alpha|beta)\d+)?)\/zz_generated\.prerelease-lifecycle\.go$/.exec(path);
+  const match =
+    /^([a-z0-9][a-z0-9_-]*)\/(v\d+(?:(?:alpha|beta)\d+)?)\/zz_generated\.prerelease-lifecycle\.go$/.exec(
+      path,
+    );
   return match === null ? null : { dir: match[1]!, version: match[2]! };
 }
 
-const METHOD = /func \(in \*(\w+)\) APILifecycle(Introduced|Deprecated|Removed|Replacement)\(\)[^{\n]*\{\s*return ([^\n]+?)\s*\n\s*\}/g;
+const METHOD =
+  /func \(in \*(\w+)\) APILifecycle(Introduced|Deprecated|Removed|Replacement)\(\)[^{\n]*\{\s*return ([^\n]+?)\s*\n\s*\}/g;
 const METHOD_START = /func \(in \*\w+\) APILifecycle\w*\(/g;
 const INT_PAIR = /^(\d+),\s*(\d+)$/;
-const GVK = /^schema\.GroupVersionKind\{Group:\s*"([^"]*)",\s*Version:\s*"([^"]*)",\s*Kind:\s*"([^"]*)"\}$/;
+const GVK =
+  /^schema\.GroupVersionKind\{Group:\s*"([^"]*)",\s*Version:\s*"([^"]*)",\s*Kind:\s*"([^"]*)"\}$/;
 
 /**
  * Parses one zz_generated.prerelease-lifecycle.go. Throws DeriveInputError
@@ -84,23 +98,39 @@ const GVK = /^schema\.GroupVersionKind\{Group:\s*"([^"]*)",\s*Version:\s*"([^"]*
 export function parseLifecycleFile(text: string, file: string): Map<string, LifecycleMarkers> {
   const types = new Map<string, LifecycleMarkers>();
   if (!text.includes("package ")) {
-    throw new DeriveInputError(`${file} is not a Go file (no package clause); expected a generated zz_generated.prerelease-lifecycle.go`);
+    throw new DeriveInputError(
+      `${file} is not a Go file (no package clause); expected a generated zz_generated.prerelease-lifecycle.go`,
+    );
   }
   let parsed = 0;
   for (const match of text.matchAll(METHOD)) {
     const [, type, method, body] = match as unknown as [string, string, string, string];
     parsed += 1;
-    const markers = types.get(type) ?? { introduced: null, deprecated: null, removed: null, replacement: null };
+    const markers = types.get(type) ?? {
+      introduced: null,
+      deprecated: null,
+      removed: null,
+      replacement: null,
+    };
     types.set(type, markers);
     if (method === "Replacement") {
       const gvk = GVK.exec(body);
-      if (gvk === null) throw new DeriveInputError(`${file}: cannot read ${type}.APILifecycleReplacement: "return ${body}"`);
+      if (gvk === null)
+        throw new DeriveInputError(
+          `${file}: cannot read ${type}.APILifecycleReplacement: "return ${body}"`,
+        );
       markers.replacement = { group: gvk[1]!, version: gvk[2]!, kind: gvk[3]! };
       continue;
     }
     const pair = INT_PAIR.exec(body);
-    if (pair === null) throw new DeriveInputError(`${file}: cannot read ${type}.APILifecycle${method}: "return ${body}"`);
-    if (pair[1] !== "1") throw new DeriveInputError(`${file}: ${type}.APILifecycle${method} returns major ${pair[1]}; only Kubernetes 1.x is understood`);
+    if (pair === null)
+      throw new DeriveInputError(
+        `${file}: cannot read ${type}.APILifecycle${method}: "return ${body}"`,
+      );
+    if (pair[1] !== "1")
+      throw new DeriveInputError(
+        `${file}: ${type}.APILifecycle${method} returns major ${pair[1]}; only Kubernetes 1.x is understood`,
+      );
     const minor = Number(pair[2]);
     if (method === "Introduced") markers.introduced = minor;
     else if (method === "Deprecated") markers.deprecated = minor;
@@ -108,14 +138,17 @@ export function parseLifecycleFile(text: string, file: string): Map<string, Life
   }
   const declared = [...text.matchAll(METHOD_START)].length;
   if (declared !== parsed) {
-    throw new DeriveInputError(`${file}: ${declared - parsed} APILifecycle method(s) are not in the generator's form (a one-line "return 1, N" or schema.GroupVersionKind{...} body)`);
+    throw new DeriveInputError(
+      `${file}: ${declared - parsed} APILifecycle method(s) are not in the generator's form (a one-line "return 1, N" or schema.GroupVersionKind{...} body)`,
+    );
   }
   return types;
 }
 
 /** The API group of a package: register.go's `const GroupName = "..."`, else doc.go's `+groupName=`. Null when neither says. */
 export function parseGroupName(registerGo: string | null, docGo: string | null): string | null {
-  const fromRegister = registerGo === null ? null : /const GroupName\s*=\s*"([^"]*)"/.exec(registerGo);
+  const fromRegister =
+    registerGo === null ? null : /const GroupName\s*=\s*"([^"]*)"/.exec(registerGo);
   if (fromRegister !== null) return fromRegister[1]!;
   const fromDoc = docGo === null ? null : /^\s*\/\/\s*\+groupName=(\S*)\s*$/m.exec(docGo);
   return fromDoc === null ? null : fromDoc[1]!;
@@ -178,7 +211,12 @@ export interface DerivedRemoval {
  * although its lifecycle markers are gone there. The command answers it with
  * `git grep`; without it (tests of the pure part) a type without markers is gone.
  */
-export type StillDeclared = (snapshot: TagSnapshot, dir: string, version: string, kind: string) => boolean;
+export type StillDeclared = (
+  snapshot: TagSnapshot,
+  dir: string,
+  version: string,
+  kind: string,
+) => boolean;
 
 /**
  * Betas introduced before KEP-3136 (1.24) that are on by default, and the
@@ -193,22 +231,43 @@ const SERVED_OVERRIDES: Readonly<Record<string, { served: boolean; reason: strin
   },
 };
 
-function servedByDefault(apiVersion: string, version: string, introduced: number | null): { served: boolean | null; reason: string } {
+function servedByDefault(
+  apiVersion: string,
+  version: string,
+  introduced: number | null,
+): { served: boolean | null; reason: string } {
   const override = SERVED_OVERRIDES[apiVersion];
   if (override !== undefined) return override;
   const stability = stabilityOf(version);
   if (stability === "ga") return { served: true, reason: "GA versions are served by default" };
-  if (stability === "alpha") return { served: false, reason: "alpha versions are off by default (--runtime-config turns them on)" };
-  if (introduced === null) return { served: null, reason: "a beta without an introduced marker: KEP-3136 cannot be applied" };
+  if (stability === "alpha")
+    return {
+      served: false,
+      reason: "alpha versions are off by default (--runtime-config turns them on)",
+    };
+  if (introduced === null)
+    return {
+      served: null,
+      reason: "a beta without an introduced marker: KEP-3136 cannot be applied",
+    };
   return introduced >= 24
-    ? { served: false, reason: `a beta introduced in 1.${introduced}: off by default since 1.24 (KEP-3136)` }
-    : { served: true, reason: `a beta introduced in 1.${introduced}, before KEP-3136 (1.24): on by default` };
+    ? {
+        served: false,
+        reason: `a beta introduced in 1.${introduced}: off by default since 1.24 (KEP-3136)`,
+      }
+    : {
+        served: true,
+        reason: `a beta introduced in 1.${introduced}, before KEP-3136 (1.24): on by default`,
+      };
 }
 
 const minor = (value: number | null): string | null => (value === null ? null : `1.${value}`);
 
 function describeMarkers(markers: LifecycleMarkers): string {
-  const replacement = markers.replacement === null ? "none" : `${apiVersionOf(markers.replacement.group, markers.replacement.version)} ${markers.replacement.kind}`;
+  const replacement =
+    markers.replacement === null
+      ? "none"
+      : `${apiVersionOf(markers.replacement.group, markers.replacement.version)} ${markers.replacement.kind}`;
   return `deprecated ${minor(markers.deprecated) ?? "none"}, removed ${minor(markers.removed) ?? "none"}, replacement ${replacement}`;
 }
 
@@ -219,21 +278,33 @@ function describeMarkers(markers: LifecycleMarkers): string {
  * tag with the type has it) and the minor of the first later tag where the
  * type is gone.
  */
-export function deriveRemovals(snapshots: readonly TagSnapshot[], stillDeclared: StillDeclared = () => false): DerivedRemoval[] {
+export function deriveRemovals(
+  snapshots: readonly TagSnapshot[],
+  stillDeclared: StillDeclared = () => false,
+): DerivedRemoval[] {
   interface Sighting {
     readonly index: number;
     readonly pkg: PackageSnapshot;
     readonly markers: LifecycleMarkers;
   }
-  const entries = new Map<string, { dir: string; version: string; kind: string; sightings: Sighting[] }>();
+  const entries = new Map<
+    string,
+    { dir: string; version: string; kind: string; sightings: Sighting[] }
+  >();
   const introducedOf = new Map<string, number>();
   snapshots.forEach((snapshot, index) => {
     for (const pkg of snapshot.packages) {
       for (const [kind, markers] of pkg.types) {
-        if (markers.introduced !== null) introducedOf.set(`${apiVersionOf(pkg.group, pkg.version)} ${kind}`, markers.introduced);
+        if (markers.introduced !== null)
+          introducedOf.set(`${apiVersionOf(pkg.group, pkg.version)} ${kind}`, markers.introduced);
         if (kind.endsWith("List")) continue;
         const id = `${pkg.dir}/${pkg.version} ${kind}`;
-        const entry = entries.get(id) ?? { dir: pkg.dir, version: pkg.version, kind, sightings: [] };
+        const entry = entries.get(id) ?? {
+          dir: pkg.dir,
+          version: pkg.version,
+          kind,
+          sightings: [],
+        };
         entry.sightings.push({ index, pkg, markers });
         entries.set(id, entry);
       }
@@ -252,22 +323,32 @@ export function deriveRemovals(snapshots: readonly TagSnapshot[], stillDeclared:
         gone = snapshot;
         break;
       }
-      notes.push(`${snapshot.tag.name} still declares the type but has no lifecycle markers for it`);
+      notes.push(
+        `${snapshot.tag.name} still declares the type but has no lifecycle markers for it`,
+      );
     }
     const { markers } = last;
     const goneMinor = gone === null ? null : gone.tag.minor;
     if (markers.removed === null && goneMinor === null) continue;
     const removed = Math.min(markers.removed ?? Infinity, goneMinor ?? Infinity);
-    const removedBy = markers.removed !== null && markers.removed <= removed ? "marker" : "type-gone";
+    const removedBy =
+      markers.removed !== null && markers.removed <= removed ? "marker" : "type-gone";
     const group = last.pkg.group;
     const apiVersion = apiVersionOf(group, entry.version);
     const served = servedByDefault(apiVersion, entry.version, markers.introduced);
     const replacement = markers.replacement;
-    const replacementApiVersion = replacement === null ? null : apiVersionOf(replacement.group, replacement.version);
-    const replacementIntroduced = replacement === null ? undefined : introducedOf.get(`${replacementApiVersion} ${replacement.kind}`);
+    const replacementApiVersion =
+      replacement === null ? null : apiVersionOf(replacement.group, replacement.version);
+    const replacementIntroduced =
+      replacement === null
+        ? undefined
+        : introducedOf.get(`${replacementApiVersion} ${replacement.kind}`);
 
-    const gaps = entry.sightings.slice(1).filter((sighting, position) => sighting.index !== entry.sightings[position]!.index + 1);
-    if (gaps.length > 0) notes.push("the type is missing at some tags between its first and last appearance");
+    const gaps = entry.sightings
+      .slice(1)
+      .filter((sighting, position) => sighting.index !== entry.sightings[position]!.index + 1);
+    if (gaps.length > 0)
+      notes.push("the type is missing at some tags between its first and last appearance");
     if (removedBy === "type-gone") {
       notes.push(
         markers.removed === null
@@ -275,28 +356,37 @@ export function deriveRemovals(snapshots: readonly TagSnapshot[], stillDeclared:
           : `the type is gone at ${gone!.tag.name}, before its marker removal ${minor(markers.removed)}`,
       );
       if (stabilityOf(entry.version) === "ga") {
-        notes.push("a GA type disappeared from k8s.io/api; GA APIs are not removed under the deprecation policy, so check whether it was ever served");
+        notes.push(
+          "a GA type disappeared from k8s.io/api; GA APIs are not removed under the deprecation policy, so check whether it was ever served",
+        );
       }
     }
     let provisional = false;
     if (lastSnapshot.tag.prerelease !== null) {
       provisional = true;
-      notes.push(`values read at the pre-release tag ${lastSnapshot.tag.name}; they may change before kubernetes-1.${lastSnapshot.tag.minor}.0`);
+      notes.push(
+        `values read at the pre-release tag ${lastSnapshot.tag.name}; they may change before kubernetes-1.${lastSnapshot.tag.minor}.0`,
+      );
     }
     if (removedBy === "type-gone" && gone !== null && !isMinorRelease(gone.tag)) {
       provisional = true;
-      notes.push(`the type is absent from ${gone.tag.name}, not a full release: provisional until kubernetes-1.${gone.tag.minor}.0`);
+      notes.push(
+        `the type is absent from ${gone.tag.name}, not a full release: provisional until kubernetes-1.${gone.tag.minor}.0`,
+      );
     }
     let deprecated = markers.deprecated;
     if (deprecated !== null && deprecated > removed) {
-      notes.push(`the deprecation marker (${minor(deprecated)}) is after the removal, so deprecatedIn is left empty`);
+      notes.push(
+        `the deprecation marker (${minor(deprecated)}) is after the removal, so deprecatedIn is left empty`,
+      );
       deprecated = null;
     }
     const history: string[] = [];
     let previous: string | null = null;
     for (const sighting of entry.sightings) {
       const described = describeMarkers(sighting.markers);
-      if (described !== previous) history.push(`${snapshots[sighting.index]!.tag.name}: ${described}`);
+      if (described !== previous)
+        history.push(`${snapshots[sighting.index]!.tag.name}: ${described}`);
       previous = described;
     }
     if (history.length > 1) notes.push(`the markers changed between tags (${history.join("; ")})`);
@@ -314,8 +404,10 @@ export function deriveRemovals(snapshots: readonly TagSnapshot[], stillDeclared:
       markerRemovedIn: minor(markers.removed),
       goneAt: gone === null ? null : { tag: gone.tag.name, commit: gone.commit },
       replacement: replacementApiVersion,
-      replacementKind: replacement !== null && replacement.kind !== entry.kind ? replacement.kind : null,
-      replacementAvailableIn: replacementIntroduced === undefined ? null : `1.${replacementIntroduced}`,
+      replacementKind:
+        replacement !== null && replacement.kind !== entry.kind ? replacement.kind : null,
+      replacementAvailableIn:
+        replacementIntroduced === undefined ? null : `1.${replacementIntroduced}`,
       servedByDefault: served.served,
       servedByDefaultReason: served.reason,
       sourceTag: lastSnapshot.tag.name,
@@ -328,6 +420,9 @@ export function deriveRemovals(snapshots: readonly TagSnapshot[], stillDeclared:
   }
   const minorOf = (version: string): number => Number(version.split(".")[1]);
   return removals.sort(
-    (a, b) => minorOf(a.removedIn) - minorOf(b.removedIn) || a.apiVersion.localeCompare(b.apiVersion) || a.kind.localeCompare(b.kind),
+    (a, b) =>
+      minorOf(a.removedIn) - minorOf(b.removedIn) ||
+      a.apiVersion.localeCompare(b.apiVersion) ||
+      a.kind.localeCompare(b.kind),
   );
 }

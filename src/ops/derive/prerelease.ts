@@ -13,7 +13,8 @@ import type { Finding, ProposedRecord, Section } from "./compare.js";
 /** How the sections' records are named (their findings' keys), per kind that has a released source. */
 const KEY: Partial<Record<EntityName, (record: never) => string>> = {
   featureGates: (gate: KbBundle["featureGates"][number]) => gate.name,
-  apiRemovals: (removal: KbBundle["apiRemovals"][number]) => `${removal.apiVersion} ${removal.kind}`,
+  apiRemovals: (removal: KbBundle["apiRemovals"][number]) =>
+    `${removal.apiVersion} ${removal.kind}`,
   releases: (release: KbBundle["releases"][number]) => release.version,
 };
 
@@ -37,7 +38,11 @@ export interface ReleaseDayInput {
 /** A record is a pre-release fact of `minor` when its notes say so, or (a release) it is that minor's row. */
 function isPrerelease(entity: EntityName, record: Record<string, unknown>, minor: string): boolean {
   const notes = typeof record.notes === "string" ? record.notes : "";
-  if (notes.startsWith(`Pre-release (${minor})`) || new RegExp(`pre-release fact until ${minor.replace(".", "\\.")}`).test(notes)) return true;
+  if (
+    notes.startsWith(`Pre-release (${minor})`) ||
+    new RegExp(`pre-release fact until ${minor.replace(".", "\\.")}`).test(notes)
+  )
+    return true;
   return entity === "releases" && record.version === minor;
 }
 
@@ -45,9 +50,16 @@ export function releaseDaySection(input: ReleaseDayInput): Section {
   const findings: Finding[] = [];
   const proposals: ProposedRecord[] = [];
   const read = new Map(input.sections.map((section) => [section.entity, section]));
-  const claims = input.coverage.filter((claim) => claim.stage === "PRERELEASE" && claim.throughMinor === input.minor);
+  const claims = input.coverage.filter(
+    (claim) => claim.stage === "PRERELEASE" && claim.throughMinor === input.minor,
+  );
   if (claims.length === 0) {
-    findings.push({ status: "info", key: input.minor, message: `kb/coverage.yaml claims no pre-release knowledge of ${input.minor}; nothing to turn into released knowledge`, source: null });
+    findings.push({
+      status: "info",
+      key: input.minor,
+      message: `kb/coverage.yaml claims no pre-release knowledge of ${input.minor}; nothing to turn into released knowledge`,
+      source: null,
+    });
   }
   for (const claim of claims) {
     const section = read.get(claim.knowledge as EntityName);
@@ -62,12 +74,27 @@ export function releaseDaySection(input: ReleaseDayInput): Section {
       });
       continue;
     }
-    findings.push({ status: "differs", key, message: `${claim.knowledge} of ${input.minor} was read from a released source (${section.from}): the claim becomes RELEASED`, source: claim.sourceUrl });
+    findings.push({
+      status: "differs",
+      key,
+      message: `${claim.knowledge} of ${input.minor} was read from a released source (${section.from}): the claim becomes RELEASED`,
+      source: claim.sourceUrl,
+    });
     proposals.push({
       change: "changed",
       key,
-      record: { ...claim, stage: "RELEASED", source: `${claim.knowledge} of ${input.minor} read from released sources`, sourceRevision: section.from, sourceDate: null },
-      comments: { stage: `was PRERELEASE (${claim.source})`, sourceDate: "the day the released source was read: fill in", sourceUrl: "the pre-release source: replace it with the released one" },
+      record: {
+        ...claim,
+        stage: "RELEASED",
+        source: `${claim.knowledge} of ${input.minor} read from released sources`,
+        sourceRevision: section.from,
+        sourceDate: null,
+      },
+      comments: {
+        stage: `was PRERELEASE (${claim.source})`,
+        sourceDate: "the day the released source was read: fill in",
+        sourceUrl: "the pre-release source: replace it with the released one",
+      },
       problems: [],
     });
   }
@@ -79,22 +106,57 @@ export function releaseDaySection(input: ReleaseDayInput): Section {
       const key = keyOf(record as never);
       const where = `${ENTITIES[entity].file} ${key}`;
       if (section === undefined) {
-        findings.push({ status: "warning", key: where, message: `${key}: a pre-release fact of ${input.minor}, not checked (no released source of ${entity} was read)`, source: null });
+        findings.push({
+          status: "warning",
+          key: where,
+          message: `${key}: a pre-release fact of ${input.minor}, not checked (no released source of ${entity} was read)`,
+          source: null,
+        });
         continue;
       }
-      const seen = section.findings.filter((finding) => finding.key === key && (finding.status === "differs" || finding.status === "missing"));
+      const seen = section.findings.filter(
+        (finding) =>
+          finding.key === key && (finding.status === "differs" || finding.status === "missing"),
+      );
       // A fact the released source does not mention at all is not confirmed by it.
-      const unmentioned = section.findings.some((finding) => finding.key === "(kb only)" && (key.includes(" ") ? finding.message.includes(key) : finding.message.split(/[\s,]+/).includes(key)));
+      const unmentioned = section.findings.some(
+        (finding) =>
+          finding.key === "(kb only)" &&
+          (key.includes(" ")
+            ? finding.message.includes(key)
+            : finding.message.split(/[\s,]+/).includes(key)),
+      );
       if (unmentioned) {
-        findings.push({ status: "differs", key: where, message: `${key}: the released source does not mention it; check whether it shipped in ${input.minor}, or drop it`, source: null });
+        findings.push({
+          status: "differs",
+          key: where,
+          message: `${key}: the released source does not mention it; check whether it shipped in ${input.minor}, or drop it`,
+          source: null,
+        });
         continue;
       }
       findings.push(
         seen.length === 0
-          ? { status: "info", key: where, message: `${key}: the released source confirms it; drop its pre-release note`, source: null }
-          : { status: "differs", key: where, message: `${key}: the released source says otherwise (${seen.map((finding) => finding.message).join("; ")}); take the released value, or drop the fact if it did not ship`, source: seen[0]!.source },
+          ? {
+              status: "info",
+              key: where,
+              message: `${key}: the released source confirms it; drop its pre-release note`,
+              source: null,
+            }
+          : {
+              status: "differs",
+              key: where,
+              message: `${key}: the released source says otherwise (${seen.map((finding) => finding.message).join("; ")}); take the released value, or drop the fact if it did not ship`,
+              source: seen[0]!.source,
+            },
       );
     }
   }
-  return { entity: "coverage", file: input.file, from: `the pre-release knowledge of ${input.minor} against the released sources read in this run`, findings, proposals };
+  return {
+    entity: "coverage",
+    file: input.file,
+    from: `the pre-release knowledge of ${input.minor} against the released sources read in this run`,
+    findings,
+    proposals,
+  };
 }

@@ -44,7 +44,8 @@ const RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
 export function yamlScalar(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "boolean" || typeof value === "number") return String(value);
-  if (Array.isArray(value)) return `[${value.map((item: unknown) => (typeof item === "string" ? JSON.stringify(item) : yamlScalar(item))).join(", ")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item: unknown) => (typeof item === "string" ? JSON.stringify(item) : yamlScalar(item))).join(", ")}]`;
   const text = typeof value === "string" ? value : JSON.stringify(value);
   if (/^https:\/\/[^\s]+$/.test(text) && !text.includes(" #")) return text;
   if (/^[A-Za-z][A-Za-z0-9._/-]*$/.test(text) && !RESERVED.test(text)) return text;
@@ -59,7 +60,8 @@ function recordLines(proposal: ProposedRecord): string[] {
   Object.entries(proposal.record).forEach(([field, value], index) => {
     let line = `${index === 0 ? "  - " : "    "}${field}: ${yamlScalar(value)}`;
     const comment = proposal.comments[field];
-    if (comment !== undefined) line = `${line.padEnd(Math.max(COMMENT_COLUMN - 1, line.length + 2))} # ${comment.replace(/\s+/g, " ")}`;
+    if (comment !== undefined)
+      line = `${line.padEnd(Math.max(COMMENT_COLUMN - 1, line.length + 2))} # ${comment.replace(/\s+/g, " ")}`;
     lines.push(line);
   });
   return lines;
@@ -73,7 +75,10 @@ export function renderYaml(sections: readonly Section[]): string {
  * One section as a YAML document: its header, the findings worth a comment, then the new and the
  * changed records, each written by `linesOf` (a kind whose records hold nested lists brings its own).
  */
-export function renderSection(section: Section, linesOf: (proposal: Section["proposals"][number]) => string[] = recordLines): string {
+export function renderSection(
+  section: Section,
+  linesOf: (proposal: Section["proposals"][number]) => string[] = recordLines,
+): string {
   const out: string[] = [
     `# ${section.file}: proposed by npm run kb:derive from ${section.from}.`,
     `# Review every entry before pasting it into ${section.file}; kb:derive never edits kb/.`,
@@ -91,7 +96,11 @@ export function renderSection(section: Section, linesOf: (proposal: Section["pro
     out.push(`${section.entity}:`);
     if (added.length > 0) out.push("  # ---- new records: append them to the list");
     for (const proposal of added) out.push(...linesOf(proposal));
-    if (changed.length > 0) out.push("", "  # ---- changed records: each replaces the kb entry with the same key (the comments give the kb's value)");
+    if (changed.length > 0)
+      out.push(
+        "",
+        "  # ---- changed records: each replaces the kb entry with the same key (the comments give the kb's value)",
+      );
     for (const proposal of changed) out.push(...linesOf(proposal));
   }
   return `${out.join("\n")}\n`;
