@@ -5,7 +5,7 @@
  */
 import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import express, { type Express, type Request, type Router } from "express";
+import express, { type Express, type Request, type RequestHandler, type Router } from "express";
 import { AnswerCache } from "./services/answer-cache.js";
 import { rememberRawBody, type SentAnswer } from "./rest/answers.js";
 import type { Config, TrustProxy } from "./core/config.js";
@@ -167,45 +167,8 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   const routes = new RouteTable();
   // Counted from the request's arrival, so a read's wait for its turn is in its latency.
   app.use(metrics.httpMiddleware((req) => routes.name(req), arrivedAt));
-  // A caller's request id is kept when it is sane, so logs can be correlated across services.
-  app.use((req, res, next) => {
-    const given = req.headers["x-request-id"];
-    const requestId =
-      typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    res.setHeader("X-Request-Id", requestId);
-    res.locals.requestId = requestId;
-    const started = arrivedAt(req);
-    // One structured line per request, with the full path (not the one inside a mounted router);
-    // headers (tokens, signatures) and query strings are never logged.
-    res.on("finish", () => {
-      deps.logger.info(
-        {
-          requestId,
-          method: req.method,
-          path: pathOf(req),
-          route: routes.name(req),
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        "request",
-      );
-    });
-    next();
-  });
-  // Security headers from helmet; the CSP and HSTS are ours (below).
-  app.use(
-    helmet({
-      contentSecurityPolicy: false,
-      crossOriginEmbedderPolicy: false,
-      strictTransportSecurity: false,
-    }),
-  );
-  app.use((req, res, next) => {
-    res.setHeader("Content-Security-Policy", NOTHING_LOADS);
-    // Over plain HTTP the header means nothing to a browser and misleads a reader; behind a proxy that ends TLS, HSTS=true.
-    if (deps.hsts === true || req.secure) res.setHeader("Strict-Transport-Security", HSTS);
-    next();
-  });
+  app.use(requestLog(deps.logger, routes));
+  app.use(securityHeaders(deps.hsts === true));
   // Who is calling, before any body is read: with reads protected, an anonymous caller makes the service parse nothing.
   const identify = authenticate({
     authenticator: deps.authenticator,
@@ -229,52 +192,9 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   const home = homeRoutes(deps.kb);
   app.use(home);
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-
-  app.get("/readyz", async (_req, res) => {
-    const database = await deps.isDatabaseReachable();
-    const knowledgeBase = deps.kb.loaded;
-    const ready = database && knowledgeBase;
-    res.status(ready ? 200 : 503).json({
-      status: ready ? "ready" : "not ready",
-      database: database ? "reachable" : "unreachable",
-      knowledgeBase: knowledgeBase
-        ? { loaded: true, revision: deps.kb.current().revision }
-        : { loaded: false },
-    });
-  });
-
-  app.get(
-    "/metrics",
-    metricsGuard({
-      token: deps.metricsToken ?? null,
-      identify,
-      requireAuthForReads: deps.requireAuthForReads ?? false,
-    }),
-    async (_req, res) => {
-      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-    },
-  );
-
-  app.get("/api/v1", (_req, res) => {
-    const routes = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
-      Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    res.json({ routes, openapi: "/openapi.json", docs: "/docs", graphql: "/graphql" });
-  });
+  mountServiceRoutes(app, deps, metrics, identify);
   // While the database is away, answers still come from the last snapshot; tell callers it may be stale.
-  app.use(["/api/v1", "/graphql", "/chatops"], (_req, res, next) => {
-    if (deps.freshness && !deps.freshness.databaseReachable) {
-      res.setHeader("X-Kubecompat-Stale", "true");
-      res.setHeader(
-        "Warning",
-        '110 kubecompat "database unreachable: answer from the last loaded knowledge base"',
-      );
-    }
-    next();
-  });
+  app.use(["/api/v1", "/graphql", "/chatops"], staleWarning(deps.freshness));
   const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };
   // One budget per caller for every write, whether it came over REST or as a GraphQL mutation.
   const writeBudgets = new MinuteBudgets(limits.writesPerMinute);
@@ -324,4 +244,106 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   app.use(notFoundHandler(routes));
   app.use(errorMiddleware(deps.logger));
   return { app, stop: () => graphql.stop() };
+}
+
+/**
+ * A caller's request id is kept when it is sane, so logs can be correlated across services; one
+ * structured line per request, with the full path (not the one inside a mounted router). Headers
+ * (tokens, signatures) and query strings are never logged.
+ */
+function requestLog(logger: Logger, routes: RouteTable): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers["x-request-id"];
+    const requestId =
+      typeof given === "string" && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    res.locals.requestId = requestId;
+    const started = arrivedAt(req);
+    res.on("finish", () => {
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: pathOf(req),
+          route: routes.name(req),
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}
+
+/** Security headers from helmet, with our own CSP (nothing loads) and HSTS (only where it means something). */
+function securityHeaders(hstsAlways: boolean): RequestHandler[] {
+  return [
+    helmet({
+      contentSecurityPolicy: false,
+      crossOriginEmbedderPolicy: false,
+      strictTransportSecurity: false,
+    }),
+    (req, res, next) => {
+      res.setHeader("Content-Security-Policy", NOTHING_LOADS);
+      // Over plain HTTP the header means nothing to a browser and misleads a reader; behind a proxy that ends TLS, HSTS=true.
+      if (hstsAlways || req.secure) res.setHeader("Strict-Transport-Security", HSTS);
+      next();
+    },
+  ];
+}
+
+/** The service's own routes: the probes, /metrics (behind its guard) and the index of the REST API. */
+function mountServiceRoutes(
+  app: Express,
+  deps: AppDependencies,
+  metrics: Metrics,
+  identify: RequestHandler,
+): void {
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const database = await deps.isDatabaseReachable();
+    const knowledgeBase = deps.kb.loaded;
+    const ready = database && knowledgeBase;
+    res.status(ready ? 200 : 503).json({
+      status: ready ? "ready" : "not ready",
+      database: database ? "reachable" : "unreachable",
+      knowledgeBase: knowledgeBase
+        ? { loaded: true, revision: deps.kb.current().revision }
+        : { loaded: false },
+    });
+  });
+  app.get(
+    "/metrics",
+    metricsGuard({
+      token: deps.metricsToken ?? null,
+      identify,
+      requireAuthForReads: deps.requireAuthForReads ?? false,
+    }),
+    async (_req, res) => {
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    },
+  );
+  app.get("/api/v1", (_req, res) => {
+    const routes = Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    res.json({ routes, openapi: "/openapi.json", docs: "/docs", graphql: "/graphql" });
+  });
+}
+
+/** While the database is away, answers come from the last snapshot: say they may be stale. */
+function staleWarning(freshness: AppDependencies["freshness"]): RequestHandler {
+  return (_req, res, next) => {
+    if (freshness && !freshness.databaseReachable) {
+      res.setHeader("X-Kubecompat-Stale", "true");
+      res.setHeader(
+        "Warning",
+        '110 kubecompat "database unreachable: answer from the last loaded knowledge base"',
+      );
+    }
+    next();
+  };
 }

@@ -44,33 +44,12 @@ const LAUNCHER_CHECK_MS = 500;
 type StopCause = NodeJS.Signals | "launcher exited";
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`kubecompat: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = configOrExit();
   const logger = createLogger(config.logLevel);
-  const [
-    { createAppHandle },
-    { pingDatabase },
-    { KubecompatError },
-    { startRuntime },
-    { Authenticator },
-    { Curator },
-    { poolStats },
-  ] = await Promise.all([
-    import("./app.js"),
+  const [{ pingDatabase }, { KubecompatError }, { startRuntime }] = await Promise.all([
     import("./db/health.js"),
     import("./core/errors.js"),
     import("./runtime.js"),
-    import("./services/authenticator.js"),
-    import("./services/curation.js"),
-    import("./db/client.js"),
   ]);
 
   // Until it listens there is nothing to drain: a signal ends the start at once. Migrations and the
@@ -95,43 +74,10 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const { db, kb } = runtime;
-  const handle = await createAppHandle({
-    kb,
-    isDatabaseReachable: () => pingDatabase(db),
-    logger,
-    chatops: config.chatops,
-    curator: new Curator(db, kb, { gatherMs: config.edits.gatherMs }),
-    authenticator: new Authenticator(db, logger),
-    requireAuthForReads: config.requireAuthForReads,
-    metricsToken: config.metricsToken,
-    trustProxy: config.trustProxy,
-    hsts: config.hsts,
-    rateLimits: config.rateLimits,
-    answerCacheBytes: config.answerCacheBytes,
-    readsPerTurn: config.readsPerTurn,
-    largeRequests: { ...DEFAULT_LARGE_REQUEST_LIMITS, inFlight: config.largeRequestsInFlight },
-    production: config.env === "production",
-    freshness: runtime.sync,
-    poolStats: () => poolStats(db),
-  });
+  const handle = await appHandleFor(config, runtime, logger, () => pingDatabase(runtime.db));
   const server = createAppServer(handle.app);
   server.keepAliveTimeout = 65_000;
-
-  let stopping = false;
-  const inFlight = new ResponsesInFlight();
-  let accepted = 0;
-  server.on("connection", () => {
-    accepted += 1;
-  });
-  // Runs before the app: while draining, every answer closes its connection.
-  server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (stopping) {
-      res.setHeader("Connection", "close");
-      return;
-    }
-    inFlight.add(res);
-  });
+  const connections = watchConnections(server);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -149,20 +95,107 @@ async function main(): Promise<void> {
     { port: config.http.port, host: config.http.host, pid: process.pid, ...urls },
     `kubecompat listening on ${urls.url} (playground ${urls.playground}, REST docs ${urls.docs})`,
   );
+  onSignal = drainThenStop(server, connections, config, logger, (started) =>
+    stopAndExit(handle, runtime, logger, started),
+  );
+}
 
-  const shutdown = (signal: StopCause): void => {
-    if (stopping) {
+/** The configuration, or exit 2 with what to fix: before anything else is imported or touched. */
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`kubecompat: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** The app over the runtime, configured as the operator said. */
+async function appHandleFor(
+  config: Config,
+  runtime: Runtime,
+  logger: Logger,
+  isDatabaseReachable: () => Promise<boolean>,
+) {
+  const [{ createAppHandle }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
+    import("./app.js"),
+    import("./services/authenticator.js"),
+    import("./services/curation.js"),
+    import("./db/client.js"),
+  ]);
+  const { db, kb } = runtime;
+  return createAppHandle({
+    kb,
+    isDatabaseReachable,
+    logger,
+    chatops: config.chatops,
+    curator: new Curator(db, kb, { gatherMs: config.edits.gatherMs }),
+    authenticator: new Authenticator(db, logger),
+    requireAuthForReads: config.requireAuthForReads,
+    metricsToken: config.metricsToken,
+    trustProxy: config.trustProxy,
+    hsts: config.hsts,
+    rateLimits: config.rateLimits,
+    answerCacheBytes: config.answerCacheBytes,
+    readsPerTurn: config.readsPerTurn,
+    largeRequests: { ...DEFAULT_LARGE_REQUEST_LIMITS, inFlight: config.largeRequestsInFlight },
+    production: config.env === "production",
+    freshness: runtime.sync,
+    poolStats: () => poolStats(db),
+  });
+}
+
+/** What the drain needs to know of the connections: how many were accepted, which answers are under way. */
+interface ConnectionWatch {
+  stopping: boolean;
+  accepted: number;
+  readonly inFlight: ResponsesInFlight;
+}
+
+function watchConnections(server: http.Server): ConnectionWatch {
+  const watch: ConnectionWatch = {
+    stopping: false,
+    accepted: 0,
+    inFlight: new ResponsesInFlight(),
+  };
+  server.on("connection", () => {
+    watch.accepted += 1;
+  });
+  // Runs before the app: while draining, every answer closes its connection.
+  server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (watch.stopping) {
+      res.setHeader("Connection", "close");
+      return;
+    }
+    watch.inFlight.add(res);
+  });
+  return watch;
+}
+
+/** The first stop signal drains the server and then calls `drained`; a repeated one only logs. */
+function drainThenStop(
+  server: http.Server,
+  watch: ConnectionWatch,
+  config: Config,
+  logger: Logger,
+  drained: (started: number) => Promise<void>,
+): (signal: StopCause) => void {
+  return (signal) => {
+    if (watch.stopping) {
       logger.info(
         { signal, timeoutMs: config.http.shutdownTimeoutMs },
         "already shutting down: still draining requests",
       );
       return;
     }
-    stopping = true;
+    watch.stopping = true;
     const started = Date.now();
-    logger.info({ signal, inFlight: inFlight.size }, "shutting down: draining requests");
+    logger.info({ signal, inFlight: watch.inFlight.size }, "shutting down: draining requests");
     // Requests already being handled close their connection too, unless their answer has begun.
-    for (const res of inFlight) {
+    for (const res of watch.inFlight) {
       if (!res.headersSent) res.setHeader("Connection", "close");
       // An answer that had begun with keep-alive leaves an idle connection behind: close it once answered.
       else res.once("finish", () => setImmediate(() => server.closeIdleConnections()));
@@ -181,21 +214,20 @@ async function main(): Promise<void> {
     // connection (at most LAST_ACCEPTS_MS), and idle connections are closed one pass after that.
     const closeWhenQuiet = (seen: number): void => {
       setImmediate(() => {
-        if (accepted !== seen && Date.now() - started < LAST_ACCEPTS_MS) {
-          closeWhenQuiet(accepted);
+        if (watch.accepted !== seen && Date.now() - started < LAST_ACCEPTS_MS) {
+          closeWhenQuiet(watch.accepted);
           return;
         }
         net.Server.prototype.close.call(server, () => {
           clearTimeout(force);
           logger.info({ ms: Date.now() - started }, "requests drained; stopping");
-          void stopAndExit(handle, runtime, logger, started);
+          void drained(started);
         });
         setImmediate(() => setImmediate(() => server.closeIdleConnections()));
       });
     };
     closeWhenQuiet(-1);
   };
-  onSignal = shutdown;
 }
 
 /** Calls `gone` once the parent process has exited (this process was re-parented). */

@@ -11,7 +11,7 @@
  * per address in a budget of its own: forged traffic can use up only its
  * own budget, never the real bots'.
  */
-import express, { Router, type Request, type Response } from "express";
+import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import type { Config } from "../core/config.js";
 import {
@@ -25,7 +25,6 @@ import { ipKeyGenerator } from "express-rate-limit";
 import { giveBackUnlessWorked, overBudget } from "../http/rate-limits.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
-import { errorBody } from "../http/errors.js";
 import { SeenSignatures, bearerTokenMatches, slackRequestProblem } from "./auth.js";
 import {
   MAX_COMMAND_TEXT,
@@ -57,10 +56,6 @@ function slackUnescape(text: string): string {
   return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
 }
 
-function unsupportedMediaType(res: Response, expected: string): void {
-  res.status(415).json(errorBody("UNSUPPORTED_MEDIA_TYPE", `send the request as ${expected}`));
-}
-
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === "string" ? value : undefined;
@@ -80,49 +75,64 @@ function failureReply(message: string): ChatReply {
   });
 }
 
+/** What both chat routes share: the budgets of verified and unverified requests, the signatures seen. */
+interface ChatGate {
+  readonly verified: MinuteBudgets;
+  readonly unverified: MinuteBudgets;
+  readonly seen: SeenSignatures;
+}
+
 export function chatopsRouter(deps: ChatopsDependencies): Router {
   const router = Router();
-  const { kb, logger } = deps;
-  const verified = new MinuteBudgets(deps.perMinute);
-  const unverified = new MinuteBudgets(deps.perMinute);
-  const seen = new SeenSignatures();
-
-  /** A request that proved nothing: counted against its address; the error to answer with (past the budget, 429). */
-  const unverifiedRefusal = (req: Request, res: Response, error: Error): Error => {
-    const use = unverified.take(`address:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
-    return overBudget(res, unverified, use, "unverified chat") ?? error;
+  const gate: ChatGate = {
+    verified: new MinuteBudgets(deps.perMinute),
+    unverified: new MinuteBudgets(deps.perMinute),
+    seen: new SeenSignatures(),
   };
+  router.post("/slack", ...slackRoute(deps, gate));
+  router.post("/command", ...botRoute(deps, gate));
+  return router;
+}
 
-  /** Parses and answers a text; the domain core does the rest. Logged with the request id, as the request's own line is. */
-  const reply = (
-    res: Response,
-    text: string,
-    invokedAs: string | undefined,
-    face: string,
-    who: Record<string, string | undefined>,
-  ): ChatReply => {
-    const snapshot = kb.current();
-    const parsed = parseCommand(text);
-    logger.info(
-      {
-        requestId: requestId(res),
-        chatops: face,
-        command: parsed.ok ? parsed.command.kind : "usage",
-        ...who,
-      },
-      "chat command",
-    );
-    const options = invokedAs === undefined ? {} : { invokedAs };
-    return parsed.ok
-      ? runCommand(snapshot, parsed.command, options)
-      : usageReply(snapshot, parsed, options);
-  };
+/** A request that proved nothing: counted against its address; the error to answer with (past the budget, 429). */
+function unverifiedRefusal(gate: ChatGate, req: Request, res: Response, error: Error): Error {
+  const use = gate.unverified.take(`address:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
+  return overBudget(res, gate.unverified, use, "unverified chat") ?? error;
+}
 
-  router.post(
-    "/slack",
+/** Parses and answers a text; the domain core does the rest. Logged with the request id, as the request's own line is. */
+function reply(
+  deps: ChatopsDependencies,
+  res: Response,
+  text: string,
+  invokedAs: string | undefined,
+  face: string,
+  who: Record<string, string | undefined>,
+): ChatReply {
+  const snapshot = deps.kb.current();
+  const parsed = parseCommand(text);
+  deps.logger.info(
+    {
+      requestId: requestId(res),
+      chatops: face,
+      command: parsed.ok ? parsed.command.kind : "usage",
+      ...who,
+    },
+    "chat command",
+  );
+  const options = invokedAs === undefined ? {} : { invokedAs };
+  return parsed.ok
+    ? runCommand(snapshot, parsed.command, options)
+    : usageReply(snapshot, parsed, options);
+}
+
+/** Slack's slash commands: form-encoded, signed over the raw bytes, answered in Block Kit (never with an error status once verified). */
+function slackRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
+  return [
     (req, res, next) => {
       if (deps.chatops?.slackSigningSecret == null) {
         throw unverifiedRefusal(
+          gate,
           req,
           res,
           new UnavailableError(
@@ -134,6 +144,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
       }
       if (!req.is(SLACK_FORM)) {
         throw unverifiedRefusal(
+          gate,
           req,
           res,
           new UnsupportedMediaTypeError(`send the request as ${SLACK_FORM}`),
@@ -152,10 +163,11 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         rawBody,
       });
       if (problem !== null) {
-        throw unverifiedRefusal(req, res, new UnauthenticatedError(problem));
+        throw unverifiedRefusal(gate, req, res, new UnauthenticatedError(problem));
       }
-      if (seen.replayed(header(req, "x-slack-signature")!)) {
+      if (gate.seen.replayed(header(req, "x-slack-signature")!)) {
         throw unverifiedRefusal(
+          gate,
           req,
           res,
           new UnauthenticatedError(
@@ -165,10 +177,10 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
       }
 
       const form = new URLSearchParams(rawBody.toString("utf8"));
-      const use = verified.take(`slack:${form.get("team_id") ?? "?"}`);
+      const use = gate.verified.take(`slack:${form.get("team_id") ?? "?"}`);
       if (!use.allowed) {
         const busy = failureReply(
-          `Too many commands from this workspace: at most ${verified.perMinute} a minute. Try again in ${use.resetSeconds} s.`,
+          `Too many commands from this workspace: at most ${gate.verified.perMinute} a minute. Try again in ${use.resetSeconds} s.`,
         );
         res.json({ response_type: "ephemeral", text: busy.fallback, blocks: busy.blocks });
         return;
@@ -176,7 +188,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
       const { text, public: inChannel } = takeVisibility(slackUnescape(form.get("text") ?? ""));
       let answer: ChatReply;
       try {
-        answer = reply(res, text, form.get("command") ?? undefined, "slack", {
+        answer = reply(deps, res, text, form.get("command") ?? undefined, "slack", {
           user: form.get("user_name") ?? undefined,
           channel: form.get("channel_name") ?? undefined,
         });
@@ -184,7 +196,7 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         if (error instanceof UnavailableError) {
           answer = failureReply(`${error.message}.`);
         } else {
-          logger.error({ err: error, requestId: requestId(res) }, "chat command failed");
+          deps.logger.error({ err: error, requestId: requestId(res) }, "chat command failed");
           answer = failureReply(
             `Something went wrong; it has been logged with request id ${requestId(res)}.`,
           );
@@ -196,14 +208,17 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         blocks: answer.blocks,
       });
     },
-  );
+  ];
+}
 
-  router.post(
-    "/command",
+/** The bot endpoint: JSON with the bot token, answered with the reply's text and blocks. */
+function botRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
+  return [
     (req, res, next) => {
       const token = deps.chatops?.botToken;
       if (token == null) {
         throw unverifiedRefusal(
+          gate,
           req,
           res,
           new UnavailableError(
@@ -216,19 +231,18 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
       if (!bearerTokenMatches(header(req, "authorization"), token)) {
         res.setHeader("WWW-Authenticate", 'Bearer realm="kubecompat chatops"');
         throw unverifiedRefusal(
+          gate,
           req,
           res,
           new UnauthenticatedError("send Authorization: Bearer <CHATOPS_TOKEN>"),
         );
       }
-      const use = verified.take(`bot:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
-      const refused = overBudget(res, verified, use, "chat");
+      const use = gate.verified.take(`bot:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
+      const refused = overBudget(res, gate.verified, use, "chat");
       if (refused !== undefined) throw refused;
       giveBackUnlessWorked(res, use);
-      if (!req.is("application/json")) {
-        unsupportedMediaType(res, "application/json");
-        return;
-      }
+      if (!req.is("application/json"))
+        throw new UnsupportedMediaTypeError("send the request as application/json");
       next();
     },
     // A no-op when the app's global JSON parser already read the body.
@@ -242,10 +256,8 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
         );
       }
       const { text } = takeVisibility(parsed.data.text);
-      const answer = reply(res, text, undefined, "command", {});
+      const answer = reply(deps, res, text, undefined, "command", {});
       res.json({ text: answer.text, blocks: answer.blocks });
     },
-  );
-
-  return router;
+  ];
 }

@@ -1,7 +1,8 @@
 /**
  * The one error hierarchy of kubecompat. Domain and knowledge-base code throw
- * these; they are mapped to transport answers in exactly two places: the REST
- * error middleware (src/http/error-middleware.ts) and GraphQL's formatError.
+ * these; what each means on the wire is decided once (describeError, src/http/errors.ts) and
+ * written in one place per protocol: the HTTP error middleware (src/http/error-middleware.ts,
+ * REST, chat and the pages) and GraphQL's formatError with its status plugin (src/graphql/errors.ts).
  * Anything that is not a KubecompatError is an internal error and is masked.
  *
  * Codes are stable identifiers: bots branch on them, not on wording.
@@ -58,6 +59,18 @@ export class RateLimitedError extends KubecompatError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A path that exists, asked with a method it does not take; `allowed` lists those it takes. */
+export class MethodNotAllowedError extends KubecompatError {
+  readonly code = "METHOD_NOT_ALLOWED";
+
+  constructor(
+    message: string,
+    readonly allowed: readonly string[],
   ) {
     super(message);
   }

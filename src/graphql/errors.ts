@@ -1,12 +1,14 @@
 /**
- * The GraphQL half of error mapping (the REST error middleware is the
+ * The GraphQL half of error mapping (the HTTP error middleware is the
  * other): KubecompatErrors keep their message and get their stable code in
  * `extensions.code` (and the field to fix in `extensions.field`); GraphQL's
  * own validation errors pass through; anything else is logged and masked.
+ * The HTTP status of a GraphQL answer is decided here too (statusOfErrors).
  */
-import type { GraphQLFormattedError } from "graphql";
+import type { ApolloServerPlugin } from "@apollo/server";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { unwrapResolverError } from "@apollo/server/errors";
-import { describeError, INTERNAL_CODE } from "../http/errors.js";
+import { describeError, INTERNAL_CODE, statusOfCode } from "../http/errors.js";
 
 /**
  * graphql-js's "Did you mean ...?" suggestions name fields, arguments, types
@@ -20,9 +22,20 @@ function withoutSuggestions(message: string): string {
 /** graphql-js stops validating a document that would take too much work and says only this. */
 const VALIDATION_ABORTED = "Validation aborted.";
 
+/**
+ * The error a resolver or a plugin threw: Apollo wraps both in a GraphQLError, a resolver's with its
+ * path (unwrapResolverError), a plugin's (a refused mutation) without.
+ */
+function originalOf(error: unknown): unknown {
+  const unwrapped = unwrapResolverError(error);
+  return unwrapped instanceof GraphQLError && unwrapped.originalError !== undefined
+    ? unwrapped.originalError
+    : unwrapped;
+}
+
 /** Whether an error reaching formatError is one of ours (or the database's) rather than GraphQL's own or a bug. */
 function describedOf(error: unknown): ReturnType<typeof describeError> | undefined {
-  const described = describeError(unwrapResolverError(error));
+  const described = describeError(originalOf(error));
   return described.internal ? undefined : described;
 }
 
@@ -83,3 +96,30 @@ export function isInternalGraphQLError(
   const code = error.extensions?.code;
   return !(typeof code === "string" && code !== INTERNAL_CODE);
 }
+
+/**
+ * Errors that say "wait" change a GraphQL answer's status as over REST, so clients and proxies retry:
+ * an answer with no data refused by a rate limit is a 429, one that failed because the database is
+ * away a 503 (with Retry-After). Other errors ride on the status GraphQL clients expect.
+ */
+const WAIT_CODES: ReadonlySet<string> = new Set(["RATE_LIMITED", "UNAVAILABLE"]);
+const UNAVAILABLE_RETRY_SECONDS = "5";
+
+export const statusOfErrors: ApolloServerPlugin = {
+  requestDidStart() {
+    return Promise.resolve({
+      willSendResponse({ response }) {
+        const body = response.body;
+        if (body.kind !== "single" || body.singleResult.data != null) return Promise.resolve();
+        const code = body.singleResult.errors
+          ?.map((error) => error.extensions?.code)
+          .find((candidate): candidate is string => WAIT_CODES.has(String(candidate)));
+        if (code === undefined) return Promise.resolve();
+        response.http.status = statusOfCode(code);
+        if (code === "UNAVAILABLE" && !response.http.headers.has("retry-after"))
+          response.http.headers.set("retry-after", UNAVAILABLE_RETRY_SECONDS);
+        return Promise.resolve();
+      },
+    });
+  },
+};

@@ -5,7 +5,8 @@
  * no text) or in any spelling of the document counts like any other.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
-import { GraphQLError, OperationTypeNode } from "graphql";
+import { OperationTypeNode } from "graphql";
+import { RateLimitedError } from "../core/errors.js";
 import { BUDGET_WINDOW_MS, type BudgetUse, type MinuteBudgets } from "../core/minute-budgets.js";
 import type { GraphQLContext } from "./context.js";
 
@@ -18,11 +19,10 @@ export function mutationBudget(budgets: MinuteBudgets): ApolloServerPlugin<Graph
           if (operation?.operation !== OperationTypeNode.MUTATION) return Promise.resolve();
           use = budgets.take(contextValue.caller);
           if (use.allowed) return Promise.resolve();
-          throw new GraphQLError(
+          // Its status (429) is statusOfErrors' (./errors.ts), as for every GraphQL error.
+          throw new RateLimitedError(
             `too many write requests: at most ${budgets.perMinute} a minute; retry after the Retry-After delay`,
-            {
-              extensions: { code: "RATE_LIMITED", http: { status: 429 } },
-            },
+            BUDGET_WINDOW_MS / 1000,
           );
         },
         willSendResponse({ response }) {

@@ -20,7 +20,7 @@ import { callerKey, principalOf } from "../http/auth.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
 import type { GraphQLContext } from "./context.js";
-import { formatGraphQLError, isInternalGraphQLError } from "./errors.js";
+import { formatGraphQLError, isInternalGraphQLError, statusOfErrors } from "./errors.js";
 import { describeError } from "../http/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
@@ -79,26 +79,6 @@ function errorLog(logger: Logger): ApolloServerPlugin<GraphQLContext> {
     },
   };
 }
-
-/** An answer that failed only because the database is away is a 503, as over REST, so clients retry. */
-const unavailableAs503: ApolloServerPlugin<GraphQLContext> = {
-  requestDidStart() {
-    return Promise.resolve({
-      willSendResponse({ response }) {
-        const body = response.body;
-        if (
-          body.kind === "single" &&
-          body.singleResult.data == null &&
-          body.singleResult.errors?.some((error) => error.extensions?.code === "UNAVAILABLE")
-        ) {
-          response.http.status = 503;
-          response.http.headers.set("retry-after", "5");
-        }
-        return Promise.resolve();
-      },
-    });
-  },
-};
 
 /**
  * graphql-js leaves an operation type the schema does not have (this one has
@@ -159,7 +139,7 @@ export async function mountGraphQL(
       ApolloServerPluginLandingPageDisabled(),
       // No @cacheControl hints here; the default cache-control plugin would wrap every field resolver for nothing.
       ApolloServerPluginCacheControlDisabled(),
-      unavailableAs503,
+      statusOfErrors,
       errorLog(logger),
       mutationBudget(deps.writeBudgets),
       rememberedAnswers(deps.answers ?? new AnswerCache<RememberedData>(0)),

@@ -1,6 +1,8 @@
 /**
- * The REST half of error mapping (GraphQL's formatError is the other); what an
- * error means is describeError's (src/http/errors.ts): this only writes
+ * The HTTP half of error mapping for every face but GraphQL's answers (REST,
+ * chat, the pages, and the refusals before Apollo; GraphQL's formatError is
+ * the other half); what an error means is describeError's (src/http/errors.ts):
+ * this only writes
  * `{"error": {"code", "message", "details"?}}` with its status, and logs an
  * internal error with the request id. Errors of requests to
  * /graphql that never reach Apollo (a body too large or not JSON) are
@@ -8,6 +10,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "../core/logger.js";
+import { MethodNotAllowedError, NotFoundError } from "../core/errors.js";
 import { describeError, errorBody } from "./errors.js";
 import { pathOf, type RouteTable } from "./route-table.js";
 
@@ -33,34 +36,29 @@ export function errorBodyFor(
 }
 
 /**
- * What no route answered: a path that exists under another method is 405 with `Allow` (OPTIONS
- * gets just the `Allow`), anything else 404.
+ * What no route answered: a path that exists under another method is a MethodNotAllowedError
+ * with `Allow` (OPTIONS gets just the `Allow`), anything else a NotFoundError; both are written
+ * by errorMiddleware like every other error.
  */
 export function notFoundHandler(routes?: RouteTable): RequestHandler {
-  return (req, res) => {
+  return (req, res, next) => {
     const path = pathOf(req);
     const route = routes?.match(req.method, path);
     if (route !== undefined && !route.allowed.includes(req.method)) {
-      const allow = [...route.allowed, "OPTIONS"].join(", ");
-      res.setHeader("Allow", allow);
+      res.setHeader("Allow", [...route.allowed, "OPTIONS"].join(", "));
       if (req.method === "OPTIONS") {
         res.status(204).end();
         return;
       }
-      res
-        .status(405)
-        .json(
-          errorBodyFor(
-            req,
-            "METHOD_NOT_ALLOWED",
-            `${path} does not take ${req.method}; it takes ${route.allowed.join(", ")}`,
-          ),
-        );
+      next(
+        new MethodNotAllowedError(
+          `${path} does not take ${req.method}; it takes ${route.allowed.join(", ")}`,
+          route.allowed,
+        ),
+      );
       return;
     }
-    res
-      .status(404)
-      .json(errorBody("NOT_FOUND", `no route ${req.method} ${path}; see /api/v1 for the routes`));
+    next(new NotFoundError(`no route ${req.method} ${path}; see /api/v1 for the routes`));
   };
 }
 

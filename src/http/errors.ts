@@ -33,6 +33,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   KB_INVALID: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -87,6 +88,11 @@ function notJson(parserMessage: string | undefined): string {
   return `the request body is not valid JSON${where}; send a JSON document with Content-Type: application/json`;
 }
 
+/** The status an error code answers with over HTTP (400 for a code of ours not listed). */
+export function statusOfCode(code: string): number {
+  return STATUS_BY_CODE[code] ?? 400;
+}
+
 export function describeError(caught: unknown): DescribedError {
   const error = asKnownError(caught);
   if (error instanceof KubecompatError) {
@@ -96,7 +102,7 @@ export function describeError(caught: unknown): DescribedError {
         ? error.retryAfterSeconds
         : null;
     return known(
-      STATUS_BY_CODE[error.code] ?? 400,
+      statusOfCode(error.code),
       error.code,
       error.message,
       error.details,

@@ -66,103 +66,9 @@ export class Metrics {
       labelNames: ["code", "severity"],
       registers: [this.registry],
     });
-    new Gauge({
-      name: "kubecompat_kb_revision",
-      help: "Knowledge-base revision this instance answers from",
-      registers: [this.registry],
-      collect() {
-        const revision = sources.revision();
-        if (revision !== undefined) this.set(revision);
-      },
-    });
-    new Gauge({
-      name: "kubecompat_kb_conflicts_open",
-      help: "Records that kb/ and a run-time edit changed differently, kept at the database's value until resolved (GET /api/v1/kb lists them)",
-      registers: [this.registry],
-      collect() {
-        const open = sources.openConflicts?.();
-        if (open !== undefined) this.set(open);
-      },
-    });
-    new Gauge({
-      name: "kubecompat_http_reads_waiting",
-      help: "Reads waiting for their turn (READS_PER_TURN are let in per pass of the event loop; edits and probes do not wait)",
-      registers: [this.registry],
-      collect() {
-        const waiting = sources.readsWaiting?.();
-        if (waiting !== undefined) this.set(waiting);
-      },
-    });
-    new Gauge({
-      name: "kubecompat_kb_snapshot_age_seconds",
-      help: "Seconds since this instance loaded its snapshot",
-      registers: [this.registry],
-      collect() {
-        const loadedAt = sources.loadedAt();
-        if (loadedAt !== undefined) this.set((Date.now() - Date.parse(loadedAt)) / 1000);
-      },
-    });
-    new Gauge({
-      name: "kubecompat_database_reachable",
-      help: "1 while the database answers, 0 while answers come from the last snapshot",
-      registers: [this.registry],
-      collect() {
-        const reachable = sources.databaseReachable();
-        if (reachable !== undefined) this.set(reachable ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "kubecompat_db_pool_connections",
-      help: "Database pool connections by state",
-      labelNames: ["state"],
-      registers: [this.registry],
-      collect() {
-        const pool = sources.pool();
-        if (pool === undefined) return;
-        this.set({ state: "total" }, pool.total);
-        this.set({ state: "idle" }, pool.idle);
-        this.set({ state: "waiting" }, pool.waiting);
-        this.set({ state: "max" }, pool.max);
-      },
-    });
+    registerStateGauges(this.registry, sources);
     const caches = sources.answerCaches;
-    if (caches !== undefined) {
-      const perFace = (name: string, help: string, pick: (stats: AnswerCacheStats) => number) =>
-        new Gauge({
-          name,
-          help,
-          labelNames: ["face"],
-          registers: [this.registry],
-          collect() {
-            for (const [face, stats] of Object.entries(caches())) this.set({ face }, pick(stats));
-          },
-        });
-      perFace(
-        "kubecompat_answer_cache_hits",
-        "Answers served from the answer cache since start",
-        (stats) => stats.hits,
-      );
-      perFace(
-        "kubecompat_answer_cache_misses",
-        "Answers computed because the cache did not hold them, since start",
-        (stats) => stats.misses,
-      );
-      perFace(
-        "kubecompat_answer_cache_carried",
-        "Answers kept when a newer snapshot came, because it holds every part of the knowledge they were made from, since start",
-        (stats) => stats.carried,
-      );
-      perFace(
-        "kubecompat_answer_cache_entries",
-        "Answers held for the current snapshot",
-        (stats) => stats.entries,
-      );
-      perFace(
-        "kubecompat_answer_cache_bytes",
-        "Approximate bytes of answers held for the current snapshot",
-        (stats) => stats.bytes,
-      );
-    }
+    if (caches !== undefined) registerAnswerCacheGauges(this.registry, caches);
   }
 
   /**
@@ -235,4 +141,118 @@ export class Metrics {
       },
     };
   }
+}
+
+/** A gauge read when scraped; a source that answers undefined (not known yet) leaves it unset. */
+function valueGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => number | undefined,
+): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const value = read();
+      if (value !== undefined) this.set(value);
+    },
+  });
+}
+
+/** What this instance answers from and how it is doing: the snapshot, the database, the pool, the reads waiting. */
+function registerStateGauges(registry: Registry, sources: MetricsSources): void {
+  valueGauge(
+    registry,
+    "kubecompat_kb_revision",
+    "Knowledge-base revision this instance answers from",
+    sources.revision,
+  );
+  valueGauge(
+    registry,
+    "kubecompat_kb_conflicts_open",
+    "Records that kb/ and a run-time edit changed differently, kept at the database's value until resolved (GET /api/v1/kb lists them)",
+    () => sources.openConflicts?.(),
+  );
+  valueGauge(
+    registry,
+    "kubecompat_http_reads_waiting",
+    "Reads waiting for their turn (READS_PER_TURN are let in per pass of the event loop; edits and probes do not wait)",
+    () => sources.readsWaiting?.(),
+  );
+  valueGauge(
+    registry,
+    "kubecompat_kb_snapshot_age_seconds",
+    "Seconds since this instance loaded its snapshot",
+    () => {
+      const loadedAt = sources.loadedAt();
+      return loadedAt === undefined ? undefined : (Date.now() - Date.parse(loadedAt)) / 1000;
+    },
+  );
+  valueGauge(
+    registry,
+    "kubecompat_database_reachable",
+    "1 while the database answers, 0 while answers come from the last snapshot",
+    () => {
+      const reachable = sources.databaseReachable();
+      return reachable === undefined ? undefined : reachable ? 1 : 0;
+    },
+  );
+  new Gauge({
+    name: "kubecompat_db_pool_connections",
+    help: "Database pool connections by state",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      const pool = sources.pool();
+      if (pool === undefined) return;
+      this.set({ state: "total" }, pool.total);
+      this.set({ state: "idle" }, pool.idle);
+      this.set({ state: "waiting" }, pool.waiting);
+      this.set({ state: "max" }, pool.max);
+    },
+  });
+}
+
+/** The answer caches, one label per face. */
+function registerAnswerCacheGauges(
+  registry: Registry,
+  caches: () => Readonly<Record<string, AnswerCacheStats>>,
+): void {
+  const perFace = (name: string, help: string, pick: (stats: AnswerCacheStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["face"],
+      registers: [registry],
+      collect() {
+        for (const [face, stats] of Object.entries(caches())) this.set({ face }, pick(stats));
+      },
+    });
+  perFace(
+    "kubecompat_answer_cache_hits",
+    "Answers served from the answer cache since start",
+    (stats) => stats.hits,
+  );
+  perFace(
+    "kubecompat_answer_cache_misses",
+    "Answers computed because the cache did not hold them, since start",
+    (stats) => stats.misses,
+  );
+  perFace(
+    "kubecompat_answer_cache_carried",
+    "Answers kept when a newer snapshot came, because it holds every part of the knowledge they were made from, since start",
+    (stats) => stats.carried,
+  );
+  perFace(
+    "kubecompat_answer_cache_entries",
+    "Answers held for the current snapshot",
+    (stats) => stats.entries,
+  );
+  perFace(
+    "kubecompat_answer_cache_bytes",
+    "Approximate bytes of answers held for the current snapshot",
+    (stats) => stats.bytes,
+  );
 }
