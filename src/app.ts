@@ -139,12 +139,7 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
  */
 export async function createAppHandle(deps: AppDependencies): Promise<AppHandle> {
   const app = express();
-  // Reads wait their turn (src/http/read-turns.ts) before the app handles them at all: Express calls
-  // app.handle for every request, however the app is served (src/http/app-server.ts, app.listen, the tests).
-  const turns = readTurns(deps.readsPerTurn ?? DEFAULT_READS_PER_TURN, readsTakingTurns());
-  const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
-  (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) =>
-    turns.admit(req, res, () => handle(req, res, callback));
+  const turns = readsInTurns(app, deps.readsPerTurn ?? DEFAULT_READS_PER_TURN);
   app.disable("x-powered-by");
   app.set("trust proxy", deps.trustProxy ?? false);
   app.set("etag", false);
@@ -176,18 +171,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     failuresPerMinute: deps.authFailuresPerMinute,
   });
   app.use((req, res, next) => (identifiedElsewhere(req.path) ? next() : identify(req, res, next)));
-  // Manifests for scanning may be large (src/domain/scan.ts caps them at 10 MiB).
-  // Large bodies (manifests, bundles) are read a few at a time, so the capped heap cannot run out.
-  app.use(admitLargeRequests(deps.largeRequests ?? DEFAULT_LARGE_REQUEST_LIMITS));
-  // The body's bytes are kept (small ones only) as the key of remembered answers (src/rest/answers.ts).
-  app.use(
-    express.json({
-      limit: "11mb",
-      strict: true,
-      verify: (req, _res, buffer) => rememberRawBody(req as Request, buffer),
-    }),
-  );
-  app.use(limitJsonDepth());
+  readBodies(app, deps.largeRequests ?? DEFAULT_LARGE_REQUEST_LIMITS);
 
   const home = homeRoutes(deps.kb);
   app.use(home);
@@ -244,6 +228,35 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   app.use(notFoundHandler(routes));
   app.use(errorMiddleware(deps.logger));
   return { app, stop: () => graphql.stop() };
+}
+
+/**
+ * Reads wait their turn (src/http/read-turns.ts) before the app handles them at all: Express calls
+ * app.handle for every request, however the app is served (src/http/app-server.ts, app.listen, the tests).
+ */
+function readsInTurns(app: Express, readsPerTurn: number): ReturnType<typeof readTurns> {
+  const turns = readTurns(readsPerTurn, readsTakingTurns());
+  const handle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
+  (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) =>
+    turns.admit(req, res, () => handle(req, res, callback));
+  return turns;
+}
+
+/**
+ * Bodies are read after the caller is known. Manifests for scanning may be large (src/domain/scan.ts
+ * caps them at 10 MiB), so large bodies (manifests, bundles) are read a few at a time and the capped
+ * heap cannot run out; a small body's bytes are kept as the key of remembered answers (src/rest/answers.ts).
+ */
+function readBodies(app: Express, largeRequests: LargeRequestLimits): void {
+  app.use(admitLargeRequests(largeRequests));
+  app.use(
+    express.json({
+      limit: "11mb",
+      strict: true,
+      verify: (req, _res, buffer) => rememberRawBody(req as Request, buffer),
+    }),
+  );
+  app.use(limitJsonDepth());
 }
 
 /**

@@ -50,7 +50,8 @@ export function formatGraphQLError(options: { readonly production?: boolean } = 
     return options.production === true ? withoutSuggestions(message) : message;
   };
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const described = describedOf(error);
+    // A literal our scalar refused is still a fault of the document: it keeps graphql-js's code.
+    const described = isDocumentError(formatted) ? undefined : describedOf(error);
     if (described !== undefined) {
       return {
         message: described.message,
@@ -81,10 +82,23 @@ export function formatGraphQLError(options: { readonly production?: boolean } = 
   };
 }
 
+/** The codes Apollo gives a document that does not parse or validate, whatever refused it. */
+const DOCUMENT_CODES: ReadonlySet<string> = new Set([
+  "GRAPHQL_PARSE_FAILED",
+  "GRAPHQL_VALIDATION_FAILED",
+]);
+
+function isDocumentError(formatted: GraphQLFormattedError): boolean {
+  return DOCUMENT_CODES.has(String(formatted.extensions?.code));
+}
+
 /** GraphQL's own parse and validation errors carry a code other than the internal one and no original error of ours. */
 function isGraphQLOwnError(formatted: GraphQLFormattedError, error: unknown): boolean {
   const code = formatted.extensions?.code;
-  return typeof code === "string" && code !== INTERNAL_CODE && describedOf(error) === undefined;
+  return (
+    isDocumentError(formatted) ||
+    (typeof code === "string" && code !== INTERNAL_CODE && describedOf(error) === undefined)
+  );
 }
 
 /** Whether formatError masked this error: then it must be logged, with the request id. */
