@@ -15,6 +15,7 @@ import { planUpgradeFromKubectl } from "../domain/from-kubectl.js";
 import { compatibilityMatrix } from "../domain/matrix.js";
 import { today } from "../domain/validate.js";
 import { InputError } from "../core/errors.js";
+import { describeError } from "../http/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import { planHops, startingMinor } from "../domain/plan-timeline.js";
@@ -106,7 +107,7 @@ const EMPTY_FORM: PlanForm = {
 /** The drawn plan, or what to fix in the form. */
 export type PlanOutcome =
   | { readonly plan: ReturnType<typeof planUpgradeFromKubectl>; readonly currentMinor: string }
-  | { readonly error: string };
+  | { readonly error: string; readonly status: number };
 
 function planSection(form: PlanForm, outcome: PlanOutcome | undefined): string {
   const profiles = ["upstream", "strict"]
@@ -242,7 +243,9 @@ export function drawPlan(snapshot: KbSnapshot, form: PlanForm): PlanOutcome {
     );
     return { plan, currentMinor: startingMinor(plan) };
   } catch (error) {
-    if (error instanceof InputError) return { error: error.message };
+    // The page shows what to fix; the status is the one every face gives this error.
+    if (error instanceof InputError)
+      return { error: error.message, status: describeError(error).status };
     throw error;
   }
 }
@@ -291,7 +294,7 @@ export function homeRoutes(kb: KnowledgeBase): Router {
       const outcome = drawPlan(snapshot, form);
       res.setHeader("Content-Security-Policy", FRONT_PAGE_POLICY);
       res
-        .status("error" in outcome ? 400 : 200)
+        .status("error" in outcome ? outcome.status : 200)
         .type("html")
         .send(homePage(summarise(snapshot), snapshot, form, outcome));
     },
