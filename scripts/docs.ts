@@ -133,7 +133,24 @@ const GENERATED: Readonly<Record<string, () => string>> = {
   "knowledge-kinds.md": knowledgeKindsPage,
 };
 
-/** Relative links in README.md and docs/*.md whose file does not exist, as `file: target`. */
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const [, heading] of text.matchAll(/^#{1,6} (.+)$/gm))
+    anchors.add(
+      heading!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replaceAll(" ", "-"),
+    );
+  return anchors;
+}
+
+/**
+ * Relative links in README.md and docs/*.md whose file does not exist, or whose #anchor names no heading of
+ * a Markdown file, as `file: target`.
+ */
 export function brokenLinks(): string[] {
   const pages = [
     path.join(ROOT, "README.md"),
@@ -150,10 +167,15 @@ export function brokenLinks(): string[] {
       .replace(/```[^]*?```/g, "")
       .replace(/`[^`\n]*`/g, "");
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-      if (target === undefined || /^(?:[a-z]+:|#)/i.test(target)) continue;
-      const file = decodeURIComponent(target.split("#")[0]!);
-      if (!fs.existsSync(path.resolve(path.dirname(page), file)))
-        broken.push(`${path.relative(ROOT, page)}: ${target}`);
+      if (target === undefined || /^[a-z]+:/i.test(target)) continue;
+      const [file, anchor] = decodeURIComponent(target).split("#");
+      const resolved = file === "" ? page : path.resolve(path.dirname(page), file!);
+      const exists = fs.existsSync(resolved);
+      const anchored =
+        anchor === undefined ||
+        !resolved.endsWith(".md") ||
+        (exists && anchorsOf(fs.readFileSync(resolved, "utf8")).has(anchor));
+      if (!exists || !anchored) broken.push(`${path.relative(ROOT, page)}: ${target}`);
     }
   }
   return broken;
