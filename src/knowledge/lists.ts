@@ -45,7 +45,7 @@ export interface Derivations {
  * holds the group's steps. (A young-generation collection treats a WeakRef
  * as a strong link; a chain through every step kept them all alive until the
  * next full collection, copied into the old space on the way: most of what
- * an edit left there. bench/RESULTS.md, session 17.)
+ * an edit left there.)
  */
 const derivations = new WeakMap<
   readonly object[],
