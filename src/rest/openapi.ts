@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the zod schemas
- * that validate the requests (src/rest/schemas.ts); nothing is written by
+ * that validate the requests (src/http/schemas/); nothing is written by
  * hand. test/openapi.test.ts checks that every route the app serves is in it.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
@@ -9,26 +9,26 @@ import type { EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import {
   errorResponse,
-  finding,
-  firewallCheckRequest,
-  clusterScanRequest,
-  fromKubectlUpgradeRequest,
-  fromKubectlValidateRequest,
-  kbRevision,
-  kbSummary,
-  list,
   manifestScanReport,
   nodePoolReport,
-  nodePoolRollbackRequest,
-  nodePoolUpgradeRequest,
-  records,
-  rollbackRequest,
-  scanRequest,
   upgradePlan,
+  validationReport,
+} from "../http/schemas/answers.js";
+import {
+  fromKubectlUpgradeRequest,
+  fromKubectlValidateRequest,
+  rollbackRequest,
   upgradePlanRequest,
   validateRequest,
-  validationReport,
-} from "./schemas.js";
+} from "../http/schemas/cluster-requests.js";
+import { finding } from "../http/schemas/findings.js";
+import { firewallCheckRequest } from "../http/schemas/firewall-requests.js";
+import { kbRevision, kbSummary, list, records } from "../http/schemas/knowledge-records.js";
+import {
+  nodePoolRollbackRequest,
+  nodePoolUpgradeRequest,
+} from "../http/schemas/node-pool-requests.js";
+import { clusterScanRequest, scanRequest } from "../http/schemas/scan-requests.js";
 
 const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 const errors = {
@@ -637,7 +637,7 @@ function buildRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-/** A kind's record schema as OpenAPI names it: the hand-described one of schemas.ts, else the registry's schema under its type name. */
+/** A kind's record schema as OpenAPI names it: the hand-described one of src/http/schemas/knowledge-records.ts, else the registry's schema under its type name. */
 function recordSchemaOf(entity: EntityName): z.ZodType {
   const { typeName, schema } = ENTITIES[entity];
   const described = (records as Readonly<Record<string, z.ZodType | undefined>>)[typeName];

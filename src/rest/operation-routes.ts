@@ -23,18 +23,22 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
 import {
-  MAX_MANIFEST_CHARS,
-  firewallCheckRequest,
-  clusterScanRequest,
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
-  nodePoolRollbackRequest,
-  nodePoolUpgradeRequest,
   rollbackRequest,
-  scanRequest,
   upgradePlanRequest,
   validateRequest,
-} from "./schemas.js";
+} from "../http/schemas/cluster-requests.js";
+import { firewallCheckRequest } from "../http/schemas/firewall-requests.js";
+import {
+  nodePoolRollbackRequest,
+  nodePoolUpgradeRequest,
+} from "../http/schemas/node-pool-requests.js";
+import {
+  MAX_MANIFEST_CHARS,
+  clusterScanRequest,
+  scanRequest,
+} from "../http/schemas/scan-requests.js";
 
 export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
 

@@ -1,4 +1,4 @@
-/** Validates request bodies and query strings against the zod schemas of src/rest/schemas.ts. */
+/** Validates request bodies and query strings against the zod schemas of src/http/schemas/. */
 import type { Request } from "express";
 import type { z } from "zod";
 import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";

@@ -1,0 +1,61 @@
+/**
+ * The requests that scan what a cluster holds for APIs an upgrade removes:
+ * manifests as text, and the evidence read from a live cluster (Helm
+ * releases, last-applied annotations, request metrics, the audit log).
+ */
+import { targetVersion } from "./cluster-fields.js";
+import { shortText, z } from "./openapi-zod.js";
+
+/** The largest manifest text or log a request may carry (10 MiB). */
+export const MAX_MANIFEST_CHARS = 10 * 1024 * 1024;
+export const scanRequest = z
+  .strictObject({
+    manifests: z.string().max(MAX_MANIFEST_CHARS, "must be at most 10 MiB").openapi({
+      description: "Multi-document YAML or JSON: kubectl get -o yaml, helm template, GitOps files.",
+    }),
+    targetVersion,
+    fromVersion: shortText(
+      "The version the cluster runs now: each finding then says whether it is already unservable there (ALREADY_REMOVED) or breaks within the upgrade (REMOVED_IN_UPGRADE).",
+      "1.24",
+    ).nullish(),
+    addons: z
+      .array(
+        z.strictObject({
+          name: shortText("An add-on, e.g. cert-manager.", "cert-manager"),
+          version: shortText("Its version.", "v1.12.0"),
+        }),
+      )
+      .max(200)
+      .nullish()
+      .openapi({
+        description:
+          "The add-ons the cluster runs: objects of their CRD API versions are judged against these versions (else reported with the release that dropped them).",
+      }),
+    crds: z.record(z.string(), z.unknown()).nullish().openapi({
+      description:
+        "The JSON of `kubectl get crd -o json`: objects are judged by the cluster's CRDs, and CRDs in manifests against the versions the cluster has stored.",
+    }),
+  })
+  .openapi("ScanRequest");
+
+export const clusterScanRequest = z
+  .strictObject({
+    targetVersion,
+    helmReleases: z.record(z.string(), z.unknown()).nullish().openapi({
+      description:
+        "The JSON of `kubectl get secrets -A -l owner=helm -o json` (or of the ConfigMaps of Helm's configmap driver): each release's newest revision is decoded and its stored manifest scanned.",
+    }),
+    objects: z.record(z.string(), z.unknown()).nullish().openapi({
+      description:
+        "The JSON of `kubectl get <kinds> -A -o json`: each object is judged by the apiVersion in its last-applied annotation, not the served one.",
+    }),
+    metrics: z.string().max(MAX_MANIFEST_CHARS).nullish().openapi({
+      description:
+        "The text of `kubectl get --raw /metrics`: its apiserver_requested_deprecated_apis series.",
+    }),
+    auditLog: z.string().max(MAX_MANIFEST_CHARS).nullish().openapi({
+      description:
+        "The apiserver's audit log (JSON lines): events annotated k8s.io/deprecated, with who made them.",
+    }),
+  })
+  .openapi("ClusterScanRequest");
