@@ -58,10 +58,9 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \
 # Large requests are admitted a few at a time (LARGE_REQUESTS_IN_FLIGHT) so they fit under it.
 # The garbage collector works on the main thread alone (--single-threaded-gc): the pod has one CPU
 # (limits.cpu "1"), and V8's helper threads for parallel and concurrent collection only took that CPU
-# from the main thread, with the switching on top (bench/RESULTS.md, session 14: with edits at 50/s under
-# 32 pipelines of validate reads on one pinned CPU, the reads' p99 99-136 -> 36-50 ms and the edits' p99
-# 98-111 -> 70-79 ms; session 15, a full npm run bench with and without it: edits p99 80.5 vs 106 ms,
-# /healthz p99 during large scans 29 vs 80 ms). It costs memory: about 10 MB at rest, up to 40 MB at the
-# peak of large scans.
+# from the main thread, with the switching on top (measured side by side with edits under 32 pipelines
+# of validate reads on one pinned CPU: the reads' p99 99-136 -> 36-50 ms, the edits' p99 98-111 ->
+# 70-79 ms; /healthz p99 during large scans 80 -> 29 ms). It costs memory: about 10 MB at rest, up to
+# 40 MB at the peak of large scans.
 # npm run bench starts the server with these same settings (bench/docker-runtime.ts).
 CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "--single-threaded-gc", "dist/server.js"]

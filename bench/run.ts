@@ -10,7 +10,7 @@
  * generator, in its own process, the others. Uses DATABASE_URL when set,
  * else the embedded PostgreSQL.
  *
- * "Writes at load" (issue 11, item 6): the validate read once with no
+ * "Writes at load": the validate read once with no
  * writes, then again while a writer (bench/writer.ts, its own process,
  * pinned like the load) creates knowledge-base records at a steady rate
  * with an editor token the bench makes itself (`kubecompat token`, against

@@ -124,7 +124,7 @@ describe("deployment files agree with the app", () => {
 
   it("collects garbage on the main thread alone when the pod has one CPU", () => {
     // V8's parallel and concurrent collection runs on helper threads: under a limit of one CPU they take it from the
-    // main thread (and count against the quota), which cost the reads most of their tail and the edits a third of their p99 (bench/RESULTS.md, session 14).
+    // main thread (and count against the quota), which cost the reads most of their tail and the edits a third of their p99 (measured side by side in npm run bench).
     const runtime = dockerRuntime(dockerfile);
     const cpu = String(serviceLimits().cpu);
     const cpus = /^\d+m$/.test(cpu) ? Number(cpu.slice(0, -1)) / 1000 : Number(cpu);

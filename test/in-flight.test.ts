@@ -4,7 +4,7 @@
  * dropped tables carried every response into the old space). Plain EventEmitters stand in for responses:
  * the tracker only listens for "close" (the drain itself is tested over HTTP in test/npm-start.test.ts).
  * A Set would pass these tests too: what it cost shows only in the young generation's collections, whose
- * effect `npm run bench` measures (bench/RESULTS.md, session 15); a full collection, as here, sees through it.
+ * effect `npm run bench` measures; a full collection, as here, sees through it.
  */
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";

@@ -212,7 +212,7 @@ describe("reads take turns with probes and edits", () => {
 
   it("keeps nothing of a read once it is let in, while others still wait", async () => {
     // A read that stayed in the line after its turn kept its request and response, and all the router hung on
-    // them, alive into the old space (bench/RESULTS.md, session 15). Plain objects stand in for them: the line
+    // them, alive into the old space (npm run bench measures it). Plain objects stand in for them: the line
     // only reads the method and the URL, and listens for "close".
     const turns = readTurns(1, () => true);
     const letIn: number[] = [];
