@@ -1186,38 +1186,8 @@ export type UpgradeDependencyRecord = z.infer<typeof upgradeDependencyRecord>;
 export type RuntimeRequirementRecord = z.infer<typeof runtimeRequirementRecord>;
 export type RecommendationRecord = z.infer<typeof recommendationRecord>;
 
-/** The whole knowledge base as plain records: what kb/ holds and what the database stores. */
-export interface KbBundle {
-  readonly components: readonly ComponentRecord[];
-  readonly ports: readonly PortRecord[];
-  readonly links: readonly LinkRecord[];
-  readonly profiles: readonly ProfileRecord[];
-  readonly skewRules: readonly SkewRuleRecord[];
-  readonly apiRemovals: readonly ApiRemovalRecord[];
-  readonly releases: readonly ReleaseRecord[];
-  readonly upgradeDependencies: readonly UpgradeDependencyRecord[];
-  readonly runtimeRequirements: readonly RuntimeRequirementRecord[];
-  readonly recommendations: readonly RecommendationRecord[];
-  readonly flagChanges: readonly FlagChangeRecord[];
-  readonly proxyModes: readonly ProxyModeRecord[];
-  readonly runtimeReleases: readonly RuntimeReleaseRecord[];
-  readonly hostRequirements: readonly HostRequirementRecord[];
-  readonly coverage: readonly CoverageRecord[];
-  readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
-  readonly references: readonly ReferenceRecord[];
-  readonly rollbackPolicies: readonly RollbackPolicyRecord[];
-  readonly behaviourChanges: readonly BehaviourChangeRecord[];
-  readonly featureGates: readonly FeatureGateRecord[];
-  readonly configurationApis: readonly ConfigurationApiRecord[];
-  readonly controllers: readonly ControllerRecord[];
-  readonly networkFlows: readonly NetworkFlowRecord[];
-  readonly fieldRules: readonly FieldRuleRecord[];
-  readonly addons: readonly AddonRecord[];
-  readonly addonApis: readonly AddonApiRecord[];
-  readonly platforms: readonly PlatformRecord[];
-}
-
-export type EntityName = keyof KbBundle;
+export type { EntityName, KbBundle } from "./built-in-kinds.js";
+import type { EntityName } from "./built-in-kinds.js";
 
 /**
  * A record that kb/ and a run-time edit changed differently (found by the

@@ -4,39 +4,17 @@
  * to the data is published as a whole new snapshot, never by mutation.
  */
 import { compareMinors } from "../core/versions.js";
-import {
-  type ApiRemovalRecord,
-  type ComponentRecord,
-  type FlagChangeRecord,
-  type ProxyModeRecord,
-  type EntityName,
-  type KbBundle,
-  type KbConflictRecord,
-  type LinkRecord,
-  type PortRecord,
-  type ProfileRecord,
-  type RecommendationRecord,
-  type ReleaseRecord,
-  type RuntimeRequirementRecord,
-  type SkewRuleRecord,
-  type UpgradeDependencyRecord,
-  type RuntimeReleaseRecord,
-  type HostRequirementRecord,
-  type CoverageRecord,
-  type ApiGroupVersionRecord,
-  type ReferenceRecord,
-  type RollbackPolicyRecord,
-  type BehaviourChangeRecord,
-  type FeatureGateRecord,
-  type ConfigurationApiRecord,
-  type ControllerRecord,
-  type NetworkFlowRecord,
-  type FieldRuleRecord,
-  type AddonRecord,
-  type AddonApiRecord,
-  type PlatformRecord,
+import type {
+  ComponentRecord,
+  EntityName,
+  KbBundle,
+  KbConflictRecord,
+  ProfileRecord,
+  ReleaseRecord,
+  RollbackPolicyRecord,
+  UpgradeDependencyRecord,
 } from "./records.js";
-import { ENTITY_NAMES, isBuiltIn } from "./registry.js";
+import { ENTITY_NAMES } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
 import { derivationOf, isSettled, perList, settle } from "./lists.js";
 
@@ -47,39 +25,43 @@ export interface SnapshotMeta {
   readonly conflicts?: readonly KbConflictRecord[];
 }
 
-export class KbSnapshot implements KbBundle {
+/** The order a kind's records are kept in, for the kinds that have one; the others keep kb/'s or the database's. */
+type KindOrders = {
+  readonly [E in EntityName]?: (a: KbBundle[E][number], b: KbBundle[E][number]) => number;
+};
+
+const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
+
+const ORDERS: KindOrders = {
+  ports: (a, b) =>
+    a.nodeRole.localeCompare(b.nodeRole) || a.port - b.port || a.protocol.localeCompare(b.protocol),
+  profiles: byName,
+  apiRemovals: (a, b) =>
+    compareMinors(a.removedIn, b.removedIn) ||
+    a.apiVersion.localeCompare(b.apiVersion) ||
+    a.kind.localeCompare(b.kind),
+  releases: (a, b) => compareMinors(a.version, b.version),
+  runtimeRequirements: (a, b) =>
+    compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id),
+  behaviourChanges: (a, b) =>
+    compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id),
+  featureGates: byName,
+};
+
+/**
+ * A snapshot has one list per kind, named as the registry names it (built-in-kinds.ts): the constructor sets
+ * them in a loop over the registry, and this declaration (merged with the class) gives the built-in ones their
+ * types, so no list of kinds is written here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the fields are set in the constructor's loop
+export interface KbSnapshot extends KbBundle {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class KbSnapshot {
   readonly revision: number;
   readonly lastImportAt: string | null;
   readonly loadedAt: string;
   readonly conflicts: readonly KbConflictRecord[];
-
-  readonly components: readonly ComponentRecord[];
-  readonly ports: readonly PortRecord[];
-  readonly links: readonly LinkRecord[];
-  readonly profiles: readonly ProfileRecord[];
-  readonly skewRules: readonly SkewRuleRecord[];
-  readonly apiRemovals: readonly ApiRemovalRecord[];
-  readonly releases: readonly ReleaseRecord[];
-  readonly upgradeDependencies: readonly UpgradeDependencyRecord[];
-  readonly runtimeRequirements: readonly RuntimeRequirementRecord[];
-  readonly recommendations: readonly RecommendationRecord[];
-  readonly flagChanges: readonly FlagChangeRecord[];
-  readonly proxyModes: readonly ProxyModeRecord[];
-  readonly runtimeReleases: readonly RuntimeReleaseRecord[];
-  readonly hostRequirements: readonly HostRequirementRecord[];
-  readonly coverage: readonly CoverageRecord[];
-  readonly apiGroupVersions: readonly ApiGroupVersionRecord[];
-  readonly references: readonly ReferenceRecord[];
-  readonly rollbackPolicies: readonly RollbackPolicyRecord[];
-  readonly behaviourChanges: readonly BehaviourChangeRecord[];
-  readonly featureGates: readonly FeatureGateRecord[];
-  readonly configurationApis: readonly ConfigurationApiRecord[];
-  readonly controllers: readonly ControllerRecord[];
-  readonly networkFlows: readonly NetworkFlowRecord[];
-  readonly fieldRules: readonly FieldRuleRecord[];
-  readonly addons: readonly AddonRecord[];
-  readonly addonApis: readonly AddonApiRecord[];
-  readonly platforms: readonly PlatformRecord[];
 
   /**
    * Every component in the order kb/upgrade-order.yaml puts them (a topological sort of its edges, ties in
@@ -97,60 +79,13 @@ export class KbSnapshot implements KbBundle {
     this.loadedAt = new Date().toISOString();
     this.conflicts = freezeAll(meta.conflicts ?? []);
 
-    const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
-    this.components = list(bundle.components);
-    this.ports = list(
-      bundle.ports,
-      (a, b) =>
-        a.nodeRole.localeCompare(b.nodeRole) ||
-        a.port - b.port ||
-        a.protocol.localeCompare(b.protocol),
-    );
-    this.links = list(bundle.links);
-    this.profiles = list(bundle.profiles, byName);
-    this.skewRules = list(bundle.skewRules);
-    this.apiRemovals = list(
-      bundle.apiRemovals,
-      (a, b) =>
-        compareMinors(a.removedIn, b.removedIn) ||
-        a.apiVersion.localeCompare(b.apiVersion) ||
-        a.kind.localeCompare(b.kind),
-    );
-    this.releases = list(bundle.releases, (a, b) => compareMinors(a.version, b.version));
-    this.upgradeDependencies = list(bundle.upgradeDependencies);
+    const lists = this as unknown as Record<string, readonly unknown[]>;
+    const given = bundle as unknown as Readonly<Record<string, readonly unknown[] | undefined>>;
+    const orders = ORDERS as Readonly<Record<string, (a: unknown, b: unknown) => number>>;
+    // Every kind the registry holds, built-in or registered at run time (registerEntity): a registered kind is
+    // a property of the same name, so code reading a snapshot as a bundle sees it as it sees the built-in ones.
+    for (const entity of ENTITY_NAMES) lists[entity] = list(given[entity] ?? [], orders[entity]);
     this.upgradeOrder = orderOf(this.components, this.upgradeDependencies);
-    this.runtimeRequirements = list(
-      bundle.runtimeRequirements,
-      (a, b) => compareMinors(a.kubernetesFrom, b.kubernetesFrom) || a.id.localeCompare(b.id),
-    );
-    this.recommendations = list(bundle.recommendations);
-    this.flagChanges = list(bundle.flagChanges);
-    this.proxyModes = list(bundle.proxyModes);
-    this.runtimeReleases = list(bundle.runtimeReleases);
-    this.hostRequirements = list(bundle.hostRequirements);
-    this.coverage = list(bundle.coverage);
-    this.apiGroupVersions = list(bundle.apiGroupVersions);
-    this.references = list(bundle.references);
-    this.rollbackPolicies = list(bundle.rollbackPolicies);
-    this.behaviourChanges = list(
-      bundle.behaviourChanges,
-      (a, b) => compareMinors(a.kubernetesVersion, b.kubernetesVersion) || a.id.localeCompare(b.id),
-    );
-    this.featureGates = list(bundle.featureGates, byName);
-    this.configurationApis = list(bundle.configurationApis);
-    this.controllers = list(bundle.controllers);
-    this.networkFlows = list(bundle.networkFlows);
-    this.fieldRules = list(bundle.fieldRules);
-    this.addons = list(bundle.addons);
-    this.addonApis = list(bundle.addonApis);
-    this.platforms = list(bundle.platforms);
-
-    const extra = bundle as unknown as Readonly<Record<string, readonly object[] | undefined>>;
-    // Kinds registered at run time (registerEntity) have no typed field: they become properties of the same
-    // name, so code reading a snapshot as a bundle sees them as it sees the built-in kinds.
-    for (const entity of ENTITY_NAMES.filter((name) => !isBuiltIn(name))) {
-      Object.defineProperty(this, entity, { value: list(extra[entity] ?? []), enumerable: true });
-    }
 
     this.componentIndex = perList(componentIndexes, this.components, (components) => {
       const index = new Map<string, ComponentRecord>();
