@@ -650,7 +650,6 @@ export type Finding = {
    * - `SKEW_KUBE_PROXY_NEWER_THAN_KUBELET` (SKEW_KUBELET): kube-proxy is newer than the kubelet on the same instance allows.
    * - `SKEW_KUBE_PROXY_OLDER_THAN_KUBELET` (SKEW_KUBELET): kube-proxy is older than the kubelet on the same instance allows.
    * - `NO_APISERVER_IN_PLAN` (COVERAGE): The plan names no kube-apiserver, so skew against it was not checked.
-   * - `NOTHING_JUDGED` (COVERAGE): Nothing in the input could be judged (a scan with no Kubernetes object of an API the knowledge base knows: empty input, every document unreadable, no apiVersion and kind; a cluster scan whose evidence holds no release object, no last-applied object, no apiserver metric and no audit event); the answer is NOT_JUDGED, never green.
    * - `RUNTIME_DOCKERSHIM_REMOVED` (RUNTIME): Docker Engine without cri-dockerd under a kubelet that no longer has dockershim.
    * - `RUNTIME_VERSION_TOO_OLD` (RUNTIME): The container runtime (or etcd) is older than the kubelet (or kube-apiserver) requires.
    * - `RUNTIME_BELOW_RECOMMENDED` (RUNTIME): The container runtime is older than the versions its project lists for this Kubernetes minor.
@@ -691,13 +690,29 @@ export type Finding = {
    * - `ROLLBACK_GATES_LOCKED_ON` (ROLLBACK): Feature gates locked on at the newer minor and off at the older one: what was done with them may not go back.
    * - `TARGET_UNKNOWN` (RELEASE): The upgrade target is newer than any release the knowledge base knows; no plan is made.
    * - `TARGET_END_OF_LIFE` (END_OF_LIFE): The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.
-   * - `API_NOT_JUDGED` (COVERAGE): Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count.
-   * - `DOCUMENT_UNREADABLE` (COVERAGE): A document of the scanned input is not valid YAML; it was skipped and the scan says complete: false.
    * - `KNOWLEDGE_EDGE` (COVERAGE): The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.
    * - `RUNTIME_END_OF_LIFE` (END_OF_LIFE): The container runtime's own release line is past its end of life on the asOf date (its project's release table).
    * - `CGROUP_V1_UNSUPPORTED` (NODE): The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true).
    * - `CGROUP_V1_DEPRECATED` (NODE): cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2.
    * - `RUNTIME_NEWER_THAN_KUBELET` (RUNTIME): CRI-O is a minor newer than the kubelet it serves; CRI-O minors track Kubernetes minors, so move the kubelet up or pick the matching CRI-O.
+   * - `NODE_POOL_NOT_AN_UPGRADE` (PLAN): The pool's target is not newer than its current version; use the rollback check to go back.
+   * - `ADDON_UNSUPPORTED` (ADDON): The add-on's version does not support the control plane's minor by the project's own table, or (MATCH_MINOR) its minor differs from the control plane's.
+   * - `ADDON_UNTESTED` (ADDON): The control plane's minor is outside what the project tests or ships the add-on's version with.
+   * - `ADDON_VERSION_NOT_JUDGED` (COVERAGE): The add-on's version is in no line of its compatibility table; it was not judged.
+   * - `ADDON_BEYOND_KNOWLEDGE` (COVERAGE): The control plane's minor is newer than every minor the add-on's table gives: whether the add-on supports it is not known.
+   * - `ADDON_POLICY_ONLY` (COVERAGE): The add-on publishes only a policy, no table per version; the finding quotes it.
+   * - `ADDON_UNKNOWN` (COVERAGE): An add-on recognised in a cluster has no compatibility knowledge, or an image could not be placed: not judged.
+   * - `ADDON_END_OF_LIFE` (ADDON): The add-on's version line is past its end of life on the day judged.
+   * - `ADDON_RETIRED` (ADDON): The add-on's project is retired: no releases and no security fixes.
+   * - `ADDON_NO_SUPPORTED_VERSION` (PLAN): No known version of the add-on supports a minor the upgrade crosses; the plan cannot move it there.
+   * - `PLATFORM_EXTENDED_SUPPORT` (PLATFORM): A minor the cluster runs (control plane, node pools or clients) is past the platform's end of standard support and in extended (or long-term) support.
+   * - `PLATFORM_END_OF_SUPPORT` (PLATFORM): A minor the cluster runs is past every support the platform gives; for the control plane, the platform upgrades it on its own.
+   * - `PLATFORM_VERSION_UNKNOWN` (COVERAGE): The platform's calendar has no row for a minor the cluster runs; it was judged by upstream's calendar instead.
+   * - `PLATFORM_CHANGE_IN_UPGRADE` (PLATFORM): A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches.
+   * - `BEHAVIOUR_CHANGE_IN_UPGRADE` (ADVICE): A behaviour change lands on the way to the target; the finding names it and what to do before the upgrade.
+   * - `NOTHING_JUDGED` (COVERAGE): Nothing in the input could be judged (a scan with no Kubernetes object of an API the knowledge base knows: empty input, every document unreadable, no apiVersion and kind; a cluster scan whose evidence holds no release object, no last-applied object, no apiserver metric and no audit event); the answer is NOT_JUDGED, never green.
+   * - `API_NOT_JUDGED` (COVERAGE): Objects of an API group/version the knowledge base knows nothing of (a custom resource's); one INFO per group/version with the count.
+   * - `DOCUMENT_UNREADABLE` (COVERAGE): A document of the scanned input is not valid YAML; it was skipped and the scan says complete: false.
    * - `API_REMOVED` (API): An object of the scanned manifests uses an API version the target no longer serves.
    * - `API_DEPRECATED` (API): An object of the scanned manifests uses an API version deprecated at the target and scheduled for removal.
    * - `API_REMOVAL_SCHEDULED` (API): An object of the scanned manifests uses an API version whose removal is scheduled for a later minor.
@@ -712,7 +727,6 @@ export type Finding = {
    * - `PROXY_MODE_NOT_GA` (NODE): The kube-proxy mode is not generally available at the target minor (alpha or beta).
    * - `PROXY_MODE_SWITCH` (NODE): The pool changes kube-proxy mode in the upgrade; Services are reprogrammed, plan the switch.
    * - `CHART_KUBE_VERSION` (NODE): The node-pool chart's kubeVersion constraint does not admit the target version; helm refuses the upgrade.
-   * - `NODE_POOL_NOT_AN_UPGRADE` (PLAN): The pool's target is not newer than its current version; use the rollback check to go back.
    * - `FEATURE_GATE_REMOVED` (FEATURE_GATE): A feature gate set for a component was removed at or before its version; the component refuses to start.
    * - `FEATURE_GATE_NOT_YET` (FEATURE_GATE): A feature gate set for a component exists only from a later minor; the component refuses to start.
    * - `FEATURE_GATE_LOCKED` (FEATURE_GATE): A feature gate is locked to its default at the component's version and is set the other way; remove the setting.
@@ -726,28 +740,14 @@ export type Finding = {
    * - `FIELD_CHANGE_SCHEDULED` (FIELD): An object's field or annotation is touched by a behaviour change after the target.
    * - `FLOW_NOT_ALLOWED` (FIREWALL): A network flow the cluster needs (required, or conditional on what it runs) is missing from the allowed-flows list.
    * - `FLOW_OPTIONAL_NOT_ALLOWED` (FIREWALL): An optional network flow (a feature the cluster may use) is missing from the allowed-flows list.
-   * - `ADDON_UNSUPPORTED` (ADDON): The add-on's version does not support the control plane's minor by the project's own table, or (MATCH_MINOR) its minor differs from the control plane's.
-   * - `ADDON_UNTESTED` (ADDON): The control plane's minor is outside what the project tests or ships the add-on's version with.
-   * - `ADDON_VERSION_NOT_JUDGED` (COVERAGE): The add-on's version is in no line of its compatibility table; it was not judged.
-   * - `ADDON_BEYOND_KNOWLEDGE` (COVERAGE): The control plane's minor is newer than every minor the add-on's table gives: whether the add-on supports it is not known.
-   * - `ADDON_POLICY_ONLY` (COVERAGE): The add-on publishes only a policy, no table per version; the finding quotes it.
-   * - `ADDON_UNKNOWN` (COVERAGE): An add-on recognised in a cluster has no compatibility knowledge, or an image could not be placed: not judged.
-   * - `ADDON_END_OF_LIFE` (ADDON): The add-on's version line is past its end of life on the day judged.
-   * - `ADDON_RETIRED` (ADDON): The add-on's project is retired: no releases and no security fixes.
-   * - `ADDON_NO_SUPPORTED_VERSION` (PLAN): No known version of the add-on supports a minor the upgrade crosses; the plan cannot move it there.
    * - `ADDON_API_REMOVED` (ADDON_API): An object uses an add-on API version that the named add-on version no longer serves.
    * - `ADDON_API_DEPRECATED` (ADDON_API): An object uses an add-on API version that the named add-on version deprecates.
    * - `ADDON_API_GONE_IN_RELEASE` (ADDON_API): An object uses an add-on API version that a release of the add-on stopped serving; no add-on version was given to judge it against.
    * - `CRD_VERSION_NOT_SERVED` (CRD): An object uses a version its CustomResourceDefinition does not serve (served: false, or not listed).
    * - `CRD_VERSION_DEPRECATED` (CRD): An object uses a version its CustomResourceDefinition marks deprecated (with its deprecationWarning).
    * - `CRD_STORED_VERSION_DROPPED` (CRD): A CustomResourceDefinition update drops a version still in the cluster's status.storedVersions; run a storage version migration first.
-   * - `PLATFORM_EXTENDED_SUPPORT` (PLATFORM): A minor the cluster runs (control plane, node pools or clients) is past the platform's end of standard support and in extended (or long-term) support.
-   * - `PLATFORM_END_OF_SUPPORT` (PLATFORM): A minor the cluster runs is past every support the platform gives; for the control plane, the platform upgrades it on its own.
-   * - `PLATFORM_VERSION_UNKNOWN` (COVERAGE): The platform's calendar has no row for a minor the cluster runs; it was judged by upstream's calendar instead.
-   * - `PLATFORM_CHANGE_IN_UPGRADE` (PLATFORM): A platform fact (node images, runtimes, defaults) takes effect at a minor the upgrade reaches.
    * - `DEPRECATED_API_REQUESTED` (API): The apiserver's apiserver_requested_deprecated_apis series shows clients requesting a deprecated API (an ERROR when it is removed at the target).
    * - `DEPRECATED_API_CALLED` (API): Audit events annotated k8s.io/deprecated show who requests a deprecated API, and how often (an ERROR when it is removed at the target).
-   * - `BEHAVIOUR_CHANGE_IN_UPGRADE` (ADVICE): A behaviour change lands on the way to the target; the finding names it and what to do before the upgrade.
    */
   code: Scalars['String']['output'];
   /** Canonical component name, when the finding is about one. */
