@@ -3,112 +3,125 @@
  * light check that an answer has them: a server of another version (or not
  * a kubecompat server at all) is reported as such, rather than crashing the
  * formatter. The JSON output is always the answer as received, untouched.
+ *
+ * The shapes are the domain's own report types (the REST routes send them as
+ * they are), seen as JSON by `Received`, with the fields the domain added
+ * after the CLI first read an answer made optional by `AddedLater`: the CLI
+ * still reads the answers of servers that old (for check, plan, scan and
+ * nodepool, those of the CLI's first release, commit 151db06, 2026-11-29).
+ * A field added to a report the CLI reads must be named there, or the CLI
+ * would take for granted what an older server does not send.
  */
+import type { Finding as DomainFinding, ValidationReport } from "../../domain/findings.js";
+import type { ClusterScanReport } from "../../domain/cluster-evidence.js";
+import type { FlowList } from "../../domain/firewall.js";
+import type { UpgradeImpact } from "../../domain/impact.js";
+import type { NodePoolReport } from "../../domain/node-pool.js";
+import type {
+  ChangeFinding as DomainChangeFinding,
+  ManifestFinding as DomainManifestFinding,
+  ManifestScanReport,
+} from "../../domain/scan.js";
+import type { UpgradePlan, UpgradeStep as DomainUpgradeStep } from "../../domain/upgrade.js";
+import type { ApiRemovalRecord } from "../../knowledge/records.js";
 import { ServerAnswerError } from "./errors.js";
+
+/**
+ * A domain type as the CLI receives it, in JSON: read-only, a Date as its ISO string, and every
+ * string-literal union (a code, a severity, a status, an action) widened to string, since a newer server may
+ * send a value this CLI does not know yet, which it shows rather than rejects.
+ */
+export type Received<T> = T extends string
+  ? string
+  : T extends number | boolean | null | undefined
+    ? T
+    : T extends Date
+      ? string
+      : T extends readonly (infer Item)[]
+        ? readonly Received<Item>[]
+        : { readonly [Field in keyof T]: Received<T[Field]> };
+
+/**
+ * An answer whose fields `Added` came after the CLI first read it: a server of that time sends none of them,
+ * so the CLI must read each as possibly absent.
+ */
+export type AddedLater<T, Added extends keyof T> = Omit<T, Added> & {
+  readonly [Field in Added]?: T[Field];
+};
+
+/** `T` with the fields of `Nested` read as the CLI's own types (their later fields optional in turn). */
+type Reading<T, Nested extends { readonly [Field in keyof T]?: unknown }> = Omit<T, keyof Nested> &
+  Nested;
 
 /** "ERROR", "WARNING" or "INFO" today; kept a string so a newer server's severity is shown, not rejected. */
 export type Severity = string;
 
-/** A finding of validate and upgrade-plan. */
-export interface Finding {
-  readonly code: string;
-  /** What kind of check found it (FINDING_CHECKS); the CLI asks it, e.g. for --fail-on eol. */
-  readonly check?: string;
-  readonly severity: Severity;
-  readonly component: string | null;
-  readonly instance: string | null;
-  readonly message: string;
-  readonly sourceUrl: string | null;
-  readonly ruleId?: string | null;
-}
+/** A finding of validate, upgrade-plan and the node-pool checks, and a note of a scan. */
+export type Finding = AddedLater<Received<DomainFinding>, "check">;
 
-export interface ValidationAnswer {
-  readonly ok: boolean;
-  /** SUPPORTED, SUPPORTED_WITH_WARNINGS, UNSUPPORTED or NOT_JUDGED; absent from older servers. */
-  readonly status?: string;
-  readonly kbRevision: number;
-  readonly findings: readonly Finding[];
-}
+export type ValidationAnswer = AddedLater<
+  Reading<Received<ValidationReport>, { readonly findings: readonly Finding[] }>,
+  "status"
+>;
 
-export interface UpgradeStep {
-  readonly order: number;
-  /** UPGRADE, MIGRATE_CGROUP_V2 or REMOVE_FEATURE_GATES (versions unchanged for the last two); absent from older servers. */
-  readonly action?: string;
-  readonly component: string;
-  readonly instance: string | null;
-  readonly fromVersion: string;
-  readonly toVersion: string;
-  readonly note: string;
-  /** The last point a control-plane hop can be undone (servers before this field was added send none). */
-  readonly undo?: string | null;
-}
+/** `action` and `featureGates` came with MIGRATE_CGROUP_V2 and REMOVE_FEATURE_GATES, `undo` after them. */
+export type UpgradeStep = AddedLater<
+  Received<DomainUpgradeStep>,
+  "action" | "featureGates" | "undo"
+>;
 
-export interface ApiRemoval {
-  readonly apiVersion?: string;
-  readonly group?: string;
-  readonly version?: string;
-  readonly kind: string;
-  readonly removedIn: string;
-  readonly replacement: string | null;
-  readonly sourceUrl?: string | null;
-}
+export type ApiRemoval = AddedLater<Received<ApiRemovalRecord>, "introducedIn" | "servedByDefault">;
 
-export interface UpgradePlanAnswer extends ValidationAnswer {
-  readonly targetVersion: string;
-  readonly steps: readonly UpgradeStep[];
-  readonly apiRemovals: readonly ApiRemoval[];
-  /** What each control-plane minor crossed changes (absent from servers older than it). */
-  readonly hops?: ReadonlyArray<{
-    readonly kubernetesVersion: string;
-    readonly changes: ReadonlyArray<{ readonly title: string }>;
-  }>;
-}
+export type UpgradePlanAnswer = AddedLater<
+  Reading<
+    Received<UpgradePlan>,
+    {
+      readonly findings: readonly Finding[];
+      readonly steps: readonly UpgradeStep[];
+      readonly apiRemovals: readonly ApiRemoval[];
+    }
+  >,
+  "status" | "hops"
+>;
 
-/** What every finding of a scan says about where it is, as the server sends it. */
-interface ObjectFinding {
-  readonly code: string;
-  readonly severity: Severity;
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string | null;
-  readonly namespace: string | null;
-  readonly documentIndex: number;
-  readonly line: number;
-  readonly source: string | null;
-}
+export type ManifestFinding = AddedLater<Received<DomainManifestFinding>, "phase">;
 
-export interface ManifestFinding extends ObjectFinding {
-  readonly removedIn: string;
-  readonly deprecatedIn: string | null;
-  readonly replacement: string | null;
-  readonly message: string;
-  readonly sourceUrl: string | null;
-}
+/** Came with the scan's changeFindings, all its fields at once. */
+export type ChangeFinding = Received<DomainChangeFinding>;
 
-export interface ScanAnswer {
-  readonly targetVersion: string;
-  /** SUPPORTED, SUPPORTED_WITH_WARNINGS, UNSUPPORTED or NOT_JUDGED; absent from older servers. */
-  readonly status?: string;
-  readonly kbRevision: number;
-  readonly documentsScanned: number;
-  readonly objectsScanned: number;
-  readonly findings: readonly ManifestFinding[];
-  /** About the scan as a whole (KNOWLEDGE_EDGE); absent from older servers. */
-  readonly notes?: readonly Finding[];
-  /** Fields, annotations and configuration files a behaviour change touches; absent from older servers. */
-  readonly changeFindings?: readonly ChangeFinding[];
-}
+export type ScanAnswer = AddedLater<
+  Reading<
+    Received<ManifestScanReport>,
+    {
+      readonly findings: readonly ManifestFinding[];
+      readonly notes: readonly Finding[];
+      readonly changeFindings: readonly ChangeFinding[];
+    }
+  >,
+  "status" | "notes" | "changeFindings" | "complete"
+>;
 
-export interface ChangeFinding extends ObjectFinding {
-  readonly field: string | null;
-  readonly changesIn: string | null;
-  readonly replacement: string | null;
-  readonly message: string;
-  readonly sourceUrl: string | null;
-}
+/** What the scan's table shows of a finding: what manifest and change findings both say. */
+export type ScanRow = Pick<
+  ManifestFinding,
+  | "code"
+  | "severity"
+  | "apiVersion"
+  | "kind"
+  | "name"
+  | "namespace"
+  | "documentIndex"
+  | "line"
+  | "source"
+  | "removedIn"
+  | "deprecatedIn"
+  | "replacement"
+  | "message"
+  | "sourceUrl"
+>;
 
 /** A change finding in the shape of the scan's table rows (changesIn standing for removedIn). */
-export function asManifestFinding(change: ChangeFinding): ManifestFinding {
+export function asManifestFinding(change: ChangeFinding): ScanRow {
   return {
     code: change.code,
     severity: change.severity,
@@ -127,20 +140,22 @@ export function asManifestFinding(change: ChangeFinding): ManifestFinding {
   };
 }
 
-export interface NodePoolStep {
-  readonly order: number;
-  readonly action: string;
-  readonly component: string | null;
-  readonly fromVersion: string | null;
-  readonly toVersion: string | null;
-  readonly note: string;
-}
+export type NodePoolStep = NodePoolAnswer["steps"][number];
 
 /** The answer of the node-pool upgrade and rollback checks. */
-export interface NodePoolAnswer extends ValidationAnswer {
-  readonly pool: string;
-  readonly steps: readonly NodePoolStep[];
-}
+export type NodePoolAnswer = AddedLater<
+  Reading<Received<NodePoolReport>, { readonly findings: readonly Finding[] }>,
+  "status"
+>;
+
+/** The answer of scan-cluster; all its fields came with the command. */
+export type ClusterAnswer = Received<ClusterScanReport>;
+
+/** The answer of GET /api/v1/upgrade-impact (impact); all its fields came with the command. */
+export type ImpactAnswer = Received<UpgradeImpact>;
+
+/** The answer of GET /api/v1/flows (flows); all its fields came with the command. */
+export type FlowsAnswer = Received<FlowList>;
 
 function hasFields(
   answer: unknown,

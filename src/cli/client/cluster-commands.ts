@@ -9,7 +9,7 @@
  * audit log to POST /api/v1/scan/cluster.
  */
 import { execFile } from "node:child_process";
-import { fails } from "./answers.js";
+import { fails, type ClusterAnswer } from "./answers.js";
 import { protectStandardOutput, writeBundleFile } from "./bundle-file.js";
 import { failOn, flagValue, type CommandLine } from "./command-line.js";
 import { askServer, ciReport, type CliContext } from "./commands.js";
@@ -136,34 +136,7 @@ function releasesToSend(source: string, input: unknown): unknown {
   return stripped.list;
 }
 
-interface ClusterFinding {
-  readonly code: string;
-  readonly severity: string;
-  readonly evidence: string;
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string | null;
-  readonly namespace: string | null;
-  readonly release: {
-    readonly name: string;
-    readonly namespace: string;
-    readonly revision: number;
-  } | null;
-  readonly message: string;
-  readonly sourceUrl: string | null;
-}
-
-interface ClusterAnswer {
-  readonly targetVersion: string;
-  readonly status: string;
-  readonly findings: readonly ClusterFinding[];
-  readonly notes: ReadonlyArray<{
-    readonly code: string;
-    readonly severity: string;
-    readonly message: string;
-  }>;
-  readonly releases: readonly unknown[];
-}
+type ClusterFinding = ClusterAnswer["findings"][number];
 
 function isClusterAnswer(value: unknown): value is ClusterAnswer {
   const answer = value as Partial<ClusterAnswer> | null;

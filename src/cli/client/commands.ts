@@ -14,8 +14,10 @@ import {
   asValidationAnswer,
   fails,
   scanStatus,
-  type ManifestFinding,
+  type FlowsAnswer,
+  type ImpactAnswer,
   type ScanAnswer,
+  type ScanRow,
 } from "./answers.js";
 import { failOn, flagValue, type CommandLine, type OutputFormat } from "./command-line.js";
 import { EXIT_FINDINGS, EXIT_OK, ServerAnswerError, UsageError } from "./errors.js";
@@ -329,7 +331,7 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   const findings: FileFinding[] = results.flatMap(({ file, answer }) =>
     [...answer.findings, ...(answer.changeFindings ?? []).map(asManifestFinding)]
       .sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line)
-      .map((finding: ManifestFinding) => ({ file, ...finding })),
+      .map((finding: ScanRow) => ({ file, ...finding })),
   );
   // About each file as a whole (unreadable documents, APIs not judged); the same note of every file (where the knowledge ends) once.
   const notes = results
@@ -526,27 +528,7 @@ async function read(
   }
 }
 
-interface ImpactChange {
-  readonly id: string;
-  readonly change: string;
-  readonly title: string;
-  readonly beforeUpgrade: string;
-  readonly sourceUrl: string;
-}
-
-interface NoteLike {
-  readonly severity: string;
-  readonly code: string;
-  readonly message: string;
-}
-
-function isImpact(answer: unknown): answer is {
-  fromVersion: string;
-  toVersion: string;
-  count: number;
-  releases: { kubernetesVersion: string; changes: ImpactChange[] }[];
-  notes: NoteLike[];
-} {
+function isImpact(answer: unknown): answer is ImpactAnswer {
   return (
     answer !== null &&
     typeof answer === "object" &&
@@ -598,17 +580,7 @@ export async function impact(commandLine: CommandLine, context: CliContext): Pro
   return EXIT_OK;
 }
 
-interface FlowLike {
-  readonly id: string;
-  readonly from: { readonly role: string; readonly component: string | null };
-  readonly to: { readonly role: string; readonly component: string | null };
-  readonly protocol: string;
-  readonly port: number | null;
-  readonly endPort: number | null;
-  readonly need: string;
-  readonly cni: string | null;
-  readonly purpose: string;
-}
+type Flow = FlowsAnswer["flows"][number];
 
 /** `kubecompat flows [--from ROLE] [--to ROLE] [--cni NAME] [--rules FORMAT]`: the flows, or them as firewall rules. */
 export async function flows(commandLine: CommandLine, context: CliContext): Promise<number> {
@@ -648,16 +620,16 @@ export async function flows(commandLine: CommandLine, context: CliContext): Prom
     context.write(`${JSON.stringify(answer, null, 2)}\n`);
     return EXIT_OK;
   }
-  const end = (side: FlowLike["from"]): string =>
+  const end = (side: Flow["from"]): string =>
     `${side.role.toLowerCase().replace("_", "-")}${side.component === null ? "" : `/${side.component}`}`;
-  const lines = (list as FlowLike[]).map((flow) => {
+  const lines = (list as readonly Flow[]).map((flow) => {
     const port =
       flow.port === null
         ? ""
         : `/${flow.endPort === null ? flow.port : `${flow.port}-${flow.endPort}`}`;
     return `${`${flow.protocol.toLowerCase()}${port}`.padEnd(16)} ${end(flow.from)} -> ${end(flow.to)}  ${flow.need.toLowerCase()}${flow.cni === null ? "" : ` [${flow.cni}]`}  ${flow.id}`;
   });
-  const notes = ((answer as { notes?: NoteLike[] }).notes ?? []).map(
+  const notes = ((answer as Partial<FlowsAnswer>).notes ?? []).map(
     (note) => `${note.severity} ${note.code}: ${note.message}`,
   );
   context.write(

@@ -6,10 +6,9 @@
  */
 import { planMermaid } from "../../domain/plan-timeline.js";
 import type {
-  ApiRemoval,
   Finding,
-  ManifestFinding,
   NodePoolAnswer,
+  ScanRow,
   UpgradePlanAnswer,
   UpgradeStep,
   ValidationAnswer,
@@ -23,7 +22,7 @@ export interface TextStyle {
 }
 
 /** A scan finding with the file it came from. */
-export interface FileFinding extends ManifestFinding {
+export interface FileFinding extends ScanRow {
   readonly file: string;
 }
 
@@ -265,11 +264,6 @@ export function validationText(
   return blocks(findings, sources.text(), summary);
 }
 
-function apiVersionOf(removal: ApiRemoval): string {
-  if (removal.apiVersion) return removal.apiVersion;
-  return removal.group ? `${removal.group}/${removal.version ?? ""}` : (removal.version ?? "?");
-}
-
 /** What a step changes, for its FROM and TO columns: versions, or the nodes' cgroup version. */
 function stepEnds(step: UpgradeStep): { from: string; to: string } {
   if (step.action === "MIGRATE_CGROUP_V2")
@@ -315,7 +309,7 @@ ${hops.map((step) => `  step ${step.order} (${step.fromVersion} to ${step.toVers
       : `${paint(`API versions removed on the way to ${answer.targetVersion}`, ["bold"], style)}\n${table(
           ["API VERSION", "KIND", "REMOVED IN", "REPLACEMENT"],
           answer.apiRemovals.map((removal) => [
-            { text: apiVersionOf(removal) },
+            { text: removal.apiVersion },
             { text: removal.kind },
             { text: removal.removedIn },
             { text: (removal.replacement ?? "none") + sources.cite(removal.sourceUrl) },
@@ -365,7 +359,7 @@ export function nodePoolText(
   return blocks(findings, steps, sources.text(), summary);
 }
 
-function objectName(finding: ManifestFinding): string {
+function objectName(finding: ScanRow): string {
   const name = finding.name ?? "(unnamed)";
   return `${finding.kind} ${finding.namespace ? `${finding.namespace}/${name}` : name}`;
 }
@@ -488,7 +482,7 @@ export function upgradePlanMarkdown(
       : `#### API versions removed on the way\n\n${markdownTable(
           ["API version", "Kind", "Removed in", "Replacement"],
           answer.apiRemovals.map((removal) => [
-            code(apiVersionOf(removal)),
+            code(removal.apiVersion),
             cell(removal.kind),
             cell(removal.removedIn),
             withSource(removal.replacement ?? "none", removal.sourceUrl),
