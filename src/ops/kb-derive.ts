@@ -19,13 +19,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../core/config.js";
-import {
-  compareApiRemovals,
-  compareContainerd,
-  compareReleases,
-  needsReview,
-  type Section,
-} from "./derive/compare.js";
+import { needsReview, type Section } from "./derive/compare.js";
+import { compareApiRemovals } from "./derive/compare-api-removals.js";
+import { compareContainerd } from "./derive/compare-containerd.js";
+import { compareReleases } from "./derive/compare-releases.js";
 import { parseContainerdReleases } from "./derive/containerd.js";
 import { parseEndOfLifeJson } from "./derive/endoflife.js";
 import { DeriveInputError } from "./derive/errors.js";
