@@ -23,37 +23,27 @@ import {
 } from "../knowledge/snapshot-reads.js";
 import { today } from "../domain/validate.js";
 import type { GraphQLContext } from "./context.js";
+import { builtInKindListFields, isKindListField } from "./kind-lists.js";
 
-/** Root query fields that are pure functions of the snapshot and their arguments. */
+/**
+ * Root query fields that are pure functions of the snapshot and their arguments: these, and every kind's
+ * plain list (from the entity registry, kind-lists.ts).
+ */
 export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
+  ...builtInKindListFields(),
   "__typename",
   "knowledgeBase",
   "components",
   "component",
   "ports",
-  "links",
   "skewRules",
   "apiRemovals",
   "releases",
   "release",
-  "profiles",
-  "upgradeOrder",
-  "runtimeRequirements",
-  "recommendations",
   "flagChanges",
-  "proxyModes",
-  "runtimeReleases",
-  "hostRequirements",
-  "coverage",
-  "apiGroupVersions",
-  "behaviourChanges",
   "featureGates",
-  "configurationApis",
-  "controllers",
-  "fieldRules",
   "addons",
   "addonApis",
-  "platforms",
   "upgradeImpact",
   "flows",
   "firewallRules",
@@ -84,7 +74,8 @@ function answeredFromSnapshot(operation: OperationDefinitionNode | undefined): b
     operation.operation === OperationTypeNode.QUERY &&
     operation.selectionSet.selections.every(
       (selection) =>
-        selection.kind === Kind.FIELD && SNAPSHOT_QUERY_FIELDS.has(selection.name.value),
+        selection.kind === Kind.FIELD &&
+        (SNAPSHOT_QUERY_FIELDS.has(selection.name.value) || isKindListField(selection.name.value)),
     )
   );
 }

@@ -1,4 +1,7 @@
-/** GraphQL resolvers: translate arguments to domain calls and nothing more. */
+/**
+ * GraphQL resolvers: translate arguments to domain calls and nothing more. The kinds' plain lists are not
+ * here: their resolvers are derived from the entity registry (kind-lists.ts).
+ */
 import {
   listApiRemovals,
   listComponents,
@@ -73,7 +76,6 @@ export const resolvers: Resolvers = {
     ports: (_parent, { component }, { snapshot }) => [
       ...listPorts(snapshot, { component: optional(component) }),
     ],
-    links: (_parent, _args, { snapshot }) => [...snapshot.links],
     skewRules: (_parent, { kubernetesVersion, profile }, { snapshot }) => [
       ...listSkewRules(snapshot, {
         kubernetesVersion: optional(kubernetesVersion),
@@ -97,26 +99,13 @@ export const resolvers: Resolvers = {
         ? null
         : { ...release, support: releaseStatus(snapshot, release, day) };
     },
-    profiles: (_parent, _args, { snapshot }) => [...snapshot.profiles],
-    upgradeOrder: (_parent, _args, { snapshot }) => [...snapshot.upgradeDependencies],
-    runtimeRequirements: (_parent, _args, { snapshot }) => [...snapshot.runtimeRequirements],
-    recommendations: (_parent, _args, { snapshot }) => [...snapshot.recommendations],
     flagChanges: (_parent, { component }, { snapshot }) => [
       ...listFlagChanges(snapshot, { component: optional(component) }),
     ],
-    proxyModes: (_parent, _args, { snapshot }) => [...snapshot.proxyModes],
-    runtimeReleases: (_parent, _args, { snapshot }) => [...snapshot.runtimeReleases],
-    hostRequirements: (_parent, _args, { snapshot }) => [...snapshot.hostRequirements],
-    coverage: (_parent, _args, { snapshot }) => [...snapshot.coverage],
-    apiGroupVersions: (_parent, _args, { snapshot }) => [...snapshot.apiGroupVersions],
-    behaviourChanges: (_parent, _args, { snapshot }) => [...snapshot.behaviourChanges],
     featureGates: (_parent, { name }, { snapshot }) =>
       snapshot.featureGates.filter(
         (gate) => name === null || name === undefined || gate.name === name,
       ),
-    configurationApis: (_parent, _args, { snapshot }) => [...snapshot.configurationApis],
-    controllers: (_parent, _args, { snapshot }) => [...snapshot.controllers],
-    fieldRules: (_parent, _args, { snapshot }) => [...snapshot.fieldRules],
     addons: (_parent, { name }, { snapshot }) =>
       name === null || name === undefined
         ? [...snapshot.addons]
@@ -125,7 +114,6 @@ export const resolvers: Resolvers = {
       snapshot.addonApis.filter(
         (record) => addon === null || addon === undefined || record.addon === addon,
       ),
-    platforms: (_parent, _args, { snapshot }) => [...snapshot.platforms],
     upgradeImpact: (_parent, { fromVersion, toVersion, areas }, { snapshot }) =>
       upgradeImpact(snapshot, fromVersion, toVersion, { areas }),
     flows: (_parent, query, { snapshot }) => listFlows(snapshot, query),

@@ -24,6 +24,7 @@ import { formatGraphQLError, isInternalGraphQLError, statusOfErrors } from "./er
 import { describeError } from "../http/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
+import { kindListResolvers, registeredKindTypeDefs } from "./kind-lists.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import { rememberedAnswers, type RememberedData } from "./remembered-answers.js";
 import { mutationBudget } from "./mutation-budget.js";
@@ -123,8 +124,9 @@ export async function mountGraphQL(
   const { kb, logger } = deps;
   const limits = queryLimits(deps.production);
   const server = new ApolloServer<GraphQLContext>({
-    typeDefs: fs.readFileSync(SCHEMA_PATH, "utf8"),
-    resolvers,
+    // The kinds' plain lists come from the registry (kind-lists.ts), with the SDL of kinds registered at run time.
+    typeDefs: [fs.readFileSync(SCHEMA_PATH, "utf8"), registeredKindTypeDefs() ?? []].flat(),
+    resolvers: [resolvers, kindListResolvers()],
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // One operation per request: a batch of a thousand would slip past every per-document limit.

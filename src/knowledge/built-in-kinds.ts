@@ -69,6 +69,11 @@ export const BUILT_IN_KINDS = {
     title: "Policy profiles",
     typeName: "PolicyProfile",
     graphqlEnum: "PROFILES",
+    graphqlList: {
+      field: "profiles",
+      description:
+        "Policy profiles: `upstream` (the official policy, default) and `strict` (n-1 node pools), plus any an organisation adds.",
+    },
     store: { model: "policyProfile" },
   }),
   ports: kind({
@@ -91,6 +96,11 @@ export const BUILT_IN_KINDS = {
     title: "Communication links",
     typeName: "CommunicationLink",
     graphqlEnum: "LINKS",
+    graphqlList: {
+      field: "links",
+      description:
+        "Who talks to whom, over which protocol, with which authentication and minimum TLS version.",
+    },
     store: { model: "communicationLink", columns: { from: "fromComponent", to: "toComponent" } },
   }),
   skewRules: kind({
@@ -146,6 +156,10 @@ export const BUILT_IN_KINDS = {
     title: "Which component is upgraded before which",
     typeName: "UpgradeDependency",
     graphqlEnum: "UPGRADE_ORDER",
+    graphqlList: {
+      field: "upgradeOrder",
+      description: "Which component is upgraded before which.",
+    },
     store: {
       model: "upgradeDependency",
       columns: { before: "beforeComponent", after: "afterComponent" },
@@ -161,6 +175,10 @@ export const BUILT_IN_KINDS = {
     title: "Runtime and etcd requirements by Kubernetes minor",
     typeName: "RuntimeRequirement",
     graphqlEnum: "RUNTIME_REQUIREMENTS",
+    graphqlList: {
+      field: "runtimeRequirements",
+      description: "Requirements on container runtimes and etcd by Kubernetes minor.",
+    },
     store: {
       model: "runtimeRequirement",
       columns: { id: "requirementId", component: "componentName", requires: "requiresComponent" },
@@ -175,6 +193,10 @@ export const BUILT_IN_KINDS = {
     title: "Upgrade advice",
     typeName: "Recommendation",
     graphqlEnum: "RECOMMENDATIONS",
+    graphqlList: {
+      field: "recommendations",
+      description: "Advice for upgrades: headroom, leader election, draining, re-registration.",
+    },
     store: { model: "recommendation", columns: { id: "recommendationId" } },
   }),
   flagChanges: kind({
@@ -200,6 +222,11 @@ export const BUILT_IN_KINDS = {
     title: "kube-proxy modes per OS with their lifecycle",
     typeName: "ProxyMode",
     graphqlEnum: "PROXY_MODES",
+    graphqlList: {
+      field: "proxyModes",
+      description:
+        "kube-proxy modes per operating system with the versions they are available, default, deprecated and removed in.",
+    },
     store: { model: "proxyMode" },
   }),
   runtimeReleases: kind({
@@ -212,6 +239,11 @@ export const BUILT_IN_KINDS = {
     title: "Container runtimes' own release lines and their end of life",
     typeName: "RuntimeRelease",
     graphqlEnum: "RUNTIME_RELEASES",
+    graphqlList: {
+      field: "runtimeReleases",
+      description:
+        "Container runtimes' own release lines (containerd's RELEASES.md) with their end of life; a runtime past it gets a warning.",
+    },
     store: {
       model: "runtimeRelease",
       dateFields: ["releaseDate", "endOfActiveSupport", "endOfLife"],
@@ -227,6 +259,11 @@ export const BUILT_IN_KINDS = {
     title: "Facts about the node a component runs on (cgroup v1)",
     typeName: "HostRequirement",
     graphqlEnum: "HOST_REQUIREMENTS",
+    graphqlList: {
+      field: "hostRequirements",
+      description:
+        "Facts about the node a component runs on rather than about its version: cgroup v1 in maintenance mode (1.31), failing the kubelet by default (1.35).",
+    },
     store: { model: "hostRequirement", columns: { id: "requirementId" } },
   }),
   coverage: kind({
@@ -239,6 +276,11 @@ export const BUILT_IN_KINDS = {
       "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source it was read from",
     typeName: "Coverage",
     graphqlEnum: "COVERAGE",
+    graphqlList: {
+      field: "coverage",
+      description:
+        "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning.",
+    },
     store: { model: "knowledgeCoverage", dateFields: ["sourceDate"] },
   }),
   apiGroupVersions: kind({
@@ -251,6 +293,11 @@ export const BUILT_IN_KINDS = {
       "The group/versions the Kubernetes API server serves or served; a scanned object of any other is API_NOT_JUDGED",
     typeName: "ApiGroupVersion",
     graphqlEnum: "API_GROUP_VERSIONS",
+    graphqlList: {
+      field: "apiGroupVersions",
+      description:
+        "The API group/versions the Kubernetes API server serves or served; a scanned object of any other (a custom resource's) is reported API_NOT_JUDGED.",
+    },
     store: { model: "apiGroupVersion" },
   }),
   // The two kinds below have no table of their own: their records live in KbDocument.
@@ -287,6 +334,11 @@ export const BUILT_IN_KINDS = {
       "Changes per Kubernetes minor that break or weaken a cluster on upgrade although no apiVersion goes away",
     typeName: "BehaviourChange",
     graphqlEnum: null,
+    graphqlList: {
+      field: "behaviourChanges",
+      description:
+        "Changes per Kubernetes minor that break or weaken a cluster on upgrade although no apiVersion goes away (PodSecurityPolicy's removal, token Secrets no longer created, in-tree volume plugins removed ...).",
+    },
     store: { model: null },
   }),
   featureGates: kind({
@@ -312,6 +364,11 @@ export const BUILT_IN_KINDS = {
       "Versions of configuration-file APIs (kubelet, scheduler, kube-proxy, kubeadm, audit, admission, encryption)",
     typeName: "ConfigurationApi",
     graphqlEnum: null,
+    graphqlList: {
+      field: "configurationApis",
+      description:
+        "Versions of configuration-file APIs (KubeletConfiguration, KubeSchedulerConfiguration, kubeadm's, audit Policy, AdmissionConfiguration, EncryptionConfiguration ...) with the minors they were introduced, deprecated and removed in.",
+    },
     store: { model: null },
   }),
   controllers: kind({
@@ -323,6 +380,11 @@ export const BUILT_IN_KINDS = {
     title: "Controllers and admission plugins, with what they mean for tenant isolation",
     typeName: "Controller",
     graphqlEnum: null,
+    graphqlList: {
+      field: "controllers",
+      description:
+        "Controllers of kube-controller-manager and admission plugins of kube-apiserver, with what each means for tenant isolation.",
+    },
     store: { model: null },
   }),
   networkFlows: kind({
@@ -346,6 +408,11 @@ export const BUILT_IN_KINDS = {
       "Field-level scan rules: the fields and annotations a behaviour change breaks, with severity by minor",
     typeName: "FieldRule",
     graphqlEnum: null,
+    graphqlList: {
+      field: "fieldRules",
+      description:
+        "Field-level scan rules: the fields and annotations a behaviour change breaks, with the severity from each minor.",
+    },
     store: { model: null },
   }),
   addons: kind({
@@ -384,6 +451,11 @@ export const BUILT_IN_KINDS = {
       "Managed platforms (EKS, GKE, AKS): their calendars, their rules where they differ from upstream, and what breaks upgrades on them",
     typeName: "Platform",
     graphqlEnum: null,
+    graphqlList: {
+      field: "platforms",
+      description:
+        "Managed platforms (EKS, GKE, AKS): calendars, rules where they differ from upstream, and facts that break upgrades (kb/platforms.yaml).",
+    },
     store: { model: null },
   }),
 } as const;

@@ -37,7 +37,26 @@ export interface EntityDefinition<R = unknown> {
   readonly typeName: string;
   /** The kind's value of the GraphQL enum KbEntity (curation over GraphQL); null when GraphQL does not serve the kind. */
   readonly graphqlEnum: string | null;
+  /**
+   * The kind's plain list on GraphQL, for a kind whose list takes no arguments: Query.<field> answers every
+   * record in the snapshot's order. Its SDL is generated from this row (npm run codegen) and its resolver
+   * derived from it (src/graphql/kind-lists.ts); a list with arguments is written by hand instead.
+   */
+  readonly graphqlList?: GraphqlList;
   readonly store: StoreMapping;
+}
+
+/** A kind's plain list query on GraphQL (EntityDefinition.graphqlList). */
+export interface GraphqlList {
+  /** The Query field, e.g. upgradeOrder. */
+  readonly field: string;
+  /** The field's description in the SDL: what bots and the playground read. */
+  readonly description: string;
+  /**
+   * The SDL of the record type (typeName), for a kind registered at run time; a built-in kind's type is
+   * written in schema.graphql with the rest.
+   */
+  readonly typeDefs?: string;
 }
 
 /** Any kind's definition, whatever its record type (what registerEntity takes). */
