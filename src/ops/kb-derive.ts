@@ -26,11 +26,10 @@ import { compareReleases } from "./derive/compare-releases.js";
 import { parseContainerdReleases } from "./derive/containerd.js";
 import { parseEndOfLifeJson } from "./derive/endoflife.js";
 import { DeriveInputError } from "./derive/errors.js";
+import { compareFeatureGates, renderFeatureGatesYaml } from "./derive/compare-feature-gates.js";
 import {
   FEATURE_GATES_DIR,
-  compareFeatureGates,
   parseFeatureGatePages,
-  renderFeatureGatesYaml,
   type FeatureGatePage,
 } from "./derive/feature-gates.js";
 import { parseKbEntity, schemaFields } from "./derive/kb-entity.js";

@@ -20,10 +20,9 @@
  * `locked` is taken only from the front matter (absent: false).
  *
  * Pure: the command (src/ops/kb-derive.ts) lists the directory and hands the
- * texts in.
+ * texts in; compare-feature-gates.ts compares the gates read with the kb.
  */
 import { LineCounter, parseDocument } from "yaml";
-import type { z } from "zod";
 import {
   MAX_YAML_DEPTH,
   YamlCostMeter,
@@ -31,10 +30,7 @@ import {
   yamlShapeProblem,
 } from "../../core/yaml-limits.js";
 import { type FeatureGateRecord } from "../../knowledge/records.js";
-import { ENTITIES } from "../../knowledge/registry.js";
-import type { Finding, ProposedRecord, Section } from "./compare.js";
 import { DeriveInputError } from "./errors.js";
-import { renderSection, yamlScalar } from "./render.js";
 
 export const WEBSITE_REPOSITORY = "https://github.com/kubernetes/website";
 /** The folder of the pages inside a kubernetes/website checkout. */
@@ -52,7 +48,7 @@ const YAML_OPTIONS = { uniqueKeys: false, maxAliasCount: 100, prettyErrors: fals
 
 const STAGES = { alpha: "ALPHA", beta: "BETA", stable: "GA", deprecated: "DEPRECATED" } as const;
 type PageStage = keyof typeof STAGES;
-type Stage = FeatureGateRecord["stages"][number];
+export type Stage = FeatureGateRecord["stages"][number];
 
 export interface FeatureGatePage {
   /** The file name, e.g. DynamicKubeletConfig.md. */
@@ -222,34 +218,8 @@ function readStage(file: string, index: number, value: unknown): PageStageEntry 
 const stageWords = (entry: PageStageEntry): string =>
   `${entry.stage} stage from ${entry.from}${entry.to === null ? "" : ` to ${entry.to}`}`;
 
-/**
- * One page's front matter as a feature gate; a SkippedPage when the page parses
- * but gives no record. Throws DeriveInputError for a page that is not in the format.
- */
-export function parseFeatureGatePage(file: string, text: string): DerivedFeatureGate | SkippedPage {
-  const matter = parseFrontMatter(file, text);
-  const title = matter.title;
-  if (typeof title !== "string" || !/^[A-Z][A-Za-z0-9]{1,100}$/.test(title.trim())) {
-    fail(
-      file,
-      `title is ${JSON.stringify(title) ?? "missing"}; it must be the gate's name, such as DynamicKubeletConfig`,
-    );
-  }
-  const name = title.trim();
-  if (
-    matter.removed !== undefined &&
-    matter.removed !== null &&
-    typeof matter.removed !== "boolean"
-  ) {
-    fail(file, `removed is ${JSON.stringify(matter.removed)}; it must be true or false`);
-  }
-  const removed = matter.removed === true;
-  if (matter.stages === undefined || matter.stages === null)
-    return { file, name, reason: "the page has no stages in its front matter" };
-  if (!Array.isArray(matter.stages))
-    fail(file, "stages must be a list of { stage, defaultValue, fromVersion, toVersion }");
-  const pageStages = matter.stages as unknown[];
-  if (pageStages.length === 0) return { file, name, reason: "the page's stages list is empty" };
+/** The page's stages, checked to be listed in order of their fromVersion. */
+function readStages(file: string, pageStages: readonly unknown[]): PageStageEntry[] {
   const entries = pageStages.map((value, index) => readStage(file, index, value));
   entries.forEach((entry, index) => {
     const previous = entries[index - 1];
@@ -260,7 +230,15 @@ export function parseFeatureGatePage(file: string, text: string): DerivedFeature
       );
     }
   });
+  return entries;
+}
 
+/**
+ * The stages the record can hold, and the notes that say what was inferred
+ * (a missing toVersion, an overlap, a patch release kept at its minor) or left
+ * out (a stage without a default value).
+ */
+function recordStages(entries: readonly PageStageEntry[]): { stages: Stage[]; notes: string[] } {
   const notes: string[] = [];
   const stages: Stage[] = [];
   const omitted: string[] = [];
@@ -307,6 +285,39 @@ export function parseFeatureGatePage(file: string, text: string): DerivedFeature
     notes.push(
       `The page also lists ${omitted.join(" and ")} without a default value; the record leaves ${omitted.length === 1 ? "it" : "them"} out.`,
     );
+  return { stages, notes };
+}
+
+/**
+ * One page's front matter as a feature gate; a SkippedPage when the page parses
+ * but gives no record. Throws DeriveInputError for a page that is not in the format.
+ */
+export function parseFeatureGatePage(file: string, text: string): DerivedFeatureGate | SkippedPage {
+  const matter = parseFrontMatter(file, text);
+  const title = matter.title;
+  if (typeof title !== "string" || !/^[A-Z][A-Za-z0-9]{1,100}$/.test(title.trim())) {
+    fail(
+      file,
+      `title is ${JSON.stringify(title) ?? "missing"}; it must be the gate's name, such as DynamicKubeletConfig`,
+    );
+  }
+  const name = title.trim();
+  if (
+    matter.removed !== undefined &&
+    matter.removed !== null &&
+    typeof matter.removed !== "boolean"
+  ) {
+    fail(file, `removed is ${JSON.stringify(matter.removed)}; it must be true or false`);
+  }
+  const removed = matter.removed === true;
+  if (matter.stages === undefined || matter.stages === null)
+    return { file, name, reason: "the page has no stages in its front matter" };
+  if (!Array.isArray(matter.stages))
+    fail(file, "stages must be a list of { stage, defaultValue, fromVersion, toVersion }");
+  const pageStages = matter.stages as unknown[];
+  if (pageStages.length === 0) return { file, name, reason: "the page's stages list is empty" };
+  const entries = readStages(file, pageStages);
+  const { stages, notes } = recordStages(entries);
   const formerTitles = Array.isArray(matter.former_titles)
     ? (matter.former_titles as unknown[]).filter(
         (value): value is string => typeof value === "string",
@@ -378,244 +389,4 @@ export function featureGateSourceUrl(
   if (commit !== null)
     return `${WEBSITE_REPOSITORY}/blob/${commit}/${FEATURE_GATES_DIR}/${gate.file}`;
   return `${gate.removed ? REMOVED_FEATURE_GATES_PAGE : FEATURE_GATES_PAGE}#${gate.name}`;
-}
-
-// ---------------------------------------------------------------- comparing with kb/feature-gates.yaml
-
-export interface FeatureGateComparison {
-  readonly kb: readonly FeatureGateRecord[];
-  readonly parsed: ParsedFeatureGates;
-  /** The kubernetes/website commit the pages are from, when known. */
-  readonly commit: string | null;
-  /** featureGateRecord's fields at run time (schemaFields("featureGates")). */
-  readonly fields: readonly string[];
-  readonly file: string;
-  readonly from: string;
-}
-
-/** "ALPHA false 1.4–1.10, BETA true 1.11–, GA true locked 1.19–1.27" */
-export function describeStages(stages: readonly Stage[]): string {
-  return stages
-    .map(
-      (stage) =>
-        `${stage.stage} ${String(stage.defaultValue)}${stage.locked ? " locked" : ""} ${stage.fromVersion}–${stage.toVersion ?? ""}`,
-    )
-    .join(", ");
-}
-
-const sameStages = (a: readonly Stage[], b: readonly Stage[]): boolean =>
-  a.length === b.length &&
-  a.every((stage, index) => {
-    const other = b[index]!;
-    return (
-      stage.stage === other.stage &&
-      stage.defaultValue === other.defaultValue &&
-      stage.locked === other.locked &&
-      stage.fromVersion === other.fromVersion &&
-      stage.toVersion === other.toVersion
-    );
-  });
-
-function validate(record: Record<string, unknown>): string[] {
-  const parsed = (ENTITIES.featureGates.schema as unknown as z.ZodType).safeParse(record);
-  return parsed.success
-    ? []
-    : parsed.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
-}
-
-function ordered(
-  fields: readonly string[],
-  record: Record<string, unknown>,
-): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const field of fields) if (field in record) result[field] = record[field];
-  for (const [field, value] of Object.entries(record))
-    if (!(field in result)) result[field] = value;
-  return result;
-}
-
-/** The kb's disagreement already names the field and the page's value. */
-function explained(disagreement: string | null, field: string, upstream: string): boolean {
-  return disagreement !== null && disagreement.includes(field) && disagreement.includes(upstream);
-}
-
-export function compareFeatureGates(input: FeatureGateComparison): Section {
-  const findings: Finding[] = [
-    ...input.parsed.warnings.map((message) => ({
-      status: "warning" as const,
-      key: "(input)",
-      message,
-      source: null,
-    })),
-    ...input.parsed.skipped.map((page) => ({
-      status: "warning" as const,
-      key: page.name,
-      message: `${page.name} (${page.file}) is left out: ${page.reason}`,
-      source: null,
-    })),
-  ];
-  const proposals: ProposedRecord[] = [];
-  const kb = new Map(input.kb.map((record) => [record.name, record]));
-  const seen = new Set<string>();
-  for (const gate of input.parsed.gates) {
-    seen.add(gate.name);
-    const source = featureGateSourceUrl(gate, input.commit);
-    const record = kb.get(gate.name);
-    // `locked` is written only where the page says true (the schema's default is false).
-    const stages = gate.stages.map(({ locked, ...stage }) =>
-      locked
-        ? {
-            stage: stage.stage,
-            defaultValue: stage.defaultValue,
-            locked,
-            fromVersion: stage.fromVersion,
-            toVersion: stage.toVersion,
-          }
-        : stage,
-    );
-    const removal = gate.removedIn === null ? "" : `, removed in ${gate.removedIn}`;
-    if (record === undefined) {
-      const values: Record<string, unknown> = {
-        name: gate.name,
-        stages,
-        removedIn: gate.removedIn,
-        components: [],
-        sourceUrl: source,
-        notes: gate.notes.length === 0 ? null : gate.notes.join(" "),
-        disagreement: null,
-      };
-      const comments: Record<string, string> = {};
-      if (gate.removedIn !== null)
-        comments.removedIn = "the minor after the last stage's toVersion (removed: true)";
-      const proposed: Record<string, unknown> = {};
-      for (const field of input.fields) {
-        proposed[field] = field in values ? values[field] : null;
-        if (!(field in values)) comments[field] = "not derived by kb:derive; fill in";
-      }
-      proposals.push({
-        change: "new",
-        key: gate.name,
-        record: proposed,
-        comments,
-        problems: validate(proposed),
-      });
-      findings.push({
-        status: "missing",
-        key: gate.name,
-        message: `${gate.name}: ${describeStages(gate.stages)}${removal}`,
-        source,
-      });
-      continue;
-    }
-    const changes: Record<string, unknown> = {};
-    const comments: Record<string, string> = {};
-    if (!sameStages(record.stages, gate.stages)) {
-      const upstream = describeStages(gate.stages);
-      const status = explained(record.disagreement, "stages", upstream) ? "known" : "differs";
-      findings.push({
-        status,
-        key: gate.name,
-        message: `${gate.name} stages: kb says ${describeStages(record.stages)}; the page says ${upstream}${status === "known" ? "; the kb's disagreement explains it" : ""}`,
-        source,
-      });
-      if (status === "differs") {
-        changes.stages = stages;
-        comments.stages = `kb: ${describeStages(record.stages)}`;
-      }
-    }
-    if (record.removedIn !== gate.removedIn) {
-      const says = gate.removedIn ?? "none (the gate still exists)";
-      if (record.removedIn === null) {
-        findings.push({
-          status: "missing",
-          key: gate.name,
-          message: `${gate.name} lacks removedIn: the page says removed: true, last stage to ${minor(minorNumber(gate.removedIn!) - 1)}, so ${gate.removedIn}`,
-          source,
-        });
-      } else {
-        const status = explained(record.disagreement, "removedIn", gate.removedIn ?? "none")
-          ? "known"
-          : "differs";
-        findings.push({
-          status,
-          key: gate.name,
-          message: `${gate.name} removedIn: kb says ${record.removedIn}, the page says ${says}${status === "known" ? "; the kb's disagreement explains it" : ""}`,
-          source,
-        });
-        if (status === "differs") {
-          changes.removedIn = gate.removedIn;
-          comments.removedIn = `kb: ${record.removedIn}`;
-        }
-      }
-      if (record.removedIn === null) {
-        changes.removedIn = gate.removedIn;
-        comments.removedIn = "kb: none; the minor after the last stage's toVersion";
-      }
-    }
-    if (Object.keys(changes).length > 0) {
-      const updated = ordered(input.fields, {
-        ...(record as unknown as Record<string, unknown>),
-        ...changes,
-      });
-      proposals.push({
-        change: "changed",
-        key: gate.name,
-        record: updated,
-        comments,
-        problems: validate(updated),
-      });
-    }
-  }
-  const kbOnly = [...kb.keys()].filter((name) => !seen.has(name)).sort();
-  if (kbOnly.length > 0) {
-    findings.push({
-      status: "info",
-      key: "(kb only)",
-      message: `the kb has ${kbOnly.join(", ")}, which no page read gives; nothing to compare`,
-      source: null,
-    });
-  }
-  return { entity: "featureGates", file: input.file, from: input.from, findings, proposals };
-}
-
-// ---------------------------------------------------------------- proposed YAML
-
-const COMMENT_COLUMN = 41;
-
-function withComment(line: string, comment: string | undefined): string {
-  return comment === undefined
-    ? line
-    : `${line.padEnd(Math.max(COMMENT_COLUMN - 1, line.length + 2))} # ${comment.replace(/\s+/g, " ")}`;
-}
-
-/** A stage as a one-line flow mapping: { stage: GA, defaultValue: true, locked: true, fromVersion: "1.29", toVersion: null } */
-function stageLine(stage: Readonly<Record<string, unknown>>): string {
-  return `{ ${Object.entries(stage)
-    .map(([field, value]) => `${field}: ${yamlScalar(value)}`)
-    .join(", ")} }`;
-}
-
-function recordLines(proposal: ProposedRecord): string[] {
-  const lines: string[] = [];
-  for (const problem of proposal.problems) lines.push(`  # ! does not validate yet: ${problem}`);
-  Object.entries(proposal.record).forEach(([field, value], index) => {
-    const lead = index === 0 ? "  - " : "    ";
-    const comment = proposal.comments[field];
-    if (field === "stages" && Array.isArray(value) && value.length > 0) {
-      lines.push(withComment(`${lead}${field}:`, comment));
-      for (const stage of value as Record<string, unknown>[])
-        lines.push(`      - ${stageLine(stage)}`);
-      return;
-    }
-    lines.push(withComment(`${lead}${field}: ${yamlScalar(value)}`, comment));
-  });
-  return lines;
-}
-
-/**
- * The featureGates section as --output yaml prints it: like render.ts's renderYaml, with each
- * record's stages as a list of one-line mappings (renderYaml writes scalars and flat lists only).
- */
-export function renderFeatureGatesYaml(section: Section): string {
-  return renderSection(section, recordLines);
 }

@@ -271,6 +271,191 @@ function describeMarkers(markers: LifecycleMarkers): string {
   return `deprecated ${minor(markers.deprecated) ?? "none"}, removed ${minor(markers.removed) ?? "none"}, replacement ${replacement}`;
 }
 
+/** One tag at which a type was read, with its markers there. */
+interface Sighting {
+  readonly index: number;
+  readonly pkg: PackageSnapshot;
+  readonly markers: LifecycleMarkers;
+}
+
+/** A type (package directory, version, kind) and every tag it was read at, oldest first. */
+interface TypeSightings {
+  readonly dir: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly sightings: Sighting[];
+}
+
+/**
+ * Every non-List type across the snapshots, and the introduced minor of every
+ * (apiVersion, kind), List kinds included, for the replacements' availability.
+ */
+function collectSightings(snapshots: readonly TagSnapshot[]): {
+  types: Map<string, TypeSightings>;
+  introducedOf: Map<string, number>;
+} {
+  const types = new Map<string, TypeSightings>();
+  const introducedOf = new Map<string, number>();
+  snapshots.forEach((snapshot, index) => {
+    for (const pkg of snapshot.packages) {
+      for (const [kind, markers] of pkg.types) {
+        if (markers.introduced !== null)
+          introducedOf.set(`${apiVersionOf(pkg.group, pkg.version)} ${kind}`, markers.introduced);
+        if (kind.endsWith("List")) continue;
+        const id = `${pkg.dir}/${pkg.version} ${kind}`;
+        const entry = types.get(id) ?? {
+          dir: pkg.dir,
+          version: pkg.version,
+          kind,
+          sightings: [],
+        };
+        entry.sightings.push({ index, pkg, markers });
+        types.set(id, entry);
+      }
+    }
+  });
+  return { types, introducedOf };
+}
+
+/**
+ * The first tag after the type's last sighting that no longer declares it
+ * (null: every later tag does). A later tag that declares it without markers
+ * is noted.
+ */
+function goneAt(
+  snapshots: readonly TagSnapshot[],
+  type: TypeSightings,
+  lastIndex: number,
+  stillDeclared: StillDeclared,
+  notes: string[],
+): TagSnapshot | null {
+  for (let index = lastIndex + 1; index < snapshots.length; index += 1) {
+    const snapshot = snapshots[index]!;
+    if (!stillDeclared(snapshot, type.dir, type.version, type.kind)) return snapshot;
+    notes.push(`${snapshot.tag.name} still declares the type but has no lifecycle markers for it`);
+  }
+  return null;
+}
+
+/** Whether the removal rests on a pre-release tag (read at one, or gone in one), noted. */
+function provisionalBy(
+  lastSnapshot: TagSnapshot,
+  gone: TagSnapshot | null,
+  removedBy: DerivedRemoval["removedBy"],
+  notes: string[],
+): boolean {
+  let provisional = false;
+  if (lastSnapshot.tag.prerelease !== null) {
+    provisional = true;
+    notes.push(
+      `values read at the pre-release tag ${lastSnapshot.tag.name}; they may change before kubernetes-1.${lastSnapshot.tag.minor}.0`,
+    );
+  }
+  if (removedBy === "type-gone" && gone !== null && !isMinorRelease(gone.tag)) {
+    provisional = true;
+    notes.push(
+      `the type is absent from ${gone.tag.name}, not a full release: provisional until kubernetes-1.${gone.tag.minor}.0`,
+    );
+  }
+  return provisional;
+}
+
+/** The type's markers at its first tag and at each tag where they changed. */
+function markerHistory(snapshots: readonly TagSnapshot[], type: TypeSightings): string[] {
+  const history: string[] = [];
+  let previous: string | null = null;
+  for (const sighting of type.sightings) {
+    const described = describeMarkers(sighting.markers);
+    if (described !== previous)
+      history.push(`${snapshots[sighting.index]!.tag.name}: ${described}`);
+    previous = described;
+  }
+  return history;
+}
+
+/** One type's removal, or null when nothing removes it (no marker, never gone). */
+function deriveRemoval(
+  snapshots: readonly TagSnapshot[],
+  type: TypeSightings,
+  introducedOf: ReadonlyMap<string, number>,
+  stillDeclared: StillDeclared,
+): DerivedRemoval | null {
+  const last = type.sightings.at(-1)!;
+  const lastSnapshot = snapshots[last.index]!;
+  const notes: string[] = [];
+  const gone = goneAt(snapshots, type, last.index, stillDeclared, notes);
+  const { markers } = last;
+  const goneMinor = gone === null ? null : gone.tag.minor;
+  if (markers.removed === null && goneMinor === null) return null;
+  const removed = Math.min(markers.removed ?? Infinity, goneMinor ?? Infinity);
+  const removedBy = markers.removed !== null && markers.removed <= removed ? "marker" : "type-gone";
+  const group = last.pkg.group;
+  const apiVersion = apiVersionOf(group, type.version);
+  const served = servedByDefault(apiVersion, type.version, markers.introduced);
+  const replacement = markers.replacement;
+  const replacementApiVersion =
+    replacement === null ? null : apiVersionOf(replacement.group, replacement.version);
+  const replacementIntroduced =
+    replacement === null
+      ? undefined
+      : introducedOf.get(`${replacementApiVersion} ${replacement.kind}`);
+
+  const gaps = type.sightings
+    .slice(1)
+    .filter((sighting, position) => sighting.index !== type.sightings[position]!.index + 1);
+  if (gaps.length > 0)
+    notes.push("the type is missing at some tags between its first and last appearance");
+  if (removedBy === "type-gone") {
+    notes.push(
+      markers.removed === null
+        ? `no APILifecycleRemoved marker: removedIn is where the type is gone (${gone!.tag.name})`
+        : `the type is gone at ${gone!.tag.name}, before its marker removal ${minor(markers.removed)}`,
+    );
+    if (stabilityOf(type.version) === "ga") {
+      notes.push(
+        "a GA type disappeared from k8s.io/api; GA APIs are not removed under the deprecation policy, so check whether it was ever served",
+      );
+    }
+  }
+  const provisional = provisionalBy(lastSnapshot, gone, removedBy, notes);
+  let deprecated = markers.deprecated;
+  if (deprecated !== null && deprecated > removed) {
+    notes.push(
+      `the deprecation marker (${minor(deprecated)}) is after the removal, so deprecatedIn is left empty`,
+    );
+    deprecated = null;
+  }
+  const history = markerHistory(snapshots, type);
+  if (history.length > 1) notes.push(`the markers changed between tags (${history.join("; ")})`);
+
+  return {
+    apiVersion,
+    group,
+    version: type.version,
+    kind: type.kind,
+    stability: stabilityOf(type.version),
+    introducedIn: minor(markers.introduced),
+    deprecatedIn: minor(deprecated),
+    removedIn: `1.${removed}`,
+    removedBy,
+    markerRemovedIn: minor(markers.removed),
+    goneAt: gone === null ? null : { tag: gone.tag.name, commit: gone.commit },
+    replacement: replacementApiVersion,
+    replacementKind:
+      replacement !== null && replacement.kind !== type.kind ? replacement.kind : null,
+    replacementAvailableIn:
+      replacementIntroduced === undefined ? null : `1.${replacementIntroduced}`,
+    servedByDefault: served.served,
+    servedByDefaultReason: served.reason,
+    sourceTag: lastSnapshot.tag.name,
+    sourceCommit: lastSnapshot.commit,
+    sourcePath: last.pkg.path,
+    sourceUrl: `${KUBERNETES_API_REPOSITORY}/blob/${lastSnapshot.commit}/${last.pkg.path}`,
+    provisional,
+    notes,
+  };
+}
+
 /**
  * Every (apiVersion, kind) with a scheduled or past removal across the
  * snapshots (oldest first). List kinds are skipped: they go with their kind.
@@ -282,141 +467,11 @@ export function deriveRemovals(
   snapshots: readonly TagSnapshot[],
   stillDeclared: StillDeclared = () => false,
 ): DerivedRemoval[] {
-  interface Sighting {
-    readonly index: number;
-    readonly pkg: PackageSnapshot;
-    readonly markers: LifecycleMarkers;
-  }
-  const entries = new Map<
-    string,
-    { dir: string; version: string; kind: string; sightings: Sighting[] }
-  >();
-  const introducedOf = new Map<string, number>();
-  snapshots.forEach((snapshot, index) => {
-    for (const pkg of snapshot.packages) {
-      for (const [kind, markers] of pkg.types) {
-        if (markers.introduced !== null)
-          introducedOf.set(`${apiVersionOf(pkg.group, pkg.version)} ${kind}`, markers.introduced);
-        if (kind.endsWith("List")) continue;
-        const id = `${pkg.dir}/${pkg.version} ${kind}`;
-        const entry = entries.get(id) ?? {
-          dir: pkg.dir,
-          version: pkg.version,
-          kind,
-          sightings: [],
-        };
-        entry.sightings.push({ index, pkg, markers });
-        entries.set(id, entry);
-      }
-    }
-  });
-
+  const { types, introducedOf } = collectSightings(snapshots);
   const removals: DerivedRemoval[] = [];
-  for (const entry of entries.values()) {
-    const last = entry.sightings.at(-1)!;
-    const lastSnapshot = snapshots[last.index]!;
-    const notes: string[] = [];
-    let gone: TagSnapshot | null = null;
-    for (let index = last.index + 1; index < snapshots.length; index += 1) {
-      const snapshot = snapshots[index]!;
-      if (!stillDeclared(snapshot, entry.dir, entry.version, entry.kind)) {
-        gone = snapshot;
-        break;
-      }
-      notes.push(
-        `${snapshot.tag.name} still declares the type but has no lifecycle markers for it`,
-      );
-    }
-    const { markers } = last;
-    const goneMinor = gone === null ? null : gone.tag.minor;
-    if (markers.removed === null && goneMinor === null) continue;
-    const removed = Math.min(markers.removed ?? Infinity, goneMinor ?? Infinity);
-    const removedBy =
-      markers.removed !== null && markers.removed <= removed ? "marker" : "type-gone";
-    const group = last.pkg.group;
-    const apiVersion = apiVersionOf(group, entry.version);
-    const served = servedByDefault(apiVersion, entry.version, markers.introduced);
-    const replacement = markers.replacement;
-    const replacementApiVersion =
-      replacement === null ? null : apiVersionOf(replacement.group, replacement.version);
-    const replacementIntroduced =
-      replacement === null
-        ? undefined
-        : introducedOf.get(`${replacementApiVersion} ${replacement.kind}`);
-
-    const gaps = entry.sightings
-      .slice(1)
-      .filter((sighting, position) => sighting.index !== entry.sightings[position]!.index + 1);
-    if (gaps.length > 0)
-      notes.push("the type is missing at some tags between its first and last appearance");
-    if (removedBy === "type-gone") {
-      notes.push(
-        markers.removed === null
-          ? `no APILifecycleRemoved marker: removedIn is where the type is gone (${gone!.tag.name})`
-          : `the type is gone at ${gone!.tag.name}, before its marker removal ${minor(markers.removed)}`,
-      );
-      if (stabilityOf(entry.version) === "ga") {
-        notes.push(
-          "a GA type disappeared from k8s.io/api; GA APIs are not removed under the deprecation policy, so check whether it was ever served",
-        );
-      }
-    }
-    let provisional = false;
-    if (lastSnapshot.tag.prerelease !== null) {
-      provisional = true;
-      notes.push(
-        `values read at the pre-release tag ${lastSnapshot.tag.name}; they may change before kubernetes-1.${lastSnapshot.tag.minor}.0`,
-      );
-    }
-    if (removedBy === "type-gone" && gone !== null && !isMinorRelease(gone.tag)) {
-      provisional = true;
-      notes.push(
-        `the type is absent from ${gone.tag.name}, not a full release: provisional until kubernetes-1.${gone.tag.minor}.0`,
-      );
-    }
-    let deprecated = markers.deprecated;
-    if (deprecated !== null && deprecated > removed) {
-      notes.push(
-        `the deprecation marker (${minor(deprecated)}) is after the removal, so deprecatedIn is left empty`,
-      );
-      deprecated = null;
-    }
-    const history: string[] = [];
-    let previous: string | null = null;
-    for (const sighting of entry.sightings) {
-      const described = describeMarkers(sighting.markers);
-      if (described !== previous)
-        history.push(`${snapshots[sighting.index]!.tag.name}: ${described}`);
-      previous = described;
-    }
-    if (history.length > 1) notes.push(`the markers changed between tags (${history.join("; ")})`);
-
-    removals.push({
-      apiVersion,
-      group,
-      version: entry.version,
-      kind: entry.kind,
-      stability: stabilityOf(entry.version),
-      introducedIn: minor(markers.introduced),
-      deprecatedIn: minor(deprecated),
-      removedIn: `1.${removed}`,
-      removedBy,
-      markerRemovedIn: minor(markers.removed),
-      goneAt: gone === null ? null : { tag: gone.tag.name, commit: gone.commit },
-      replacement: replacementApiVersion,
-      replacementKind:
-        replacement !== null && replacement.kind !== entry.kind ? replacement.kind : null,
-      replacementAvailableIn:
-        replacementIntroduced === undefined ? null : `1.${replacementIntroduced}`,
-      servedByDefault: served.served,
-      servedByDefaultReason: served.reason,
-      sourceTag: lastSnapshot.tag.name,
-      sourceCommit: lastSnapshot.commit,
-      sourcePath: last.pkg.path,
-      sourceUrl: `${KUBERNETES_API_REPOSITORY}/blob/${lastSnapshot.commit}/${last.pkg.path}`,
-      provisional,
-      notes,
-    });
+  for (const type of types.values()) {
+    const removal = deriveRemoval(snapshots, type, introducedOf, stillDeclared);
+    if (removal !== null) removals.push(removal);
   }
   const minorOf = (version: string): number => Number(version.split(".")[1]);
   return removals.sort(

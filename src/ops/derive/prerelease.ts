@@ -46,10 +46,13 @@ function isPrerelease(entity: EntityName, record: Record<string, unknown>, minor
   return entity === "releases" && record.version === minor;
 }
 
-export function releaseDaySection(input: ReleaseDayInput): Section {
+/** Each PRERELEASE claim of the minor: RELEASED when its kind was read from a released source, else a warning. */
+function claimFindings(
+  input: ReleaseDayInput,
+  read: ReadonlyMap<EntityName, Section>,
+): { findings: Finding[]; proposals: ProposedRecord[] } {
   const findings: Finding[] = [];
   const proposals: ProposedRecord[] = [];
-  const read = new Map(input.sections.map((section) => [section.entity, section]));
   const claims = input.coverage.filter(
     (claim) => claim.stage === "PRERELEASE" && claim.throughMinor === input.minor,
   );
@@ -98,6 +101,52 @@ export function releaseDaySection(input: ReleaseDayInput): Section {
       problems: [],
     });
   }
+  return { findings, proposals };
+}
+
+/**
+ * One pre-release fact against the released source's section: not mentioned
+ * there (did it ship?), confirmed (nothing said of it), or said otherwise.
+ */
+function factFinding(key: string, where: string, section: Section, minor: string): Finding {
+  const seen = section.findings.filter(
+    (finding) =>
+      finding.key === key && (finding.status === "differs" || finding.status === "missing"),
+  );
+  // A fact the released source does not mention at all is not confirmed by it.
+  const unmentioned = section.findings.some(
+    (finding) =>
+      finding.key === "(kb only)" &&
+      (key.includes(" ")
+        ? finding.message.includes(key)
+        : finding.message.split(/[\s,]+/).includes(key)),
+  );
+  if (unmentioned) {
+    return {
+      status: "differs",
+      key: where,
+      message: `${key}: the released source does not mention it; check whether it shipped in ${minor}, or drop it`,
+      source: null,
+    };
+  }
+  return seen.length === 0
+    ? {
+        status: "info",
+        key: where,
+        message: `${key}: the released source confirms it; drop its pre-release note`,
+        source: null,
+      }
+    : {
+        status: "differs",
+        key: where,
+        message: `${key}: the released source says otherwise (${seen.map((finding) => finding.message).join("; ")}); take the released value, or drop the fact if it did not ship`,
+        source: seen[0]!.source,
+      };
+}
+
+/** Every pre-release fact of the minor in the records of each kind with a released source. */
+function factFindings(input: ReleaseDayInput, read: ReadonlyMap<EntityName, Section>): Finding[] {
+  const findings: Finding[] = [];
   for (const [entity, keyOf] of Object.entries(KEY) as [EntityName, (record: never) => string][]) {
     const records = (input.records[entity] ?? []) as readonly Record<string, unknown>[];
     const facts = records.filter((record) => isPrerelease(entity, record, input.minor));
@@ -114,49 +163,20 @@ export function releaseDaySection(input: ReleaseDayInput): Section {
         });
         continue;
       }
-      const seen = section.findings.filter(
-        (finding) =>
-          finding.key === key && (finding.status === "differs" || finding.status === "missing"),
-      );
-      // A fact the released source does not mention at all is not confirmed by it.
-      const unmentioned = section.findings.some(
-        (finding) =>
-          finding.key === "(kb only)" &&
-          (key.includes(" ")
-            ? finding.message.includes(key)
-            : finding.message.split(/[\s,]+/).includes(key)),
-      );
-      if (unmentioned) {
-        findings.push({
-          status: "differs",
-          key: where,
-          message: `${key}: the released source does not mention it; check whether it shipped in ${input.minor}, or drop it`,
-          source: null,
-        });
-        continue;
-      }
-      findings.push(
-        seen.length === 0
-          ? {
-              status: "info",
-              key: where,
-              message: `${key}: the released source confirms it; drop its pre-release note`,
-              source: null,
-            }
-          : {
-              status: "differs",
-              key: where,
-              message: `${key}: the released source says otherwise (${seen.map((finding) => finding.message).join("; ")}); take the released value, or drop the fact if it did not ship`,
-              source: seen[0]!.source,
-            },
-      );
+      findings.push(factFinding(key, where, section, input.minor));
     }
   }
+  return findings;
+}
+
+export function releaseDaySection(input: ReleaseDayInput): Section {
+  const read = new Map(input.sections.map((section) => [section.entity, section]));
+  const claims = claimFindings(input, read);
   return {
     entity: "coverage",
     file: input.file,
     from: `the pre-release knowledge of ${input.minor} against the released sources read in this run`,
-    findings,
-    proposals,
+    findings: [...claims.findings, ...factFindings(input, read)],
+    proposals: claims.proposals,
   };
 }
