@@ -11,7 +11,12 @@
 import { InputError } from "../core/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { auditFindings, metricFindings } from "./deprecated-api-requests.js";
-import type { EvidenceFinding, HelmReleaseRef, Judged } from "./evidence-findings.js";
+import type {
+  EvidenceFinding,
+  EvidenceReading,
+  HelmReleaseRef,
+  Judged,
+} from "./evidence-findings.js";
 import { finding, verdictOf, type Finding, type Verdict } from "./findings.js";
 import { helmReleaseFindings, readHelmReleases } from "./helm-releases.js";
 import { lastAppliedFindings } from "./last-applied-objects.js";
@@ -70,19 +75,16 @@ export function scanCluster(
   const notes: Finding[] = [];
   // What was judged at all: objects of Helm releases and last-applied objects, an apiserver's metrics, audit events.
   const judged: Judged = { count: 0 };
+  const reading: EvidenceReading = { snapshot, target, notes, judged };
   let releases: ClusterScanReport["releases"] = [];
   if (inputs.helmReleases != null) {
     const read = readHelmReleases(inputs.helmReleases, notes);
     releases = read.map(({ manifest: _manifest, ...ref }) => ref);
-    for (const release of read)
-      findings.push(...helmReleaseFindings(snapshot, release, target, notes, judged));
+    for (const release of read) findings.push(...helmReleaseFindings(reading, release));
   }
-  if (inputs.objects != null)
-    findings.push(...lastAppliedFindings(snapshot, inputs.objects, target, notes, judged));
-  if (inputs.metrics != null)
-    findings.push(...metricFindings(snapshot, inputs.metrics, target, notes, judged));
-  if (inputs.auditLog != null)
-    findings.push(...auditFindings(snapshot, inputs.auditLog, target, notes, judged));
+  if (inputs.objects != null) findings.push(...lastAppliedFindings(reading, inputs.objects));
+  if (inputs.metrics != null) findings.push(...metricFindings(reading, inputs.metrics));
+  if (inputs.auditLog != null) findings.push(...auditFindings(reading, inputs.auditLog));
   // Evidence that holds nothing to judge (no release, no object, no apiserver metric, no event) is never a green answer.
   if (judged.count === 0) {
     notes.unshift(

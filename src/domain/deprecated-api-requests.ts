@@ -4,12 +4,16 @@
  * `k8s.io/deprecated` annotations of its audit log (who requested it, and how often). A request of an API the
  * target no longer serves is an ERROR: it fails once the control plane is there.
  */
-import { InputError } from "../core/errors.js";
 import { compareMinors } from "../core/versions.js";
 import type { ApiRemovalRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import type { Caller, EvidenceFinding, Judged } from "./evidence-findings.js";
-import { finding, type Finding } from "./findings.js";
+import {
+  evidenceText,
+  type Caller,
+  type EvidenceFinding,
+  type EvidenceReading,
+} from "./evidence-findings.js";
+import { finding } from "./findings.js";
 import { object, safeJson, text } from "./kubectl-json.js";
 
 /** The removal record of a group/version and resource (`cronjobs` ↔ CronJob), if the knowledge base has one. */
@@ -37,24 +41,19 @@ function requestSeverity(removedIn: string | null, target: string): "ERROR" | "W
 }
 
 /** `apiserver_requested_deprecated_apis{group,version,resource,subresource,removed_release} 1` lines of `kubectl get --raw /metrics`. */
-export function metricFindings(
-  snapshot: KbSnapshot,
-  input: unknown,
-  target: string,
-  notes: Finding[],
-  judged: Judged,
-): EvidenceFinding[] {
-  if (typeof input !== "string")
-    throw new InputError(
-      "metrics must be the text of `kubectl get --raw /metrics` (Prometheus text format)",
-      "metrics",
-    );
+export function metricFindings(reading: EvidenceReading, input: unknown): EvidenceFinding[] {
+  const { snapshot, target, notes, judged } = reading;
+  const metrics = evidenceText(
+    input,
+    "metrics",
+    "the text of `kubectl get --raw /metrics` (Prometheus text format)",
+  );
   const series = new Map<
     string,
     { apiVersion: string; resource: string; removedIn: string | null }
   >();
   let seen = false;
-  for (const line of input.split("\n")) {
+  for (const line of metrics.split("\n")) {
     if (!line.startsWith("apiserver_requested_deprecated_apis{")) continue;
     seen = true;
     const match = /^apiserver_requested_deprecated_apis\{(.*)\}\s+(\S+)/.exec(line);
@@ -73,7 +72,7 @@ export function metricFindings(
     });
   }
   // An apiserver's /metrics without the series is a real "none requested"; a text without any apiserver metric judged nothing.
-  if (seen || /^apiserver_\w+[{ ]/m.test(input)) judged.count += 1;
+  if (seen || /^apiserver_\w+[{ ]/m.test(metrics)) judged.count += 1;
   if (!seen) {
     notes.push(
       finding({
@@ -106,24 +105,19 @@ export function metricFindings(
 }
 
 /** Audit events (JSON lines) annotated `k8s.io/deprecated: "true"`, grouped by API and resource, with who called and how often. */
-export function auditFindings(
-  snapshot: KbSnapshot,
-  input: unknown,
-  target: string,
-  notes: Finding[],
-  judged: Judged,
-): EvidenceFinding[] {
-  if (typeof input !== "string")
-    throw new InputError(
-      "auditLog must be the apiserver's audit log as text (JSON lines)",
-      "auditLog",
-    );
+export function auditFindings(reading: EvidenceReading, input: unknown): EvidenceFinding[] {
+  const { snapshot, target, notes, judged } = reading;
+  const auditLog = evidenceText(
+    input,
+    "auditLog",
+    "the apiserver's audit log as text (JSON lines)",
+  );
   const groups = new Map<
     string,
     { apiVersion: string; resource: string; removedIn: string | null; callers: Map<string, Caller> }
   >();
   let unreadable = 0;
-  for (const line of input.split("\n")) {
+  for (const line of auditLog.split("\n")) {
     if (line.trim() === "") continue;
     const event = safeJson(line);
     if (event === undefined) {

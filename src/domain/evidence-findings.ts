@@ -3,6 +3,9 @@
  * last-applied annotation, a Helm release record, the apiserver's request metric, an audit event), the release
  * that stores the object, the callers that made the requests; and the limits shared by every kind of evidence.
  */
+import { InputError } from "../core/errors.js";
+import type { KbSnapshot } from "../knowledge/snapshot.js";
+import type { Finding } from "./findings.js";
 import type { ManifestFinding } from "./scan.js";
 
 export type Evidence =
@@ -51,6 +54,20 @@ export const MAX_CLUSTER_ITEMS = 20_000;
 /** How many pieces of evidence a scan judged (objects, metric texts, audit events). */
 export interface Judged {
   count: number;
+}
+
+/** What every kind of evidence is read against: the knowledge, the target minor, the scan's notes and its count of what was judged. */
+export interface EvidenceReading {
+  readonly snapshot: KbSnapshot;
+  readonly target: string;
+  readonly notes: Finding[];
+  readonly judged: Judged;
+}
+
+/** The text an evidence field must hold (a metrics page, an audit log), or an InputError saying what to give. */
+export function evidenceText(input: unknown, field: string, expected: string): string {
+  if (typeof input !== "string") throw new InputError(`${field} must be ${expected}`, field);
+  return input;
 }
 
 /** A finding of scanManifests, said of the evidence it was found in. */

@@ -5,13 +5,12 @@
  */
 import { gunzipSync } from "node:zlib";
 import { InputError } from "../core/errors.js";
-import type { KbSnapshot } from "../knowledge/snapshot.js";
 import {
   fromManifest,
   MAX_CLUSTER_ITEMS,
   type EvidenceFinding,
   type HelmReleaseRef,
-  type Judged,
+  type EvidenceReading,
 } from "./evidence-findings.js";
 import { finding, type Finding } from "./findings.js";
 import { object, text, type Json } from "./kubectl-json.js";
@@ -119,12 +118,10 @@ export function readHelmReleases(input: unknown, notes: Finding[] = []): Decoded
 
 /** The findings of a release's stored manifest, each saying which release stores the object and how to repair it. */
 export function helmReleaseFindings(
-  snapshot: KbSnapshot,
+  reading: EvidenceReading,
   release: DecodedRelease,
-  target: string,
-  notes: Finding[],
-  judged: Judged,
 ): EvidenceFinding[] {
+  const { snapshot, target, notes, judged } = reading;
   if (release.manifest.trim() === "") return [];
   const ref: HelmReleaseRef = {
     name: release.name,

@@ -4,27 +4,21 @@
  * the version asked for, so the served version hides what the manifests still say.
  */
 import { InputError } from "../core/errors.js";
-import type { KbSnapshot } from "../knowledge/snapshot.js";
 import {
   fromManifest,
   MAX_CLUSTER_ITEMS,
   type EvidenceFinding,
-  type Judged,
+  type EvidenceReading,
 } from "./evidence-findings.js";
-import { finding, type Finding } from "./findings.js";
+import { finding } from "./findings.js";
 import { object, safeJson, text } from "./kubectl-json.js";
 import { scanManifests } from "./scan.js";
 
 const LAST_APPLIED = ["kubectl.kubernetes.io/last-applied-configuration", "kapp.k14s.io/original"];
 
 /** Objects from the cluster, judged by the apiVersion they were applied with (their annotation), never by the served one. */
-export function lastAppliedFindings(
-  snapshot: KbSnapshot,
-  input: unknown,
-  target: string,
-  notes: Finding[],
-  judged: Judged,
-): EvidenceFinding[] {
+export function lastAppliedFindings(reading: EvidenceReading, input: unknown): EvidenceFinding[] {
+  const { snapshot, target, notes, judged } = reading;
   const items = object(input)?.items;
   if (!Array.isArray(items))
     throw new InputError(

@@ -66,6 +66,18 @@ export const upgradePlan = z
     findings: z.array(finding),
   })
   .openapi("UpgradePlan");
+/** Where a manifest finding's object is: the fields every finding of a manifest scan shares. */
+const manifestObject = {
+  severity,
+  apiVersion: z.string(),
+  kind: z.string(),
+  name: z.string().nullable(),
+  namespace: z.string().nullable(),
+  documentIndex: z.number().int(),
+  line: z.number().int(),
+  source: z.string().nullable(),
+};
+
 export const manifestScanReport = z
   .object({
     status: verdict,
@@ -90,14 +102,7 @@ export const manifestScanReport = z
               description:
                 "ALREADY_REMOVED: not served at fromVersion either; REMOVED_IN_UPGRADE: served at fromVersion, gone at the target; REMOVED: gone at the target (no fromVersion given); DEPRECATED or SCHEDULED: still served at the target.",
             }),
-          severity,
-          apiVersion: z.string(),
-          kind: z.string(),
-          name: z.string().nullable(),
-          namespace: z.string().nullable(),
-          documentIndex: z.number().int(),
-          line: z.number().int(),
-          source: z.string().nullable(),
+          ...manifestObject,
           removedIn: z.string(),
           deprecatedIn: z.string().nullable(),
           replacement: z.string().nullable(),
@@ -119,14 +124,7 @@ export const manifestScanReport = z
               "CONFIG_API_REMOVAL_SCHEDULED",
               "CONFIG_API_NOT_AVAILABLE",
             ]),
-            severity,
-            apiVersion: z.string(),
-            kind: z.string(),
-            name: z.string().nullable(),
-            namespace: z.string().nullable(),
-            documentIndex: z.number().int(),
-            line: z.number().int(),
-            source: z.string().nullable(),
+            ...manifestObject,
             field: z.string().nullable().openapi({
               description:
                 "The field or annotation as found (spec.template.spec.volumes[0].gitRepo); null for a configuration file's version.",

@@ -37,25 +37,29 @@ export const rollbackRequest = z
   .openapi("RollbackRequest");
 
 const kubectlJson = z.record(z.string(), z.unknown());
+/** What kubectl printed about a cluster: the same three fields in every request read from kubectl. */
+const kubectlOutputs = {
+  kubectlVersion: z
+    .union([kubectlJson, z.string().max(100_000)])
+    .optional()
+    .openapi({
+      description: "The JSON of `kubectl version -o json`, or the text `kubectl version` prints.",
+    }),
+  nodes: z
+    .union([kubectlJson, z.string().max(5_000_000)])
+    .optional()
+    .openapi({
+      description:
+        "The JSON of `kubectl get nodes -o json`, or the table `kubectl get nodes` (-o wide) prints.",
+    }),
+  workloads: kubectlJson.optional().openapi({
+    description:
+      "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images.",
+  }),
+};
 export const fromKubectlValidateRequest = z
   .strictObject({
-    kubectlVersion: z
-      .union([kubectlJson, z.string().max(100_000)])
-      .optional()
-      .openapi({
-        description: "The JSON of `kubectl version -o json`, or the text `kubectl version` prints.",
-      }),
-    nodes: z
-      .union([kubectlJson, z.string().max(5_000_000)])
-      .optional()
-      .openapi({
-        description:
-          "The JSON of `kubectl get nodes -o json`, or the table `kubectl get nodes` (-o wide) prints.",
-      }),
-    workloads: kubectlJson.optional().openapi({
-      description:
-        "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images.",
-    }),
+    ...kubectlOutputs,
     profile,
     asOf,
     platform,
@@ -63,23 +67,7 @@ export const fromKubectlValidateRequest = z
   .openapi("ValidateFromKubectlRequest");
 export const fromKubectlUpgradeRequest = z
   .strictObject({
-    kubectlVersion: z
-      .union([kubectlJson, z.string().max(100_000)])
-      .optional()
-      .openapi({
-        description: "The JSON of `kubectl version -o json`, or the text `kubectl version` prints.",
-      }),
-    nodes: z
-      .union([kubectlJson, z.string().max(5_000_000)])
-      .optional()
-      .openapi({
-        description:
-          "The JSON of `kubectl get nodes -o json`, or the table `kubectl get nodes` (-o wide) prints.",
-      }),
-    workloads: kubectlJson.optional().openapi({
-      description:
-        "The JSON of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images.",
-    }),
+    ...kubectlOutputs,
     targetVersion,
     profile,
     asOf,
