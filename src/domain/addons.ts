@@ -136,106 +136,90 @@ export function judgeAddon(
   newestMinor: number,
 ): Finding[] {
   const { addon, version, instance } = subject;
-  const at = { component: addon.name, instance, sourceUrl: addon.sourceUrl };
-  const name = `${addon.displayName} ${version.raw}`;
+  const judged: AddonJudgement = {
+    addon,
+    version,
+    minor,
+    at: { component: addon.name, instance, sourceUrl: addon.sourceUrl },
+    name: `${addon.displayName} ${version.raw}`,
+  };
   const findings: Finding[] = [];
-  if (addon.retiredOn !== null && asOf >= addon.retiredOn) {
+  if (addon.retiredOn !== null && asOf >= addon.retiredOn) findings.push(retiredFinding(judged));
+  // What the project publishes decides how the version is judged: a policy, its minor, or a table.
+  if (addon.rule === "POLICY") findings.push(policyOnlyFinding(judged));
+  else if (addon.rule === "MATCH_MINOR") findings.push(...matchMinorFindings(judged));
+  else findings.push(...tableFindings(judged, asOf, newestMinor));
+  return findings;
+}
+
+/** One add-on version judged at a control-plane minor, and how its findings name it. */
+interface AddonJudgement {
+  readonly addon: AddonRecord;
+  readonly version: ComponentVersion;
+  readonly minor: number;
+  readonly at: { component: string; instance: string | null; sourceUrl: string };
+  readonly name: string;
+}
+
+/** The project no longer maintains the add-on. */
+function retiredFinding({ addon, at }: AddonJudgement): Finding {
+  return finding({
+    ...at,
+    code: "ADDON_RETIRED",
+    severity: "WARNING",
+    message:
+      `${addon.displayName} is retired (since ${addon.retiredOn}): no further releases, bug fixes or security fixes. ${addon.retirement ?? ""}`.trim(),
+  });
+}
+
+/** The project publishes only a policy, no table per version: nothing can be judged. */
+function policyOnlyFinding({ addon, minor, at, name }: AddonJudgement): Finding {
+  return finding({
+    ...at,
+    code: "ADDON_POLICY_ONLY",
+    severity: "INFO",
+    message:
+      `${name} was not judged against Kubernetes 1.${minor}: ${addon.displayName} publishes no table per version, only a policy: ${addon.policy ?? ""}`.trim(),
+  });
+}
+
+/** The add-on's minor must equal the control plane's (cluster-autoscaler). */
+function matchMinorFindings({ addon, version, minor, at, name }: AddonJudgement): Finding[] {
+  const findings: Finding[] = [];
+  if (version.major !== 1 || version.minor !== minor) {
     findings.push(
       finding({
         ...at,
-        code: "ADDON_RETIRED",
+        code: "ADDON_UNSUPPORTED",
+        severity: "ERROR",
+        message: `${name} is meant for Kubernetes ${version.major}.${version.minor}, not for the control plane's 1.${minor}: ${addon.displayName}'s minor must equal the control plane's (${addon.policy ?? "the project's rule"}); run the newest 1.${minor} patch of it`,
+      }),
+    );
+  }
+  if (minor > newestTabled(addon)) {
+    findings.push(
+      finding({
+        ...at,
+        code: "ADDON_BEYOND_KNOWLEDGE",
         severity: "WARNING",
-        message:
-          `${addon.displayName} is retired (since ${addon.retiredOn}): no further releases, bug fixes or security fixes. ${addon.retirement ?? ""}`.trim(),
+        message: `the knowledge base knows ${addon.displayName} releases up to 1.${newestTabled(addon)}; whether a 1.${minor} release exists is not known`,
       }),
     );
   }
-  if (addon.rule === "POLICY") {
-    findings.push(
-      finding({
-        ...at,
-        code: "ADDON_POLICY_ONLY",
-        severity: "INFO",
-        message:
-          `${name} was not judged against Kubernetes 1.${minor}: ${addon.displayName} publishes no table per version, only a policy: ${addon.policy ?? ""}`.trim(),
-      }),
-    );
-    return findings;
-  }
-  if (addon.rule === "MATCH_MINOR") {
-    if (version.major !== 1 || version.minor !== minor) {
-      findings.push(
-        finding({
-          ...at,
-          code: "ADDON_UNSUPPORTED",
-          severity: "ERROR",
-          message: `${name} is meant for Kubernetes ${version.major}.${version.minor}, not for the control plane's 1.${minor}: ${addon.displayName}'s minor must equal the control plane's (${addon.policy ?? "the project's rule"}); run the newest 1.${minor} patch of it`,
-        }),
-      );
-    }
-    if (minor > newestTabled(addon)) {
-      findings.push(
-        finding({
-          ...at,
-          code: "ADDON_BEYOND_KNOWLEDGE",
-          severity: "WARNING",
-          message: `the knowledge base knows ${addon.displayName} releases up to 1.${newestTabled(addon)}; whether a 1.${minor} release exists is not known`,
-        }),
-      );
-    }
-    return findings;
-  }
+  return findings;
+}
+
+/** The project's table: the lines that cover the version, the minors they give, and their end of life. */
+function tableFindings(judged: AddonJudgement, asOf: string, newestMinor: number): Finding[] {
+  const { addon, version, minor, at, name } = judged;
   const support = addonSupport(addon, version, newestMinor);
-  if (support.lines.length === 0) {
-    const newer = addon.lines.every(
-      (line) => compareComponentVersions(version, lineBound(line).version) > 0,
-    );
-    findings.push(
-      finding({
-        ...at,
-        code: "ADDON_VERSION_NOT_JUDGED",
-        severity: "WARNING",
-        message: `${name} was not judged: ${newer ? "it is newer than every version" : "no line"} of ${addon.displayName}'s compatibility table ${newer ? "the knowledge base knows" : "covers it"}; check the project's own table`,
-      }),
-    );
-    return findings;
-  }
+  if (support.lines.length === 0) return [notTabledFinding(judged)];
+  const findings: Finding[] = [];
   const via = support.byMinorOnly
     ? ` (judged by the table's ${version.major}.${version.minor} rows; it has none for this patch)`
     : "";
-  if (!support.minors.has(minor)) {
-    const newestLine = addon.lines.every(
-      (line) =>
-        lineBound(line).minimum ||
-        compareComponentVersions(lineBound(line).version, version) <= 0 ||
-        (lineBound(line).version.major === version.major &&
-          lineBound(line).version.minor === version.minor),
-    );
-    if (minor > newestTabled(addon) && newestLine) {
-      findings.push(
-        finding({
-          ...at,
-          code: "ADDON_BEYOND_KNOWLEDGE",
-          severity: "WARNING",
-          message: `whether ${name} supports Kubernetes 1.${minor} is not known: ${addon.displayName}'s table, as the knowledge base has it, ends at 1.${newestTabled(addon)} (this version: ${range(support.minors)})${via}`,
-        }),
-      );
-    } else {
-      const tested = addon.tableMeans === "TESTED";
-      const better = addon.lines
-        .filter((line) => minorsOf(line, newestMinor).includes(minor))
-        .map((line) => line.versions)
-        .slice(0, 4);
-      findings.push(
-        finding({
-          ...at,
-          code: tested ? "ADDON_UNTESTED" : "ADDON_UNSUPPORTED",
-          severity: tested ? "WARNING" : "ERROR",
-          message: `${name} ${tested ? "is not tested" : "is not supported"} with Kubernetes 1.${minor}: ${addon.displayName}'s table gives ${range(support.minors)} for it${via}${better.length === 0 ? "" : `; versions for 1.${minor}: ${better.join(", ")}`}`,
-        }),
-      );
-    }
-  }
+  if (!support.minors.has(minor))
+    findings.push(minorNotTabledFinding(judged, support.minors, via, newestMinor));
   const ended = support.lines
     .map((line) => line.endOfLife)
     .filter((day): day is string => day !== null && day < asOf);
@@ -250,6 +234,55 @@ export function judgeAddon(
     );
   }
   return findings;
+}
+
+/** No line of the table covers the version: it is not judged, and said so. */
+function notTabledFinding({ addon, version, at, name }: AddonJudgement): Finding {
+  const newer = addon.lines.every(
+    (line) => compareComponentVersions(version, lineBound(line).version) > 0,
+  );
+  return finding({
+    ...at,
+    code: "ADDON_VERSION_NOT_JUDGED",
+    severity: "WARNING",
+    message: `${name} was not judged: ${newer ? "it is newer than every version" : "no line"} of ${addon.displayName}'s compatibility table ${newer ? "the knowledge base knows" : "covers it"}; check the project's own table`,
+  });
+}
+
+/** The table does not give the control plane's minor for the version: beyond what is known, or unsupported (untested). */
+function minorNotTabledFinding(
+  { addon, version, minor, at, name }: AddonJudgement,
+  minors: ReadonlySet<number>,
+  via: string,
+  newestMinor: number,
+): Finding {
+  const newestLine = addon.lines.every(
+    (line) =>
+      lineBound(line).minimum ||
+      compareComponentVersions(lineBound(line).version, version) <= 0 ||
+      (lineBound(line).version.major === version.major &&
+        lineBound(line).version.minor === version.minor),
+  );
+  if (minor > newestTabled(addon) && newestLine) {
+    return finding({
+      ...at,
+      code: "ADDON_BEYOND_KNOWLEDGE",
+      severity: "WARNING",
+      message: `whether ${name} supports Kubernetes 1.${minor} is not known: ${addon.displayName}'s table, as the knowledge base has it, ends at 1.${newestTabled(addon)} (this version: ${range(minors)})${via}`,
+    });
+  } else {
+    const tested = addon.tableMeans === "TESTED";
+    const better = addon.lines
+      .filter((line) => minorsOf(line, newestMinor).includes(minor))
+      .map((line) => line.versions)
+      .slice(0, 4);
+    return finding({
+      ...at,
+      code: tested ? "ADDON_UNTESTED" : "ADDON_UNSUPPORTED",
+      severity: tested ? "WARNING" : "ERROR",
+      message: `${name} ${tested ? "is not tested" : "is not supported"} with Kubernetes 1.${minor}: ${addon.displayName}'s table gives ${range(minors)} for it${via}${better.length === 0 ? "" : `; versions for 1.${minor}: ${better.join(", ")}`}`,
+    });
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
  * kubelet may not run under.
  */
 import { InputError } from "../core/errors.js";
-import type { RollbackPolicyRecord } from "../knowledge/records.js";
+import type { ComponentRecord, RollbackPolicyRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { resolveComponent, resolveProfile } from "./catalog.js";
 import {
@@ -91,6 +91,36 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
   );
   const profile = resolveProfile(snapshot, request.profile ?? undefined);
   const component = resolveComponent(snapshot, request.component, "component");
+  const entry = entryToRollBack(plan, component, request.instance);
+  // Going back changes the version, not the nodes or the gates the component is started with.
+  const rolledBack = withFactsOf(
+    readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf),
+    entry,
+  );
+  const rollback: Rollback = { plan, entry, rolledBack, asOf, who: label(entry) };
+  const notDowngrade = notADowngrade(rollback);
+  if (notDowngrade !== null) return report(snapshot.revision, [notDowngrade]);
+  const { findings, after } = rollbackByPolicy(snapshot, component, rollback, request.upgradedOn);
+  findings.push(...clusterAfterRollback(snapshot, rollback, after, profile));
+  return report(snapshot.revision, findings);
+}
+
+/** One rollback being judged: the cluster as it runs, the entry going back, and that entry afterwards. */
+interface Rollback {
+  readonly plan: ClusterPlan;
+  readonly entry: PlannedComponent;
+  readonly rolledBack: PlannedComponent;
+  readonly asOf: string;
+  /** The entry as findings name it. */
+  readonly who: string;
+}
+
+/** The running entry to roll back: the component's only one, or the instance the request names. */
+function entryToRollBack(
+  plan: ClusterPlan,
+  component: ComponentRecord,
+  requestedInstance: string | null | undefined,
+): PlannedComponent {
   const candidates = plan.entries.filter((entry) => entry.component === component.name);
   if (candidates.length === 0) {
     throw new InputError(
@@ -98,7 +128,7 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
       "component",
     );
   }
-  const instance = request.instance?.trim() || null;
+  const instance = requestedInstance?.trim() || null;
   let entry = candidates.find((candidate) => candidate.instance === instance);
   if (entry === undefined && instance === null && candidates.length === 1) entry = candidates[0];
   if (entry === undefined) {
@@ -110,34 +140,39 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
       "instance",
     );
   }
-  // Going back changes the version, not the nodes or the gates the component is started with.
-  const rolledBack = withFactsOf(
-    readPlannedComponent(snapshot, component, entry.instance, request.toVersion, "toVersion", asOf),
-    entry,
-  );
-  const findings: Finding[] = [];
-  const who = label(entry);
+  return entry;
+}
 
+/** The finding when the version to go to is the running one or newer: then nothing else is judged. */
+function notADowngrade({ entry, rolledBack, who }: Rollback): Finding | null {
   const comparison =
     entry.kubernetes !== null
       ? compareVersions(rolledBack.kubernetes!, entry.kubernetes)
       : compareComponentVersions(rolledBack.release!, entry.release!);
-  if (comparison >= 0) {
-    findings.push(
-      finding({
-        code: "ROLLBACK_NOT_A_DOWNGRADE",
-        severity: comparison === 0 ? "INFO" : "ERROR",
-        component: entry.component,
-        instance: entry.instance,
-        message:
-          comparison === 0
-            ? `${who} already runs ${entry.version}; there is nothing to roll back`
-            : `${rolledBack.version} is newer than the running ${who} ${entry.version}; a rollback goes to an older version (plan an upgrade instead)`,
-      }),
-    );
-    return report(snapshot.revision, findings);
-  }
+  if (comparison < 0) return null;
+  return finding({
+    code: "ROLLBACK_NOT_A_DOWNGRADE",
+    severity: comparison === 0 ? "INFO" : "ERROR",
+    component: entry.component,
+    instance: entry.instance,
+    message:
+      comparison === 0
+        ? `${who} already runs ${entry.version}; there is nothing to roll back`
+        : `${rolledBack.version} is newer than the running ${who} ${entry.version}; a rollback goes to an older version (plan an upgrade instead)`,
+  });
+}
 
+/**
+ * What the component's rollback policy says of going this far back, and the cluster afterwards (a platform that
+ * takes the control plane back may take more with it).
+ */
+function rollbackByPolicy(
+  snapshot: KbSnapshot,
+  component: ComponentRecord,
+  { plan, entry, rolledBack, asOf, who }: Rollback,
+  upgradedOn: string | null | undefined,
+): { findings: Finding[]; after: ClusterPlan } {
+  const findings: Finding[] = [];
   // What going back means for this kind of component (on its platform, the platform's own): kb/rollback-policies.yaml.
   const policy = snapshot.rollbackPolicy(
     component,
@@ -168,14 +203,27 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
       entry,
       rolledBack,
       asOf,
-      request.upgradedOn,
+      upgradedOn,
     );
     findings.push(...taken.findings);
     after = taken.after;
   } else if (policy !== undefined && minorsBack > policy.maxMinorsBack) {
     findings.push(rollbackFinding(policy, who, entry, rolledBack.version, minorsBack));
   }
+  return { findings, after };
+}
 
+/**
+ * The cluster after the rollback, validated: the classic trap (the rolled-back entry out of skew with a control
+ * plane that has moved on) first, then every other error, then the rolled-back entry's own warnings.
+ */
+function clusterAfterRollback(
+  snapshot: KbSnapshot,
+  { entry, rolledBack, asOf, who }: Rollback,
+  after: ClusterPlan,
+  profile: string,
+): Finding[] {
+  const findings: Finding[] = [];
   const problems = judgePlan(snapshot, after, profile, asOf);
   const errors = problems.filter((problem) => problem.severity === "ERROR");
   const trapped = errors.filter(
@@ -206,5 +254,5 @@ export function checkRollback(snapshot: KbSnapshot, request: RollbackRequest): V
         problem.instance === entry.instance,
     ),
   );
-  return report(snapshot.revision, findings);
+  return findings;
 }

@@ -195,85 +195,118 @@ function checkRuntimeFor(
   const inForce = requirements.filter(
     (requirement) => minorIndex(requirement.kubernetesFrom) <= atMinor,
   );
-  const consumerWords = `${label(consumer)} ${consumer.version}`;
-  const below = (requirement: RuntimeRequirementRecord): boolean =>
+  const judged: RuntimeUnderConsumer = {
+    index,
+    runtime,
+    release,
+    consumer,
+    consumerWords: `${label(consumer)} ${consumer.version}`,
+  };
+  const findings = inForce.flatMap((requirement) => {
+    const unmet = requirementFinding(judged, requirement);
+    return unmet === null ? [] : [unmet];
+  });
+  // Once a requirement fails (an error), a recommendation or a notice that support is ending adds nothing.
+  if (findings.some((entry) => entry.severity === "ERROR")) return findings;
+  const belowRecommendation = recommendationFinding(judged, inForce);
+  if (belowRecommendation !== null) findings.push(belowRecommendation);
+  findings.push(...supportEndingFindings(judged, inForce));
+  return findings;
+}
+
+/** One runtime judged against one consumer (a kubelet, or a kube-apiserver for etcd), and how findings name the consumer. */
+interface RuntimeUnderConsumer {
+  readonly index: RuntimeIndex;
+  readonly runtime: PlannedComponent;
+  readonly release: ComponentVersion;
+  readonly consumer: VersionedEntry;
+  readonly consumerWords: string;
+}
+
+/** Below the requirement's minimum version. */
+function below(release: ComponentVersion, requirement: RuntimeRequirementRecord): boolean {
+  return (
     requirement.minVersion !== null &&
-    compareComponentVersions(release, parseComponentVersion(requirement.minVersion)) < 0;
-  const findings: Finding[] = [];
-  const base = (requirement: RuntimeRequirementRecord) => ({
+    compareComponentVersions(release, parseComponentVersion(requirement.minVersion)) < 0
+  );
+}
+
+/** What every finding of a requirement carries: the runtime it is about and the rule with its source. */
+function base(runtime: PlannedComponent, requirement: RuntimeRequirementRecord) {
+  return {
     component: runtime.component,
     instance: runtime.instance,
     sourceUrl: requirement.sourceUrl,
     ruleId: requirement.id,
-  });
+  };
+}
 
-  for (const requirement of inForce) {
-    switch (requirement.kind) {
-      case "REQUIRES_SHIM": {
-        const shim =
-          index.byComponentInstance.get(`${requirement.requires}@${runtime.instance ?? ""}`) ??
-          index.byComponentInstance.get(`${requirement.requires}@`);
-        if (shim === undefined) {
-          findings.push(
-            finding({
-              ...base(requirement),
-              code: "RUNTIME_DOCKERSHIM_REMOVED",
-              severity: "ERROR",
-              message: `${label(runtime)} ${runtime.version} cannot serve ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom} the kubelet needs ${requirement.requires} in front of it. Add ${requirement.requires} to ${runtime.instance ?? "the nodes"} or move to containerd or CRI-O.`,
-            }),
-          );
-        }
-        break;
+/** A requirement in force that the runtime does not meet: a shim, a minimum version, support, a matching minor. */
+function requirementFinding(
+  { index, runtime, release, consumer, consumerWords }: RuntimeUnderConsumer,
+  requirement: RuntimeRequirementRecord,
+): Finding | null {
+  switch (requirement.kind) {
+    case "REQUIRES_SHIM": {
+      const shim =
+        index.byComponentInstance.get(`${requirement.requires}@${runtime.instance ?? ""}`) ??
+        index.byComponentInstance.get(`${requirement.requires}@`);
+      if (shim === undefined) {
+        return finding({
+          ...base(runtime, requirement),
+          code: "RUNTIME_DOCKERSHIM_REMOVED",
+          severity: "ERROR",
+          message: `${label(runtime)} ${runtime.version} cannot serve ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom} the kubelet needs ${requirement.requires} in front of it. Add ${requirement.requires} to ${runtime.instance ?? "the nodes"} or move to containerd or CRI-O.`,
+        });
       }
-      case "MIN_VERSION":
-        if (below(requirement)) {
-          findings.push(
-            finding({
-              ...base(requirement),
-              code:
-                runtime.category === "datastore"
-                  ? "RUNTIME_UNSUPPORTED"
-                  : "RUNTIME_VERSION_TOO_OLD",
-              severity: "ERROR",
-              message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}${requirement.platform === null ? "" : ` on ${requirement.platform.toUpperCase()} (the platform's own rule: ${requirement.summary})`}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
-            }),
-          );
-        }
-        break;
-      case "UNSUPPORTED":
-        if (requirement.minVersion === null || below(requirement)) {
-          findings.push(
-            finding({
-              ...base(requirement),
-              code: "RUNTIME_UNSUPPORTED",
-              severity: "ERROR",
-              message: `${label(runtime)} ${runtime.version} is not supported with ${consumerWords}: ${requirement.summary}`,
-            }),
-          );
-        }
-        break;
-      case "MATCH_KUBERNETES_MINOR":
-        if (
-          release.major !== consumer.kubernetes.major ||
-          release.minor !== consumer.kubernetes.minor
-        ) {
-          findings.push(
-            finding({
-              ...base(requirement),
-              code: "RUNTIME_MINOR_MISMATCH",
-              severity: "WARNING",
-              message: `${label(runtime)} ${runtime.version} runs under ${consumerWords}; ${runtime.component} ${release.major}.${release.minor} is made for Kubernetes ${release.major}.${release.minor}. Use ${runtime.component} ${consumer.kubernetes.major}.${consumer.kubernetes.minor}.`,
-            }),
-          );
-        }
-        break;
-      case "RECOMMENDED_MIN_VERSION":
-      case "SUPPORT_ENDING":
-        break;
+      break;
     }
+    case "MIN_VERSION":
+      if (below(release, requirement)) {
+        return finding({
+          ...base(runtime, requirement),
+          code:
+            runtime.category === "datastore" ? "RUNTIME_UNSUPPORTED" : "RUNTIME_VERSION_TOO_OLD",
+          severity: "ERROR",
+          message: `${label(runtime)} ${runtime.version} is too old for ${consumerWords}: from Kubernetes ${requirement.kubernetesFrom}${requirement.platform === null ? "" : ` on ${requirement.platform.toUpperCase()} (the platform's own rule: ${requirement.summary})`}, ${runtime.component} ${requirement.minVersion} or newer is required. Upgrade ${runtime.component} before the kubelet.`,
+        });
+      }
+      break;
+    case "UNSUPPORTED":
+      if (requirement.minVersion === null || below(release, requirement)) {
+        return finding({
+          ...base(runtime, requirement),
+          code: "RUNTIME_UNSUPPORTED",
+          severity: "ERROR",
+          message: `${label(runtime)} ${runtime.version} is not supported with ${consumerWords}: ${requirement.summary}`,
+        });
+      }
+      break;
+    case "MATCH_KUBERNETES_MINOR":
+      if (
+        release.major !== consumer.kubernetes.major ||
+        release.minor !== consumer.kubernetes.minor
+      ) {
+        return finding({
+          ...base(runtime, requirement),
+          code: "RUNTIME_MINOR_MISMATCH",
+          severity: "WARNING",
+          message: `${label(runtime)} ${runtime.version} runs under ${consumerWords}; ${runtime.component} ${release.major}.${release.minor} is made for Kubernetes ${release.major}.${release.minor}. Use ${runtime.component} ${consumer.kubernetes.major}.${consumer.kubernetes.minor}.`,
+        });
+      }
+      break;
+    case "RECOMMENDED_MIN_VERSION":
+    case "SUPPORT_ENDING":
+      break;
   }
-  const hardFailure = findings.some((entry) => entry.severity === "ERROR");
+  return null;
+}
 
+/** The runtime below the version its project recommends for the consumer's minor. */
+function recommendationFinding(
+  { runtime, release }: RuntimeUnderConsumer,
+  inForce: readonly RuntimeRequirementRecord[],
+): Finding | null {
   // Only the newest recommendation table row at or below this minor applies.
   const recommendation = inForce
     .filter((requirement) => requirement.kind === "RECOMMENDED_MIN_VERSION")
@@ -282,7 +315,6 @@ function checkRuntimeFor(
     >((a, b) => (a === undefined || minorIndex(b.kubernetesFrom) > minorIndex(a.kubernetesFrom) ? b : a), undefined);
   const floor = recommendation === undefined ? null : recommendedFloor(recommendation, release);
   if (
-    !hardFailure &&
     recommendation !== undefined &&
     floor !== null &&
     compareComponentVersions(release, parseComponentVersion(floor)) < 0
@@ -294,16 +326,22 @@ function checkRuntimeFor(
       : recommendation.lineMinVersions.length > 0
         ? `; the ${release.major}.${release.minor} line is not listed`
         : "";
-    findings.push(
-      finding({
-        ...base(recommendation),
-        code: "RUNTIME_BELOW_RECOMMENDED",
-        severity: "WARNING",
-        message: `${label(runtime)} ${runtime.version} is older than ${runtime.component} lists for Kubernetes ${recommendation.kubernetesFrom} (${floor} or newer${line}): ${recommendation.summary}`,
-      }),
-    );
+    return finding({
+      ...base(runtime, recommendation),
+      code: "RUNTIME_BELOW_RECOMMENDED",
+      severity: "WARNING",
+      message: `${label(runtime)} ${runtime.version} is older than ${runtime.component} lists for Kubernetes ${recommendation.kubernetesFrom} (${floor} or newer${line}): ${recommendation.summary}`,
+    });
   }
+  return null;
+}
 
+/** Notices that support for the runtime is ending, unless a later requirement already holds. */
+function supportEndingFindings(
+  { runtime, release, consumerWords }: RuntimeUnderConsumer,
+  inForce: readonly RuntimeRequirementRecord[],
+): Finding[] {
+  const findings: Finding[] = [];
   // A "support is ending" notice is moot once a later requirement of the same runtime is in force.
   for (const ending of inForce.filter((requirement) => requirement.kind === "SUPPORT_ENDING")) {
     const superseded = inForce.some(
@@ -312,10 +350,10 @@ function checkRuntimeFor(
         other.kind !== "RECOMMENDED_MIN_VERSION" &&
         minorIndex(other.kubernetesFrom) > minorIndex(ending.kubernetesFrom),
     );
-    if (!superseded && !hardFailure && (ending.minVersion === null || below(ending))) {
+    if (!superseded && (ending.minVersion === null || below(release, ending))) {
       findings.push(
         finding({
-          ...base(ending),
+          ...base(runtime, ending),
           code: "RUNTIME_SUPPORT_ENDING",
           severity: "WARNING",
           message: `${label(runtime)} ${runtime.version} with ${consumerWords}: ${ending.summary}`,

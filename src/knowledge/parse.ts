@@ -4,7 +4,7 @@
  * its file, line, entry, natural key and field. Pure: reading the files is
  * src/knowledge/load.ts's job, so the same code can validate an uploaded bundle.
  */
-import { isMap, isSeq, LineCounter, parseDocument, type Node } from "yaml";
+import { isMap, isSeq, LineCounter, parseDocument, type Node, type YAMLSeq } from "yaml";
 import type { z } from "zod";
 import { KbValidationError, type KbIssue } from "../core/errors.js";
 import { type EntityName, type KbBundle } from "./records.js";
@@ -52,25 +52,46 @@ function parseEntityFile(
   source: string | undefined,
   issues: KbIssue[],
 ): unknown[] {
-  const { file, schema, key } = ENTITIES[entity];
+  const { file } = ENTITIES[entity];
   if (source === undefined) {
     issues.push({ file, message: `is missing; it must hold a top-level "${entity}:" list` });
     return [];
   }
-  const shape = yamlShapeProblem(source);
+  const shape = shapeIssue(file, source);
   if (shape !== null) {
-    issues.push({
-      file,
-      line: shape.line,
-      message:
-        shape.problem === "syntax"
-          ? `is not valid YAML: ${shape.message}`
-          : shape.problem === "depth"
-            ? `is nested more than ${MAX_YAML_DEPTH} levels deep; knowledge-base files are flat lists of records`
-            : `holds more than ${YamlCostMeter.describe(shape.problem)}; knowledge-base files are far smaller`,
-    });
+    issues.push(shape);
     return [];
   }
+  const read = readEntityList(entity, source, issues);
+  return read === null ? [] : validRecords(entity, read, issues);
+}
+
+/** A file too deep, too large or not YAML at all, found before the library parses it. */
+function shapeIssue(file: string, source: string): KbIssue | null {
+  const shape = yamlShapeProblem(source);
+  if (shape === null) return null;
+  return {
+    file,
+    line: shape.line,
+    message:
+      shape.problem === "syntax"
+        ? `is not valid YAML: ${shape.message}`
+        : shape.problem === "depth"
+          ? `is nested more than ${MAX_YAML_DEPTH} levels deep; knowledge-base files are flat lists of records`
+          : `holds more than ${YamlCostMeter.describe(shape.problem)}; knowledge-base files are far smaller`,
+  };
+}
+
+/** A file's top-level list, as nodes (for lines) and as values. */
+interface EntityList {
+  readonly list: YAMLSeq;
+  readonly values: unknown[];
+  readonly lineAt: (offset: number | undefined) => number | undefined;
+}
+
+/** The YAML document, its one top-level key and its list, each problem an issue; null when there is no list to read. */
+function readEntityList(entity: EntityName, source: string, issues: KbIssue[]): EntityList | null {
+  const { file } = ENTITIES[entity];
   const lineCounter = new LineCounter();
   const document = parseDocument(source, { ...YAML_OPTIONS, lineCounter });
   const lineAt = (offset: number | undefined): number | undefined =>
@@ -84,7 +105,7 @@ function parseEntityFile(
         message: `is not valid YAML: ${error.message.split("\n")[0]}`,
       });
     }
-    return [];
+    return null;
   }
   const duplicate = firstDuplicateKey(document);
   if (duplicate !== null) {
@@ -93,12 +114,12 @@ function parseEntityFile(
       line: lineAt(duplicate.range?.[0]),
       message: "is not valid YAML: Map keys must be unique",
     });
-    return [];
+    return null;
   }
   const root = document.contents;
   if (!isMap(root)) {
     issues.push({ file, message: `must be a mapping with a top-level "${entity}:" list` });
-    return [];
+    return null;
   }
   for (const pair of root.items) {
     const name = (pair.key as { value?: unknown } | null)?.value;
@@ -113,7 +134,7 @@ function parseEntityFile(
   const list = root.get(entity, true);
   if (!isSeq(list)) {
     issues.push({ file, message: `must hold a top-level "${entity}:" list` });
-    return [];
+    return null;
   }
 
   let values: unknown[];
@@ -125,8 +146,18 @@ function parseEntityFile(
       ] ?? [];
   } catch (error) {
     issues.push({ file, message: `cannot be read: ${(error as Error).message}` });
-    return [];
+    return null;
   }
+  return { list, values, lineAt };
+}
+
+/** Each entry of the list validated by the kind's schema: the records that pass, an issue per problem of the others. */
+function validRecords(
+  entity: EntityName,
+  { list, values, lineAt }: EntityList,
+  issues: KbIssue[],
+): unknown[] {
+  const { file, schema, key } = ENTITIES[entity];
   const records: unknown[] = [];
   list.items.forEach((item, index) => {
     const entry = `${entity}[${index}]`;

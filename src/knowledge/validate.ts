@@ -3,12 +3,17 @@
  * record that exists, aliases resolve to exactly one component, profiles do
  * not extend in a cycle, the upgrade order has no cycle, and the skew rules of one profile, component and
  * reference do not overlap in the versions they apply to.
+ *
+ * Each kind of cross-check is a named check below, run as parts of the bundle's check (cross-check-parts.ts
+ * runs and remembers them); coverage claims are checked in coverage-check.ts.
  */
 import type { KbIssue } from "../core/errors.js";
 import { type KbBundle } from "./records.js";
 import { ENTITIES, ENTITY_NAMES, recordKey } from "./registry.js";
 import { upgradeOrder } from "./upgrade-order.js";
-import { derived, keyIndexOf } from "./lists.js";
+import { keyIndexOf } from "./lists.js";
+import { crossCheck, type CrossCheck } from "./cross-check-parts.js";
+import { coverageIsBacked, minorNumber } from "./coverage-check.js";
 
 /**
  * Every rule over the whole bundle, in parts. Each part reads some kinds'
@@ -21,46 +26,28 @@ import { derived, keyIndexOf } from "./lists.js";
  * everything again.
  */
 export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
-  const issues: KbIssue[] = [];
-  let known: ReadonlySet<string> | undefined;
-  const components = (): ReadonlySet<string> =>
-    (known ??= new Set(bundle.components.map((component) => component.name)));
-  /** One part: its issues, from memory when it was checked on these very lists. */
-  const part = (
-    name: string,
-    lists: ReadonlyArray<readonly object[]>,
-    check: (report: Report) => void,
-  ): void => {
-    issues.push(
-      ...remembered(name, lists, () => {
-        const found: KbIssue[] = [];
-        check(reporter(bundle, found, components));
-        return found;
-      }),
-    );
-  };
+  const check = crossCheck(bundle);
+  // The parts report in this order, and so do the issues.
+  uniqueKeys(check);
+  uniqueAliases(check);
+  componentsNamedByClusterRecords(check);
+  upgradeOrderHasNoCycle(check);
+  componentsNamedByComponentFacts(check);
+  behaviourChangesNamedExist(check);
+  namesComponents(check, "rollbackPolicies", (policy) => each("components", policy.components));
+  platformsNamedExist(check);
+  coverageIsBacked(check);
+  namesComponents(check, "recommendations", (recommendation) =>
+    each("components", recommendation.components),
+  );
+  profilesResolve(check);
+  profilesNamedBySkewRulesExist(check);
+  skewRulesDoNotOverlap(check);
+  return check.issues;
+}
 
-  /** A part whose findings are each about one record of `entity`'s list, judged on that record and the `context` lists alone. */
-  const perRecord = <E extends keyof KbBundle>(
-    name: string,
-    context: ReadonlyArray<readonly object[]>,
-    entity: E,
-    check: (record: KbBundle[E][number], index: number, report: Report) => void,
-  ): void => {
-    issues.push(
-      ...rememberedPerRecord(name, context, bundle[entity], (list, index) => {
-        const found: KbIssue[] = [];
-        // The list judged may be one this bundle's was made from (lists.ts): its records name the issues.
-        check(
-          list[index] as KbBundle[E][number],
-          index,
-          reporter(bundle, found, components, { entity, list }),
-        );
-        return found;
-      }),
-    );
-  };
-
+/** No kind holds two records with one natural key. */
+function uniqueKeys({ bundle, part }: CrossCheck): void {
   for (const entity of ENTITY_NAMES) {
     // As many keys as records: none comes twice (the index is carried over from the list before an edit).
     if (keyIndexOf(entity, bundle[entity]).size === bundle[entity].length) continue;
@@ -74,7 +61,10 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       });
     });
   }
+}
 
+/** An alias names one component only, and never repeats its own component's name. */
+function uniqueAliases({ bundle, part }: CrossCheck): void {
   part("aliases", [bundle.components], ({ at }) => {
     const names = new Map<string, string>();
     for (const component of bundle.components)
@@ -102,33 +92,43 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       }
     });
   });
+}
 
-  /** A part checking that the components a kind names exist. */
-  const namesComponents = <E extends keyof KbBundle>(
-    entity: E,
-    fields: (record: KbBundle[E][number]) => ReadonlyArray<readonly [string, string | null]>,
-  ): void =>
-    perRecord(
-      `components named by ${entity}`,
-      [bundle.components],
-      entity,
-      (record, index, { needComponent }) => {
-        for (const [field, name] of fields(record)) needComponent(entity, index, field, name);
-      },
-    );
-  const each = (field: string, names: readonly string[]): Array<readonly [string, string]> =>
-    names.map((name, position) => [`${field}.${position}`, name] as const);
+/** A part checking that the components a kind names exist. */
+function namesComponents<E extends keyof KbBundle>(
+  { bundle, perRecord }: CrossCheck,
+  entity: E,
+  fields: (record: KbBundle[E][number]) => ReadonlyArray<readonly [string, string | null]>,
+): void {
+  perRecord(
+    `components named by ${entity}`,
+    [bundle.components],
+    entity,
+    (record, index, { needComponent }) => {
+      for (const [field, name] of fields(record)) needComponent(entity, index, field, name);
+    },
+  );
+}
 
-  namesComponents("ports", (port) => [["component", port.component]]);
-  namesComponents("links", (link) => [
+const each = (field: string, names: readonly string[]): Array<readonly [string, string]> =>
+  names.map((name, position) => [`${field}.${position}`, name] as const);
+
+/** The components that ports, links, skew rules and the upgrade order name exist. */
+function componentsNamedByClusterRecords(check: CrossCheck): void {
+  namesComponents(check, "ports", (port) => [["component", port.component]]);
+  namesComponents(check, "links", (link) => [
     ["from", link.from],
     ["to", link.to],
   ]);
-  namesComponents("skewRules", (rule) => [["component", rule.component]]);
-  namesComponents("upgradeDependencies", (dependency) => [
+  namesComponents(check, "skewRules", (rule) => [["component", rule.component]]);
+  namesComponents(check, "upgradeDependencies", (dependency) => [
     ["before", dependency.before],
     ["after", dependency.after],
   ]);
+}
+
+/** The upgrade order can be followed: no component has to go before itself. */
+function upgradeOrderHasNoCycle({ bundle, part }: CrossCheck): void {
   part("upgrade order", [bundle.components, bundle.upgradeDependencies], ({ add }) => {
     const ordered = upgradeOrder(bundle.components, bundle.upgradeDependencies);
     if (!ordered.ok) {
@@ -138,17 +138,25 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       });
     }
   });
-  namesComponents("runtimeRequirements", (requirement) => [
+}
+
+/** The components that facts about components (runtimes, flags, hosts, behaviour changes, gates, configuration files, controllers) name exist. */
+function componentsNamedByComponentFacts(check: CrossCheck): void {
+  namesComponents(check, "runtimeRequirements", (requirement) => [
     ["component", requirement.component],
     ["requires", requirement.requires],
   ]);
-  namesComponents("flagChanges", (change) => [["component", change.component]]);
-  namesComponents("runtimeReleases", (release) => [["component", release.component]]);
-  namesComponents("hostRequirements", (fact) => [["component", fact.component]]);
-  namesComponents("behaviourChanges", (change) => each("components", change.components));
-  namesComponents("featureGates", (gate) => each("components", gate.components));
-  namesComponents("configurationApis", (api) => [["component", api.component]]);
-  namesComponents("controllers", (controller) => [["component", controller.component]]);
+  namesComponents(check, "flagChanges", (change) => [["component", change.component]]);
+  namesComponents(check, "runtimeReleases", (release) => [["component", release.component]]);
+  namesComponents(check, "hostRequirements", (fact) => [["component", fact.component]]);
+  namesComponents(check, "behaviourChanges", (change) => each("components", change.components));
+  namesComponents(check, "featureGates", (gate) => each("components", gate.components));
+  namesComponents(check, "configurationApis", (api) => [["component", api.component]]);
+  namesComponents(check, "controllers", (controller) => [["component", controller.component]]);
+}
+
+/** The behaviour changes that controllers and field rules name exist. */
+function behaviourChangesNamedExist({ bundle, perRecord }: CrossCheck): void {
   let changeIds: ReadonlySet<string> | undefined;
   const behaviourChangeIds = (): ReadonlySet<string> =>
     (changeIds ??= new Set(bundle.behaviourChanges.map((change) => change.id)));
@@ -181,7 +189,10 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
         );
     },
   );
-  namesComponents("rollbackPolicies", (policy) => each("components", policy.components));
+}
+
+/** The platforms that rollback policies and runtime requirements name exist. */
+function platformsNamedExist({ bundle, perRecord }: CrossCheck): void {
   perRecord(
     "platforms named by rollbackPolicies",
     [bundle.platforms],
@@ -218,17 +229,10 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       }
     },
   );
-  // A claim reads the kind it claims: the lists are the claims, the releases, and each claimed kind's.
-  const claimed = [...new Set(bundle.coverage.map((claim) => claim.knowledge))].flatMap(
-    (knowledge) => (isClaimable(knowledge) ? [bundle[knowledge]] : []),
-  );
-  part("coverage", [bundle.coverage, bundle.releases, ...claimed], ({ add }) =>
-    coverageIssues(bundle).forEach(add),
-  );
-  namesComponents("recommendations", (recommendation) =>
-    each("components", recommendation.components),
-  );
+}
 
+/** A profile extends a profile that exists, never in a cycle, and the default profile "upstream" exists. */
+function profilesResolve({ bundle, part }: CrossCheck): void {
   part("profiles", [bundle.profiles], ({ at, add }) => {
     const profiles = new Map(bundle.profiles.map((profile) => [profile.name, profile]));
     bundle.profiles.forEach((profile, index) => {
@@ -258,6 +262,10 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       add({ file: ENTITIES.profiles.file, message: 'must define the default profile "upstream"' });
     }
   });
+}
+
+/** The profile each skew rule belongs to exists. */
+function profilesNamedBySkewRulesExist({ bundle, perRecord }: CrossCheck): void {
   let profileNames: ReadonlySet<string> | undefined;
   perRecord(
     "profiles named by skewRules",
@@ -275,9 +283,11 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       }
     },
   );
+}
 
-  // Two rules of one profile for the same component and reference must not
-  // both apply to one control-plane minor: the answer would depend on order.
+// Two rules of one profile for the same component and reference must not
+// both apply to one control-plane minor: the answer would depend on order.
+function skewRulesDoNotOverlap({ bundle, part }: CrossCheck): void {
   part("overlapping skewRules", [bundle.skewRules], ({ at }) => {
     bundle.skewRules.forEach((rule, index) => {
       const clash = bundle.skewRules.findIndex(
@@ -298,246 +308,6 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
       }
     });
   });
-  return issues;
-}
-
-interface Report {
-  /** An issue of the bundle as a whole. */
-  readonly add: (issue: KbIssue) => void;
-  /** An issue of one record, named by its place and key. */
-  readonly at: (entity: keyof KbBundle, index: number, field: string, message: string) => void;
-  /** An issue when `name` (null: none named) is no component of the bundle. */
-  readonly needComponent: (
-    entity: keyof KbBundle,
-    index: number,
-    field: string,
-    name: string | null,
-  ) => void;
-}
-
-function reporter(
-  bundle: KbBundle,
-  issues: KbIssue[],
-  components: () => ReadonlySet<string>,
-  judged?: { readonly entity: keyof KbBundle; readonly list: readonly object[] },
-): Report {
-  const at: Report["at"] = (entity, index, field, message) => {
-    const record = (entity === judged?.entity ? judged.list : bundle[entity])[index] as
-      | KbBundle[typeof entity][number]
-      | undefined;
-    issues.push({
-      file: ENTITIES[entity].file,
-      entry: `${entity}[${index}]`,
-      key: record === undefined ? undefined : recordKey(entity, record),
-      field,
-      message,
-    });
-  };
-  return {
-    add: (issue) => issues.push(issue),
-    at,
-    needComponent: (entity, index, field, name) => {
-      if (name !== null && !components().has(name))
-        at(
-          entity,
-          index,
-          field,
-          `names unknown component "${name}"; known: ${[...components()].join(", ")}`,
-        );
-    },
-  };
-}
-
-function isClaimable(knowledge: string): knowledge is keyof KbBundle {
-  return (ENTITY_NAMES as readonly string[]).includes(knowledge) && knowledge !== "coverage";
-}
-
-/** What each part found, per part, for the lists it read (the first list's entry holds the few latest sets of the others). */
-const rememberedParts = new Map<
-  string,
-  WeakMap<
-    readonly object[],
-    Array<{ readonly rest: ReadonlyArray<readonly object[]>; readonly found: unknown }>
-  >
->();
-const REMEMBERED_PER_LIST = 4;
-
-/** What a part found for exactly these lists, if it was remembered. */
-function recall<T>(part: string, lists: ReadonlyArray<readonly object[]>): T | undefined {
-  const [first, ...rest] = lists;
-  const entries = rememberedParts.get(part)?.get(first!) ?? [];
-  return entries.find(
-    (entry) =>
-      entry.rest.length === rest.length && entry.rest.every((list, index) => list === rest[index]),
-  )?.found as T | undefined;
-}
-
-/** Remembers what a part found for these lists (frozen lists only: one that can still change could hold other records next time). */
-function remember<T>(part: string, lists: ReadonlyArray<readonly object[]>, found: T): T {
-  if (!lists.every((list) => Object.isFrozen(list))) return found;
-  const [first, ...rest] = lists;
-  let byFirst = rememberedParts.get(part);
-  if (byFirst === undefined) rememberedParts.set(part, (byFirst = new WeakMap()));
-  byFirst.set(
-    first!,
-    [{ rest, found }, ...(byFirst.get(first!) ?? [])].slice(0, REMEMBERED_PER_LIST),
-  );
-  return found;
-}
-
-/** A part's issues for these lists, checked again only when one of them is new. */
-function remembered(
-  part: string,
-  lists: ReadonlyArray<readonly object[]>,
-  check: () => KbIssue[],
-): readonly KbIssue[] {
-  return recall<readonly KbIssue[]>(part, lists) ?? remember(part, lists, check());
-}
-
-/** A per-record part's findings, with the position of the record each is about, in order of position. */
-type Found = ReadonlyArray<{ readonly index: number; readonly issue: KbIssue }>;
-
-/**
- * A per-record part's issues for `list` (with the context lists). When the
- * list was made from another by one edit and the part is remembered for that
- * one, its findings are carried over: those of a replaced record dropped,
- * the changed record judged, and put in its place.
- */
-function rememberedPerRecord(
-  part: string,
-  context: ReadonlyArray<readonly object[]>,
-  list: readonly object[],
-  check: (list: readonly object[], index: number) => KbIssue[],
-): readonly KbIssue[] {
-  const judged = (of: readonly object[], index: number): Found =>
-    check(of, index).map((issue) => ({ index, issue }));
-  // Keyed by the judged list first: each list has its own few entries, so the lists of one kind made one edit
-  // after another never push each other out (keyed by a context list, they would share its few).
-  const memo = {
-    get: (of: readonly object[]) => recall<Found>(part, [of, ...context]),
-    set: (of: readonly object[], found: Found) => void remember(part, [of, ...context], found),
-  };
-  const found = derived(
-    list,
-    memo,
-    (of) => of.flatMap((_record, index) => judged(of, index)),
-    (before, of, derivation) => {
-      const kept =
-        derivation.change === "append"
-          ? before
-          : before.filter((entry) => entry.index !== derivation.index);
-      const at = kept.findIndex((entry) => entry.index > derivation.index);
-      return at < 0
-        ? [...kept, ...judged(of, derivation.index)]
-        : [...kept.slice(0, at), ...judged(of, derivation.index), ...kept.slice(at)];
-    },
-  );
-  return found.map((entry) => entry.issue);
-}
-
-/**
- * A coverage claim must be backed: some record of that kind reaches the
- * claimed minor (a removal, a release, a requirement starting there), or
- * its source was read on or after the day that minor was released.
- */
-function coverageIssues(bundle: KbBundle): KbIssue[] {
-  const issues: KbIssue[] = [];
-  const releaseDate = new Map(
-    bundle.releases.map((release) => [release.version, release.releaseDate]),
-  );
-  bundle.coverage.forEach((claim, index) => {
-    const where = {
-      file: ENTITIES.coverage.file,
-      entry: `coverage[${index}]`,
-      key: recordKey("coverage", claim),
-    };
-    if (
-      !(ENTITY_NAMES as readonly string[]).includes(claim.knowledge) ||
-      claim.knowledge === "coverage"
-    ) {
-      issues.push({
-        ...where,
-        field: "knowledge",
-        message: `names no kind of knowledge; use one of ${ENTITY_NAMES.filter((entity) => entity !== "coverage").join(", ")}`,
-      });
-      return;
-    }
-    const claimed = minorNumber(claim.throughMinor, 0);
-    const reached = newestMinorMentioned(bundle[claim.knowledge as keyof KbBundle]);
-    const released = releaseDate.get(claim.throughMinor);
-    const readAfterRelease =
-      claim.sourceDate !== null && released !== undefined && claim.sourceDate >= released;
-    // A claim says truly whether what was read described the minor as released: read before the release day it is pre-release material.
-    // (A minor kb/releases.yaml does not know yet, such as a removal schedule's, is pre-release by nature.)
-    if (claim.stage === "PRERELEASE" && readAfterRelease) {
-      issues.push({
-        ...where,
-        field: "stage",
-        message: `claims pre-release knowledge of ${claim.throughMinor}, but the source was read on ${claim.sourceDate}, on or after its release (${released}); mark it RELEASED`,
-      });
-      return;
-    }
-    if (
-      claim.stage === "RELEASED" &&
-      claim.sourceDate !== null &&
-      released !== undefined &&
-      claim.sourceDate < released
-    ) {
-      issues.push({
-        ...where,
-        field: "stage",
-        message: `claims ${claim.knowledge} through ${claim.throughMinor} as released, but the source was read on ${claim.sourceDate}, before ${claim.throughMinor}'s release (${released}); mark it PRERELEASE or claim the minor before`,
-      });
-      return;
-    }
-    if (reached < claimed && !readAfterRelease && claim.stage === "RELEASED") {
-      issues.push({
-        ...where,
-        field: "throughMinor",
-        message: `claims ${claim.knowledge} through ${claim.throughMinor}, but no ${claim.knowledge} record reaches it (newest: ${Number.isFinite(reached) ? `1.${reached}` : "none"}) and the source was not read on or after ${claim.throughMinor}'s release${released === undefined ? " (not a known release)" : ` (${released})`}`,
-      });
-    }
-  });
-  return issues;
-}
-
-// A snapshot's records never change (deep-frozen), and a snapshot after an edit reuses every record the edit did
-// not touch: their answers are remembered, so checking an edit does not walk every field of the knowledge base again.
-const newestMinorOfFrozen = new WeakMap<object, number>();
-
-/** The highest Kubernetes minor written in any field of these records ("1.40" → 40). */
-function newestMinorMentioned(records: readonly object[]): number {
-  let newest = -Infinity;
-  for (const record of records) {
-    if (!Object.isFrozen(record)) {
-      newest = Math.max(newest, newestMinorIn([record]));
-      continue;
-    }
-    let mentioned = newestMinorOfFrozen.get(record);
-    if (mentioned === undefined) {
-      mentioned = newestMinorIn([record]);
-      newestMinorOfFrozen.set(record, mentioned);
-    }
-    newest = Math.max(newest, mentioned);
-  }
-  return newest;
-}
-
-function newestMinorIn(records: readonly object[]): number {
-  let newest = -Infinity;
-  const visit = (value: unknown): void => {
-    if (typeof value === "string") {
-      const match = /^1\.(\d{1,3})$/.exec(value);
-      if (match) newest = Math.max(newest, Number(match[1]));
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === "object") Object.values(value).forEach(visit);
-  };
-  records.forEach(visit);
-  return newest;
-}
-
-function minorNumber(minor: string | null, open: number): number {
-  return minor === null ? open : Number(minor.split(".")[1]);
 }
 
 function rangesOverlap(
