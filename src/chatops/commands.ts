@@ -7,27 +7,18 @@
  *
  * This is the entry point the router and the tests use. The parts:
  * chat-command.ts (what a command is), grammar.ts and node-pool-grammar.ts
- * (reading a text, on the words of words.ts), answers.ts (one answer per
- * command) and usage.ts (usage and help texts).
+ * (reading a text, on the words of words.ts), the *-answers.ts files (one
+ * answer per command, written with answers.ts) and usage.ts (usage and help
+ * texts).
  */
 import { InputError, NotFoundError } from "../core/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import {
-  componentWords,
-  runCheck,
-  runCoverage,
-  runFlows,
-  runImpact,
-  runNodePool,
-  runPlan,
-  runPorts,
-  runRelease,
-  runRemovals,
-  runScan,
-  runSkew,
-  runSupported,
-  runUpgrade,
-} from "./answers.js";
+import { componentWords } from "./answers.js";
+import { runCheck, runNodePool } from "./check-answers.js";
+import { runFlows, runImpact, runPorts, runRemovals, runSkew } from "./knowledge-answers.js";
+import { runPlan, runUpgrade } from "./plan-answers.js";
+import { runCoverage, runRelease, runSupported } from "./release-answers.js";
+import { runScan } from "./scan-answers.js";
 import type { ChatCommand, RunOptions } from "./chat-command.js";
 import { parseCommand } from "./grammar.js";
 import { renderReply, type ChatReply, type ChatReplyDoc } from "./reply.js";

@@ -90,27 +90,20 @@
  */
 import { readFileSync } from "node:fs";
 import { KubecompatApi } from "./client/api.js";
-import {
-  check,
-  firewall,
-  flows,
-  impact,
-  nodepool,
-  plan,
-  scan,
-  type CliContext,
-} from "./client/commands.js";
+import type { CliContext } from "./client/commands.js";
+import { check, plan } from "./client/plan-commands.js";
+import { scan } from "./client/scan-command.js";
+import { nodepool } from "./client/node-pool-command.js";
+import { impact } from "./client/impact-command.js";
+import { firewall, flows } from "./client/network-commands.js";
 import { collect, scanCluster } from "./client/cluster-commands.js";
+import { COMMANDS, DEFAULT_SERVER, type CommandName } from "./client/command-flags.js";
+import { commandHelp, topLevelHelp } from "./client/command-help.js";
 import {
-  COMMANDS,
-  DEFAULT_SERVER,
-  commandHelp,
   flagValue,
   outputFormat,
   parseCommandLine,
-  topLevelHelp,
   type CommandLine,
-  type CommandName,
 } from "./client/command-line.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, OfflineError, UsageError } from "./client/errors.js";
 import { InputReader } from "./client/inputs.js";

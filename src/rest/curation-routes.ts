@@ -56,8 +56,16 @@ export function curationRoutes(
   writeLimit: RequestHandler = (_req, _res, next) => next(),
 ): Router {
   const router = Router();
+  // Registration order is the order of the OpenAPI document and docs/routes.md.
+  recordRoutes(router, curator, writeLimit);
+  auditRoute(router, kb, curator);
+  exportRoutes(router, kb);
+  importRoute(router, curator, writeLimit);
+  return router;
+}
 
-  // Every kind of knowledge the registry holds when the router is made, under its collection.
+/** Create, update and retire, for every kind of knowledge the registry holds when the router is made, under its collection. */
+function recordRoutes(router: Router, curator: Curator, writeLimit: RequestHandler): void {
   for (const entity of ENTITY_NAMES) {
     const { collection } = ENTITIES[entity];
     router.post(`/${collection}`, writeLimit, async (req, res) => {
@@ -97,7 +105,9 @@ export function curationRoutes(
       res.json({ key: result.key, retired: true, kbRevision: result.kbRevision });
     });
   }
+}
 
+function auditRoute(router: Router, kb: KnowledgeBase, curator: Curator): void {
   router.get("/audit", async (req, res) => {
     // Unknown and repeated parameters are named as such, not as "expected number, received NaN".
     queryParameters(req, Object.keys(auditQuery.shape));
@@ -106,7 +116,10 @@ export function curationRoutes(
     const entries = await curator.audit(principalOf(res), parsed.data);
     res.json({ items: entries, kbRevision: kb.current().revision });
   });
+}
 
+/** The knowledge base as kb/ YAML (whole or one file) and as Pluto's versions.yaml. */
+function exportRoutes(router: Router, kb: KnowledgeBase): void {
   router.get("/kb/export", (req, res) => {
     const snapshot = kb.current();
     const { file } = queryParameters(req, ["file"]);
@@ -150,8 +163,10 @@ export function curationRoutes(
       .setHeader("X-Kubecompat-Pluto-Left-Out", String(answer.leftOut))
       .send(answer.text);
   });
+}
 
-  // The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.
+// The exported stream as YAML, or JSON {"files": {"ports.yaml": "..."}} for tools that hold files.
+function importRoute(router: Router, curator: Curator, writeLimit: RequestHandler): void {
   const importer: RequestHandler = (_req, res, next) => {
     requireImporter(principalOf(res));
     next();
@@ -186,6 +201,4 @@ export function curationRoutes(
       });
     },
   );
-
-  return router;
 }

@@ -49,12 +49,27 @@ export interface OperationRoutesOptions {
   readonly onFindings?: FindingsSink;
 }
 
+/** Mounts one operation: its judgement, answered (or remembered) by checkRoute. */
+type Check = (route: string, judge: (req: Request, snapshot: KbSnapshot) => unknown) => void;
+
 export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptions = {}): Router {
   const router = Router();
   const answers = options.answers ?? new AnswerCache<SentAnswer>(0);
-  const check = (route: string, judge: (req: Request, snapshot: KbSnapshot) => unknown) =>
+  const check: Check = (route, judge) =>
     router.post(route, checkRoute(kb, answers, options.onFindings, judge));
+  // Registration order is the order of the OpenAPI document and docs/routes.md.
+  clusterChecks(check);
+  nodePoolChecks(check);
+  router.post(
+    "/scan",
+    express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
+    checkRoute(kb, answers, options.onFindings, judgeScan),
+  );
+  return router;
+}
 
+/** The whole-cluster questions: validate, upgrade plan, rollback, cluster scan, firewall. */
+function clusterChecks(check: Check): void {
   check("/validate", (req, snapshot) => {
     const body = parseJsonBody(validateRequest, req);
     return validateCluster(snapshot, body.components, {
@@ -106,7 +121,9 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
     const body = parseJsonBody(firewallCheckRequest, req);
     return checkFirewall(snapshot, body.allowed, { cni: body.cni, version: body.version });
   });
+}
 
+function nodePoolChecks(check: Check): void {
   check("/node-pool/upgrade-check", (req, snapshot) =>
     checkNodePoolUpgrade(snapshot, parseJsonBody(nodePoolUpgradeRequest, req)),
   );
@@ -114,58 +131,49 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
   check("/node-pool/rollback-check", (req, snapshot) =>
     checkNodePoolRollback(snapshot, parseJsonBody(nodePoolRollbackRequest, req)),
   );
+}
 
-  // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
-  router.post(
-    "/scan",
-    express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
-    checkRoute(kb, answers, options.onFindings, (req, snapshot) => {
-      if (req.is(YAML_TYPES)) {
-        const { targetVersion, fromVersion } = queryParameters(req, [
-          "targetVersion",
-          "fromVersion",
-        ]);
-        if (targetVersion === undefined || targetVersion.trim() === "") {
-          throw new InputError(
-            "targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29",
-            "targetVersion",
-          );
-        }
-        return inSlices(
-          scanSteps(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, {
-            fromVersion,
-          }),
-        );
-      }
-      if (!req.is("application/json")) {
-        throw new UnsupportedMediaTypeError(
-          `send the manifests as JSON {"manifests", "targetVersion"} (Content-Type: application/json) or as raw YAML (Content-Type: application/yaml, ?targetVersion=); got ${req.headers["content-type"] ?? "no Content-Type"}`,
-        );
-      }
-      const raw = req.body as Record<string, unknown> | null;
-      // A manifest posted as JSON is a Kubernetes object, not a scan request: say how to send it.
-      if (
-        raw !== null &&
-        typeof raw === "object" &&
-        !Array.isArray(raw) &&
-        !("manifests" in raw) &&
-        ("apiVersion" in raw || "kind" in raw || "items" in raw)
-      ) {
-        throw new InputError(
-          'this body is a Kubernetes object, not a scan request: send {"manifests": "<the YAML or JSON, as a string>", "targetVersion": "1.29"} as JSON, or post the manifest itself with Content-Type: application/yaml (JSON is YAML) and ?targetVersion=1.29',
-          "manifests",
-        );
-      }
-      const body = parseJsonBody(scanRequest, req);
-      return inSlices(
-        scanSteps(snapshot, body.manifests, body.targetVersion, {
-          fromVersion: body.fromVersion,
-          addons: body.addons,
-          crds: body.crds,
-        }),
+// Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
+function judgeScan(req: Request, snapshot: KbSnapshot): unknown {
+  if (req.is(YAML_TYPES)) {
+    const { targetVersion, fromVersion } = queryParameters(req, ["targetVersion", "fromVersion"]);
+    if (targetVersion === undefined || targetVersion.trim() === "") {
+      throw new InputError(
+        "targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29",
+        "targetVersion",
       );
+    }
+    return inSlices(
+      scanSteps(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, {
+        fromVersion,
+      }),
+    );
+  }
+  if (!req.is("application/json")) {
+    throw new UnsupportedMediaTypeError(
+      `send the manifests as JSON {"manifests", "targetVersion"} (Content-Type: application/json) or as raw YAML (Content-Type: application/yaml, ?targetVersion=); got ${req.headers["content-type"] ?? "no Content-Type"}`,
+    );
+  }
+  const raw = req.body as Record<string, unknown> | null;
+  // A manifest posted as JSON is a Kubernetes object, not a scan request: say how to send it.
+  if (
+    raw !== null &&
+    typeof raw === "object" &&
+    !Array.isArray(raw) &&
+    !("manifests" in raw) &&
+    ("apiVersion" in raw || "kind" in raw || "items" in raw)
+  ) {
+    throw new InputError(
+      'this body is a Kubernetes object, not a scan request: send {"manifests": "<the YAML or JSON, as a string>", "targetVersion": "1.29"} as JSON, or post the manifest itself with Content-Type: application/yaml (JSON is YAML) and ?targetVersion=1.29',
+      "manifests",
+    );
+  }
+  const body = parseJsonBody(scanRequest, req);
+  return inSlices(
+    scanSteps(snapshot, body.manifests, body.targetVersion, {
+      fromVersion: body.fromVersion,
+      addons: body.addons,
+      crds: body.crds,
     }),
   );
-
-  return router;
 }

@@ -70,21 +70,31 @@ function items(
   return { items: list, kbRevision: snapshot.revision };
 }
 
+/** Mounts one read; route parameters (`:name`, `:version`) are always present on the routes that declare them. */
+type Get = <Parameters extends Record<string, string> = Record<never, string>>(
+  route: string,
+  read: (req: Request<Parameters>, snapshot: KbSnapshot) => unknown,
+) => void;
+
 export function readRoutes(
   kb: KnowledgeBase,
   answers: AnswerCache<SentAnswer> = new AnswerCache(0),
 ): Router {
   const router = Router();
-  // Route parameters (`:name`, `:version`) are always present on the routes that declare them.
-  const get = <Parameters extends Record<string, string> = Record<never, string>>(
-    route: string,
-    read: (req: Request<Parameters>, snapshot: KbSnapshot) => unknown,
-  ) =>
+  const get: Get = (route, read) =>
     router.get(
       route,
       readRoute(kb, answers, read as (req: Request, snapshot: KbSnapshot) => unknown),
     );
+  // Registration order is the order of the OpenAPI document and docs/routes.md.
+  catalogReads(get);
+  networkReads(get);
+  registryReads(get);
+  return router;
+}
 
+/** The catalog: summary, components, ports, skew rules, flag changes, API removals, releases, upgrade impact. */
+function catalogReads(get: Get): void {
   get("/kb", (req, snapshot) => {
     parseQuery({}, req);
     return { ...summarise(snapshot), kbRevision: snapshot.revision };
@@ -143,7 +153,10 @@ export function readRoutes(
     );
     return upgradeImpact(snapshot, query.from, query.to, { areas: query.area });
   });
+}
 
+/** The network: flows between components and the firewall rules that allow them. */
+function networkReads(get: Get): void {
   const flowQuery = {
     from: filterValue.optional(),
     to: filterValue.optional(),
@@ -176,8 +189,10 @@ export function readRoutes(
       kbRevision: snapshot.revision,
     };
   });
+}
 
-  // Every other kind of knowledge in the registry: its whole list, under its collection.
+// Every other kind of knowledge in the registry: its whole list, under its collection.
+function registryReads(get: Get): void {
   const custom = new Set<EntityName>([
     "components",
     "ports",
@@ -191,6 +206,4 @@ export function readRoutes(
       return items(snapshot, snapshot.records(entity));
     });
   }
-
-  return router;
 }

@@ -12,7 +12,7 @@ import { execFile } from "node:child_process";
 import { fails, type ClusterAnswer } from "./answers.js";
 import { protectStandardOutput, writeBundleFile } from "./bundle-file.js";
 import { failOn, flagValue, type CommandLine } from "./command-line.js";
-import { askServer, ciReport, type CliContext } from "./commands.js";
+import { ask, ciReport, type CliContext } from "./commands.js";
 import { EXIT_FINDINGS, EXIT_OK, InputFileError, ServerAnswerError, UsageError } from "./errors.js";
 import { stripHelmReleases } from "./helm-release-records.js";
 import { BUNDLE_KIND, labelOf, parseBundle, parseKubectlOutput } from "./inputs.js";
@@ -192,7 +192,7 @@ export async function scanCluster(commandLine: CommandLine, context: CliContext)
     );
   }
   const route = "/api/v1/scan/cluster";
-  const raw = await askServer(context, route, body);
+  const raw = await ask(context, route, body);
   if (!isClusterAnswer(raw))
     throw new ServerAnswerError(
       `${context.api.server} answered POST ${route} with something that is not a cluster scan; is it a kubecompat server of this version?`,

@@ -1,7 +1,7 @@
 /**
  * Helm release records cut down to what a cluster scan reads, before they
  * are written to a bundle or sent: the server (readHelmReleases in
- * src/domain/cluster-evidence.ts) reads each release's name, namespace,
+ * src/domain/helm-releases.ts) reads each release's name, namespace,
  * revision, chart name and version, and its manifest. Everything else a
  * record holds (the user's values, the chart's values, templates and files,
  * hooks, notes, and the data of Secrets in the manifest) stays home.

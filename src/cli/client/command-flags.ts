@@ -1,0 +1,236 @@
+/**
+ * The commands of `kubecompat` and the flags each takes: one table read both
+ * by the argv parser (command-line.ts), which refuses a flag the command does
+ * not take, and by the help texts (command-help.ts), so what is accepted and
+ * what is documented cannot drift apart.
+ */
+export const COMMANDS = [
+  "check",
+  "plan",
+  "scan",
+  "nodepool",
+  "impact",
+  "flows",
+  "firewall",
+  "collect",
+  "scan-cluster",
+] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export const DEFAULT_SERVER = "http://localhost:4000";
+
+export interface FlagSpec {
+  readonly name: string;
+  readonly short?: string;
+  /** Placeholder shown in help for flags that take a value; null for switches. */
+  readonly value: string | null;
+  readonly description: string;
+}
+
+export const GLOBAL_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "server",
+    value: "URL",
+    description: `kubecompat server (default: $KUBECOMPAT_URL, else ${DEFAULT_SERVER})`,
+  },
+  {
+    name: "offline",
+    value: null,
+    description:
+      "answer from the knowledge base shipped with this package (its kb/), without a server; the answers are the server's for the same kb/",
+  },
+  {
+    name: "output",
+    short: "o",
+    value: "FORMAT",
+    description:
+      "text (default), json (the server's answer), markdown (a table for a PR comment) sarif (SARIF 2.1.0 for code scanning), junit (a test report) or github (Actions annotations); the last three for scan and scan-cluster",
+  },
+  {
+    name: "fail-on",
+    value: "LEVEL",
+    description:
+      "exit 1 on: error (default: an ERROR, or a question that could not be checked), warning (also any WARNING) or eol (also anything past its end of life)",
+  },
+  {
+    name: "help",
+    short: "h",
+    value: null,
+    description: "show help (kubecompat COMMAND --help for a command)",
+  },
+  { name: "version", value: null, description: "print the CLI's version" },
+];
+
+const PROFILE: FlagSpec = {
+  name: "profile",
+  value: "NAME",
+  description: "policy profile: upstream (the server's default) or strict",
+};
+const KUBECTL_VERSION: FlagSpec = {
+  name: "kubectl-version",
+  value: "FILE",
+  description: "output of `kubectl version -o json` (- reads stdin)",
+};
+const KUBECTL_NODES: FlagSpec = {
+  name: "kubectl-nodes",
+  value: "FILE",
+  description: "output of `kubectl get nodes -o json` (- reads stdin)",
+};
+
+const KUBECTL_WORKLOADS: FlagSpec = {
+  name: "kubectl-workloads",
+  value: "FILE",
+  description:
+    "output of `kubectl get deployments,daemonsets -A -o json`: add-ons are recognised by their images (- reads stdin)",
+};
+const BUNDLE: FlagSpec = {
+  name: "bundle",
+  value: "FILE",
+  description: "a bundle written by kubecompat collect: its kubectl version, nodes and workloads",
+};
+const PLATFORM: FlagSpec = {
+  name: "platform",
+  value: "NAME",
+  description:
+    "managed platform: eks, gke or aks (recognised from -eks-/-gke. versions and node labels when left out)",
+};
+
+const AS_OF: FlagSpec = {
+  name: "as-of",
+  value: "YYYY-MM-DD",
+  description:
+    "judge end of life and support on this day instead of today (overrides the plan file's asOf)",
+};
+
+export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
+  check: [PROFILE, AS_OF, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, BUNDLE, PLATFORM],
+  plan: [
+    {
+      name: "to",
+      value: "VERSION",
+      description: "target Kubernetes version, e.g. 1.30 (required)",
+    },
+    PROFILE,
+    AS_OF,
+    KUBECTL_VERSION,
+    KUBECTL_NODES,
+    KUBECTL_WORKLOADS,
+    BUNDLE,
+    PLATFORM,
+  ],
+  scan: [
+    {
+      name: "to",
+      value: "VERSION",
+      description: "target Kubernetes version, e.g. 1.29 (required)",
+    },
+    {
+      name: "from",
+      value: "VERSION",
+      description:
+        "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade",
+    },
+  ],
+  impact: [
+    { name: "from", value: "VERSION", description: "the minor the cluster runs (required)" },
+    { name: "to", value: "VERSION", description: "the minor to upgrade to (required)" },
+    {
+      name: "area",
+      value: "AREAS",
+      description:
+        "only these areas, comma-separated: tenant-isolation, security, networking, storage, scheduling, node, observability",
+    },
+  ],
+  flows: [
+    { name: "from", value: "ROLE", description: "source role: control-plane, workers or external" },
+    { name: "to", value: "ROLE", description: "destination role" },
+    {
+      name: "cni",
+      value: "NAME",
+      description: "the cluster's CNI (calico, cilium, flannel): its flows are added",
+    },
+    {
+      name: "at",
+      value: "VERSION",
+      description: "only flows that apply to this Kubernetes version",
+    },
+    {
+      name: "rules",
+      value: "FORMAT",
+      description: "print firewall rules instead of a list: nftables, iptables or json",
+    },
+    {
+      name: "cidrs",
+      value: "RANGES",
+      description:
+        "address ranges per role for --rules, e.g. control-plane=10.0.0.0/24;workers=10.1.0.0/16",
+    },
+  ],
+  firewall: [
+    {
+      name: "cni",
+      value: "NAME",
+      description: "the cluster's CNI (calico, cilium, flannel): its flows are checked too",
+    },
+    {
+      name: "at",
+      value: "VERSION",
+      description: "the Kubernetes version the cluster runs or upgrades to",
+    },
+  ],
+  collect: [
+    {
+      name: "context",
+      value: "NAME",
+      description:
+        "the kubeconfig context to collect from (kubectl --context); the current one when left out",
+    },
+    {
+      name: "output-file",
+      value: "FILE",
+      description:
+        "write the bundle there (mode 0600: it holds Helm release records) instead of stdout",
+    },
+  ],
+  "scan-cluster": [
+    {
+      name: "to",
+      value: "VERSION",
+      description: "target Kubernetes version, e.g. 1.29 (required)",
+    },
+    {
+      name: "bundle",
+      value: "FILE",
+      description:
+        "a bundle written by kubecompat collect (its Helm releases and metrics are scanned)",
+    },
+    {
+      name: "helm",
+      value: "FILE",
+      description: "output of `kubectl get secrets -A -l owner=helm -o json`",
+    },
+    {
+      name: "objects",
+      value: "FILE",
+      description:
+        "output of `kubectl get <kinds> -A -o json` (judged by their last-applied apiVersion)",
+    },
+    { name: "metrics", value: "FILE", description: "output of `kubectl get --raw /metrics`" },
+    { name: "audit-log", value: "FILE", description: "the apiserver's audit log (JSON lines)" },
+  ],
+  nodepool: [
+    {
+      name: "control-plane",
+      value: "VERSION",
+      description: "the control plane's (kube-apiserver's) version, e.g. 1.30 (required)",
+    },
+    PROFILE,
+    AS_OF,
+    PLATFORM,
+    {
+      name: "rollback",
+      value: null,
+      description: "check going back from FROM (running now) to TO (older) instead of an upgrade",
+    },
+  ],
+};

@@ -1,0 +1,180 @@
+/**
+ * `kubecompat scan --to VERSION PATH...`: manifests using API versions
+ * removed or deprecated at a target. Each file is sent on its own (a few at a
+ * time), so findings name it; the answers are then read as one report, in
+ * text, Markdown, JSON or a CI format.
+ */
+import {
+  asManifestFinding,
+  asScanAnswer,
+  fails,
+  scanStatus,
+  type ScanAnswer,
+  type ScanRow,
+} from "./answers.js";
+import { failOn, flagValue, type CommandLine } from "./command-line.js";
+import { ask, ciReport, defined, requiredTarget, type CliContext } from "./commands.js";
+import { EXIT_FINDINGS, EXIT_OK, UsageError } from "./errors.js";
+import { scanMarkdown, scanText, type FileFinding } from "./scan-format.js";
+import { STDIN, labelOf, manifestFiles } from "./inputs.js";
+
+/** Files are scanned a few at a time: faster over a network, still gentle on the server. */
+const SCAN_CONCURRENCY = 4;
+
+/** The server's answer for one file, under the label findings name it by. */
+interface ScannedFile {
+  readonly file: string;
+  readonly answer: ScanAnswer;
+}
+
+type ScanNote = NonNullable<ScanAnswer["notes"]>[number];
+
+export async function scan(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const targetVersion = requiredTarget("scan", commandLine);
+  checkScanPaths(commandLine.positionals);
+  const files = await manifestFiles(commandLine.positionals);
+  const results = await scanFiles(files, context, {
+    targetVersion,
+    fromVersion: flagValue(commandLine, "from"),
+  });
+  const findings = scanFindings(results);
+  const notes = scanNotes(results);
+  const status = scanStatus(results.map(({ answer }) => answer.status));
+  writeScanReport(context, results, { findings, notes, status });
+  return fails({ status, findings: [...findings, ...notes] }, failOn(commandLine))
+    ? EXIT_FINDINGS
+    : EXIT_OK;
+}
+
+function checkScanPaths(positionals: readonly string[]): void {
+  if (positionals.length === 0) {
+    throw new UsageError(
+      "kubecompat scan needs what to scan: files, folders, or - for stdin (e.g. kubecompat scan --to 1.29 manifests/)",
+      "scan",
+    );
+  }
+  if (positionals.filter((given) => given === STDIN).length > 1) {
+    throw new UsageError("stdin (-) can be read once; give - at most once", "scan");
+  }
+}
+
+/** Sends each file on its own, SCAN_CONCURRENCY at a time; the answers keep the files' order. */
+async function scanFiles(
+  files: readonly string[],
+  context: CliContext,
+  question: { readonly targetVersion: string; readonly fromVersion: string | undefined },
+): Promise<ScannedFile[]> {
+  const route = "/api/v1/scan";
+  const results: ScannedFile[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const index = next;
+      next += 1;
+      const file = files[index]!;
+      const label = labelOf(file);
+      const manifests = await context.inputs.read(file, "manifest file");
+      const raw = await ask(
+        context,
+        route,
+        defined({
+          manifests,
+          targetVersion: question.targetVersion,
+          fromVersion: question.fromVersion,
+        }),
+        { file: label },
+      );
+      results[index] = { file: label, answer: asScanAnswer(raw, context.api.server, route) };
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(SCAN_CONCURRENCY, files.length) }, () => worker()),
+  );
+  return results;
+}
+
+// Fields, annotations and configuration files a change touches are findings too, in the same table.
+function scanFindings(results: readonly ScannedFile[]): FileFinding[] {
+  return results.flatMap(({ file, answer }) =>
+    [...answer.findings, ...(answer.changeFindings ?? []).map(asManifestFinding)]
+      .sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line)
+      .map((finding: ScanRow) => ({ file, ...finding })),
+  );
+}
+
+// About each file as a whole (unreadable documents, APIs not judged); the same note of every file (where the knowledge ends) once.
+function scanNotes(results: readonly ScannedFile[]): ScanNote[] {
+  return results
+    .flatMap(({ file, answer }) =>
+      (answer.notes ?? []).map((note) => ({
+        ...note,
+        message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}`,
+      })),
+    )
+    .filter(
+      (note, index, all) =>
+        all.findIndex((other) => other.code === note.code && other.message === note.message) ===
+        index,
+    );
+}
+
+function writeScanReport(
+  context: CliContext,
+  results: readonly ScannedFile[],
+  report: {
+    readonly findings: readonly FileFinding[];
+    readonly notes: readonly ScanNote[];
+    readonly status: string;
+  },
+): void {
+  const { findings, notes, status } = report;
+  const first = results[0]!.answer;
+  if (context.output === "sarif" || context.output === "junit" || context.output === "github") {
+    const located = [
+      ...findings.map((entry) => ({
+        code: entry.code,
+        severity: entry.severity,
+        message: entry.message,
+        sourceUrl: entry.sourceUrl,
+        file: entry.file,
+        line: entry.line,
+      })),
+      ...notes.map((note) => ({
+        code: note.code,
+        severity: note.severity,
+        message: note.message,
+        sourceUrl: note.sourceUrl ?? null,
+      })),
+    ];
+    context.write(ciReport(located, context, `kubecompat scan --to ${first.targetVersion}`));
+  } else if (context.output === "json") {
+    const json = {
+      targetVersion: first.targetVersion,
+      status,
+      notes,
+      files: results.map(({ file, answer }) => ({
+        file,
+        findings: answer.findings,
+        changeFindings: answer.changeFindings ?? [],
+      })),
+    };
+    context.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    const summary = {
+      targetVersion: first.targetVersion,
+      status,
+      kbRevision: typeof first.kbRevision === "number" ? first.kbRevision : null,
+      files: results.length,
+      documentsScanned: results.reduce(
+        (sum, { answer }) => sum + (answer.documentsScanned ?? 0),
+        0,
+      ),
+      objectsScanned: results.reduce((sum, { answer }) => sum + (answer.objectsScanned ?? 0), 0),
+      findings,
+      notes,
+    };
+    context.write(
+      context.output === "markdown" ? scanMarkdown(summary) : scanText(summary, context.style),
+    );
+  }
+}
