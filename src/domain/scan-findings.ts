@@ -19,9 +19,8 @@ export type RemovalPhase =
   | "DEPRECATED"
   | "SCHEDULED";
 
-export interface ManifestFinding {
-  readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
-  readonly phase: RemovalPhase;
+/** The object a finding of a manifest scan is about, and where it stands in the input. */
+export interface FoundObject {
   readonly severity: "ERROR" | "WARNING" | "INFO";
   readonly apiVersion: string;
   readonly kind: string;
@@ -34,6 +33,11 @@ export interface ManifestFinding {
   readonly line: number;
   /** helm's `# Source: chart/templates/x.yaml` comment of the document, or null */
   readonly source: string | null;
+}
+
+export interface ManifestFinding extends FoundObject {
+  readonly code: "API_REMOVED" | "API_DEPRECATED" | "API_REMOVAL_SCHEDULED";
+  readonly phase: RemovalPhase;
   readonly removedIn: string;
   readonly deprecatedIn: string | null;
   readonly replacement: string | null;
@@ -47,7 +51,7 @@ export interface ManifestFinding {
  * configuration file (KubeletConfiguration, KubeSchedulerConfiguration ...) whose version the target's
  * component no longer reads (kb/configuration-apis.yaml).
  */
-export interface ChangeFinding {
+export interface ChangeFinding extends FoundObject {
   readonly code:
     | "FIELD_CHANGED"
     | "FIELD_CHANGE_SCHEDULED"
@@ -57,14 +61,6 @@ export interface ChangeFinding {
     | "CONFIG_API_NOT_AVAILABLE"
     | CustomResourceVerdict["code"]
     | "CRD_STORED_VERSION_DROPPED";
-  readonly severity: "ERROR" | "WARNING" | "INFO";
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string | null;
-  readonly namespace: string | null;
-  readonly documentIndex: number;
-  readonly line: number;
-  readonly source: string | null;
   /** The field or annotation, as found (spec.template.spec.volumes[0].gitRepo); null for a configuration file's version. */
   readonly field: string | null;
   /** The behaviour change (kb/behaviour-changes.yaml id) the finding belongs to, if any. */

@@ -13,21 +13,24 @@ import {
   text,
 } from "./record-fields.js";
 
+/** What part a component plays; rollback policies name components by it. */
+export const componentCategory = z.enum([
+  "apiserver",
+  "datastore",
+  "controller",
+  "scheduler",
+  "node-agent",
+  "network-proxy",
+  "container-runtime",
+  "runtime-shim",
+  "client",
+]);
+
 export const componentRecord = z.strictObject({
   name: componentName,
   aliases: z.array(text).default([]),
   plane: z.enum(["CONTROL", "DATA", "CLIENT"]),
-  category: z.enum([
-    "apiserver",
-    "datastore",
-    "controller",
-    "scheduler",
-    "node-agent",
-    "network-proxy",
-    "container-runtime",
-    "runtime-shim",
-    "client",
-  ]),
+  category: componentCategory,
   nodeRole: z.enum(["CONTROL_PLANE", "WORKER", "ALL_NODES", "CLIENT"]),
   processName: text,
   responsibility: text,

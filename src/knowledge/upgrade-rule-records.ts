@@ -4,6 +4,7 @@
  * means for each kind of component.
  */
 import { z } from "zod";
+import { componentCategory } from "./cluster-records.js";
 import {
   componentName,
   minorNumber,
@@ -104,22 +105,7 @@ export const rollbackPolicyRecord = z
   .strictObject({
     id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by dashes"),
     /** Component categories the policy applies to (kb/components.yaml), or none when components names them. */
-    categories: z
-      .array(
-        z.enum([
-          "apiserver",
-          "datastore",
-          "controller",
-          "scheduler",
-          "node-agent",
-          "network-proxy",
-          "container-runtime",
-          "runtime-shim",
-          "client",
-        ]),
-      )
-      .max(10)
-      .default([]),
+    categories: z.array(componentCategory).max(10).default([]),
     components: z.array(componentName).max(20).default([]),
     /**
      * UNSUPPORTED: no minor downgrade at all; REPLACE_NODES: go back on new nodes; OWN_PROCEDURE: the component's own
