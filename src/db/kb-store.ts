@@ -1,19 +1,10 @@
 /**
- * Owns every SQL statement about the knowledge base: reading it whole (to
- * build a snapshot) and bringing it in line with a desired bundle in one
- * transaction (import). Records are the shapes of src/knowledge/records.ts; this
- * module alone knows how they map to columns.
+ * The edit path, until it moves to src/services/: applying edits in groups.
+ * The store's other statements live in kb-records.ts, kb-read.ts,
+ * kb-import-store.ts, kb-audit.ts and idempotent-edits.ts; imports and the
+ * kb/ merge are src/services/bundle-import.ts and kb-merge.ts.
  */
-import { diffBundles, type RecordChange } from "../knowledge/diff.js";
-import {
-  bundleHash,
-  entityKey,
-  mergeBundles,
-  recordHash,
-  withoutRevision,
-  type MergeBase,
-  type MergeConflict,
-} from "../knowledge/merge.js";
+import { entityKey } from "../knowledge/merge.js";
 import {
   ConflictError,
   InputError,
@@ -23,731 +14,39 @@ import {
   type KbIssue,
 } from "../core/errors.js";
 import { asUnavailable } from "./unavailable.js";
-import { type EntityName, type KbBundle, type KbConflictRecord } from "../knowledge/records.js";
-import { ENTITIES, ENTITY_NAMES, recordKey, type StoreMapping } from "../knowledge/registry.js";
+import { type EntityName, type KbBundle } from "../knowledge/records.js";
+import { ENTITY_NAMES, recordKey } from "../knowledge/registry.js";
 import { keyIndexOf, withAppended, withRemoved, withReplaced } from "../knowledge/lists.js";
 import { poolOf, type Database } from "./client.js";
-import { Prisma } from "./generated/client.js";
+import { type Prisma } from "./generated/client.js";
+import {
+  delegate,
+  DOCUMENT_TABLE,
+  documentRow,
+  fromColumns,
+  jsonColumns,
+  readRows,
+  revisionOf,
+  storedForm,
+  tableOf,
+  toColumns,
+  type Row,
+  type Transaction,
+} from "./kb-records.js";
+import { ident, jsonLiteral, textLiteral } from "./sql-literals.js";
+import { KB_CHANGED_CHANNEL, KB_WRITE_LOCK_ID } from "./kb-write-lock.js";
+import { auditRow } from "./kb-audit.js";
+import {
+  editFingerprint,
+  IDEMPOTENCY_TTL_MS,
+  sweepDue,
+  type EarlierAnswer,
+} from "./idempotent-edits.js";
 
-type Transaction = Parameters<Parameters<Database["$transaction"]>[0]>[0];
-type Executor = Database | Transaction;
-type Row = Record<string, unknown>;
-
-/** The minimal delegate surface the generic sync needs; every Prisma model delegate has it. */
-interface Delegate {
-  findMany(args: { orderBy: { id: "asc" } }): Promise<Row[]>;
-  createMany(args: { data: Row[] }): Promise<unknown>;
-  createManyAndReturn(args: { data: Row[] }): Promise<Row[]>;
-  create(args: { data: Row }): Promise<Row>;
-  update(args: { where: { id: number }; data: Row }): Promise<Row>;
-  delete(args: { where: { id: number } }): Promise<unknown>;
-}
-
-// Bookkeeping columns that are not part of a record. Each record's `revision`
-// is read along (clients send it back with an update) but never written from a record.
-const SYSTEM_COLUMNS = new Set(["id", "updatedAt"]);
-
-// A record's own `id` field (recommendations, skew rules, ...) must not meet the row's primary key: the
-// generic table keeps it as recordId, as the typed tables keep it as ruleId, changeId and the like.
-const DOCUMENT_COLUMNS = { id: "recordId" };
-
-// Kept per store mapping (a kind registered again at run time brings a new one): an edit maps a record several
-// times, and making these afresh each time was a measurable part of an edit's cost under load.
-const mappings = new WeakMap<StoreMapping, StoreMapping>();
-const fieldsByColumn = new WeakMap<StoreMapping, ReadonlyMap<string, string>>();
-
-function mappingOf(entity: EntityName): StoreMapping {
-  const store = ENTITIES[entity].store;
-  if (store.model !== null) return store;
-  let mapping = mappings.get(store);
-  if (mapping === undefined)
-    mappings.set(
-      store,
-      (mapping = { ...store, columns: { ...DOCUMENT_COLUMNS, ...store.columns } }),
-    );
-  return mapping;
-}
-
-/** Column name → record field, where they differ. */
-function fieldOfColumn(mapping: StoreMapping): ReadonlyMap<string, string> {
-  let fields = fieldsByColumn.get(mapping);
-  if (fields === undefined)
-    fieldsByColumn.set(
-      mapping,
-      (fields = new Map(
-        Object.entries(mapping.columns ?? {}).map(([field, column]) => [column, field]),
-      )),
-    );
-  return fields;
-}
-
-function delegate(db: Executor, entity: EntityName): Delegate {
-  const model = mappingOf(entity).model;
-  return model === null
-    ? documents(db, entity)
-    : ((db as unknown as Record<string, Delegate>)[model] as Delegate);
-}
-
-interface DocumentRow {
-  id: number;
-  record: unknown;
-  revision: number;
-  updatedAt: Date;
-}
-
-/**
- * A kind registered without a table of its own keeps its records in KbDocument, one row per record with
- * the record as JSON; this adapter gives those rows the same surface as a model delegate, so the sync,
- * the merge and curation need not know the difference.
- */
-function documents(db: Executor, entity: EntityName): Delegate {
-  const table = (
-    db as unknown as { kbDocument: Record<string, (args: unknown) => Promise<unknown>> }
-  ).kbDocument;
-  const asRow = (document: DocumentRow): Row => ({
-    ...(document.record as Row),
-    id: document.id,
-    revision: document.revision,
-    updatedAt: document.updatedAt,
-  });
-  const recordOf = (data: Row): Row => {
-    const { revision: _revision, ...record } = data;
-    return record;
-  };
-  const asDocument = (data: Row): Row => ({
-    entity,
-    key: recordKey(entity, fromColumns(entity, data) as never),
-    record: recordOf(data),
-  });
-  return {
-    findMany: async () =>
-      ((await table.findMany!({ where: { entity }, orderBy: { id: "asc" } })) as DocumentRow[]).map(
-        asRow,
-      ),
-    createMany: (args) => table.createMany!({ data: args.data.map(asDocument) }),
-    createManyAndReturn: async (args) =>
-      (
-        (await table.createManyAndReturn!({ data: args.data.map(asDocument) })) as DocumentRow[]
-      ).map(asRow),
-    create: async (args) =>
-      asRow((await table.create!({ data: asDocument(args.data) })) as DocumentRow),
-    update: async (args) => {
-      const data = {
-        ...asDocument(args.data),
-        ...(args.data.revision === undefined ? {} : { revision: args.data.revision }),
-      };
-      return asRow((await table.update!({ where: args.where, data })) as DocumentRow);
-    },
-    delete: (args) => table.delete!({ where: args.where }),
-  };
-}
-
-function toColumns(entity: EntityName, record: object): Row {
-  const mapping = mappingOf(entity);
-  const row: Row = {};
-  for (const [field, value] of Object.entries(record)) {
-    if (field === "revision") continue;
-    if (entity === "skewRules" && field === "condition") {
-      const condition = value as { componentOlderThan: string; maxOlder: number } | null;
-      row.conditionComponentOlderThan = condition?.componentOlderThan ?? null;
-      row.conditionMaxOlder = condition?.maxOlder ?? null;
-      continue;
-    }
-    let column: unknown = value;
-    if (mapping.dateFields?.includes(field) && typeof value === "string")
-      column = new Date(`${value}T00:00:00Z`);
-    const enumMap = mapping.enumFields?.[field];
-    if (enumMap && typeof value === "string") column = enumMap[value];
-    row[mapping.columns?.[field] ?? field] = column;
-  }
-  return row;
-}
-
-function fromColumns(entity: EntityName, row: Row): object {
-  const mapping = mappingOf(entity);
-  const fieldOf = fieldOfColumn(mapping);
-  const record: Row = {};
-  for (const [column, value] of Object.entries(row)) {
-    if (SYSTEM_COLUMNS.has(column)) continue;
-    if (
-      entity === "skewRules" &&
-      (column === "conditionComponentOlderThan" || column === "conditionMaxOlder")
-    )
-      continue;
-    const field = fieldOf.get(column) ?? column;
-    let converted: unknown = value;
-    if (value instanceof Date && mapping.dateFields?.includes(field))
-      converted = value.toISOString().slice(0, 10);
-    const enumMap = mapping.enumFields?.[field];
-    if (enumMap && typeof value === "string") {
-      converted = Object.entries(enumMap).find(([, column]) => column === value)?.[0] ?? value;
-    }
-    record[field] = converted;
-  }
-  if (entity === "skewRules") {
-    record.condition =
-      row.conditionComponentOlderThan === null
-        ? null
-        : { componentOlderThan: row.conditionComponentOlderThan, maxOlder: row.conditionMaxOlder };
-  }
-  return record;
-}
-
-export interface StoredKnowledgeBase {
-  readonly bundle: KbBundle;
-  readonly revision: number;
-  readonly lastImportAt: Date | null;
-  readonly conflicts: readonly KbConflictRecord[];
-}
-
-interface StoredRows {
-  readonly bundle: KbBundle;
-  readonly ids: ReadonlyMap<string, number>;
-}
-
-async function readRows(db: Executor): Promise<StoredRows> {
-  const ids = new Map<string, number>();
-  const bundle: Record<string, object[]> = {};
-  for (const entity of ENTITY_NAMES) {
-    const rows = await delegate(db, entity).findMany({ orderBy: { id: "asc" } });
-    bundle[entity] = rows.map((row) => {
-      const record = fromColumns(entity, row);
-      ids.set(`${entity}\u0000${recordKey(entity, record as never)}`, row.id as number);
-      return record;
-    });
-  }
-  return { bundle: bundle as unknown as KbBundle, ids };
-}
-
-/** Reads the whole knowledge base and its revision in one consistent transaction. */
-export async function readKnowledgeBase(db: Database): Promise<StoredKnowledgeBase> {
-  return db.$transaction(
-    async (tx) => {
-      const state = await tx.kbState.findUnique({ where: { id: 1 } });
-      const { bundle } = await readRows(tx);
-      const conflicts = await tx.kbConflict.findMany({ orderBy: { id: "asc" } });
-      return {
-        bundle,
-        revision: state?.revision ?? 0,
-        lastImportAt: state?.lastImportAt ?? null,
-        conflicts: conflicts.map((row) => ({
-          entity: row.entity as EntityName,
-          key: row.key,
-          base: (row.baseRecord as object | null) ?? null,
-          kb: (row.kbRecord as object | null) ?? null,
-          database: (row.databaseRecord as object | null) ?? null,
-          detectedAt: row.detectedAt.toISOString(),
-          source: row.source,
-        })),
-      };
-    },
-    { isolationLevel: "RepeatableRead", timeout: 30_000 },
-  );
-}
-
-/** The current revision, cheap enough to poll. */
-export async function readRevision(db: Database): Promise<number> {
-  const state = await db.kbState.findUnique({ where: { id: 1 }, select: { revision: true } });
-  return state?.revision ?? 0;
-}
-
-export interface SyncResult {
-  readonly changed: boolean;
-  readonly revisionBefore: number;
-  readonly revision: number;
-  readonly changes: readonly RecordChange[];
-}
-
-// Serialises imports across replicas (any constant, the same everywhere).
-const KB_WRITE_LOCK_ID = 72_707_369;
-
-/**
- * Makes the database hold exactly `desired`: creates, updates (bumping each
- * record's revision) and deletes by natural key, bumps the knowledge-base
- * revision once and records the import, all in one transaction. When nothing
- * differs it writes nothing at all.
- */
-export async function syncKnowledgeBase(
-  db: Database,
-  desired: KbBundle,
-  source: string,
-  actor: Actor = { name: "system:import", role: "admin" },
-  options: { readonly asDirectoryImport?: boolean } = {},
-): Promise<SyncResult> {
-  return db.$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
-      const state = await tx.kbState.findUnique({ where: { id: 1 } });
-      const revisionBefore = state?.revision ?? 0;
-      const current = await readRows(tx);
-      const changes = diffBundles(current.bundle, desired);
-      // An import makes the database hold exactly the bundle: no conflict is left open.
-      const resolved = await tx.kbConflict.deleteMany({});
-      // Forcing kb/ in (kb:import --prefer-kb) makes it the base of the next merge; an uploaded bundle is a run-time change and leaves the base alone.
-      if (options.asDirectoryImport === true) await recordImportBase(tx, desired);
-      if (changes.length === 0 && resolved.count === 0)
-        return { changed: false, revisionBefore, revision: revisionBefore, changes };
-
-      const byAction = (entity: EntityName, action: RecordChange["action"]): Set<string> =>
-        new Set(
-          changes
-            .filter((change) => change.entity === entity && change.action === action)
-            .map((change) => change.key),
-        );
-
-      // Dependents go first when deleting, referenced records first when writing.
-      for (const entity of [...ENTITY_NAMES].reverse()) {
-        for (const key of byAction(entity, "delete")) {
-          await delegate(tx, entity).delete({
-            where: { id: current.ids.get(`${entity}\u0000${key}`) as number },
-          });
-        }
-      }
-      for (const entity of ENTITY_NAMES) {
-        const records = desired[entity] as readonly object[];
-        const keyOf = (record: object): string => recordKey(entity, record as never);
-        const creates = byAction(entity, "create");
-        const updates = byAction(entity, "update");
-        const toCreate = orderForInsert(
-          entity,
-          records.filter((record) => creates.has(keyOf(record))),
-        );
-        if (toCreate.length > 0) {
-          await delegate(tx, entity).createMany({
-            data: toCreate.map((record) => toColumns(entity, record)),
-          });
-        }
-        for (const record of records.filter((candidate) => updates.has(keyOf(candidate)))) {
-          await delegate(tx, entity).update({
-            where: { id: current.ids.get(`${entity}\u0000${keyOf(record)}`) as number },
-            data: { ...toColumns(entity, record), revision: { increment: 1 } },
-          });
-        }
-      }
-
-      const revision = revisionBefore + 1;
-      const now = new Date();
-      await tx.kbState.upsert({
-        where: { id: 1 },
-        create: { id: 1, revision, lastImportAt: now },
-        update: { revision, lastImportAt: now },
-      });
-      const count = (action: RecordChange["action"]): number =>
-        changes.filter((change) => change.action === action).length;
-      if (resolved.count > 0) {
-        await tx.auditEntry.create({
-          data: {
-            actor: actor.name,
-            actorRole: actor.role,
-            action: "kb.conflicts-resolved",
-            entity: "kb",
-            key: source,
-            after: { resolved: resolved.count },
-            kbRevision: revision,
-          },
-        });
-      }
-      await recordImport(tx, source, revisionBefore, revision, changes);
-      await tx.auditEntry.create({
-        data: {
-          actor: actor.name,
-          actorRole: actor.role,
-          action: "kb.import",
-          entity: "kb",
-          key: source,
-          after: {
-            created: count("create"),
-            updated: count("update"),
-            deleted: count("delete"),
-            changes: changes.slice(0, 500).map((change) => ({ ...change })),
-          },
-          kbRevision: revision,
-        },
-      });
-      await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
-      return { changed: true, revisionBefore, revision, changes };
-    },
-    { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
-  );
-}
-
-export interface MergeResult extends SyncResult {
-  /** The kb/ directory is the one imported last: nothing was compared or written. */
-  readonly directoryUnchanged: boolean;
-  /** Conflicts found by this merge (the database's value was kept). */
-  readonly conflicts: readonly MergeConflict[];
-  /** Conflicts that no longer hold. */
-  readonly resolved: number;
-  /** Records whose run-time value was kept because kb/ did not change them. */
-  readonly keptRuntime: number;
-}
-
-const MERGE_ACTOR: Actor = { name: "system:kb-merge", role: "admin" };
-const ACTION_VERB: Readonly<Record<RecordChange["action"], string>> = {
-  create: "create",
-  update: "update",
-  delete: "retire",
-};
-
-/**
- * Brings the kb/ directory into the database without undoing curation: a
- * three-way merge (src/knowledge/merge.ts) against the kb/ imported last. An
- * unchanged directory (same bundle hash) writes nothing at all; otherwise
- * records only kb/ changed are applied, each audited like an edit, records
- * changed on both sides become open conflicts (the database's value kept),
- * and the directory becomes the base of the next merge. Replicas starting
- * together merge once: the write lock serialises them and the second finds
- * the hash recorded. `crossCheck` refuses a merge whose result would not
- * hold together (nothing is written then).
- */
-export async function mergeKbDirectory(
-  db: Database,
-  desired: KbBundle,
-  source: string,
-  crossCheck: (bundle: KbBundle) => KbIssue[],
-): Promise<MergeResult> {
-  const hash = bundleHash(desired);
-  return db.$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KB_WRITE_LOCK_ID}::bigint)`;
-      const state = await tx.kbState.findUnique({ where: { id: 1 } });
-      const revisionBefore = state?.revision ?? 0;
-      const unchanged = {
-        changed: false,
-        revisionBefore,
-        revision: revisionBefore,
-        changes: [],
-        conflicts: [],
-        resolved: 0,
-        keptRuntime: 0,
-      };
-      if (state?.importedBundleHash === hash) return { ...unchanged, directoryUnchanged: true };
-
-      const current = await readRows(tx);
-      const base = await readImportBase(
-        tx,
-        current.bundle,
-        state?.importedBundleHash ?? null,
-        revisionBefore,
-      );
-      const open = await tx.kbConflict.findMany({ select: { entity: true, key: true } });
-      const outcome = mergeBundles(
-        base,
-        desired,
-        current.bundle,
-        new Set(open.map((row) => entityKey(row.entity as EntityName, row.key))),
-      );
-
-      const merged = applyToBundle(current.bundle, outcome.changes);
-      const issues = crossCheck(merged);
-      if (issues.length > 0) {
-        throw new InputError(
-          `merging kb/ with the run-time edits would leave the knowledge base inconsistent, so nothing was written; resolve these records with an edit (or run kb:import --prefer-kb to take kb/ as it is): ${issues.map((issue) => `${issue.entry ?? issue.file}: ${issue.message}`).join("; ")}`,
-          issues[0]?.field,
-          issues.map((issue) => ({
-            field: issue.field,
-            message: `${issue.entry ?? issue.file}: ${issue.message}`,
-          })),
-        );
-      }
-
-      const newConflicts = outcome.conflicts;
-      const touched = outcome.changes.length + newConflicts.length + outcome.resolved.length;
-      const revision = touched > 0 ? revisionBefore + 1 : revisionBefore;
-
-      for (const entity of [...ENTITY_NAMES].reverse()) {
-        for (const change of outcome.changes.filter(
-          (candidate) => candidate.entity === entity && candidate.action === "delete",
-        )) {
-          await delegate(tx, entity).delete({
-            where: { id: current.ids.get(entityKey(entity, change.key)) as number },
-          });
-        }
-      }
-      const stored = new Map<string, object>();
-      for (const entity of ENTITY_NAMES) {
-        const creates = orderForInsert(
-          entity,
-          outcome.changes
-            .filter((change) => change.entity === entity && change.action === "create")
-            .map((change) => change.after!),
-        );
-        for (const record of creates) {
-          const row = await delegate(tx, entity).create({ data: toColumns(entity, record) });
-          stored.set(
-            entityKey(entity, recordKey(entity, record as never)),
-            fromColumns(entity, row),
-          );
-        }
-        for (const change of outcome.changes.filter(
-          (candidate) => candidate.entity === entity && candidate.action === "update",
-        )) {
-          const row = await delegate(tx, entity).update({
-            where: { id: current.ids.get(entityKey(entity, change.key)) as number },
-            data: { ...toColumns(entity, change.after!), revision: { increment: 1 } },
-          });
-          stored.set(entityKey(entity, change.key), fromColumns(entity, row));
-        }
-      }
-      // A first import fills an empty database: its summary entry lists the records; per-record entries would only repeat kb/.
-      for (const change of revisionBefore === 0 ? [] : outcome.changes) {
-        await tx.auditEntry.create({
-          data: {
-            actor: MERGE_ACTOR.name,
-            actorRole: MERGE_ACTOR.role,
-            action: `${change.entity}.${ACTION_VERB[change.action]}`,
-            entity: change.entity,
-            key: change.key,
-            before: change.before === undefined ? undefined : change.before,
-            after: stored.get(entityKey(change.entity, change.key)) ?? undefined,
-            kbRevision: revision,
-          },
-        });
-      }
-      for (const resolved of outcome.resolved) {
-        await tx.kbConflict.deleteMany({ where: { entity: resolved.entity, key: resolved.key } });
-      }
-      for (const conflict of newConflicts) {
-        await tx.kbConflict.deleteMany({ where: { entity: conflict.entity, key: conflict.key } });
-        await tx.kbConflict.create({
-          data: {
-            entity: conflict.entity,
-            key: conflict.key,
-            baseRecord: jsonOrNull(conflict.base),
-            kbRecord: jsonOrNull(conflict.kb),
-            databaseRecord: jsonOrNull(conflict.database),
-            source,
-          },
-        });
-        await tx.auditEntry.create({
-          data: {
-            actor: MERGE_ACTOR.name,
-            actorRole: MERGE_ACTOR.role,
-            action: `${conflict.entity}.conflict`,
-            entity: conflict.entity,
-            key: conflict.key,
-            before: jsonOrNull(conflict.database) ?? undefined,
-            after: jsonOrNull(conflict.kb) ?? undefined,
-            kbRevision: revision,
-          },
-        });
-      }
-      await recordImportBase(tx, desired, hash);
-
-      const changes: RecordChange[] = outcome.changes.map((change) => ({
-        entity: change.entity,
-        key: change.key,
-        action: change.action,
-        ...(change.fields ? { fields: change.fields } : {}),
-      }));
-      if (touched === 0)
-        return { ...unchanged, directoryUnchanged: false, keptRuntime: outcome.keptRuntime };
-
-      const now = new Date();
-      await tx.kbState.upsert({
-        where: { id: 1 },
-        create: { id: 1, revision, lastImportAt: now, importedBundleHash: hash },
-        update: { revision, lastImportAt: now },
-      });
-      const count = (action: RecordChange["action"]): number =>
-        changes.filter((change) => change.action === action).length;
-      await recordImport(tx, source, revisionBefore, revision, changes, newConflicts);
-      await tx.auditEntry.create({
-        data: {
-          actor: MERGE_ACTOR.name,
-          actorRole: MERGE_ACTOR.role,
-          action: "kb.merge",
-          entity: "kb",
-          key: source,
-          after: {
-            created: count("create"),
-            updated: count("update"),
-            deleted: count("delete"),
-            conflicts: newConflicts.length,
-            resolved: outcome.resolved.length,
-            keptRuntime: outcome.keptRuntime,
-          },
-          kbRevision: revision,
-        },
-      });
-      await tx.$executeRaw`SELECT pg_notify(${KB_CHANGED_CHANNEL}, ${String(revision)})`;
-      return {
-        changed: true,
-        revisionBefore,
-        revision,
-        changes,
-        directoryUnchanged: false,
-        conflicts: newConflicts,
-        resolved: outcome.resolved.length,
-        keptRuntime: outcome.keptRuntime,
-      };
-    },
-    { isolationLevel: "ReadCommitted", timeout: 120_000, maxWait: 30_000 },
-  );
-}
-
-function jsonOrNull(record: object | null): object | typeof Prisma.DbNull {
-  return record === null ? Prisma.DbNull : record;
-}
-
-function applyToBundle(
-  bundle: KbBundle,
-  changes: readonly {
-    entity: EntityName;
-    key: string;
-    action: string;
-    after: object | undefined;
-  }[],
-): KbBundle {
-  const next: Record<string, object[]> = {};
-  for (const entity of ENTITY_NAMES) {
-    const mine = changes.filter((change) => change.entity === entity);
-    if (mine.length === 0) {
-      next[entity] = [...(bundle[entity] as readonly object[])];
-      continue;
-    }
-    const gone = new Set(mine.map((change) => change.key));
-    next[entity] = [
-      ...(bundle[entity] as readonly object[]).filter(
-        (record) => !gone.has(recordKey(entity, record as never)),
-      ),
-      ...mine.flatMap((change) => (change.after === undefined ? [] : [change.after])),
-    ];
-  }
-  return next as unknown as KbBundle;
-}
-
-/** Makes `bundle` the base of the next merge. */
-async function recordImportBase(
-  tx: Transaction,
-  bundle: KbBundle,
-  hash: string = bundleHash(bundle),
-): Promise<void> {
-  await tx.kbImportBase.deleteMany({});
-  const rows = ENTITY_NAMES.flatMap((entity) =>
-    (bundle[entity] as readonly object[]).map((record) => ({
-      entity,
-      key: recordKey(entity, record as never),
-      hash: recordHash(record),
-      record: withoutRevision(record),
-    })),
-  );
-  for (let start = 0; start < rows.length; start += 500)
-    await tx.kbImportBase.createMany({ data: rows.slice(start, start + 500) });
-  await tx.kbState.upsert({
-    where: { id: 1 },
-    create: { id: 1, revision: 0, importedBundleHash: hash },
-    update: { importedBundleHash: hash },
-  });
-}
-
-/**
- * The base of the merge: the records of the kb/ imported last. A database
- * imported before bases were recorded has none; its base is then rebuilt
- * from what it holds and the audit trail: every record is as the last import
- * left it, except those edited since, whose value before their first edit
- * (none for a record created at run time) is what that import wrote.
- */
-async function readImportBase(
-  tx: Transaction,
-  database: KbBundle,
-  recordedHash: string | null,
-  revision: number,
-): Promise<MergeBase> {
-  const base = new Map<string, { entity: EntityName; key: string; record: object }>();
-  if (recordedHash !== null) {
-    for (const row of await tx.kbImportBase.findMany({ orderBy: { id: "asc" } })) {
-      base.set(entityKey(row.entity as EntityName, row.key), {
-        entity: row.entity as EntityName,
-        key: row.key,
-        record: row.record as object,
-      });
-    }
-    return base;
-  }
-  if (revision === 0) return base;
-  for (const entity of ENTITY_NAMES) {
-    for (const record of database[entity] as readonly object[]) {
-      const key = recordKey(entity, record as never);
-      base.set(entityKey(entity, key), { entity, key, record: withoutRevision(record) });
-    }
-  }
-  const lastImport = await tx.auditEntry.findFirst({
-    where: { action: "kb.import", key: { startsWith: "directory:" } },
-    orderBy: { id: "desc" },
-    select: { id: true },
-  });
-  const edits = await tx.auditEntry.findMany({
-    where: { id: { gt: lastImport?.id ?? 0 }, entity: { in: [...ENTITY_NAMES] } },
-    orderBy: { id: "asc" },
-    select: { entity: true, key: true, before: true },
-  });
-  const seen = new Set<string>();
-  for (const edit of edits) {
-    const id = entityKey(edit.entity as EntityName, edit.key);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    if (edit.before === null) base.delete(id);
-    else
-      base.set(id, {
-        entity: edit.entity as EntityName,
-        key: edit.key,
-        record: withoutRevision(edit.before as object),
-      });
-  }
-  return base;
-}
-
-/** The import's row in KbImport: what it changed (and which conflicts it found). */
-async function recordImport(
-  tx: Transaction,
-  source: string,
-  revisionBefore: number,
-  revisionAfter: number,
-  changes: readonly RecordChange[],
-  conflicts: readonly MergeConflict[] = [],
-): Promise<void> {
-  const count = (action: RecordChange["action"]): number =>
-    changes.filter((change) => change.action === action).length;
-  await tx.kbImport.create({
-    data: {
-      source,
-      revisionBefore,
-      revisionAfter,
-      created: count("create"),
-      updated: count("update"),
-      deleted: count("delete"),
-      changes: [
-        ...changes.map((change) => ({ ...change })),
-        ...conflicts.map((conflict) => ({
-          entity: conflict.entity,
-          key: conflict.key,
-          action: "conflict",
-        })),
-      ],
-    },
-  });
-}
-
-/** Profiles reference their parent: insert parents before children. */
-function orderForInsert(entity: EntityName, records: readonly object[]): object[] {
-  if (entity !== "profiles") return [...records];
-  const depth = (record: object): number => {
-    let level = 0;
-    let parent = (record as { extends: string | null }).extends;
-    while (parent !== null && level < records.length) {
-      level += 1;
-      parent =
-        (
-          records.find((candidate) => (candidate as { name: string }).name === parent) as
-            | { extends: string | null }
-            | undefined
-        )?.extends ?? null;
-    }
-    return level;
-  };
-  return [...records].sort((a, b) => depth(a) - depth(b));
-}
+export { readKnowledgeBase, readRevision, type StoredKnowledgeBase } from "./kb-read.js";
+export { readAudit, type AuditQuery } from "./kb-audit.js";
+export { KB_CHANGED_CHANNEL } from "./kb-write-lock.js";
+export { textLiteral } from "./sql-literals.js";
 
 export interface Actor {
   readonly name: string;
@@ -778,22 +77,6 @@ export interface EditResult {
   readonly replayed?: boolean;
 }
 
-/** How long the answer of an edit with an Idempotency-Key is kept for retries. */
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-function editFingerprint(edit: EditRequest): string {
-  return recordHash({
-    entity: edit.entity,
-    action: edit.action,
-    key: edit.key ?? null,
-    expectedRevision: edit.expectedRevision ?? null,
-    record: edit.record ?? null,
-  });
-}
-
-/** The channel replicas listen on for knowledge-base changes. */
-export const KB_CHANGED_CHANNEL = "kubecompat_kb_changed";
-
 /**
  * Applies one edit in one transaction, serialised with every other write by
  * a row lock on the knowledge-base state: checks the revision the caller
@@ -809,10 +92,6 @@ export interface KnownKnowledgeBase {
   /** The open conflicts at that revision (as "entity\u0000key"). */
   readonly conflicts: ReadonlySet<string>;
 }
-
-// Expired idempotent answers are swept at most this often (per instance), not by every write.
-const IDEMPOTENCY_SWEEP_MS = 60_000;
-let lastIdempotencySweep = 0;
 
 /** One edit's outcome in a batch: its result, or the error that refused it (nothing of it was written). */
 export type EditOutcome =
@@ -938,14 +217,6 @@ function endOfRun(edits: readonly EditRequest[], start: number): number {
   return edits.length;
 }
 
-/** An earlier answer of an edit with an Idempotency-Key, as stored. */
-interface EarlierAnswer {
-  readonly id: number;
-  readonly fingerprint: string;
-  readonly result: unknown;
-  readonly createdAt: Date;
-}
-
 /** An edit that passed its checks, with what its writes need. */
 interface Accepted {
   readonly index: number;
@@ -1013,7 +284,7 @@ function judgeEdits(
         };
         return;
       }
-      if (earlier !== undefined) expiredAnswers.push(earlier.id);
+      if (earlier !== undefined) expiredAnswers.push(earlier.id!);
       const records = bundle[entity] as readonly object[];
       const keyOf = (record: object): string => recordKey(entity, record as never);
       const key = edit.action === "create" ? keyOf(edit.record!) : edit.key!;
@@ -1053,20 +324,6 @@ function judgeEdits(
     }
   });
   return { outcomes, accepted, expiredAnswers, bundle };
-}
-
-/** The audit entry of an accepted edit, with the record as stored after it (`after`). */
-function auditRow(entry: Accepted, after: object | null) {
-  return {
-    actor: entry.edit.actor.name,
-    actorRole: entry.edit.actor.role,
-    action: `${entry.edit.entity}.${entry.edit.action}`,
-    entity: entry.edit.entity,
-    key: entry.key,
-    before: entry.existing,
-    after: after ?? undefined,
-    kbRevision: entry.kbRevision,
-  };
 }
 
 async function applyEditsIn(
@@ -1222,13 +479,6 @@ async function applyEditsIn(
     });
   }
   return outcomes.map((outcome) => outcome!);
-}
-
-/** Whether expired idempotent answers are due to be swept (at most once a minute per instance); true claims the sweep. */
-function sweepDue(): boolean {
-  if (Date.now() - lastIdempotencySweep <= IDEMPOTENCY_SWEEP_MS) return false;
-  lastIdempotencySweep = Date.now();
-  return true;
 }
 
 /**
@@ -1479,112 +729,6 @@ class OneTripStatement {
   }
 }
 
-/** The table a kind's records live in, for the one-trip commit; undefined when its model cannot be mapped. */
-function tableOf(entity: EntityName): string | undefined {
-  const model = mappingOf(entity).model;
-  if (model === null) return DOCUMENT_TABLE;
-  const name = `${model.charAt(0).toUpperCase()}${model.slice(1)}`;
-  return (Prisma.ModelName as Readonly<Record<string, string>>)[name] !== undefined &&
-    scalarFieldsOf(name) !== undefined
-    ? name
-    : undefined;
-}
-
-const DOCUMENT_TABLE = "KbDocument";
-
-const scalarFields = new Map<string, readonly string[] | undefined>();
-
-/** A model's scalar fields in Prisma's order (the order its rows come back in). The generated client does not change while running. */
-function scalarFieldsOf(model: string): readonly string[] | undefined {
-  if (scalarFields.has(model)) return scalarFields.get(model);
-  const fields = (Prisma as unknown as Record<string, Record<string, string> | undefined>)[
-    `${model}ScalarFieldEnum`
-  ];
-  const ordered = fields === undefined ? undefined : Object.freeze(Object.values(fields));
-  scalarFields.set(model, ordered);
-  return ordered;
-}
-
-/** A KbDocument row for a record: the record (as JSON, without its revision) under its kind and key. */
-function documentRow(entity: EntityName, key: string, record: object): Row {
-  return { entity, key, record: toColumns(entity, record) };
-}
-
-/**
- * The record as the database gives it back after it was written with
- * `revision`, without reading it: what Prisma's row, read through
- * fromColumns, would be (its fields in the model's order, JSON values in
- * jsonb's order of keys). The snapshot, the answer and the audit entry get
- * exactly what a reload would give.
- */
-function storedForm(entity: EntityName, record: object, revision: number): object {
-  const columns = toColumns(entity, record);
-  const model = mappingOf(entity).model;
-  if (model === null)
-    return fromColumns(entity, {
-      ...(jsonbOrder(columns) as Row),
-      id: 0,
-      revision,
-      updatedAt: null,
-    });
-  const row: Row = {};
-  for (const field of scalarFieldsOf(tableOf(entity)!)!) {
-    const value = field === "revision" ? revision : (columns[field] ?? null);
-    row[field] =
-      value !== null && typeof value === "object" && !(value instanceof Date)
-        ? jsonbOrder(value)
-        : value;
-  }
-  return fromColumns(entity, row);
-}
-
-/** A JSON value with every object's keys in jsonb's order (shorter keys first, then by bytes), as jsonb gives it back. */
-function jsonbOrder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(jsonbOrder);
-  if (value === null || typeof value !== "object" || value instanceof Date) return value;
-  const keys = Object.keys(value).sort(jsonbKeyOrder);
-  return Object.fromEntries(keys.map((key) => [key, jsonbOrder((value as Row)[key])]));
-}
-
-/**
- * jsonb's order of keys: shorter first (in bytes), then by their bytes. Keys in plain ASCII (nearly all;
- * a key is ASCII when its UTF-8 takes one byte a character) compare as strings, without copying them.
- */
-function jsonbKeyOrder(a: string, b: string): number {
-  const bytesA = Buffer.byteLength(a);
-  const bytesB = Buffer.byteLength(b);
-  if (bytesA !== bytesB) return bytesA - bytesB;
-  if (bytesA === a.length && bytesB === b.length) return a < b ? -1 : a > b ? 1 : 0;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
-/** Columns as JSON for jsonb_populate_record and to_jsonb: a date column as its day. */
-function jsonColumns(columns: Row): Row {
-  return Object.fromEntries(
-    Object.entries(columns).map(([column, value]) => [
-      column,
-      value instanceof Date ? value.toISOString().slice(0, 10) : value,
-    ]),
-  );
-}
-
-function jsonLiteral(value: unknown): string {
-  return `${textLiteral(JSON.stringify(value))}::jsonb`;
-}
-
-/**
- * A string constant holding `value` exactly, whatever standard_conforming_strings says: an escape string
- * (E'...') with its backslashes and quotes doubled, as pg's escapeLiteral makes it, by two native
- * replacements instead of a loop over every character (the group's records and audit entries pass here).
- */
-export function textLiteral(value: string): string {
-  return `E'${value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
-}
-
-function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
 /** The checks of one edit against the record it touches (none for a create). */
 function checkEdit(
   edit: EditRequest,
@@ -1615,30 +759,4 @@ function checkEdit(
       "key",
     );
   }
-}
-
-function revisionOf(record: object): number {
-  return (record as { revision?: number }).revision ?? 0;
-}
-
-export interface AuditQuery {
-  readonly entity?: string;
-  readonly key?: string;
-  readonly actor?: string;
-  readonly limit: number;
-  /** Entries with an id below this one (paging backwards in time). */
-  readonly before?: number;
-}
-
-export async function readAudit(db: Database, query: AuditQuery) {
-  return db.auditEntry.findMany({
-    where: {
-      ...(query.entity ? { entity: query.entity } : {}),
-      ...(query.key ? { key: query.key } : {}),
-      ...(query.actor ? { actor: query.actor } : {}),
-      ...(query.before ? { id: { lt: query.before } } : {}),
-    },
-    orderBy: { id: "desc" },
-    take: query.limit,
-  });
 }

@@ -10,13 +10,12 @@ import {
   applyEdits,
   readAudit,
   type GroupOutcome,
-  syncKnowledgeBase,
   type AuditQuery,
   type EditRequest,
   type EditResult,
   type KnownKnowledgeBase,
-  type SyncResult,
 } from "../db/kb-store.js";
+import { syncKnowledgeBase, type SyncResult } from "./bundle-import.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */
 const MAX_EDITS_PER_COMMIT = 100;
