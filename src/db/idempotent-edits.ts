@@ -6,7 +6,7 @@
  */
 import { recordHash } from "../knowledge/merge.js";
 import { type EntityName } from "../knowledge/records.js";
-import { type Transaction } from "./kb-records.js";
+import { type Executor } from "./kb-records.js";
 import { jsonLiteral } from "./sql-literals.js";
 
 /** How long the answer of an edit with an Idempotency-Key is kept for retries. */
@@ -49,13 +49,13 @@ export function editFingerprint(edit: {
 
 /** The stored answers of these keys (as "actor\u0000key"). */
 export async function readEarlierAnswers(
-  tx: Transaction,
+  db: Executor,
   keys: readonly IdempotencyKey[],
 ): Promise<Map<string, EarlierAnswer>> {
   return new Map(
     (keys.length === 0
       ? []
-      : await tx.idempotentEdit.findMany({
+      : await db.idempotentEdit.findMany({
           where: { OR: keys.map((key) => ({ actor: key.actor, key: key.key })) },
         })
     ).map((row) => [`${row.actor}\u0000${row.key}`, row]),

@@ -59,26 +59,27 @@ export interface EditBasis {
 }
 
 /**
- * The basis of an edit group read from the database, in one consistent
- * transaction: what a group is judged on when this instance's snapshot is not
- * the database's revision (or holds none yet).
+ * The basis of an edit group read from the database: what a group is judged
+ * on when this instance's snapshot is not the database's revision (or holds
+ * none yet). No transaction: the revision is read first, and every write that
+ * could change what is read after it bumps the revision, so a basis that
+ * mixes two revisions carries the older one and the group's commit, which
+ * requires that revision, declines it (and the group is judged again).
  */
 export async function readEditBasis(
   db: Database,
   keys: readonly IdempotencyKey[],
 ): Promise<EditBasis> {
-  return db.$transaction(
-    async (tx) => {
-      const state = await tx.kbState.findUnique({ where: { id: 1 }, select: { revision: true } });
-      const { bundle } = await readRows(tx);
-      const open = await tx.kbConflict.findMany({ select: { entity: true, key: true } });
-      return {
-        revision: state?.revision ?? 0,
-        bundle,
-        conflicts: new Set(open.map((row) => entityKey(row.entity as EntityName, row.key))),
-        answers: await readEarlierAnswers(tx, keys),
-      };
-    },
-    { isolationLevel: "RepeatableRead", timeout: 30_000 },
-  );
+  const state = await db.kbState.findUnique({ where: { id: 1 }, select: { revision: true } });
+  const [{ bundle }, open, answers] = await Promise.all([
+    readRows(db),
+    db.kbConflict.findMany({ select: { entity: true, key: true } }),
+    readEarlierAnswers(db, keys),
+  ]);
+  return {
+    revision: state?.revision ?? 0,
+    bundle,
+    conflicts: new Set(open.map((row) => entityKey(row.entity as EntityName, row.key))),
+    answers,
+  };
 }

@@ -27,7 +27,7 @@ import {
   type StoredRows,
   type Transaction,
 } from "../db/kb-import-store.js";
-import { type Actor } from "../db/kb-store.js";
+import { type Actor } from "./edits.js";
 
 export interface SyncResult {
   readonly changed: boolean;

@@ -6,15 +6,14 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../core/tokens.js";
+import { readAudit, type AuditQuery } from "../db/kb-store.js";
 import {
   applyEdits,
-  readAudit,
   type GroupOutcome,
-  type AuditQuery,
   type EditRequest,
   type EditResult,
   type KnownKnowledgeBase,
-} from "../db/kb-store.js";
+} from "./edits.js";
 import { syncKnowledgeBase, type SyncResult } from "./bundle-import.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */

@@ -37,7 +37,7 @@ import {
   type Transaction,
 } from "../db/kb-import-store.js";
 import { type SyncResult } from "./bundle-import.js";
-import { type Actor } from "../db/kb-store.js";
+import { type Actor } from "./edits.js";
 
 export interface MergeResult extends SyncResult {
   /** The kb/ directory is the one imported last: nothing was compared or written. */
