@@ -16,7 +16,7 @@ import { query } from "./support/database.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { recommendation } from "./support/records.js";
 import { derivationOf } from "../src/knowledge/lists.js";
-import { textLiteral } from "../src/db/kb-store.js";
+import { textLiteral } from "../src/db/sql-literals.js";
 import { applyEdit, type EditResult } from "../src/services/edits.js";
 import { createDatabase } from "../src/db/client.js";
 import { createLogger } from "../src/core/logger.js";
@@ -229,7 +229,7 @@ describe("edits committed in groups", () => {
   });
 
   it("writes text with quotes, backslashes and characters beyond ASCII exactly as sent, and finds it again to update it", async () => {
-    // The one-trip commit writes records as string constants in its statement: what it escapes must come back unchanged.
+    // The edit group commit (src/db/kb-group-commit.ts) writes records as string constants in its statement: what it escapes must come back unchanged.
     const awkward = `It's a \\path\\ with "quotes", \\' and '' pairs, a tab\there, über ✓ 𝄞 and a line\nbreak`;
     const created = await curator.create(editor, "recommendations", {
       ...record("group-awkward", awkward),

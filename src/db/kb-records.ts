@@ -194,7 +194,7 @@ export async function readRows(db: Executor): Promise<StoredRows> {
   return { bundle: bundle as unknown as KbBundle, ids };
 }
 
-/** The table a kind's records live in, for the one-trip commit; undefined when its model cannot be mapped. */
+/** The table a kind's records live in, for the edit group commit; undefined when its model cannot be mapped. */
 export function tableOf(entity: EntityName): string | undefined {
   const model = mappingOf(entity).model;
   if (model === null) return DOCUMENT_TABLE;

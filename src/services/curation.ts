@@ -6,7 +6,7 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../core/tokens.js";
-import { readAudit, type AuditQuery } from "../db/kb-store.js";
+import { readAudit, type AuditQuery } from "../db/kb-audit.js";
 import {
   applyEdits,
   type GroupOutcome,
