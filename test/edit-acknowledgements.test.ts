@@ -20,7 +20,7 @@ import { Authenticator } from "../src/services/authenticator.js";
 import { createDatabase, type Database } from "../src/db/client.js";
 import { pingDatabase } from "../src/db/health.js";
 import { migrate } from "../src/db/migrator.js";
-import { applyEdit } from "../src/db/kb-store.js";
+import { applyEdit } from "../src/services/edits.js";
 import { Curator } from "../src/services/curation.js";
 import { crossCheckBundle } from "../src/knowledge/validate.js";
 import { importKbDirectory } from "../src/services/import.js";

@@ -16,7 +16,11 @@ import { query } from "./support/database.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { recommendation } from "./support/records.js";
 import { derivationOf } from "../src/knowledge/lists.js";
-import { textLiteral } from "../src/db/kb-store.js";
+import { textLiteral } from "../src/db/sql-literals.js";
+import { applyEdit, type EditResult } from "../src/services/edits.js";
+import { createDatabase } from "../src/db/client.js";
+import { createLogger } from "../src/core/logger.js";
+import { crossCheckBundle } from "../src/knowledge/validate.js";
 
 const editor = { name: "group-editor", role: "editor" as const };
 const record = recommendation;
@@ -225,7 +229,7 @@ describe("edits committed in groups", () => {
   });
 
   it("writes text with quotes, backslashes and characters beyond ASCII exactly as sent, and finds it again to update it", async () => {
-    // The one-trip commit writes records as string constants in its statement: what it escapes must come back unchanged.
+    // The edit group commit (src/db/kb-group-commit.ts) writes records as string constants in its statement: what it escapes must come back unchanged.
     const awkward = `It's a \\path\\ with "quotes", \\' and '' pairs, a tab\there, über ✓ 𝄞 and a line\nbreak`;
     const created = await curator.create(editor, "recommendations", {
       ...record("group-awkward", awkward),
@@ -259,7 +263,7 @@ describe("edits committed in groups", () => {
   });
 
   it("writes any text as a string constant PostgreSQL reads back unchanged, whatever standard_conforming_strings says", async () => {
-    // The test above passes even when the one-trip statement fails (the group then goes the general way): this one does not.
+    // The test above fails too when the group's statement cannot read a constant back; this one names the cause.
     const texts = [
       `It's`,
       `a \\path\\`,
@@ -291,6 +295,101 @@ describe("edits committed in groups", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("writes a group that creates a record and then updates it (two statements in one transaction)", async () => {
+    const revisionBefore = runtime.kb.current().revision;
+    // The first edit goes alone; the create and the update queue and are committed together, the update after the create.
+    const [, created, updated] = await Promise.allSettled([
+      curator.create(editor, "recommendations", record("group-filler-2")),
+      curator.create(editor, "recommendations", record("group-twice")),
+      curator.update(editor, "recommendations", "group-twice", 1, record("group-twice", "again")),
+    ]);
+    assert.ok(created?.status === "fulfilled" && updated?.status === "fulfilled");
+    assert.equal(updated.value.kbRevision, created.value.kbRevision + 1);
+    assert.equal(updated.value.kbRevision, revisionBefore + 3);
+    const rows = await query<{ text: string; revision: number }>(
+      runtime.database.url,
+      `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = 'group-twice'`,
+    );
+    assert.deepEqual(rows, [{ text: "again", revision: 2 }]);
+    assert.deepEqual(
+      updated.value.record,
+      runtime.kb.current().recommendations.find((candidate) => candidate.id === "group-twice"),
+    );
+    const state = await query<{ revision: number }>(
+      runtime.database.url,
+      `SELECT revision FROM "KbState"`,
+    );
+    assert.equal(state[0]?.revision, revisionBefore + 3);
+  });
+
+  it("judges a group again when another instance wrote since this snapshot: the right conflict, the next revision", async () => {
+    const created = await curator.create(editor, "recommendations", record("group-raced"));
+    const revision = (created.record as { revision: number }).revision;
+    // Another instance's edit: this instance's snapshot (no sync runs here) does not see it, so its group is declined and judged again.
+    const other = createDatabase(runtime.database.url, 1, createLogger("silent"));
+    let theirs: EditResult;
+    try {
+      theirs = await applyEdit(
+        other,
+        {
+          entity: "recommendations",
+          action: "update",
+          key: "group-raced",
+          record: record("group-raced", "their update"),
+          expectedRevision: revision,
+          actor: { name: "other-instance", role: "editor" },
+        },
+        crossCheckBundle,
+      );
+    } finally {
+      await other.$disconnect();
+    }
+    assert.equal(runtime.kb.current().revision, theirs.kbRevision - 1, "this snapshot is behind");
+    const [mine, next] = await Promise.allSettled([
+      curator.update(
+        editor,
+        "recommendations",
+        "group-raced",
+        revision,
+        record("group-raced", "my update"),
+      ),
+      curator.create(editor, "recommendations", record("group-after-race")),
+    ]);
+    assert.ok(
+      mine?.status === "rejected" &&
+        mine.reason instanceof ConflictError &&
+        mine.reason.message.includes(`at revision ${revision + 1}, not ${revision}`),
+      String(mine?.status === "rejected" ? mine.reason : "accepted"),
+    );
+    assert.ok(next?.status === "fulfilled", String(next?.status === "rejected" && next.reason));
+    assert.equal(next.value.kbRevision, theirs.kbRevision + 1);
+    const rows = await query<{ text: string; revision: number }>(
+      runtime.database.url,
+      `SELECT text, revision FROM "Recommendation" WHERE "recommendationId" = 'group-raced'`,
+    );
+    assert.deepEqual(rows, [{ text: "their update", revision: revision + 1 }]);
+    const audits = await query<{ actor: string; action: string }>(
+      runtime.database.url,
+      `SELECT actor, action FROM "AuditEntry" WHERE key IN ('group-raced', 'group-after-race') ORDER BY id`,
+    );
+    assert.deepEqual(audits, [
+      { actor: editor.name, action: "recommendations.create" },
+      { actor: "other-instance", action: "recommendations.update" },
+      { actor: editor.name, action: "recommendations.create" },
+    ]);
+    assert.equal(runtime.kb.current().revision, theirs.kbRevision + 1);
+    assert.equal(
+      (
+        runtime.kb
+          .current()
+          .recommendations.find((candidate) => candidate.id === "group-raced") as unknown as {
+          text: string;
+        }
+      ).text,
+      "their update",
+    );
   });
 
   it("publishes an edit as the previous snapshot's lists with that one record, so what was derived from them carries over", async () => {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createDatabase, type Database } from "../src/db/client.js";
-import { readKnowledgeBase } from "../src/db/kb-store.js";
+import { readKnowledgeBase } from "../src/db/kb-read.js";
 import { migrate } from "../src/db/migrator.js";
 import { KbValidationError } from "../src/core/errors.js";
 import { importKbDirectory } from "../src/services/import.js";

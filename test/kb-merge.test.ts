@@ -16,7 +16,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { parseConfig } from "../src/core/config.js";
-import { readKnowledgeBase } from "../src/db/kb-store.js";
+import { readKnowledgeBase } from "../src/db/kb-read.js";
 import { exportFile } from "../src/knowledge/export.js";
 import { importKbDirectory } from "../src/services/import.js";
 import { loadKbDirectory } from "../src/knowledge/load.js";

@@ -32,7 +32,7 @@ export function poolStats(db: Database): PoolStats | undefined {
       };
 }
 
-/** The pg pool under a client: the one-round-trip edit commit (src/db/kb-store.ts) talks to it directly. */
+/** The pg pool under a client: the one-round-trip edit commit (src/db/kb-group-commit.ts) talks to it directly. */
 export function poolOf(db: Database): pg.Pool | undefined {
   return pools.get(db);
 }

@@ -6,17 +6,15 @@
  * anywhere in this instance sees the change. Talks to the store; never to HTTP.
  */
 import { requireRole, type Principal } from "../core/tokens.js";
+import { readAudit, type AuditQuery } from "../db/kb-audit.js";
 import {
   applyEdits,
-  readAudit,
   type GroupOutcome,
-  syncKnowledgeBase,
-  type AuditQuery,
   type EditRequest,
   type EditResult,
   type KnownKnowledgeBase,
-  type SyncResult,
-} from "../db/kb-store.js";
+} from "./edits.js";
+import { syncKnowledgeBase, type SyncResult } from "./bundle-import.js";
 
 /** At most this many edits go into one transaction; more wait for the next. */
 const MAX_EDITS_PER_COMMIT = 100;

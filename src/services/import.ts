@@ -7,12 +7,8 @@
  * kb/ (`kb:import --prefer-kb`) or uploading a bundle makes the database
  * hold exactly that bundle and resolves every conflict.
  */
-import {
-  mergeKbDirectory,
-  syncKnowledgeBase,
-  type MergeResult,
-  type SyncResult,
-} from "../db/kb-store.js";
+import { syncKnowledgeBase, type SyncResult } from "./bundle-import.js";
+import { mergeKbDirectory, type MergeResult } from "./kb-merge.js";
 import type { Database } from "../db/client.js";
 import { loadKbDirectory } from "../knowledge/load.js";
 import type { KbBundle } from "../knowledge/records.js";

@@ -3,7 +3,7 @@
  * and swaps in a new snapshot atomically (a single reference assignment);
  * readers that already hold the old one finish with it undisturbed.
  */
-import { readKnowledgeBase, readRevision } from "../db/kb-store.js";
+import { readKnowledgeBase, readRevision } from "../db/kb-read.js";
 import type { Database } from "../db/client.js";
 import { UnavailableError } from "../core/errors.js";
 import { type EntityName, type KbBundle } from "../knowledge/records.js";

@@ -8,7 +8,7 @@
  * is noticed without waiting for the poll), and the first check that
  * succeeds again reconnects the listener without waiting for its pause.
  */
-import { KB_CHANGED_CHANNEL } from "../db/kb-store.js";
+import { KB_CHANGED_CHANNEL } from "../db/kb-write-lock.js";
 import { ChangeListener } from "../db/listener.js";
 import type { Logger } from "../core/logger.js";
 import type { KnowledgeBase } from "./knowledge-base.js";

@@ -3,7 +3,7 @@
  * cannot be timed from outside: it reads the client's side of the wire
  * protocol for a COMMIT (the simple-query message `Q` "COMMIT", or a
  * simple query of several statements that ends with "; COMMIT", as the
- * one-trip group commit sends it), and can
+ * edit group commit sends it), and can
  * cut that connection just before the COMMIT reaches the server (the
  * transaction rolls back) or just after the server's answer to it (the
  * transaction committed, the client never hears so). It can also go down
@@ -20,7 +20,7 @@ const COMMIT_MESSAGE = Buffer.concat([
 /** The end of a simple query whose last statement is the COMMIT (the end of its message is in the chunk that sends it). */
 const COMMIT_AT_END = Buffer.from("; COMMIT\0");
 
-/** The one-trip commit's answer when its condition failed and it wrote nothing (its outcome column). */
+/** In the edit group commit's answer when its condition failed and it wrote nothing (the error its statement raises). */
 const DECLINED = Buffer.from("declined");
 
 function sendsCommit(chunk: Buffer): boolean {
@@ -83,7 +83,7 @@ export async function startPgProxy(upstreamUrl: string): Promise<PgProxy> {
     });
     server.on("data", (chunk: Buffer) => {
       if (onNextAnswer !== undefined && chunk.includes(DECLINED)) {
-        // A one-trip commit whose condition failed committed nothing: the fault waits for the COMMIT that writes.
+        // An edit group whose condition failed committed nothing: the fault waits for the COMMIT that writes.
         onNextAnswer = undefined;
         fault = armed;
       }
