@@ -61,7 +61,10 @@ export const addonRecord = z
     rule: z.enum(["TABLE", "MATCH_MINOR", "POLICY"]),
     tableMeans: z.enum(["SUPPORTED", "TESTED"]),
     policy: optionalText,
-    /** Image repositories, without tag or digest, of the add-on's own workloads (registry.k8s.io/ingress-nginx/controller); `<account>` and `<region>` stand for any one name. */
+    /**
+     * Image repositories, without tag or digest, of the add-on's own workloads
+     * (registry.k8s.io/ingress-nginx/controller); `<account>` and `<region>` stand for any one name.
+     */
     images: z
       .array(
         z

@@ -135,7 +135,10 @@ export function registerKnowledgeBaseReads(registry: OpenAPIRegistry): void {
   });
 }
 
-/** A kind's record schema as OpenAPI names it: the hand-described one of src/http/schemas/knowledge-records.ts, else the registry's schema under its type name. */
+/**
+ * A kind's record schema as OpenAPI names it: the hand-described one of
+ * src/http/schemas/knowledge-records.ts, else the registry's schema under its type name.
+ */
 export function recordSchemaOf(entity: EntityName): z.ZodType {
   const { typeName, schema } = ENTITIES[entity];
   const described = (records as Readonly<Record<string, z.ZodType | undefined>>)[typeName];
