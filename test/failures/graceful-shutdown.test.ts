@@ -333,12 +333,17 @@ async function requestsArrivingWithTheSignal(
     });
     // Once its body is in, the scan holds the loop; meanwhile whole requests arrive on new connections, and the signal.
     await new Promise((resolve) => setTimeout(resolve, 150));
+    // Each request counts once it is whole in the kernel (its write flushed on loopback): on a loaded machine
+    // a fixed pause before the signal may not be long enough for that, and a request sent after it proves nothing.
+    const sent: Array<Promise<void>> = [];
     const raw = Array.from(
       { length: 20 },
       () =>
         new Promise<string>((resolve) => {
+          let whole: () => void = () => undefined;
+          sent.push(new Promise<void>((done) => (whole = done)));
           const socket = net.connect(port, "127.0.0.1", () =>
-            socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+            socket.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n", () => whole()),
           );
           let text = "";
           socket.setEncoding("utf8");
@@ -351,7 +356,7 @@ async function requestsArrivingWithTheSignal(
           );
         }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await Promise.all(sent);
     server.child.kill("SIGTERM");
     const outcomes = await Promise.all(raw);
     await busyRequest;
