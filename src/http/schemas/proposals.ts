@@ -7,12 +7,9 @@
 import { z } from "./openapi-zod.js";
 
 export const proposalListQuery = z.strictObject({
-  status: z
-    .enum(["open", "approved", "rejected", "all"])
-    .default("open")
-    .openapi({
-      description: "Which proposals: open (the queue, default), approved, rejected or all",
-    }),
+  status: z.enum(["open", "approved", "rejected", "all"]).default("open").openapi({
+    description: "Which proposals: open (the queue, default), approved, rejected or all",
+  }),
   limit: z.coerce
     .number()
     .int()
