@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
-import { fileProposals } from "../src/db/proposal-store.js";
+import { fileProposals, type ProposalToFile } from "../src/db/proposal-store.js";
 import { proposalFingerprint } from "../src/services/proposals.js";
 import { derive, git, writeRelease, type PackageSpec, type TypeSpec } from "./support/kb-derive.js";
 import { createTestToken, startTestRuntime, type TestRuntime } from "./support/runtime.js";
@@ -34,6 +34,22 @@ function upstream(widgets: Readonly<Record<string, TypeSpec>>): PackageSpec[] {
     core,
     { dir: "widgets", version: "v1alpha1", group: WIDGETS, groupIn: "doc", types: widgets },
   ];
+}
+
+/** A create proposal filed straight into the store, as a derivation would file it. */
+function toFile(
+  change: Pick<ProposalToFile, "entity" | "key" | "action" | "record" | "changedFields">,
+  problems: ProposalToFile["problems"] = [],
+): ProposalToFile {
+  return {
+    ...change,
+    baseRevision: null,
+    problems,
+    source: "a test",
+    sourceRevision: "2026-12-06",
+    derivation: "test",
+    fingerprint: proposalFingerprint(change),
+  };
 }
 
 const GIZMO_MANIFEST = `apiVersion: ${WIDGETS}/v1alpha1
@@ -278,15 +294,7 @@ describe("proposals from upstream, reviewed over REST", () => {
       changedFields: [],
     };
     const [filed] = await fileProposals(runtime.db, [
-      {
-        ...unfinished,
-        baseRevision: null,
-        problems: [{ field: "removedIn", message: "not derived; fill in" }],
-        source: "a test",
-        sourceRevision: "2026-12-06",
-        derivation: "test",
-        fingerprint: proposalFingerprint(unfinished),
-      },
+      toFile(unfinished, [{ field: "removedIn", message: "not derived; fill in" }]),
     ]);
     const asIs = await request(runtime.app)
       .post(`/api/v1/proposals/${filed!.id}/approve`)
@@ -314,24 +322,15 @@ describe("proposals from upstream, reviewed over REST", () => {
 
     // Two finished proposals approved together: one group, consecutive revisions, both applied.
     const kinds = ["Thingamajig", "Whatsit"];
-    const clean = kinds.map((kind) => {
-      const change = {
+    const clean = kinds.map((kind) =>
+      toFile({
         entity: "apiRemovals",
         key: `${WIDGETS}/v1alpha1 ${kind}`,
         action: "create" as const,
         record: { ...finished, kind, sourceUrl: `https://example.com/${kind}` },
         changedFields: [],
-      };
-      return {
-        ...change,
-        baseRevision: null,
-        problems: [],
-        source: "a test",
-        sourceRevision: "2026-12-06",
-        derivation: "test",
-        fingerprint: proposalFingerprint(change),
-      };
-    });
+      }),
+    );
     const both = await fileProposals(runtime.db, clean);
     assert.equal(both.length, 2);
     const together = await request(runtime.app)

@@ -15,9 +15,8 @@ import {
   proposalListQuery,
   rejectBody,
 } from "../http/schemas/proposals.js";
+import type { Security } from "./openapi-curation.js";
 import { authErrors, errors, json, readErrors } from "./openapi-responses.js";
-
-type Security = Array<Record<string, string[]>>;
 
 const one = z.object({ item: proposal, kbRevision });
 const notFound = { 404: { description: "No proposal has this id", ...json(errorResponse) } };
