@@ -39,10 +39,10 @@ function idOf(req: Request): number {
 
 /** An approval of one may come without a body (nothing to finish); with one, it is JSON. */
 function approveOneRecord(req: Request): unknown {
-  const empty =
-    req.body === undefined ||
-    (req.headers["content-length"] === "0" && req.headers["content-type"] === undefined);
-  if (empty) {
+  const length = req.headers["content-length"];
+  const hasBody =
+    (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
+  if (!hasBody) {
     queryParameters(req);
     return undefined;
   }
@@ -85,15 +85,15 @@ export function proposalRoutes(
     res.json({ item: proposalJson(proposal), kbRevision: kb.current().revision });
   });
   router.post("/proposals/:id/approve", writeLimit, async (req, res) => {
-    const id = idOf(req);
-    const [outcome] = await review.approve(principalOf(res), [id], approveOneRecord(req));
+    // The body's type is judged before the id, as on every route that reads one.
+    const record = approveOneRecord(req);
+    const [outcome] = await review.approve(principalOf(res), [idOf(req)], record);
     if (!outcome!.ok) throw outcome!.error;
     res.json({ item: proposalJson(outcome!.proposal), kbRevision: kb.current().revision });
   });
   router.post("/proposals/:id/reject", writeLimit, async (req, res) => {
-    const id = idOf(req);
     const { reason } = parseJsonBody(rejectBody, req);
-    const rejected = await review.reject(principalOf(res), id, reason);
+    const rejected = await review.reject(principalOf(res), idOf(req), reason);
     res.json({ item: proposalJson(rejected), kbRevision: kb.current().revision });
   });
   return router;
