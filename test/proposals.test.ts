@@ -14,7 +14,12 @@ import request from "supertest";
 import { fileProposals, type ProposalToFile } from "../src/db/proposal-store.js";
 import { proposalFingerprint } from "../src/services/proposals.js";
 import { derive, git, writeRelease, type PackageSpec, type TypeSpec } from "./support/kb-derive.js";
-import { createTestToken, startTestRuntime, type TestRuntime } from "./support/runtime.js";
+import {
+  REPO_ROOT,
+  createTestToken,
+  startTestRuntime,
+  type TestRuntime,
+} from "./support/runtime.js";
 
 const WIDGETS = "widgets.example.k8s.io";
 const GIZMO = `${WIDGETS}/v1alpha1 Gizmo`;
@@ -349,6 +354,44 @@ describe("proposals from upstream, reviewed over REST", () => {
     assert.equal(items[1]!.item.appliedRevision, items[0]!.item.appliedRevision + 1);
     assert.equal(together.body.kbRevision, items[1]!.item.appliedRevision);
     for (const kind of kinds) assert.ok(await removal(`${WIDGETS}/v1alpha1 ${kind}`), kind);
+  });
+
+  it("files endoflife.date's differences as updates dated the day they were read, and applies a retirement", async () => {
+    const endoflife = path.join(REPO_ROOT, "test", "fixtures", "derive", "kubernetes.json");
+    const filed = await derive(["--propose", "--endoflife", endoflife], {
+      DATABASE_URL: runtime.database.url,
+    });
+    assert.equal(filed.code, 0, filed.stderr);
+    const releases = (await proposals("open")).filter((entry) => entry.entity === "releases");
+    assert.match(filed.stdout, new RegExp(`filed ${releases.length} proposals?, 0 already`));
+    assert.ok(releases.length > 0, filed.stdout);
+    for (const entry of releases) {
+      assert.equal(entry.action, "update");
+      assert.equal(entry.derivation, "endoflife-kubernetes");
+      assert.match(String(entry.sourceRevision), /^\d{4}-\d{2}-\d{2}$/);
+      assert.ok((entry.changedFields as string[]).length > 0);
+    }
+
+    const key = `${WIDGETS}/v1alpha1 Thingamajig`;
+    const current = (await removal(key))!;
+    const [retire] = await fileProposals(runtime.db, [
+      {
+        ...toFile({
+          entity: "apiRemovals",
+          key,
+          action: "retire",
+          record: null,
+          changedFields: [],
+        }),
+        baseRevision: current.revision as number,
+      },
+    ]);
+    const retired = await request(runtime.app)
+      .post(`/api/v1/proposals/${retire!.id}/approve`)
+      .set(bearer(editor))
+      .expect(200);
+    assert.equal(retired.body.item.status, "APPROVED");
+    assert.equal(await removal(key), undefined);
   });
 
   it("answers bad input with clear 4xx errors", async () => {
