@@ -26,6 +26,8 @@ import type { Curator } from "./services/curation.js";
 import { authenticate } from "./http/auth.js";
 import { metricsGuard } from "./http/metrics-guard.js";
 import { curationRoutes } from "./rest/curation-routes.js";
+import { proposalRoutes } from "./rest/proposal-routes.js";
+import type { ProposalReview } from "./services/proposals.js";
 import { limitJsonDepth } from "./http/limits.js";
 import { rateLimited } from "./http/rate-limits.js";
 import { MinuteBudgets } from "./core/minute-budgets.js";
@@ -48,6 +50,8 @@ export interface AppDependencies {
   readonly chatops?: Config["chatops"];
   /** Edits, import, export and audit; without it the knowledge base is read-only. */
   readonly curator?: Curator;
+  /** The review queue of proposals derived from upstream; without it there are no proposal routes. */
+  readonly proposals?: ProposalReview;
   /** Resolves bearer tokens; without it every caller is anonymous. */
   readonly authenticator?: Authenticator;
   readonly requireAuthForReads?: boolean;
@@ -115,6 +119,8 @@ function readsTakingTurns(): (method: string, path: string) => boolean {
     if (!path.startsWith("/api/v1/")) return true;
     const [first, ...rest] = path.slice("/api/v1/".length).split("/");
     if (first === "kb") return !(rest.length === 1 && rest[0] === "import");
+    // Approving and rejecting proposals are edits.
+    if (first === "proposals") return false;
     return !(first !== undefined && collections.has(first) && rest.length <= 1);
   };
 }
@@ -195,6 +201,10 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   app.use("/api/v1", operations);
   const curation = deps.curator ? curationRoutes(deps.kb, deps.curator, writeLimit) : undefined;
   if (curation) app.use("/api/v1", curation);
+  const proposals = deps.proposals
+    ? proposalRoutes(deps.kb, deps.proposals, writeLimit)
+    : undefined;
+  if (proposals) app.use("/api/v1", proposals);
   const docs = docsRoutes();
   app.use(docs);
   const chat = chatopsRouter({
@@ -223,6 +233,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     .addRouter("", docs)
     .addRouter("/chatops", chat);
   if (curation) routes.addRouter("/api/v1", curation);
+  if (proposals) routes.addRouter("/api/v1", proposals);
   routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
 
   app.use(notFoundHandler(routes));

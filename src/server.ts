@@ -120,19 +120,23 @@ async function appHandleFor(
   logger: Logger,
   isDatabaseReachable: () => Promise<boolean>,
 ) {
-  const [{ createAppHandle }, { Authenticator }, { Curator }, { poolStats }] = await Promise.all([
-    import("./app.js"),
-    import("./services/authenticator.js"),
-    import("./services/curation.js"),
-    import("./db/client.js"),
-  ]);
+  const [{ createAppHandle }, { Authenticator }, { Curator }, { ProposalReview }, { poolStats }] =
+    await Promise.all([
+      import("./app.js"),
+      import("./services/authenticator.js"),
+      import("./services/curation.js"),
+      import("./services/proposals.js"),
+      import("./db/client.js"),
+    ]);
   const { db, kb } = runtime;
+  const curator = new Curator(db, kb, { gatherMs: config.edits.gatherMs });
   return createAppHandle({
     kb,
     isDatabaseReachable,
     logger,
     chatops: config.chatops,
-    curator: new Curator(db, kb, { gatherMs: config.edits.gatherMs }),
+    curator,
+    proposals: new ProposalReview(db, curator),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: config.requireAuthForReads,
     metricsToken: config.metricsToken,

@@ -8,6 +8,8 @@ import { operationRoutes } from "../src/rest/operation-routes.js";
 import { readRoutes } from "../src/rest/read-routes.js";
 import { curationRoutes } from "../src/rest/curation-routes.js";
 import { Curator } from "../src/services/curation.js";
+import { ProposalReview } from "../src/services/proposals.js";
+import { proposalRoutes } from "../src/rest/proposal-routes.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
 interface Layer {
@@ -48,6 +50,13 @@ describe("the OpenAPI document", () => {
       ...routesOf(readRoutes(runtime.kb), "/api/v1"),
       ...routesOf(operationRoutes(runtime.kb), "/api/v1"),
       ...routesOf(curationRoutes(runtime.kb, new Curator(runtime.db, runtime.kb)), "/api/v1"),
+      ...routesOf(
+        proposalRoutes(
+          runtime.kb,
+          new ProposalReview(runtime.db, new Curator(runtime.db, runtime.kb)),
+        ),
+        "/api/v1",
+      ),
     ].sort();
     const documented = Object.entries(openApiDocument().paths ?? {})
       .flatMap(([path, item]) =>

@@ -147,6 +147,17 @@ export function readKb<E extends EntityName>(
   };
 }
 
+/**
+ * Where kb:derive reads the knowledge base it compares upstream with: the
+ * kb/ files (a report for a maintainer), or the database's records
+ * (--propose: proposals are applied there). `file` names it in the report.
+ */
+export type KbReader = <E extends EntityName>(entity: E) => { records: KbBundle[E]; file: string };
+
+export function kbFiles(kbDir: string): KbReader {
+  return (entity) => readKb(entity, kbDir);
+}
+
 export function kbDirectory(flag: string | undefined): string {
   const directory = flag === undefined ? loadConfig().kb.dir : path.resolve(flag);
   statOrFail(

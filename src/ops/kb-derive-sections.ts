@@ -37,7 +37,7 @@ import {
   GitFailure,
   Repository,
   displayPath,
-  readKb,
+  type KbReader,
   readText,
   statOrFail,
 } from "./kb-derive-files.js";
@@ -184,7 +184,7 @@ function stillDeclaredIn(
 
 export function apiRemovalsSection(
   options: { repo: string; tags: string | undefined; since: string },
-  kbDir: string,
+  kb: KbReader,
 ): Section {
   const repository = Repository.open("--kubernetes-api", path.resolve(options.repo), API_HINT);
   const refs = chooseTags(repository, options.tags);
@@ -196,9 +196,9 @@ export function apiRemovalsSection(
     );
   }
   const derived = deriveRemovals(snapshots, stillDeclaredIn(repository));
-  const { records, file } = readKb("apiRemovals", kbDir);
+  const { records, file } = kb("apiRemovals");
   const from = `kubernetes/api at ${refs.map((ref) => `${ref.tag.name} (${ref.commit.slice(0, 12)})`).join(", ")}; removals the kb lacks from ${options.since} on`;
-  return compareApiRemovals({
+  const section = compareApiRemovals({
     kb: records,
     derived,
     since: options.since,
@@ -208,11 +208,12 @@ export function apiRemovalsSection(
     from,
     warnings,
   });
+  return { ...section, revision: refs.at(-1)!.commit };
 }
 
 // ---------------------------------------------------------------- endoflife.date and containerd
 
-export function releasesSection(file: string, kbDir: string): Section {
+export function releasesSection(file: string, kb: KbReader): Section {
   const location = path.resolve(file);
   const text = readText(
     "--endoflife",
@@ -220,7 +221,7 @@ export function releasesSection(file: string, kbDir: string): Section {
     "download https://endoflife.date/api/kubernetes.json and give its path",
   );
   const parsed = parseEndOfLifeJson(text, displayPath(location));
-  const { records, file: kbFile } = readKb("releases", kbDir);
+  const { records, file: kbFile } = kb("releases");
   return compareReleases({
     kb: records,
     cycles: parsed.cycles,
@@ -250,7 +251,7 @@ function detectContainerdCommit(location: string): string | null {
 export function containerdSection(
   file: string,
   commitFlag: string | undefined,
-  kbDir: string,
+  kb: KbReader,
 ): Section {
   const location = path.resolve(file);
   const text = readText(
@@ -265,8 +266,8 @@ export function containerdSection(
   }
   const table = parseContainerdReleases(text, displayPath(location));
   const commit = commitFlag ?? detectContainerdCommit(location);
-  const { records, file: kbFile } = readKb("runtimeRequirements", kbDir);
-  return compareContainerd({
+  const { records, file: kbFile } = kb("runtimeRequirements");
+  const section = compareContainerd({
     kb: records,
     rows: table.rows,
     commit,
@@ -274,6 +275,7 @@ export function containerdSection(
     file: kbFile,
     from: `containerd RELEASES.md "Kubernetes Support" (${displayPath(location)} line ${table.headingLine}, ${commit === null ? "commit unknown: pass --containerd-commit" : `commit ${commit.slice(0, 12)}`})`,
   });
+  return commit === null ? section : { ...section, revision: commit };
 }
 
 // ---------------------------------------------------------------- kubernetes/website feature gates
@@ -317,7 +319,7 @@ function readFeatureGatePages(directory: string): { pages: FeatureGatePage[]; di
 export function featureGatesSection(
   directory: string,
   commitFlag: string | undefined,
-  kbDir: string,
+  kb: KbReader,
 ): Section {
   if (commitFlag !== undefined && !/^[0-9a-f]{7,40}$/.test(commitFlag)) {
     throw new DeriveInputError(
@@ -327,9 +329,9 @@ export function featureGatesSection(
   const read = readFeatureGatePages(path.resolve(directory));
   const parsed = parseFeatureGatePages(read.pages);
   const commit = commitFlag ?? null;
-  const { records, file } = readKb("featureGates", kbDir);
+  const { records, file } = kb("featureGates");
   const removed = parsed.gates.filter((gate) => gate.removed).length;
-  return compareFeatureGates({
+  const section = compareFeatureGates({
     kb: records,
     parsed,
     commit,
@@ -339,4 +341,5 @@ export function featureGatesSection(
       commit === null ? "commit unknown: pass --website-commit" : `commit ${commit.slice(0, 12)}`
     })`,
   });
+  return commit === null ? section : { ...section, revision: commit };
 }

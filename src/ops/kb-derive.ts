@@ -10,7 +10,11 @@
  *   --feature-gates <kubernetes/website feature-gates folder> [--website-commit] → kb/feature-gates.yaml
  *   --released <1.N> with any of the above: 1.N's pre-release facts against those released sources → kb/coverage.yaml
  *
- * Exit 0: nothing differs; 1: something to review; 2: bad usage or unreadable input.
+ * With --propose it files what differs as proposals in the database of
+ * DATABASE_URL instead (kb-derive-propose.ts), compared with the database's
+ * records, and says how many were new.
+ *
+ * Exit 0: nothing differs (--propose: filed); 1: something to review; 2: bad usage or unreadable input.
  * The parsing and comparing is pure (src/ops/derive/); kb-derive-files.ts
  * reads files and runs git (without a shell), kb-derive-sections.ts makes one
  * section per source; this file reads the flags and prints the report.
@@ -23,7 +27,8 @@ import { DeriveInputError } from "./derive/errors.js";
 import { FEATURE_GATES_DIR } from "./derive/feature-gates.js";
 import { releaseDaySection } from "./derive/prerelease.js";
 import { renderText, renderYaml } from "./derive/render.js";
-import { GitFailure, kbDirectory, readKb } from "./kb-derive-files.js";
+import { GitFailure, kbDirectory, kbFiles, type KbReader } from "./kb-derive-files.js";
+import type { ProposalTarget } from "./kb-derive-propose.js";
 import {
   apiRemovalsSection,
   containerdSection,
@@ -52,11 +57,14 @@ Release day:
                                 whose kind was read is proposed as RELEASED
 
 Options:
+  --propose                     file what differs as proposals in the database of DATABASE_URL, compared with
+                                the database's knowledge base (not kb/), for review (GET /api/v1/proposals);
+                                each upstream change is filed once, also after it was decided
   --output text|yaml            a report (default), or proposed YAML per kb file
   --kb <dir>                    the knowledge base to compare with (default: KB_DIR, else kb/)
   --help
 
-Exit status: 0 nothing differs, 1 something to review, 2 bad usage or unreadable input.
+Exit status: 0 nothing differs (with --propose: filed), 1 something to review, 2 bad usage or unreadable input.
 `;
 
 // ---------------------------------------------------------------- main
@@ -84,6 +92,7 @@ function readFlags(argv: readonly string[]) {
       released: { type: "string" },
       output: { type: "string" },
       kb: { type: "string" },
+      propose: { type: "boolean" },
       help: { type: "boolean" },
     },
   }).values;
@@ -91,7 +100,7 @@ function readFlags(argv: readonly string[]) {
 
 type DeriveFlags = ReturnType<typeof readFlags>;
 
-function run(argv: readonly string[]): DeriveResult {
+async function run(argv: readonly string[]): Promise<DeriveResult> {
   let values: DeriveFlags;
   try {
     values = readFlags(argv);
@@ -101,8 +110,8 @@ function run(argv: readonly string[]): DeriveResult {
   if (values.help === true) return { code: 0, stdout: USAGE, stderr: "" };
   try {
     const { output, since } = checkFlags(values);
-    const kbDir = kbDirectory(values.kb);
-    const sections = deriveSections(values, since, kbDir);
+    if (values.propose === true) return await propose(values, since);
+    const sections = deriveSections(values, since, kbFiles(kbDirectory(values.kb)));
     return {
       code: needsReview(sections) ? 1 : 0,
       stdout: output === "yaml" ? proposedYaml(sections) : renderText(sections),
@@ -127,6 +136,10 @@ function checkFlags(values: DeriveFlags): { output: "text" | "yaml"; since: stri
   ) {
     throw new DeriveInputError("--tags and --since go with --kubernetes-api");
   }
+  if (values.propose === true && (values.kb !== undefined || values.output !== undefined))
+    throw new DeriveInputError(
+      "--propose compares with the database's knowledge base and files proposals: --kb and --output do not go with it",
+    );
   if (values["containerd-releases"] === undefined && values["containerd-commit"] !== undefined) {
     throw new DeriveInputError("--containerd-commit goes with --containerd-releases");
   }
@@ -147,19 +160,19 @@ function checkFlags(values: DeriveFlags): { output: "text" | "yaml"; since: stri
 }
 
 /** One section per source given, in a fixed order; the release-day section last, as it reads the others. */
-function deriveSections(values: DeriveFlags, since: string, kbDir: string): Section[] {
+function deriveSections(values: DeriveFlags, since: string, kb: KbReader): Section[] {
   const sections: Section[] = [];
   if (values["kubernetes-api"] !== undefined)
     sections.push(
-      apiRemovalsSection({ repo: values["kubernetes-api"], tags: values.tags, since }, kbDir),
+      apiRemovalsSection({ repo: values["kubernetes-api"], tags: values.tags, since }, kb),
     );
-  if (values.endoflife !== undefined) sections.push(releasesSection(values.endoflife, kbDir));
+  if (values.endoflife !== undefined) sections.push(releasesSection(values.endoflife, kb));
   if (values["containerd-releases"] !== undefined)
     sections.push(
-      containerdSection(values["containerd-releases"], values["containerd-commit"], kbDir),
+      containerdSection(values["containerd-releases"], values["containerd-commit"], kb),
     );
   if (values["feature-gates"] !== undefined)
-    sections.push(featureGatesSection(values["feature-gates"], values["website-commit"], kbDir));
+    sections.push(featureGatesSection(values["feature-gates"], values["website-commit"], kb));
   if (values.released !== undefined) {
     if (!/^1\.(0|[1-9]\d{0,2})$/.test(values.released))
       throw new DeriveInputError(
@@ -168,18 +181,36 @@ function deriveSections(values: DeriveFlags, since: string, kbDir: string): Sect
     sections.push(
       releaseDaySection({
         minor: values.released,
-        coverage: readKb("coverage", kbDir).records,
+        coverage: kb("coverage").records,
         records: {
-          featureGates: readKb("featureGates", kbDir).records,
-          apiRemovals: readKb("apiRemovals", kbDir).records,
-          releases: readKb("releases", kbDir).records,
+          featureGates: kb("featureGates").records,
+          apiRemovals: kb("apiRemovals").records,
+          releases: kb("releases").records,
         },
         sections: [...sections],
-        file: readKb("coverage", kbDir).file,
+        file: kb("coverage").file,
       }),
     );
   }
   return sections;
+}
+
+/** --propose: the sources against the database's knowledge base, what differs filed as proposals; the report, then the count. */
+async function propose(values: DeriveFlags, since: string): Promise<DeriveResult> {
+  // Loaded here only: a report needs no database client.
+  const { openProposalTarget } = await import("./kb-derive-propose.js");
+  const target: ProposalTarget = await openProposalTarget();
+  try {
+    const sections = deriveSections(values, since, target.kb);
+    const { filed, known } = await target.file(sections);
+    return {
+      code: 0,
+      stdout: `${renderText(sections)}\nfiled ${filed} proposal${filed === 1 ? "" : "s"}, ${known} already proposed (or decided)\n`,
+      stderr: "",
+    };
+  } finally {
+    await target.close();
+  }
 }
 
 function proposedYaml(sections: readonly Section[]): string {
@@ -201,7 +232,7 @@ function failure(error: unknown): DeriveResult {
   throw error;
 }
 
-const result = run(process.argv.slice(2));
+const result = await run(process.argv.slice(2));
 process.stdout.write(result.stdout);
 process.stderr.write(result.stderr);
 process.exitCode = result.code;

@@ -12,7 +12,7 @@ import { recordSchemaOf } from "./openapi-knowledge.js";
 import { authErrors, errors, json, readErrors, text } from "./openapi-responses.js";
 
 /** Which security requirement a path lists: the bearer token, registered once. */
-type Security = Array<Record<string, string[]>>;
+export type Security = Array<Record<string, string[]>>;
 
 export function registerBearerAuth(registry: OpenAPIRegistry): Security {
   const bearerAuth = registry.registerComponent("securitySchemes", "bearerAuth", {

@@ -12,6 +12,7 @@ import {
   registerRecordEdits,
 } from "./openapi-curation.js";
 import { registerKnowledgeBaseReads, registerRecordLists } from "./openapi-knowledge.js";
+import { registerProposals } from "./openapi-proposals.js";
 
 /** Every path, in the order the document lists them (the order of registration). */
 function buildRegistry(): OpenAPIRegistry {
@@ -25,6 +26,7 @@ function buildRegistry(): OpenAPIRegistry {
   registerRecordEdits(registry, secured);
   registerAudit(registry, secured);
   registerKbExchange(registry, secured);
+  registerProposals(registry, secured);
   return registry;
 }
 

@@ -9,6 +9,7 @@ import { requireRole, type Principal } from "../core/tokens.js";
 import { readAudit, type AuditQuery } from "../db/kb-audit.js";
 import {
   applyEdits,
+  type EditOutcome,
   type GroupOutcome,
   type EditRequest,
   type EditResult,
@@ -166,25 +167,11 @@ export class Curator {
         this.lastGroupAt = performance.now();
         const group = this.pending.splice(0, MAX_EDITS_PER_COMMIT);
         let committed: GroupOutcome;
-        this.kb.beginWrite();
         try {
-          try {
-            committed = await applyEdits(
-              this.db,
-              group.map((entry) => entry.request),
-              crossCheckBundle,
-              this.known(),
-            );
-          } catch (error) {
-            for (const entry of group) entry.reject(error);
-            continue;
-          }
-          await this.kb.publishEdits(
-            committed.outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])),
-            committed.lists,
-          );
-        } finally {
-          this.kb.endWrite();
+          committed = await this.commitGroup(group.map((entry) => entry.request));
+        } catch (error) {
+          for (const entry of group) entry.reject(error);
+          continue;
         }
         committed.outcomes.forEach((outcome, index) =>
           outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error),
@@ -192,6 +179,31 @@ export class Curator {
       }
     } finally {
       this.draining = false;
+    }
+  }
+
+  /**
+   * Edits that must go together (approving several proposals): one group,
+   * one transaction, published like any other group; each edit's outcome,
+   * in order. The group is not split or joined with other callers' edits.
+   */
+  async editGroup(principal: Principal, requests: readonly EditRequest[]): Promise<EditOutcome[]> {
+    requireEditor(principal);
+    return (await this.commitGroup(requests)).outcomes;
+  }
+
+  /** One group committed and published: the snapshot holds its edits before anyone is answered. */
+  private async commitGroup(requests: readonly EditRequest[]): Promise<GroupOutcome> {
+    this.kb.beginWrite();
+    try {
+      const committed = await applyEdits(this.db, requests, crossCheckBundle, this.known());
+      await this.kb.publishEdits(
+        committed.outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result] : [])),
+        committed.lists,
+      );
+      return committed;
+    } finally {
+      this.kb.endWrite();
     }
   }
 
@@ -224,7 +236,7 @@ function validIdempotencyKey(key: unknown): string | undefined {
   return key;
 }
 
-function actorOf(principal: Principal): { name: string; role: string } {
+export function actorOf(principal: Principal): { name: string; role: string } {
   return { name: principal.name, role: principal.role ?? "none" };
 }
 
@@ -233,7 +245,7 @@ function requireSignedIn(principal: Principal): void {
     throw new UnauthenticatedError("this needs an API token: send Authorization: Bearer <token>");
 }
 
-function requireEditor(principal: Principal): void {
+export function requireEditor(principal: Principal): void {
   requireSignedIn(principal);
   requireRole(principal, "editor", "editing the knowledge base");
 }
@@ -253,7 +265,7 @@ function validRevision(revision: unknown): number {
 const READ_ONLY_FIELDS = ["kbRevision", "support"];
 
 /** The record checked by the same zod schema as kb/, with every problem named. */
-function validRecord(entity: EntityName, input: unknown): object {
+export function validRecord(entity: EntityName, input: unknown): object {
   const record =
     input !== null && typeof input === "object" && !Array.isArray(input)
       ? Object.fromEntries(

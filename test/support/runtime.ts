@@ -6,6 +6,7 @@ import type { Express } from "express";
 import { createApp } from "../../src/app.js";
 import { Authenticator } from "../../src/services/authenticator.js";
 import { Curator } from "../../src/services/curation.js";
+import { ProposalReview } from "../../src/services/proposals.js";
 import type { Config } from "../../src/core/config.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
 import { pingDatabase } from "../../src/db/health.js";
@@ -51,12 +52,14 @@ export async function startTestRuntime(
   if (importKb && prepared === undefined) await importKbDirectory(db, kbDir);
   const kb = new KnowledgeBase(db);
   await kb.refresh();
+  const curator = new Curator(db, kb);
   const app = await createApp({
     kb,
     isDatabaseReachable: () => pingDatabase(db),
     logger,
     chatops: options.chatops,
-    curator: new Curator(db, kb),
+    curator,
+    proposals: new ProposalReview(db, curator),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: options.requireAuthForReads,
     largeRequests: options.largeRequests,

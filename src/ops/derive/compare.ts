@@ -42,6 +42,8 @@ export interface Section {
   readonly file: string;
   /** What was read, e.g. "kubernetes/api at kubernetes-1.33.0 (82c0029e), ...". */
   readonly from: string;
+  /** The upstream revision read, when known: a commit (a proposal's sourceRevision; else the day it was read). */
+  readonly revision?: string;
   readonly findings: readonly Finding[];
   readonly proposals: readonly ProposedRecord[];
 }
