@@ -204,7 +204,15 @@ function questions(): Question[] {
   const paths = Object.entries(openApiDocument().paths ?? {});
   const asked: Question[] = [];
   for (const [route, item] of paths) {
-    if (route.includes("{key}") || route.includes("/audit") || route.includes("/kb/")) continue;
+    // Records by key, the audit trail, the kb exchange and the review queue of proposals are curation: not
+    // answers judged from the snapshot, never remembered.
+    if (
+      route.includes("{key}") ||
+      route.includes("/audit") ||
+      route.includes("/kb/") ||
+      route.includes("/proposals")
+    )
+      continue;
     const operations = item as Record<string, unknown>;
     if ("get" in operations) {
       const url =
