@@ -8,7 +8,6 @@
  * compared with is written by the test, and every run checks that it is left unchanged.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -24,34 +23,13 @@ import {
   parseFeatureGatePages,
   type FeatureGatePage,
 } from "../src/ops/derive/feature-gates.js";
+import { derive } from "./support/kb-derive.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const COMMAND = path.join(REPO_ROOT, "src", "ops", "kb-derive.ts");
 const PAGES = path.join(REPO_ROOT, "test", "fixtures", "feature-gates", "pages");
 const MALFORMED = path.join(REPO_ROOT, "test", "fixtures", "feature-gates", "malformed");
 const COMMIT = "5a52c384728ecdc487a9faa69326c5432631b8f3";
 const BLOB = `https://github.com/kubernetes/website/blob/${COMMIT}/content/en/docs/reference/command-line-tools-reference/feature-gates`;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function derive(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", COMMAND, ...args], {
-      cwd: REPO_ROOT,
-      timeout: 60_000,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 function readPages(directory: string): FeatureGatePage[] {
   return fs
