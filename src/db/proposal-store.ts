@@ -112,40 +112,46 @@ export async function readProposals(
 }
 
 /**
- * Records an approval; only an open proposal is marked (false: someone
- * decided it meanwhile). The edit it applied is already committed and audited.
+ * Records a reviewer's decision on an open proposal and answers it as now
+ * recorded (null: it was not open any more, someone decided it meanwhile).
  */
-export async function markApproved(
+async function markDecided(
   db: Database,
   id: number,
-  decision: { readonly actor: string; readonly appliedRevision: number },
-): Promise<boolean> {
-  const marked = await db.kbProposal.updateMany({
-    where: { id, status: "OPEN" },
-    data: {
-      status: "APPROVED",
-      decidedBy: decision.actor,
-      decidedAt: new Date(),
-      appliedRevision: decision.appliedRevision,
-    },
-  });
-  return marked.count === 1;
-}
-
-/** Records a rejection with its reason; only an open proposal is marked (null: not open any more). */
-export async function markRejected(
-  db: Database,
-  id: number,
-  decision: { readonly actor: string; readonly reason: string },
+  decision: {
+    readonly status: "APPROVED" | "REJECTED";
+    readonly actor: string;
+    readonly appliedRevision?: number;
+    readonly reason?: string;
+  },
 ): Promise<StoredProposal | null> {
   const marked = await db.kbProposal.updateMany({
     where: { id, status: "OPEN" },
     data: {
-      status: "REJECTED",
+      status: decision.status,
       decidedBy: decision.actor,
       decidedAt: new Date(),
-      reason: decision.reason,
+      appliedRevision: decision.appliedRevision ?? null,
+      reason: decision.reason ?? null,
     },
   });
   return marked.count === 1 ? readProposal(db, id) : null;
+}
+
+/** Records an approval (the edit it applied is already committed and audited). */
+export function markApproved(
+  db: Database,
+  id: number,
+  decision: { readonly actor: string; readonly appliedRevision: number },
+): Promise<StoredProposal | null> {
+  return markDecided(db, id, { status: "APPROVED", ...decision });
+}
+
+/** Records a rejection with its reason. */
+export function markRejected(
+  db: Database,
+  id: number,
+  decision: { readonly actor: string; readonly reason: string },
+): Promise<StoredProposal | null> {
+  return markDecided(db, id, { status: "REJECTED", ...decision });
 }

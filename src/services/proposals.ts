@@ -225,8 +225,9 @@ export class ProposalReview {
         continue;
       }
       const appliedRevision = outcome.result.kbRevision;
-      await markApproved(this.db, id, { actor: actor.name, appliedRevision });
-      results.push({ id, ok: true, proposal: await this.show(id) });
+      // Null: decided by someone else while its edit was committed; the answer shows that decision.
+      const approved = await markApproved(this.db, id, { actor: actor.name, appliedRevision });
+      results.push({ id, ok: true, proposal: approved ?? (await this.show(id)) });
     }
     return results;
   }

@@ -83,30 +83,18 @@ async function clusterInput(
     const text = await context.inputs.read(planPath, "plan file");
     return { kind: "plan-file", plan: parsePlanFile(labelOf(planPath), text) };
   }
-  const kubectlVersion =
-    versionPath === undefined
+  // Each of kubectl's outputs given is read and decoded; one not given stays out of the request.
+  const read = async (
+    path: string | undefined,
+    flag: string,
+    what: Parameters<typeof parseKubectlOutput>[2],
+  ) =>
+    path === undefined
       ? undefined
-      : parseKubectlOutput(
-          labelOf(versionPath),
-          await context.inputs.read(versionPath, "--kubectl-version"),
-          "version",
-        );
-  const nodes =
-    nodesPath === undefined
-      ? undefined
-      : parseKubectlOutput(
-          labelOf(nodesPath),
-          await context.inputs.read(nodesPath, "--kubectl-nodes"),
-          "nodes",
-        );
-  const workloads =
-    workloadsPath === undefined
-      ? undefined
-      : parseKubectlOutput(
-          labelOf(workloadsPath),
-          await context.inputs.read(workloadsPath, "--kubectl-workloads"),
-          "workloads",
-        );
+      : parseKubectlOutput(labelOf(path), await context.inputs.read(path, flag), what);
+  const kubectlVersion = await read(versionPath, "--kubectl-version", "version");
+  const nodes = await read(nodesPath, "--kubectl-nodes", "nodes");
+  const workloads = await read(workloadsPath, "--kubectl-workloads", "workloads");
   return {
     kind: "kubectl",
     ...(kubectlVersion === undefined ? {} : { kubectlVersion }),
