@@ -9,6 +9,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { REFRESH_VARIABLES, refreshConfigOf, type RefreshConfig } from "./refresh-config.js";
 
 const booleanFromEnv = z
   .enum(["true", "false", "1", "0", "yes", "no"], { message: 'must be one of "true" or "false"' })
@@ -86,6 +87,7 @@ const environmentSchema = z.object({
     .min(0, "must be 0 (off) or more")
     .max(1024, "must be at most 1024")
     .default(8),
+  ...REFRESH_VARIABLES,
   // Set by npm for the scripts it runs (`npm start`): the service then ends with that npm process.
   npm_lifecycle_event: z.string().optional(),
 });
@@ -113,6 +115,8 @@ export interface Config {
       };
   /** pollMs: how often the revision is checked as a fallback for missed change notifications. */
   readonly kb: { readonly dir: string; readonly importOnStart: boolean; readonly pollMs: number };
+  /** The scheduled refresh from upstream sources (src/core/refresh-config.ts). */
+  readonly refresh: RefreshConfig;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Chat endpoints answer 503 until their secret is configured. */
   readonly chatops: {
@@ -234,6 +238,7 @@ export function parseConfig(
       importOnStart: env.KB_IMPORT_ON_START,
       pollMs: env.KB_POLL_MS,
     },
+    refresh: refreshConfigOf(env, cwd),
     logLevel: env.LOG_LEVEL,
     chatops: {
       slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null,

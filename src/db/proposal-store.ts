@@ -155,3 +155,8 @@ export function markRejected(
 ): Promise<StoredProposal | null> {
   return markDecided(db, id, { status: "REJECTED", ...decision });
 }
+
+/** How many proposals wait for a reviewer (the proposals_open gauge). */
+export async function countOpenProposals(db: Database): Promise<number> {
+  return db.kbProposal.count({ where: { status: "OPEN" } });
+}

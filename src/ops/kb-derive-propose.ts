@@ -64,7 +64,7 @@ export async function openProposalTarget(): Promise<ProposalTarget> {
 }
 
 /** The database's records as kb:derive compares them: without their revision, which no kb/ file has. */
-function databaseReader(bundle: KbBundle, revision: number): KbReader {
+export function databaseReader(bundle: KbBundle, revision: number): KbReader {
   return (entity) => ({
     records: (bundle[entity] as readonly object[]).map((record) => {
       const { revision: _revision, ...fields } = record as Record<string, unknown>;
@@ -74,7 +74,7 @@ function databaseReader(bundle: KbBundle, revision: number): KbReader {
   });
 }
 
-async function fileSections(
+export async function fileSections(
   db: Database,
   sections: readonly Section[],
   bundle: KbBundle,

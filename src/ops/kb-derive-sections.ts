@@ -44,6 +44,9 @@ import {
 
 // ---------------------------------------------------------------- kubernetes/api
 
+/** Missing removals are proposed from this minor on unless --since says otherwise. */
+export const DEFAULT_REMOVALS_SINCE = "1.33";
+
 const API_HINT =
   "give a clone of https://github.com/kubernetes/api (git clone https://github.com/kubernetes/api)";
 

@@ -30,6 +30,7 @@ import { renderText, renderYaml } from "./derive/render.js";
 import { GitFailure, kbDirectory, kbFiles, type KbReader } from "./kb-derive-files.js";
 import type { ProposalTarget } from "./kb-derive-propose.js";
 import {
+  DEFAULT_REMOVALS_SINCE,
   apiRemovalsSection,
   containerdSection,
   featureGatesSection,
@@ -127,7 +128,7 @@ function checkFlags(values: DeriveFlags): { output: "text" | "yaml"; since: stri
   const output = values.output ?? "text";
   if (output !== "text" && output !== "yaml")
     throw new DeriveInputError(`--output: "${output}" is not text or yaml`);
-  const since = values.since ?? "1.33";
+  const since = values.since ?? DEFAULT_REMOVALS_SINCE;
   if (!/^1\.(0|[1-9]\d{0,2})$/.test(since))
     throw new DeriveInputError(`--since: "${since}" is not a Kubernetes minor such as 1.33`);
   if (
