@@ -46,11 +46,13 @@ async function git(args: readonly string[], cwd?: string, signal?: AbortSignal):
       throw new UpstreamFailure(
         `git ${args[0]} took longer than ${GIT_TIMEOUT_MS / 60_000} minutes`,
       );
-    const said = (failure.stderr ?? "")
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("warning:") && !line.startsWith("hint:"));
-    throw new UpstreamFailure(`git ${args[0]} failed: ${said.at(-1) ?? failure.message}`);
+    // git's own diagnosis is its "fatal:" (or "error:") line; the lines after it are advice.
+    const lines = (failure.stderr ?? "").split("\n").map((line) => line.trim());
+    const said =
+      lines.find((line) => /^(fatal|error):/.test(line))?.replace(/^(fatal|error):\s*/, "") ??
+      lines.find((line) => line !== "" && !/^(warning|hint):/.test(line)) ??
+      failure.message;
+    throw new UpstreamFailure(`git ${args[0]} failed: ${said}`);
   }
 }
 
