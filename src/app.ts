@@ -28,6 +28,7 @@ import { metricsGuard } from "./http/metrics-guard.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { proposalRoutes } from "./rest/proposal-routes.js";
 import type { ProposalReview } from "./services/proposals.js";
+import type { RefreshLedger } from "./services/refresh-state.js";
 import { limitJsonDepth } from "./http/limits.js";
 import { rateLimited } from "./http/rate-limits.js";
 import { MinuteBudgets } from "./core/minute-budgets.js";
@@ -52,6 +53,8 @@ export interface AppDependencies {
   readonly curator?: Curator;
   /** The review queue of proposals derived from upstream; without it there are no proposal routes. */
   readonly proposals?: ProposalReview;
+  /** When each upstream source was last refreshed, and the proposals open (metrics, coverage). */
+  readonly refreshLedger?: RefreshLedger;
   /** Resolves bearer tokens; without it every caller is anonymous. */
   readonly authenticator?: Authenticator;
   readonly requireAuthForReads?: boolean;
@@ -163,6 +166,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     pool: () => deps.poolStats?.(),
     answerCaches: () => ({ rest: restAnswers.stats(), graphql: graphqlAnswers.stats() }),
     readsWaiting: () => turns.stats().waiting,
+    refresh: deps.refreshLedger && (() => deps.refreshLedger!.read()),
   });
   // Filled once every route is mounted (below); requests are named by it, in metrics and logs alike.
   const routes = new RouteTable();

@@ -95,9 +95,41 @@ async function main(): Promise<void> {
     { port: config.http.port, host: config.http.host, pid: process.pid, ...urls },
     `kubecompat listening on ${urls.url} (playground ${urls.playground}, REST docs ${urls.docs})`,
   );
+  const refresh = await scheduleRefresh(config, runtime, logger);
   onSignal = drainThenStop(server, connections, config, logger, (started) =>
-    stopAndExit(handle, runtime, logger, started),
+    stopAndExit(
+      { stop: async () => void (await Promise.all([handle.stop(), refresh?.stop()])) },
+      runtime,
+      logger,
+      started,
+    ),
   );
+}
+
+/**
+ * The scheduled refresh from upstream (KB_REFRESH_INTERVAL), when it is on:
+ * its first run a minute after start, so a restart loop does not hammer the
+ * sources; undefined when it is off (the default).
+ */
+async function scheduleRefresh(config: Config, runtime: Runtime, logger: Logger) {
+  if (config.refresh.intervalMs === null) return undefined;
+  const { KbRefresh } = await import("./ops/refresh/kb-refresh.js");
+  const refresh = new KbRefresh({
+    db: runtime.db,
+    databaseUrl: runtime.databaseUrl,
+    config: config.refresh,
+    logger,
+  });
+  refresh.start();
+  logger.info(
+    {
+      intervalMs: config.refresh.intervalMs,
+      sources: config.refresh.sources.map((source) => `${source.name} ${source.url}`),
+      webhook: config.refresh.webhookUrl === null ? null : new URL(config.refresh.webhookUrl).host,
+    },
+    "knowledge refresh scheduled: proposals are filed for review, never applied",
+  );
+  return refresh;
 }
 
 /** The configuration, or exit 2 with what to fix: before anything else is imported or touched. */
@@ -120,14 +152,21 @@ async function appHandleFor(
   logger: Logger,
   isDatabaseReachable: () => Promise<boolean>,
 ) {
-  const [{ createAppHandle }, { Authenticator }, { Curator }, { ProposalReview }, { poolStats }] =
-    await Promise.all([
-      import("./app.js"),
-      import("./services/authenticator.js"),
-      import("./services/curation.js"),
-      import("./services/proposals.js"),
-      import("./db/client.js"),
-    ]);
+  const [
+    { createAppHandle },
+    { Authenticator },
+    { Curator },
+    { ProposalReview },
+    { RefreshLedger },
+    { poolStats },
+  ] = await Promise.all([
+    import("./app.js"),
+    import("./services/authenticator.js"),
+    import("./services/curation.js"),
+    import("./services/proposals.js"),
+    import("./services/refresh-state.js"),
+    import("./db/client.js"),
+  ]);
   const { db, kb } = runtime;
   const curator = new Curator(db, kb, { gatherMs: config.edits.gatherMs });
   return createAppHandle({
@@ -137,6 +176,7 @@ async function appHandleFor(
     chatops: config.chatops,
     curator,
     proposals: new ProposalReview(db, curator),
+    refreshLedger: new RefreshLedger(db),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: config.requireAuthForReads,
     metricsToken: config.metricsToken,

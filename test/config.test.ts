@@ -76,6 +76,71 @@ describe("configuration", () => {
     }
   });
 
+  it("refreshes from upstream only when KB_REFRESH_INTERVAL says so, from the sources configured", () => {
+    const off = parseConfig({}, "/srv/app").refresh;
+    assert.equal(off.intervalMs, null);
+    assert.equal(off.cacheDir, "/srv/app/.data/sources");
+    assert.equal(off.webhookUrl, null);
+    assert.deepEqual(
+      off.sources.map((source) => [source.name, source.kind, source.url]),
+      [
+        ["kubernetes-api", "git", "https://github.com/kubernetes/api.git"],
+        ["containerd", "git", "https://github.com/containerd/containerd.git"],
+        ["kubernetes-website", "git", "https://github.com/kubernetes/website.git"],
+        ["endoflife", "http", "https://endoflife.date/api"],
+      ],
+    );
+    const mirrored = parseConfig(
+      {
+        KB_REFRESH_INTERVAL: "24h",
+        KB_SOURCE_KUBERNETES_API: "git@git.corp.example:mirrors/kubernetes-api.git",
+        KB_SOURCE_CONTAINERD: "off",
+        KB_SOURCE_KUBERNETES_WEBSITE: "/srv/mirrors/website",
+        KB_SOURCE_ENDOFLIFE: "https://eol.corp.example/api/",
+        KB_REFRESH_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/x",
+      },
+      "/srv/app",
+    ).refresh;
+    assert.equal(mirrored.intervalMs, 86_400_000);
+    assert.deepEqual(
+      mirrored.sources.map((source) => `${source.name} ${source.url}`),
+      [
+        "kubernetes-api git@git.corp.example:mirrors/kubernetes-api.git",
+        "kubernetes-website /srv/mirrors/website",
+        "endoflife https://eol.corp.example/api",
+      ],
+    );
+    assert.equal(parseConfig({ KB_REFRESH_INTERVAL: "30m" }).refresh.intervalMs, 1_800_000);
+    assert.equal(parseConfig({ KB_REFRESH_INTERVAL: "7d" }).refresh.intervalMs, 604_800_000);
+    assert.throws(
+      () =>
+        parseConfig({
+          KB_REFRESH_INTERVAL: "24 hours",
+          KB_SOURCE_CONTAINERD: "containerd",
+          KB_SOURCE_ENDOFLIFE: "endoflife.date",
+          KB_REFRESH_WEBHOOK_URL: "hooks.slack.com",
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(
+          error.problems.map((problem) => problem.split(":")[0]),
+          [
+            "KB_REFRESH_INTERVAL",
+            "KB_REFRESH_WEBHOOK_URL",
+            "KB_SOURCE_CONTAINERD",
+            "KB_SOURCE_ENDOFLIFE",
+          ],
+        );
+        assert.match(
+          error.message,
+          /KB_REFRESH_INTERVAL: must be "off" or a duration between 5m and 90d/,
+        );
+        return true;
+      },
+    );
+    assert.throws(() => parseConfig({ KB_REFRESH_INTERVAL: "1m" }), /between 5m and 90d/);
+  });
+
   it("lists every problem at once", () => {
     assert.throws(
       () =>

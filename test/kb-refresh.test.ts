@@ -340,6 +340,29 @@ describe("the scheduled refresh, against local upstream sources", () => {
     assert.equal(endoflife.lastAttemptAt.getTime(), report.startedAt.getTime());
   });
 
+  it("says in /metrics how many proposals are open and how each source's last refresh went", async () => {
+    const text = (await request(runtime.app).get("/metrics").expect(200)).text;
+    const value = (line: string) => {
+      const found = text.split("\n").find((l) => l.startsWith(`${line} `));
+      assert.ok(found !== undefined, `${line} is not in /metrics`);
+      return Number(found.slice(line.length + 1));
+    };
+    assert.equal(value("kubecompat_proposals_open"), (await proposals("open")).length);
+    assert.equal(value('kubecompat_kb_refresh_source_up{source="kubernetes-api"}'), 1);
+    assert.equal(value('kubecompat_kb_refresh_source_up{source="containerd"}'), 0);
+    assert.equal(value('kubecompat_kb_refresh_source_up{source="endoflife"}'), 0);
+    const checks = await readSourceChecks(runtime.db);
+    const endoflife = checks.find((check) => check.source === "endoflife")!;
+    assert.equal(
+      value('kubecompat_kb_refresh_last_success_timestamp_seconds{source="endoflife"}'),
+      endoflife.lastSuccessAt!.getTime() / 1000,
+    );
+    assert.equal(
+      value('kubecompat_kb_refresh_last_attempt_timestamp_seconds{source="endoflife"}'),
+      endoflife.lastAttemptAt.getTime() / 1000,
+    );
+  });
+
   it("refreshes on one replica at a time, and not again within the interval", async () => {
     const replica = refresher({ sources: sources.slice(0, 1) });
     const held = await withRefreshLock(runtime.database.url, () =>

@@ -8,6 +8,7 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import type { Request, RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { AnswerCacheStats } from "../services/answer-cache.js";
+import type { RefreshState } from "../services/refresh-state.js";
 
 export interface MetricsSources {
   readonly revision: () => number | undefined;
@@ -20,6 +21,8 @@ export interface MetricsSources {
   readonly answerCaches?: () => Readonly<Record<string, AnswerCacheStats>>;
   /** Reads waiting for their turn on the event loop (src/http/read-turns.ts). */
   readonly readsWaiting?: () => number;
+  /** Proposals waiting for review and each upstream source's last refresh (read from the database when scraped). */
+  readonly refresh?: () => Promise<RefreshState>;
 }
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -67,6 +70,7 @@ export class Metrics {
       registers: [this.registry],
     });
     registerStateGauges(this.registry, sources);
+    if (sources.refresh !== undefined) registerRefreshGauges(this.registry, sources.refresh);
     const caches = sources.answerCaches;
     if (caches !== undefined) registerAnswerCacheGauges(this.registry, caches);
   }
@@ -213,6 +217,64 @@ function registerStateGauges(registry: Registry, sources: MetricsSources): void 
       this.set({ state: "max" }, pool.max);
     },
   });
+}
+
+/**
+ * The review queue and the scheduled refresh: one scrape reads both from the
+ * database once (the gauges share the read), and a database that does not
+ * answer leaves them unset rather than failing the scrape.
+ */
+function registerRefreshGauges(registry: Registry, read: () => Promise<RefreshState>): void {
+  let shared: Promise<RefreshState | undefined> | undefined;
+  const state = () => {
+    shared ??= read()
+      .catch(() => undefined)
+      .finally(() => setImmediate(() => (shared = undefined)));
+    return shared;
+  };
+  const seconds = (date: Date | null) => (date === null ? undefined : date.getTime() / 1000);
+  const perSource = (
+    name: string,
+    help: string,
+    pick: (check: RefreshState["sources"][number]) => number | undefined,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["source"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const check of (await state())?.sources ?? []) {
+          const value = pick(check);
+          if (value !== undefined) this.set({ source: check.source }, value);
+        }
+      },
+    });
+  new Gauge({
+    name: "kubecompat_proposals_open",
+    help: "Proposals derived from upstream that wait for a reviewer (GET /api/v1/proposals)",
+    registers: [registry],
+    async collect() {
+      const value = (await state())?.proposalsOpen;
+      if (value !== undefined) this.set(value);
+    },
+  });
+  perSource(
+    "kubecompat_kb_refresh_last_attempt_timestamp_seconds",
+    "When the scheduled refresh last read the upstream source, whatever came of it",
+    (check) => seconds(check.lastAttemptAt),
+  );
+  perSource(
+    "kubecompat_kb_refresh_last_success_timestamp_seconds",
+    "When the scheduled refresh last read the upstream source successfully",
+    (check) => seconds(check.lastSuccessAt),
+  );
+  perSource(
+    "kubecompat_kb_refresh_source_up",
+    "1 when the last read of the upstream source succeeded, 0 when it failed (the log and the webhook say why)",
+    (check) => (check.outcome === "ok" ? 1 : 0),
+  );
 }
 
 /** The answer caches, one label per face. */

@@ -6,6 +6,7 @@ import type { Express } from "express";
 import { createApp } from "../../src/app.js";
 import { Authenticator } from "../../src/services/authenticator.js";
 import { Curator } from "../../src/services/curation.js";
+import { RefreshLedger } from "../../src/services/refresh-state.js";
 import { ProposalReview } from "../../src/services/proposals.js";
 import type { Config } from "../../src/core/config.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
@@ -60,6 +61,7 @@ export async function startTestRuntime(
     chatops: options.chatops,
     curator,
     proposals: new ProposalReview(db, curator),
+    refreshLedger: new RefreshLedger(db),
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: options.requireAuthForReads,
     largeRequests: options.largeRequests,
