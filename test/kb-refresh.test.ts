@@ -22,7 +22,13 @@ import type { RefreshConfig, RefreshSourceConfig } from "../src/core/refresh-con
 import { readSourceChecks, withRefreshLock } from "../src/db/source-checks.js";
 import { FEATURE_GATES_DIR } from "../src/ops/derive/feature-gates.js";
 import { KbRefresh } from "../src/ops/refresh/kb-refresh.js";
-import { git, writeRelease, type PackageSpec, type TypeSpec } from "./support/kb-derive.js";
+import {
+  git,
+  runOperatorTool,
+  writeRelease,
+  type PackageSpec,
+  type TypeSpec,
+} from "./support/kb-derive.js";
 import {
   REPO_ROOT,
   createTestToken,
@@ -361,6 +367,48 @@ describe("the scheduled refresh, against local upstream sources", () => {
       value('kubecompat_kb_refresh_last_attempt_timestamp_seconds{source="endoflife"}'),
       endoflife.lastAttemptAt.getTime() / 1000,
     );
+  });
+
+  it("runs once from the command line (npm run kb:refresh), with the service's configuration", async () => {
+    const env = {
+      DATABASE_URL: runtime.database.url,
+      KB_SOURCE_KUBERNETES_API: apiRepo,
+      KB_SOURCE_ENDOFLIFE: `${server.base}/gone`,
+      KB_REFRESH_CACHE_DIR: path.join(work, "cli-cache"),
+      KB_REFRESH_WEBHOOK_URL: undefined,
+    };
+    const one = await runOperatorTool("kb-refresh.ts", ["--source", "kubernetes-api"], env);
+    assert.equal(one.code, 0, one.stderr);
+    const head = git(apiRepo, ["rev-parse", "HEAD"]);
+    // Gizmo, approved, is in the knowledge base now: only Gadget (rejected) and Doohickey (open) are still proposed.
+    const known = (await proposals()).filter(
+      (p) => p.derivation === "kubernetes-api-lifecycle" && p.status !== "APPROVED",
+    );
+    assert.equal(known.length, 2);
+    assert.match(
+      one.stdout,
+      new RegExp(
+        `^kubernetes-api: read at ${head}, filed 0, ${known.length} already proposed \\(or decided\\)\n`,
+      ),
+    );
+    const failing = await runOperatorTool("kb-refresh.ts", ["--source", "endoflife"], env);
+    assert.equal(failing.code, 1, failing.stderr);
+    assert.match(
+      failing.stdout,
+      /^endoflife: FAILED \(http:.*\/gone\): GET .*\/gone\/kubernetes\.json answered 404\n/,
+    );
+    const wrong = await runOperatorTool("kb-refresh.ts", ["--source", "helm"], env);
+    assert.equal(wrong.code, 2);
+    assert.match(
+      wrong.stderr,
+      /--source: helm is not a source; the sources are kubernetes-api, containerd, kubernetes-website, endoflife/,
+    );
+    const off = await runOperatorTool("kb-refresh.ts", ["--source", "containerd"], {
+      ...env,
+      KB_SOURCE_CONTAINERD: "off",
+    });
+    assert.equal(off.code, 2);
+    assert.match(off.stderr, /--source: containerd is configured "off"/);
   });
 
   it("refreshes on one replica at a time, and not again within the interval", async () => {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const COMMAND = path.join(REPO_ROOT, "src", "ops", "kb-derive.ts");
+const OPS = path.join(REPO_ROOT, "src", "ops");
 
 export interface Run {
   readonly code: number | null;
@@ -23,10 +23,19 @@ export function derive(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<Run> {
+  return runOperatorTool("kb-derive.ts", args, env);
+}
+
+/** Runs one of src/ops/'s tools as its npm script does (tsx), never throwing on a non-zero exit. */
+export function runOperatorTool(
+  file: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", COMMAND, ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(OPS, file), ...args], {
       cwd: REPO_ROOT,
-      // eslint-disable-next-line no-restricted-syntax -- the child's environment: DATABASE_URL for --propose
+      // eslint-disable-next-line no-restricted-syntax -- the child's environment: DATABASE_URL for --propose, KB_SOURCE_* for kb:refresh
       env: { ...process.env, ...env },
       timeout: 60_000,
     });
