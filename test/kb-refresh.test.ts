@@ -22,6 +22,8 @@ import type { RefreshConfig, RefreshSourceConfig } from "../src/core/refresh-con
 import { readSourceChecks, withRefreshLock } from "../src/db/source-checks.js";
 import { FEATURE_GATES_DIR } from "../src/ops/derive/feature-gates.js";
 import { KbRefresh } from "../src/ops/refresh/kb-refresh.js";
+import { freePort } from "../src/db/embedded-postgres.js";
+import { spawnServer, waitUntilReady } from "./support/server-process.js";
 import {
   git,
   runOperatorTool,
@@ -431,6 +433,39 @@ describe("the scheduled refresh, against local upstream sources", () => {
       intervalMs: 86_400_000,
     });
     assert.equal((await moved.runOnce()).skipped, null);
+  });
+
+  it("is scheduled by the service when KB_REFRESH_INTERVAL is set, and stops with it", async () => {
+    const port = await freePort();
+    const service = spawnServer({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: runtime.database.url,
+      LOG_LEVEL: "info",
+      KB_REFRESH_INTERVAL: "24h",
+      KB_SOURCE_KUBERNETES_API: apiRepo,
+      KB_SOURCE_CONTAINERD: "off",
+      KB_SOURCE_KUBERNETES_WEBSITE: "off",
+      KB_SOURCE_ENDOFLIFE: `${server.base}/api`,
+      KB_REFRESH_WEBHOOK_URL: `${server.base}/hook`,
+    });
+    try {
+      await waitUntilReady(service, port, 60_000);
+      const scheduled = service
+        .logs()
+        .find((line) => String(line.msg).startsWith("knowledge refresh scheduled"));
+      assert.ok(scheduled !== undefined, service.stdout().slice(-3000));
+      assert.equal(scheduled.intervalMs, 86_400_000);
+      assert.deepEqual(scheduled.sources, [
+        `kubernetes-api ${apiRepo}`,
+        `endoflife ${server.base}/api`,
+      ]);
+      assert.equal(scheduled.webhook, new URL(server.base).host);
+      service.child.kill("SIGTERM");
+      assert.equal((await service.exited).code, 0, service.stderr());
+    } finally {
+      await service.kill();
+    }
   });
 
   it("starts refreshing on its timer and stops", async () => {

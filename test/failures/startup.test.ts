@@ -78,6 +78,7 @@ describe("start-up failures", { concurrency: true }, () => {
         LOG_LEVEL: "loud",
         KB_POLL_MS: "5",
         SHUTDOWN_TIMEOUT_MS: "soon",
+        KB_REFRESH_INTERVAL: "daily",
         EMBEDDED_PG_DIR: dataDir,
         EMBEDDED_PG_PORT: String(trap.port),
       });
@@ -92,6 +93,7 @@ describe("start-up failures", { concurrency: true }, () => {
         ["LOG_LEVEL", /fatal|info|debug/],
         ["KB_POLL_MS", /200/],
         ["SHUTDOWN_TIMEOUT_MS", /number/i],
+        ["KB_REFRESH_INTERVAL", /"off" or a duration between 5m and 90d such as 30m, 24h or 7d/],
       ] as const) {
         const line = stderr.split("\n").find((text) => text.includes(`- ${variable}:`));
         assert.ok(line, `stderr does not name ${variable}:\n${stderr}`);
