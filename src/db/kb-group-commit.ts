@@ -36,6 +36,7 @@ import {
 } from "./idempotent-edits.js";
 import { ident, jsonLiteral, textLiteral } from "./sql-literals.js";
 import { KB_CHANGED_CHANNEL, KB_WRITE_LOCK_ID } from "./kb-write-lock.js";
+import { approvalsUpdate } from "./proposal-store.js";
 import { asUnavailable } from "./unavailable.js";
 
 /** An accepted edit as the store writes it (judged by src/services/edit-judgement.ts). */
@@ -46,6 +47,8 @@ export interface EditToWrite extends AuditedEdit {
     readonly record?: object;
     readonly actor: { readonly name: string; readonly role: string };
     readonly idempotencyKey?: string;
+    /** The proposal the edit applies, recorded APPROVED in the same statement (it must still be open). */
+    readonly approves?: number;
   };
   readonly fingerprint: string | undefined;
   /** The record as it will be stored (its own revision included), or null when retired. */
@@ -294,6 +297,19 @@ function recordEdits(
         ],
   );
   if (answers.length > 0) statement.add(answersInsertion(answers, auditName), answers.length);
+  const approvals = run.flatMap((entry) =>
+    entry.edit.approves === undefined
+      ? []
+      : [
+          {
+            id: entry.edit.approves,
+            decidedBy: entry.edit.actor.name,
+            appliedRevision: entry.kbRevision,
+          },
+        ],
+  );
+  // Every proposal must still be open: one decided meanwhile touches no row, and the group is refused whole.
+  if (approvals.length > 0) statement.add(approvalsUpdate(approvals), approvals.length);
 }
 
 /**

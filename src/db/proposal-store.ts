@@ -7,6 +7,7 @@
  */
 import type { Database } from "./client.js";
 import { Prisma } from "./generated/client.js";
+import { jsonLiteral } from "./sql-literals.js";
 
 export type ProposalAction = "create" | "update" | "retire";
 export type ProposalStatus = "OPEN" | "APPROVED" | "REJECTED";
@@ -112,48 +113,37 @@ export async function readProposals(
 }
 
 /**
- * Records a reviewer's decision on an open proposal and answers it as now
- * recorded (null: it was not open any more, someone decided it meanwhile).
+ * The part of an edit group's statement that records approvals (the edits
+ * that apply them are written by the same statement, so a proposal is never
+ * APPROVED without its edit, nor its edit applied while it is REJECTED): it
+ * touches only open proposals, and the group counts the rows it touched.
  */
-async function markDecided(
-  db: Database,
-  id: number,
-  decision: {
-    readonly status: "APPROVED" | "REJECTED";
-    readonly actor: string;
-    readonly appliedRevision?: number;
-    readonly reason?: string;
-  },
-): Promise<StoredProposal | null> {
-  const marked = await db.kbProposal.updateMany({
-    where: { id, status: "OPEN" },
-    data: {
-      status: decision.status,
-      decidedBy: decision.actor,
-      decidedAt: new Date(),
-      appliedRevision: decision.appliedRevision ?? null,
-      reason: decision.reason ?? null,
-    },
-  });
-  return marked.count === 1 ? readProposal(db, id) : null;
+export function approvalsUpdate(
+  approvals: ReadonlyArray<{ id: number; decidedBy: string; appliedRevision: number }>,
+): string {
+  return `UPDATE "KbProposal" AS p SET status = 'APPROVED', "decidedBy" = a."decidedBy", "decidedAt" = now() AT TIME ZONE 'UTC', "appliedRevision" = a."appliedRevision" FROM jsonb_to_recordset(${jsonLiteral(approvals)}) AS a(id int, "decidedBy" text, "appliedRevision" int) WHERE p.id = a.id AND p.status = 'OPEN' AND EXISTS (SELECT 1 FROM state) RETURNING p.id`;
 }
 
-/** Records an approval (the edit it applied is already committed and audited). */
-export function markApproved(
-  db: Database,
-  id: number,
-  decision: { readonly actor: string; readonly appliedRevision: number },
-): Promise<StoredProposal | null> {
-  return markDecided(db, id, { status: "APPROVED", ...decision });
-}
-
-/** Records a rejection with its reason. */
-export function markRejected(
+/**
+ * Records a rejection with its reason and answers the proposal as now
+ * recorded (null: it was not open any more). An approval under way holds the
+ * row until its edit group commits, so the two never both succeed.
+ */
+export async function markRejected(
   db: Database,
   id: number,
   decision: { readonly actor: string; readonly reason: string },
 ): Promise<StoredProposal | null> {
-  return markDecided(db, id, { status: "REJECTED", ...decision });
+  const marked = await db.kbProposal.updateMany({
+    where: { id, status: "OPEN" },
+    data: {
+      status: "REJECTED",
+      decidedBy: decision.actor,
+      decidedAt: new Date(),
+      reason: decision.reason,
+    },
+  });
+  return marked.count === 1 ? readProposal(db, id) : null;
 }
 
 /** How many proposals wait for a reviewer (the proposals_open gauge). */

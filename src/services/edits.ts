@@ -31,6 +31,12 @@ export interface EditRequest {
   readonly actor: Actor;
   /** A key the client chose (Idempotency-Key): a retry with it answers the first result instead of applying again. */
   readonly idempotencyKey?: string;
+  /**
+   * The proposal this edit applies: recorded APPROVED (by the actor, with the
+   * revision the edit made) in the edit's own transaction, and the whole
+   * group refused when it is not open any more (decided meanwhile).
+   */
+  readonly approves?: number;
 }
 
 export interface EditResult {

@@ -19,7 +19,6 @@ import { ENTITIES, recordKey } from "../knowledge/registry.js";
 import type { Database } from "../db/client.js";
 import {
   listProposals,
-  markApproved,
   markRejected,
   readProposal,
   readProposals,
@@ -215,21 +214,27 @@ export class ProposalReview {
     if (finished !== undefined && proposals.length !== 1)
       throw new InputError("a finished record goes with the approval of one proposal", "record");
     const actor = actorOf(principal);
-    const edits = proposals.map((proposal) => editOf(proposal, actor, finished));
-    const outcomes = await this.curator.editGroup(principal, edits);
-    const results: ApprovalOutcome[] = [];
-    for (const [index, outcome] of outcomes.entries()) {
-      const { id } = proposals[index]!;
-      if (!outcome.ok) {
-        results.push({ id, ok: false, error: outcome.error });
-        continue;
-      }
-      const appliedRevision = outcome.result.kbRevision;
-      // Null: decided by someone else while its edit was committed; the answer shows that decision.
-      const approved = await markApproved(this.db, id, { actor: actor.name, appliedRevision });
-      results.push({ id, ok: true, proposal: approved ?? (await this.show(id)) });
+    const edits = proposals.map((proposal) => ({
+      ...editOf(proposal, actor, finished),
+      approves: proposal.id,
+    }));
+    let outcomes: Awaited<ReturnType<Curator["editGroup"]>>;
+    try {
+      outcomes = await this.curator.editGroup(principal, edits);
+    } catch (error) {
+      // The group is refused whole when a proposal was decided meanwhile: say which, nothing was applied.
+      const closed = (await readProposals(this.db, ids)).find((p) => p.status !== "OPEN");
+      if (closed !== undefined) throw decided(closed, "; nothing was applied");
+      throw error;
     }
-    return results;
+    // Approved in the edits' own transaction: read back as now recorded.
+    const recorded = new Map((await readProposals(this.db, ids)).map((p) => [p.id, p]));
+    return outcomes.map((outcome, index) => {
+      const { id } = proposals[index]!;
+      return outcome.ok
+        ? { id, ok: true as const, proposal: recorded.get(id)! }
+        : { id, ok: false as const, error: outcome.error };
+    });
   }
 
   async reject(principal: Principal, id: number, reason: unknown): Promise<StoredProposal> {
