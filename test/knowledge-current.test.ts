@@ -317,6 +317,7 @@ describe("knowledge current to 2026-12-04", () => {
       sourceDate,
       sourceUrl: "https://example.org/probe",
       notes: null,
+      minorCadenceMonths: null,
     });
     const issues = (extra: ReturnType<typeof claim>) =>
       crossCheckBundle({ ...snapshot, coverage: [...snapshot.coverage, extra] }).filter(

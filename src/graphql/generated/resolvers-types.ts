@@ -445,6 +445,8 @@ export type Coverage = {
   __typename?: 'Coverage';
   /** The kind of knowledge (an entity), e.g. apiRemovals. */
   knowledge: Scalars['String']['output'];
+  /** On the release calendar's row (knowledge releases) only: the months between two minors (KEP-2572), by which a minor beyond the dated calendar counts as overdue; null elsewhere. */
+  minorCadenceMonths?: Maybe<Scalars['Int']['output']>;
   /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
@@ -691,6 +693,7 @@ export type Finding = {
    * - `TARGET_UNKNOWN` (RELEASE): The upgrade target is newer than any release the knowledge base knows; no plan is made.
    * - `TARGET_END_OF_LIFE` (END_OF_LIFE): The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.
    * - `KNOWLEDGE_EDGE` (COVERAGE): The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.
+   * - `KNOWLEDGE_STALE` (COVERAGE): The question is about a Kubernetes minor the calendar says is out (its release date has passed, or the cadence of a minor every few months says it is overdue) but whose facts of a kind of knowledge are not loaded from released sources (kb/coverage.yaml); the message names the kind, the minors missing and since when. It replaces KNOWLEDGE_EDGE for that kind and minor.
    * - `RUNTIME_END_OF_LIFE` (END_OF_LIFE): The container runtime's own release line is past its end of life on the asOf date (its project's release table).
    * - `CGROUP_V1_UNSUPPORTED` (NODE): The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true).
    * - `CGROUP_V1_DEPRECATED` (NODE): cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2.
@@ -1176,7 +1179,7 @@ export type ManifestScanReport = {
   findings: Array<ManifestFinding>;
   /** The knowledge-base revision the scan was judged against. */
   kbRevision: Scalars['Int']['output'];
-  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; API_NOT_JUDGED (INFO) once per API group/version the knowledge base does not know (a custom resource's), with how many objects use it; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
+  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; API_NOT_JUDGED (INFO) once per API group/version the knowledge base does not know (a custom resource's), with how many objects use it; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage), KNOWLEDGE_STALE instead when the calendar says the target is already out. */
   notes: Array<Finding>;
   /** Objects with a string apiVersion and kind; the items of a List are counted, the List itself is not. */
   objectsScanned: Scalars['Int']['output'];
@@ -2876,6 +2879,7 @@ export type ControllerResolvers<ContextType = GraphQLContext, ParentType extends
 
 export type CoverageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Coverage'] = ResolversParentTypes['Coverage']> = {
   knowledge?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  minorCadenceMonths?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
