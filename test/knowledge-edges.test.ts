@@ -416,7 +416,7 @@ describe("where the knowledge ends, on every face", () => {
     const graphql = await request(runtime.app)
       .post("/graphql")
       .send({
-        query: `{ scanManifests(manifests: "apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: a\\n", targetVersion: "1.41") { notes { code severity message } } validateCluster(plan: { components: [{ component: "apiserver", version: "1.38" }] }) { findings { code } } }`,
+        query: `{ scanManifests(manifests: "apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: a\\n", targetVersion: "1.41") { notes { code severity message } } validateCluster(plan: { components: [{ component: "apiserver", version: "1.38" }] }, asOf: "2026-12-04") { findings { code } } }`,
       })
       .expect(200);
     assert.equal(graphql.body.errors, undefined, JSON.stringify(graphql.body.errors));
@@ -426,7 +426,7 @@ describe("where the knowledge ends, on every face", () => {
         (finding: { code: string }) => finding.code === "KNOWLEDGE_EDGE",
       ),
     );
-    const parsed = parseCommand("check apiserver=1.38 kubelet=1.38");
+    const parsed = parseCommand("check apiserver=1.38 kubelet=1.38 asof=2026-12-04");
     assert.ok(parsed.ok);
     assert.match(runCommand(runtime.kb.current(), parsed.command).text, /KNOWLEDGE_EDGE/);
 
