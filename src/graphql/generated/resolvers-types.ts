@@ -1622,7 +1622,7 @@ export type Query = {
   configurationApis: Array<ConfigurationApi>;
   /** Controllers of kube-controller-manager and admission plugins of kube-apiserver, with what each means for tenant isolation. */
   controllers: Array<Controller>;
-  /** Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning. */
+  /** Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning, or KNOWLEDGE_STALE when the calendar says that minor is already out. */
   coverage: Array<Coverage>;
   /** Feature gates with their stages, defaults and the minor they were removed in. */
   featureGates: Array<FeatureGate>;

@@ -137,7 +137,7 @@ export const kbSummary = z
       }),
     coverage: z.array(records.Coverage).openapi({
       description:
-        "Where each kind of knowledge ends: per source, the newest Kubernetes minor it covers, with the source's revision and date. A question beyond it gets a KNOWLEDGE_EDGE warning.",
+        "Where each kind of knowledge ends: per source, the newest Kubernetes minor it covers, with the source's revision and date. A question beyond it gets a KNOWLEDGE_EDGE warning, or KNOWLEDGE_STALE when the calendar says that minor is already out.",
     }),
   })
   .openapi("KnowledgeBaseSummary");
