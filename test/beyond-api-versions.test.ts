@@ -127,13 +127,23 @@ describe("upgrade impact", () => {
   it("says where the knowledge ends when the target is beyond what feature gates cover", () => {
     const covered = snapshot.coverage.find((row) => row.knowledge === "featureGates")!.throughMinor;
     const beyond = `1.${Number(covered.split(".")[1]) + 1}`;
-    const impact = upgradeImpact(snapshot, covered, beyond);
-    assert.ok(
-      impact.notes.some(
-        (note) => note.code === "KNOWLEDGE_EDGE" && note.ruleId === "coverage:featureGates",
-      ),
-      JSON.stringify(impact.notes),
-    );
+    // Before the minor is out its knowledge ends at an edge; from its release day on the knowledge is stale.
+    const released = snapshot.findRelease(beyond)!.releaseDate;
+    const dayBefore = new Date(Date.parse(`${released}T00:00:00Z`) - 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    for (const [asOf, code] of [
+      [dayBefore, "KNOWLEDGE_EDGE"],
+      [released, "KNOWLEDGE_STALE"],
+    ] as const) {
+      const impact = upgradeImpact(snapshot, covered, beyond, { asOf });
+      const gates = impact.notes.filter((note) => note.ruleId === "coverage:featureGates");
+      assert.deepEqual(
+        gates.map((note) => note.code),
+        [code],
+        JSON.stringify(impact.notes),
+      );
+    }
   });
 
   it("planUpgrade lists what each hop changes", () => {

@@ -165,6 +165,8 @@ describe("knowledge current to 2026-12-04", () => {
       snapshot,
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
       "1.38",
+      // Before 1.38's release day (2026-12-16): from then on the same scan is KNOWLEDGE_STALE.
+      { asOf: AS_OF },
     );
     const scanEdge = scan.notes.find((note) => note.code === "KNOWLEDGE_EDGE");
     assert.match(
@@ -317,6 +319,7 @@ describe("knowledge current to 2026-12-04", () => {
       sourceDate,
       sourceUrl: "https://example.org/probe",
       notes: null,
+      minorCadenceMonths: null,
     });
     const issues = (extra: ReturnType<typeof claim>) =>
       crossCheckBundle({ ...snapshot, coverage: [...snapshot.coverage, extra] }).filter(

@@ -72,8 +72,8 @@ function unavoidable(
   const targetDead = release?.endOfLife != null && release.endOfLife < asOf;
   if ((code === "TARGET_END_OF_LIFE" || code === "RELEASE_END_OF_LIFE") && targetDead)
     return `the target ${targetMinor} is past its end of life on ${asOf}`;
-  if (code === "KNOWLEDGE_EDGE")
-    return "the knowledge base ends before the target: no plan can judge past it";
+  if (code === "KNOWLEDGE_EDGE" || code === "KNOWLEDGE_STALE")
+    return "the knowledge base ends before the target (stale: the target is out but not loaded): no plan can judge past it";
   if (code === "VERSION_NOT_YET_RELEASED" && release !== undefined && release.releaseDate > asOf)
     return `the target ${targetMinor} was not released yet on ${asOf}`;
   if ((code === "RUNTIME_END_OF_LIFE" || code === "RUNTIME_SUPPORT_ENDING") && component !== null) {

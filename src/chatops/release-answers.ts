@@ -62,7 +62,11 @@ export function runCoverage(snapshot: KbSnapshot): ChatReplyDoc {
       { style: "plain", lines: lines.length > 0 ? lines : [["No coverage is recorded."]] },
       {
         style: "plain",
-        lines: [["A question about a minor beyond these gets a KNOWLEDGE_EDGE warning."]],
+        lines: [
+          [
+            "A question about a minor beyond these gets a KNOWLEDGE_EDGE warning (KNOWLEDGE_STALE once that minor is out).",
+          ],
+        ],
       },
     ],
     context: [revision(snapshot)],

@@ -37,3 +37,8 @@ export function parseAsOf(asOf: string | null | undefined, field = "asOf"): stri
   }
   return parsed.toISOString().slice(0, 10);
 }
+
+/** Whole days from one day (YYYY-MM-DD) to a later one; negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}

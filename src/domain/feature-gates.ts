@@ -98,12 +98,13 @@ export function stageAt(
   );
 }
 
-/** Every setting judged for `component` at Kubernetes `minor`. */
+/** Every setting judged for `component` at Kubernetes `minor`, on `asOf` (where the knowledge of gates ends, or is stale). */
 export function judgeFeatureGates(
   snapshot: KbSnapshot,
   settings: readonly GateSetting[],
   minor: string,
   where: { readonly component: string; readonly instance: string | null },
+  asOf: string,
 ): Finding[] {
   if (settings.length === 0) return [];
   const findings: Finding[] = [];
@@ -171,7 +172,14 @@ export function judgeFeatureGates(
       );
     }
   }
-  const edge = knowledgeEdge(snapshot, "featureGates", minor, `the feature gates of ${who}`, where);
+  const edge = knowledgeEdge(
+    snapshot,
+    "featureGates",
+    minor,
+    `the feature gates of ${who}`,
+    asOf,
+    where,
+  );
   if (edge !== undefined) findings.push(edge);
   return findings;
 }

@@ -221,6 +221,11 @@ export const VERSION_FINDING_CODES = {
     description:
       "The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.",
   },
+  KNOWLEDGE_STALE: {
+    check: "COVERAGE",
+    description:
+      "The question is about a Kubernetes minor the calendar says is out (its release date has passed, or the cadence of a minor every few months says it is overdue) but whose facts of a kind of knowledge are not loaded from released sources (kb/coverage.yaml); the message names the kind, the minors missing and since when. It replaces KNOWLEDGE_EDGE for that kind and minor.",
+  },
   RUNTIME_END_OF_LIFE: {
     check: "END_OF_LIFE",
     description:

@@ -17,6 +17,7 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { perList } from "../knowledge/lists.js";
 import { type Finding } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
+import { parseAsOf } from "./days.js";
 import { readMinor } from "./version-reader.js";
 
 export type ImpactSubject = "BEHAVIOUR_CHANGE" | "CONFIGURATION_API" | "FEATURE_GATE";
@@ -104,7 +105,11 @@ export function upgradeImpact(
   snapshot: KbSnapshot,
   fromVersion: string,
   toVersion: string,
-  options: { readonly areas?: readonly string[] | string | null } = {},
+  options: {
+    readonly areas?: readonly string[] | string | null;
+    /** The day the knowledge's edges are judged on (a minor out by then and not loaded is stale); today when absent. */
+    readonly asOf?: string | null;
+  } = {},
 ): UpgradeImpact {
   const from = readMinor(snapshot, fromVersion, "fromVersion");
   const to = readMinor(snapshot, toVersion, "toVersion");
@@ -145,7 +150,7 @@ export function upgradeImpact(
     .map((area) => ({ area, changes: kept.filter((item) => item.areas.includes(area)) }))
     .filter((group) => group.changes.length > 0);
 
-  const notes: Finding[] = impactEdges(snapshot, from, to);
+  const notes: Finding[] = impactEdges(snapshot, from, to, parseAsOf(options.asOf));
   const withoutArea = all.filter((item) => item.areas.length === 0).length;
   if (areas.length > 0 && withoutArea > 0) {
     notes.push({
@@ -172,9 +177,16 @@ export function upgradeImpact(
 }
 
 /** Where the knowledge of what changes between two minors ends before `to`: the same notes for upgrade-impact and for a plan's hops. */
-export function impactEdges(snapshot: KbSnapshot, from: string, to: string): Finding[] {
+export function impactEdges(
+  snapshot: KbSnapshot,
+  from: string,
+  to: string,
+  asOf: string,
+): Finding[] {
   return (["behaviourChanges", "configurationApis", "featureGates"] as const)
-    .map((knowledge) => knowledgeEdge(snapshot, knowledge, to, `the impact of ${from} → ${to}`))
+    .map((knowledge) =>
+      knowledgeEdge(snapshot, knowledge, to, `the impact of ${from} → ${to}`, asOf),
+    )
     .filter((edge): edge is Finding => edge !== undefined);
 }
 

@@ -2,62 +2,19 @@
  * Where the knowledge ends. Each kind of knowledge that depends on the
  * Kubernetes minor says, in kb/coverage.yaml, through which minor it is
  * known and from which source; a question about a minor beyond that gets a
- * KNOWLEDGE_EDGE warning naming what is not known, never a silent pass.
+ * KNOWLEDGE_EDGE warning naming what is not known, never a silent pass, or,
+ * when the calendar says that minor is already out, KNOWLEDGE_STALE: the one
+ * judgement every rule asks (knowledgeEdge), so no face or rule says one
+ * where another says the other.
  */
 import type { EntityName } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import { perList } from "../knowledge/lists.js";
 import { finding, type Finding } from "./findings.js";
 import { compareMinors } from "../core/versions.js";
+import { coverageOf, prereleaseCoverageOf, type CoverageClaim } from "./coverage-claims.js";
+import { minorCadenceMonths, minorOutOn, stalenessOf, type Staleness } from "./staleness.js";
 
-type CoverageClaim = KbSnapshot["coverage"][number];
-
-/** The newest minor a kind of knowledge covers from released sources (the best of them), with that source; undefined when nothing says. */
-export function coverageOf(snapshot: KbSnapshot, knowledge: EntityName): CoverageClaim | undefined {
-  return claimsOf(snapshot, knowledge).released;
-}
-
-/** The pre-release claim (alpha or beta notes, master's markers) that covers `minor` beyond coverageOf: the nearest one that reaches it. */
-export function prereleaseCoverageOf(
-  snapshot: KbSnapshot,
-  knowledge: EntityName,
-  minor: string,
-): CoverageClaim | undefined {
-  return claimsOf(snapshot, knowledge).prerelease.find(
-    (claim) => compareMinors(minor, claim.throughMinor) <= 0,
-  );
-}
-
-interface Claims {
-  readonly released: CoverageClaim | undefined;
-  /** Beyond the released claim, oldest minor first. */
-  readonly prerelease: readonly CoverageClaim[];
-}
-
-function claimsOf(snapshot: KbSnapshot, knowledge: EntityName): Claims {
-  // Once per list of claims and kind of knowledge: the planner asks at every step.
-  const known = perList(coverages, snapshot.coverage, () => new Map<EntityName, Claims>());
-  const remembered = known.get(knowledge);
-  if (remembered !== undefined) return remembered;
-  const mine = snapshot.coverage.filter((claim) => claim.knowledge === knowledge);
-  const released = mine
-    .filter((claim) => claim.stage === "RELEASED")
-    .reduce<
-      CoverageClaim | undefined
-    >((found, claim) => (found === undefined || compareMinors(claim.throughMinor, found.throughMinor) > 0 ? claim : found), undefined);
-  const prerelease = mine
-    .filter(
-      (claim) =>
-        claim.stage === "PRERELEASE" &&
-        (released === undefined || compareMinors(claim.throughMinor, released.throughMinor) > 0),
-    )
-    .sort((a, b) => compareMinors(a.throughMinor, b.throughMinor));
-  const claims = { released, prerelease };
-  known.set(knowledge, claims);
-  return claims;
-}
-
-const coverages = new WeakMap<KbSnapshot["coverage"], Map<EntityName, Claims>>();
+export { coverageOf, prereleaseCoverageOf } from "./coverage-claims.js";
 
 const WHAT: Partial<Record<EntityName, string>> = {
   apiRemovals: "which API versions are removed or deprecated",
@@ -73,45 +30,88 @@ const WHAT: Partial<Record<EntityName, string>> = {
   behaviourChanges: "the behaviour changes of that minor",
 };
 
+/** Where the knowledge says it was read: the source, its revision and date. */
+function readAt(claim: CoverageClaim): string {
+  const read = [claim.sourceRevision, claim.sourceDate]
+    .filter((part): part is string => part !== null)
+    .join(", ");
+  return `${claim.source}${read === "" ? "" : `, read at ${read}`}`;
+}
+
 /**
- * A KNOWLEDGE_EDGE finding when `minor` is beyond what `knowledge` covers.
- * `about` says what asked (e.g. "kubelet@pool-a 1.38.0", "the target 1.41").
+ * A finding when `minor` is beyond what `knowledge` covers from released sources: KNOWLEDGE_STALE when the
+ * calendar says `minor` is out on `asOf` (released, or overdue by the cadence of minors), else KNOWLEDGE_EDGE.
+ * Never both for one kind and minor: a stale minor is past the edge by definition. `about` says what asked
+ * (e.g. "kubelet@pool-a 1.38.0", "the target 1.41").
  */
 export function knowledgeEdge(
   snapshot: KbSnapshot,
   knowledge: EntityName,
   minor: string,
   about: string,
+  asOf: string,
   where: { readonly component?: string | null; readonly instance?: string | null } = {},
 ): Finding | undefined {
   const covered = coverageOf(snapshot, knowledge);
   if (covered === undefined || compareMinors(minor, covered.throughMinor) <= 0) return undefined;
   const prerelease = prereleaseCoverageOf(snapshot, knowledge, minor);
-  const readAt = (claim: CoverageClaim) => {
-    const read = [claim.sourceRevision, claim.sourceDate]
-      .filter((part): part is string => part !== null)
-      .join(", ");
-    return `${claim.source}${read === "" ? "" : `, read at ${read}`}`;
-  };
   const at = {
-    code: "KNOWLEDGE_EDGE" as const,
     severity: "WARNING" as const,
     component: where.component ?? null,
     instance: where.instance ?? null,
     ruleId: `coverage:${knowledge}`,
   };
+  const stale =
+    minorOutOn(snapshot, minor, asOf) === undefined ? null : stalenessOf(snapshot, knowledge, asOf);
+  if (stale !== null)
+    return finding({
+      ...at,
+      code: "KNOWLEDGE_STALE",
+      sourceUrl: covered.sourceUrl,
+      message: `${about}: ${staleMessage(snapshot, stale, covered, prerelease)}`,
+    });
   if (prerelease !== undefined) {
     // Pre-release facts are judged (a plan to the next minor is answered), and said to be pre-release, with their date.
     const release = snapshot.findRelease(minor);
     return finding({
       ...at,
+      code: "KNOWLEDGE_EDGE",
       sourceUrl: prerelease.sourceUrl,
       message: `${about}: the knowledge base knows ${WHAT[knowledge] ?? knowledge} for ${minor} only from pre-release material (${readAt(prerelease)})${release === undefined ? "" : `; ${minor} is to be released on ${release.releaseDate}`}. What it knows was judged, but may change before the release; released sources are read through ${covered.throughMinor}. Check the ${minor} release notes.`,
     });
   }
   return finding({
     ...at,
+    code: "KNOWLEDGE_EDGE",
     sourceUrl: covered.sourceUrl,
     message: `${about}: the knowledge base knows ${WHAT[knowledge] ?? knowledge} only through Kubernetes ${covered.throughMinor} (${readAt(covered)}); for ${minor} they are not known, so nothing was judged there. Check the ${minor} release notes.`,
   });
+}
+
+/** A source in a few words: its name and the day it was read. */
+function readOn(claim: CoverageClaim): string {
+  return `${claim.source}${claim.sourceDate === null ? "" : `, read ${claim.sourceDate}`}`;
+}
+
+/** What a stale kind of knowledge misses and since when, in words: the minors out, each with its day, and what was judged of them. */
+export function staleMessage(
+  snapshot: KbSnapshot,
+  stale: Staleness,
+  covered: CoverageClaim | undefined,
+  prerelease?: CoverageClaim,
+): string {
+  const cadence = minorCadenceMonths(snapshot);
+  const missing = stale.missing
+    .map((out) =>
+      out.by === "RELEASE_DATE"
+        ? `${out.minor} (released ${out.since})`
+        : `${out.minor} (overdue since ${out.since}, at a minor every ${cadence} months)`,
+    )
+    .join(", ");
+  const what = WHAT[stale.knowledge] ?? stale.knowledge;
+  const judged =
+    prerelease === undefined
+      ? "nothing was judged there"
+      : `what is judged there rests on pre-release material (${readOn(prerelease)}), which may have changed at the release`;
+  return `the knowledge of ${what} (${stale.knowledge}) is stale since ${stale.since}: its released sources reach only Kubernetes ${stale.coveredThrough}${covered === undefined ? "" : ` (${readOn(covered)})`}, but ${missing} ${stale.missing.length === 1 ? "is" : "are"} out and not loaded; ${judged}. Check the release notes; the source must be read again.`;
 }

@@ -14,11 +14,12 @@ import { finding, type Finding } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
 import { atOrBefore, type NodePool } from "./node-pool-spec.js";
 
-/** Flags and config fields of the pool judged at its kubelet version. */
+/** Flags and config fields of the pool judged at its kubelet version, on `asOf`. */
 export function checkConfiguration(
   snapshot: KbSnapshot,
   pool: NodePool,
   direction: "upgrade" | "rollback",
+  asOf: string,
 ): Finding[] {
   const findings: Finding[] = [];
   const kubeletChanges = snapshot.flagChanges.filter((change) => change.component === "kubelet");
@@ -61,10 +62,13 @@ export function checkConfiguration(
       findings.push(...judgeChange(change, field, "config field", pool, direction));
   }
   findings.push(
-    ...judgeFeatureGates(snapshot, pool.featureGates, minorOf(pool.kubelet), {
-      component: "kubelet",
-      instance: pool.name,
-    }),
+    ...judgeFeatureGates(
+      snapshot,
+      pool.featureGates,
+      minorOf(pool.kubelet),
+      { component: "kubelet", instance: pool.name },
+      asOf,
+    ),
   );
   findings.push(...checkConfigApiVersion(snapshot, pool));
   if (pool.flags.length > 0 || pool.configFields.length > 0) {
@@ -73,6 +77,7 @@ export function checkConfiguration(
       "flagChanges",
       minorOf(pool.kubelet),
       `the flags and configuration of kubelet@${pool.name} ${at}`,
+      asOf,
       { component: "kubelet", instance: pool.name },
     );
     if (edge !== undefined) findings.push(edge);

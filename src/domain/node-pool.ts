@@ -80,7 +80,7 @@ export function checkNodePoolUpgrade(
       }),
     );
   }
-  findings.push(...checkConfiguration(snapshot, to, "upgrade"));
+  findings.push(...checkConfiguration(snapshot, to, "upgrade", asOf));
   findings.push(...checkProxyMode(snapshot, to, from));
   findings.push(...checkChart(snapshot, to, controlPlane));
   findings.push(
@@ -126,7 +126,7 @@ export function checkNodePoolRollback(
       }),
     );
   }
-  findings.push(...checkConfiguration(snapshot, target, "rollback"));
+  findings.push(...checkConfiguration(snapshot, target, "rollback", asOf));
   findings.push(...checkProxyMode(snapshot, target, current));
   findings.push(...checkChart(snapshot, target, controlPlane));
   const cluster = clusterFindings(snapshot, target, controlPlane, {

@@ -17,6 +17,7 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { compareMinors } from "../core/versions.js";
 import { finding, verdictOf, type Finding } from "./findings.js";
 import { knowledgeEdge } from "./knowledge-edge.js";
+import { parseAsOf } from "./days.js";
 import {
   MANIFESTS_FIELD,
   manifestDocuments,
@@ -63,6 +64,8 @@ export interface ScanOptions {
   readonly addons?: unknown;
   /** The JSON of `kubectl get crd -o json`: objects are judged by the cluster's CRDs, and CRDs in the input against what the cluster has stored. */
   readonly crds?: unknown;
+  /** The day the knowledge's edge is judged on (a target out by then whose removals are not loaded is stale); today when absent. */
+  readonly asOf?: string | null | undefined;
 }
 
 export function scanManifests(
@@ -89,6 +92,7 @@ export function* scanSteps(
   options: ScanOptions = {},
 ): Generator<void, ManifestScanReport, void> {
   const { target, from, text } = scanInputs(snapshot, manifests, targetVersion, options);
+  const asOf = parseAsOf(options.asOf);
   yield* refuseHostileInput(text);
   const addonVersions = parseScanAddons(snapshot, options.addons);
   const clusterCrds =
@@ -96,7 +100,7 @@ export function* scanSteps(
   const seen = yield* gatherDocuments(snapshot, text, target, from);
   const notJudged = judgeCustomResources(snapshot, seen, addonVersions, clusterCrds);
   judgeStoredVersions(snapshot, seen, clusterCrds);
-  return scanReport(snapshot, target, seen, notJudged);
+  return scanReport(snapshot, target, seen, notJudged, asOf);
 }
 
 /** The target and the version upgraded from, in order, and the manifests, which must be text. */
@@ -251,12 +255,13 @@ function scanReport(
   target: string,
   seen: Gathered,
   notJudged: NotJudged,
+  asOf: string,
 ): ManifestScanReport {
   const { findings, changeFindings, unreadable, documentsScanned, objectsScanned } = seen;
   findings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   changeFindings.sort((a, b) => a.documentIndex - b.documentIndex || a.line - b.line);
   const edge =
-    knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`) ??
+    knowledgeEdge(snapshot, "apiRemovals", target, `the target ${target}`, asOf) ??
     olderThanKnowledge(snapshot, target, `the target ${target}`);
   const unjudged = [...notJudged].map(([apiVersion, seen]) =>
     finding({

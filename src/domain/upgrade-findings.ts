@@ -169,11 +169,12 @@ export function findingsOfTheWay(
     "apiRemovals",
     targetText,
     `the target ${targetText}`,
+    asOf,
   );
   if (removalsEdge !== undefined) findings.push(removalsEdge);
   // What each hop changes beyond apiVersions is known only as far as its knowledge goes: said as upgrade-impact says it.
   if (targetMinor > startMinor)
-    findings.push(...impactEdges(snapshot, minorWords(startMinor), targetText));
+    findings.push(...impactEdges(snapshot, minorWords(startMinor), targetText, asOf));
   findings.push(...recommendations(snapshot, plan, startMinor, targetMinor));
   return findings;
 }

@@ -130,10 +130,11 @@ export function judgePlan(
         entry.featureGates,
         `${entry.kubernetes.major}.${entry.kubernetes.minor}`,
         { component: entry.component, instance: entry.instance },
+        asOf,
       ),
     );
   }
-  if (all) findings.push(...knowledgeEdges(snapshot, plan));
+  if (all) findings.push(...knowledgeEdges(snapshot, plan, asOf));
   return dedupe(all ? findings : findings.filter((entry) => entry.severity === "ERROR"));
 }
 
@@ -191,12 +192,12 @@ function checkNodes(
  * plane's minor, and the runtime requirements and node facts for each
  * kubelet's minor (only where a runtime or a node fact was given to judge).
  */
-function knowledgeEdges(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
+function knowledgeEdges(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): Finding[] {
   const findings: Array<Finding | undefined> = [];
   const minor = controlPlaneMinor(plan);
   if (minor !== null)
     findings.push(
-      knowledgeEdge(snapshot, "skewRules", minor, `kube-apiserver ${minor}`, {
+      knowledgeEdge(snapshot, "skewRules", minor, `kube-apiserver ${minor}`, asOf, {
         component: "kube-apiserver",
       }),
     );
@@ -210,9 +211,13 @@ function knowledgeEdges(snapshot: KbSnapshot, plan: ClusterPlan): Finding[] {
     const kubeletMinor = minorOf(kubelet.kubernetes);
     const about = `${label(kubelet)} ${kubelet.version}`;
     if (hasRuntime(kubelet.instance))
-      findings.push(knowledgeEdge(snapshot, "runtimeRequirements", kubeletMinor, about, kubelet));
+      findings.push(
+        knowledgeEdge(snapshot, "runtimeRequirements", kubeletMinor, about, asOf, kubelet),
+      );
     if (kubelet.node?.cgroupVersion === "v1")
-      findings.push(knowledgeEdge(snapshot, "hostRequirements", kubeletMinor, about, kubelet));
+      findings.push(
+        knowledgeEdge(snapshot, "hostRequirements", kubeletMinor, about, asOf, kubelet),
+      );
   }
   return findings.filter((entry): entry is Finding => entry !== undefined);
 }

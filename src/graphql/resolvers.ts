@@ -23,6 +23,7 @@ import { upgradeImpact } from "../domain/impact.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { parseAsOf, today, validateCluster } from "../domain/validate.js";
 import { releaseStatus } from "../domain/release-status.js";
+import { ageDaysOf, lastCheckedOf, staleAnswer } from "../domain/coverage-ages.js";
 import { readMinor } from "../domain/version-reader.js";
 import { filesFromBundle } from "../knowledge/export.js";
 import { requireImporter } from "../http/auth.js";
@@ -284,6 +285,15 @@ export const resolvers: Resolvers = {
   Component: {
     ports: (component, _args, { snapshot }) =>
       snapshot.ports.filter((port) => port.component === component.name),
+  },
+  // Ages and staleness on today, through the same functions as GET /api/v1/coverage.
+  Coverage: {
+    ageDays: (claim) => ageDaysOf(claim, today()),
+    lastChecked: (claim) => lastCheckedOf(claim),
+    stale: (claim, _args, { snapshot }) => {
+      const stale = staleAnswer(snapshot, claim.knowledge as EntityName, today());
+      return stale === null ? null : { ...stale, missing: [...stale.missing] };
+    },
   },
   KnowledgeBase: {
     counts: (summary) =>

@@ -279,7 +279,7 @@ export const BUILT_IN_KINDS = {
     graphqlList: {
       field: "coverage",
       description:
-        "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning.",
+        "Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning, or KNOWLEDGE_STALE when the calendar says that minor is already out.",
     },
     store: { model: "knowledgeCoverage", dateFields: ["sourceDate"] },
   }),

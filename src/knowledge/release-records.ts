@@ -54,23 +54,35 @@ export const releaseRecord = z
  * the source it was read from (with its revision and date). A question about
  * a minor beyond it gets a KNOWLEDGE_EDGE warning instead of a silent pass.
  */
-export const coverageRecord = z.strictObject({
-  knowledge: z
-    .string()
-    .regex(/^[a-z][A-Za-z]+$/, "must name a kind of knowledge (an entity such as apiRemovals)"),
-  throughMinor: minorVersion,
-  /**
-   * RELEASED: the source describes throughMinor as released. PRERELEASE: it was read before throughMinor's
-   * release (alpha or beta notes, master's markers, a release schedule): its facts are judged, with a
-   * KNOWLEDGE_EDGE that says they may change until the release.
-   */
-  stage: z.enum(["RELEASED", "PRERELEASE"]).default("RELEASED"),
-  source: text,
-  sourceRevision: optionalText,
-  sourceDate: isoDate.nullable().default(null),
-  sourceUrl,
-  notes: optionalText,
-});
+export const coverageRecord = z
+  .strictObject({
+    knowledge: z
+      .string()
+      .regex(/^[a-z][A-Za-z]+$/, "must name a kind of knowledge (an entity such as apiRemovals)"),
+    throughMinor: minorVersion,
+    /**
+     * RELEASED: the source describes throughMinor as released. PRERELEASE: it was read before throughMinor's
+     * release (alpha or beta notes, master's markers, a release schedule): its facts are judged, with a
+     * KNOWLEDGE_EDGE that says they may change until the release.
+     */
+    stage: z.enum(["RELEASED", "PRERELEASE"]).default("RELEASED"),
+    source: text,
+    sourceRevision: optionalText,
+    sourceDate: isoDate.nullable().default(null),
+    sourceUrl,
+    notes: optionalText,
+    /**
+     * On the release calendar's claim (knowledge: releases) only: the months between two minors (Kubernetes
+     * releases three minors a year, KEP-2572). A minor beyond the newest release the calendar dates is counted
+     * as released, for the staleness of the knowledge, once the newest release date plus this many months per
+     * minor has passed. Null: the calendar's dates only.
+     */
+    minorCadenceMonths: z.number().int().min(1).max(24).nullable().default(null),
+  })
+  .refine((claim) => claim.minorCadenceMonths === null || claim.knowledge === "releases", {
+    message: "only the release calendar's claim (knowledge: releases) gives the cadence of minors",
+    path: ["minorCadenceMonths"],
+  });
 
 /**
  * A primary source the rules cite where no record of their own carries one (the skew policy's upgrade

@@ -14,6 +14,8 @@ import { summarise, type KbSummary } from "../domain/catalog.js";
 import { planUpgradeFromKubectl } from "../domain/from-kubectl.js";
 import { compatibilityMatrix } from "../domain/matrix.js";
 import { today } from "../domain/validate.js";
+import { ageDaysOf, staleAnswer } from "../domain/coverage-ages.js";
+import type { EntityName } from "../knowledge/records.js";
 import { InputError } from "../core/errors.js";
 import { describeError } from "../http/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
@@ -56,14 +58,35 @@ function link(url: string, text: string): string {
   return /^https?:\/\//i.test(url) ? `<a href="${escape(url)}">${escape(text)}</a>` : escape(text);
 }
 
-function knowledgeSection(summary: KbSummary | undefined): string {
+/** Each stale kind of knowledge once, in words: what is missing and since when (the same as GET /api/v1/coverage's stale). */
+function staleWarnings(snapshot: KbSnapshot | undefined, asOf: string): string {
+  if (snapshot === undefined) return "";
+  const kinds = [...new Set(snapshot.coverage.map((claim) => claim.knowledge))];
+  return kinds
+    .map((knowledge) => ({
+      knowledge,
+      stale: staleAnswer(snapshot, knowledge as EntityName, asOf),
+    }))
+    .filter((kind) => kind.stale !== null)
+    .map(
+      ({ knowledge, stale }) =>
+        `<p class="warning stale" data-knowledge="${escape(knowledge)}">Stale: ${escape(stale!.message)}</p>`,
+    )
+    .join("\n  ");
+}
+
+function knowledgeSection(
+  summary: KbSummary | undefined,
+  snapshot: KbSnapshot | undefined,
+  asOf: string,
+): string {
   if (summary === undefined) {
     return `<p class="warning">The knowledge base is not loaded yet; reload this page in a moment.</p>`;
   }
   const rows = summary.coverage
     .map(
       (claim) =>
-        `<tr><td>${escape(claim.knowledge)}</td><td>${escape(claim.throughMinor)}${claim.stage === "PRERELEASE" ? " (pre-release)" : ""}</td><td>${link(claim.sourceUrl, claim.source)}</td><td>${escape(claim.sourceDate ?? "")}</td></tr>`,
+        `<tr><td>${escape(claim.knowledge)}</td><td>${escape(claim.throughMinor)}${claim.stage === "PRERELEASE" ? " (pre-release)" : ""}</td><td>${link(claim.sourceUrl, claim.source)}</td><td>${escape(claim.sourceDate ?? "")}</td><td>${escape(String(ageDaysOf(claim, asOf) ?? ""))}</td></tr>`,
     )
     .join("\n      ");
   const conflicts =
@@ -76,11 +99,12 @@ function knowledgeSection(summary: KbSummary | undefined): string {
   ${conflicts}
   <table id="coverage">
     <caption>Where the knowledge ends</caption>
-    <thead><tr><th>knowledge</th><th>through minor</th><th>source</th><th>source date</th></tr></thead>
+    <thead><tr><th>knowledge</th><th>through minor</th><th>source</th><th>source date</th><th>age (days)</th></tr></thead>
     <tbody>
       ${rows}
     </tbody>
-  </table>`;
+  </table>
+  ${staleWarnings(snapshot, asOf)}`;
 }
 
 /** What was typed into the form, given back so a mistake is fixed rather than retyped. */
@@ -204,7 +228,7 @@ export function homePage(
   <h2>Draw an upgrade plan</h2>
   ${planSection(form, outcome)}
   <h2>Knowledge base</h2>
-  ${knowledgeSection(summary)}
+  ${knowledgeSection(summary, snapshot, asOf)}
 </body>
 </html>
 `;

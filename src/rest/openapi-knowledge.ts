@@ -8,7 +8,7 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import type { EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import { errorResponse } from "../http/schemas/answers.js";
-import { kbSummary, list, records } from "../http/schemas/knowledge-records.js";
+import { agedCoverage, kbSummary, list, records } from "../http/schemas/knowledge-records.js";
 import { z } from "../http/schemas/openapi-zod.js";
 import { json, notModified, readErrors, text } from "./openapi-responses.js";
 
@@ -29,11 +29,17 @@ export function registerRecordLists(registry: OpenAPIRegistry): void {
       to: text("Inclusive upper bound", "1.29"),
     }),
     flagChanges: query({ component: text("Component name or alias", "kubelet") }),
+    coverage: query({
+      asOf: text(
+        "The day ages and staleness are judged on, YYYY-MM-DD (default today)",
+        "2026-12-06",
+      ),
+    }),
   };
   const reads = ENTITY_NAMES.map((entity) => ({
     path: `/api/v1/${ENTITIES[entity].collection}`,
     summary: ENTITIES[entity].title,
-    item: recordSchemaOf(entity),
+    item: entity === "coverage" ? agedCoverage : recordSchemaOf(entity),
     name: `${ENTITIES[entity].typeName}List`,
     query: filters[entity],
   }));

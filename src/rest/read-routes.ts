@@ -27,6 +27,7 @@ import {
 import { upgradeImpact } from "../domain/impact.js";
 import { releaseStatus } from "../domain/release-status.js";
 import { parseAsOf } from "../domain/validate.js";
+import { agedCoverage } from "../domain/coverage-ages.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
@@ -201,9 +202,16 @@ function registryReads(get: Get): void {
     "flagChanges",
   ]);
   for (const entity of ENTITY_NAMES.filter((candidate) => !custom.has(candidate))) {
-    get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
-      parseQuery({}, req);
-      return items(snapshot, snapshot.records(entity));
-    });
+    // Coverage rows come with their age and their kind's staleness on a day (today, or asOf).
+    if (entity === "coverage")
+      get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
+        const query = parseQuery({ asOf: filterValue.optional() }, req);
+        return items(snapshot, agedCoverage(snapshot, parseAsOf(query.asOf)));
+      });
+    else
+      get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
+        parseQuery({}, req);
+        return items(snapshot, snapshot.records(entity));
+      });
   }
 }

@@ -108,7 +108,10 @@ function scanNotes(results: readonly ScannedFile[]): ScanNote[] {
     .flatMap(({ file, answer }) =>
       (answer.notes ?? []).map((note) => ({
         ...note,
-        message: note.code === "KNOWLEDGE_EDGE" ? note.message : `${file}: ${note.message}`,
+        message:
+          note.code === "KNOWLEDGE_EDGE" || note.code === "KNOWLEDGE_STALE"
+            ? note.message
+            : `${file}: ${note.message}`,
       })),
     )
     .filter(

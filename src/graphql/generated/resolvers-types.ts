@@ -443,8 +443,14 @@ export type Controller = {
 /** Where one kind of knowledge ends, and the source it was read from. */
 export type Coverage = {
   __typename?: 'Coverage';
+  /** Days from the source's date (sourceDate) to today; null when the source has no date. */
+  ageDays?: Maybe<Scalars['Int']['output']>;
   /** The kind of knowledge (an entity), e.g. apiRemovals. */
   knowledge: Scalars['String']['output'];
+  /** The day the source was last checked (for now the source's date); null when not known. */
+  lastChecked?: Maybe<Scalars['String']['output']>;
+  /** On the release calendar's row (knowledge releases) only: the months between two minors (KEP-2572), by which a minor beyond the dated calendar counts as overdue; null elsewhere. */
+  minorCadenceMonths?: Maybe<Scalars['Int']['output']>;
   /** Reviewers' notes; null when none. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The stored record's revision: send it back with an update or retirement (a stale one is a CONFLICT). */
@@ -459,8 +465,23 @@ export type Coverage = {
   sourceUrl: Scalars['String']['output'];
   /** RELEASED, or PRERELEASE when the source was read before throughMinor's release (its facts may still change). */
   stage: Scalars['String']['output'];
+  /** The kind's staleness today (the same on each of its rows): minors out but not covered by released sources; null when up to date. */
+  stale?: Maybe<CoverageStale>;
   /** The newest Kubernetes minor this source covers for it, e.g. "1.40". */
   throughMinor: Scalars['String']['output'];
+};
+
+/** A kind of knowledge whose released sources end before minors the calendar says are out; questions about them get KNOWLEDGE_STALE. */
+export type CoverageStale = {
+  __typename?: 'CoverageStale';
+  /** The newest minor the kind's released sources cover. */
+  coveredThrough: Scalars['String']['output'];
+  /** The same in words. */
+  message: Scalars['String']['output'];
+  /** The minors out and not loaded, oldest first. */
+  missing: Array<MinorOut>;
+  /** Since when it is stale: the day the oldest missing minor was released (or became overdue). */
+  since: Scalars['String']['output'];
 };
 
 /** A claim of the platform team's design notes that a record confirms or contradicts. */
@@ -691,6 +712,7 @@ export type Finding = {
    * - `TARGET_UNKNOWN` (RELEASE): The upgrade target is newer than any release the knowledge base knows; no plan is made.
    * - `TARGET_END_OF_LIFE` (END_OF_LIFE): The upgrade target is past its end of life on the date of the plan; the message names the oldest supported minor.
    * - `KNOWLEDGE_EDGE` (COVERAGE): The question is about a Kubernetes minor beyond what a kind of knowledge covers (kb/coverage.yaml); that part was not judged.
+   * - `KNOWLEDGE_STALE` (COVERAGE): The question is about a Kubernetes minor the calendar says is out (its release date has passed, or the cadence of a minor every few months says it is overdue) but whose facts of a kind of knowledge are not loaded from released sources (kb/coverage.yaml); the message names the kind, the minors missing and since when. It replaces KNOWLEDGE_EDGE for that kind and minor.
    * - `RUNTIME_END_OF_LIFE` (END_OF_LIFE): The container runtime's own release line is past its end of life on the asOf date (its project's release table).
    * - `CGROUP_V1_UNSUPPORTED` (NODE): The kubelet does not start on a cgroup v1 node by default from 1.35 (failCgroupV1 defaults to true).
    * - `CGROUP_V1_DEPRECATED` (NODE): cgroup v1 is deprecated or in maintenance mode for this component; move the nodes to cgroup v2.
@@ -1176,7 +1198,7 @@ export type ManifestScanReport = {
   findings: Array<ManifestFinding>;
   /** The knowledge-base revision the scan was judged against. */
   kbRevision: Scalars['Int']['output'];
-  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; API_NOT_JUDGED (INFO) once per API group/version the knowledge base does not know (a custom resource's), with how many objects use it; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage). */
+  /** About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; API_NOT_JUDGED (INFO) once per API group/version the knowledge base does not know (a custom resource's), with how many objects use it; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (see coverage), KNOWLEDGE_STALE instead when the calendar says the target is already out. */
   notes: Array<Finding>;
   /** Objects with a string apiVersion and kind; the items of a List are counted, the List itself is not. */
   objectsScanned: Scalars['Int']['output'];
@@ -1184,6 +1206,17 @@ export type ManifestScanReport = {
   status: Verdict;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
+};
+
+/** A Kubernetes minor the calendar says is out. */
+export type MinorOut = {
+  __typename?: 'MinorOut';
+  /** RELEASE_DATE (the calendar dates it) or CADENCE (overdue at a minor every few months beyond the dated calendar). */
+  by: Scalars['String']['output'];
+  /** e.g. "1.37" */
+  minor: Scalars['String']['output'];
+  /** The day it was released, or became overdue by the cadence of minors. */
+  since: Scalars['String']['output'];
 };
 
 /**
@@ -1589,7 +1622,7 @@ export type Query = {
   configurationApis: Array<ConfigurationApi>;
   /** Controllers of kube-controller-manager and admission plugins of kube-apiserver, with what each means for tenant isolation. */
   controllers: Array<Controller>;
-  /** Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning. */
+  /** Where each kind of knowledge ends: the newest Kubernetes minor it covers and the source (with revision and date) it was read from. A question beyond it gets a KNOWLEDGE_EDGE warning, or KNOWLEDGE_STALE when the calendar says that minor is already out. */
   coverage: Array<Coverage>;
   /** Feature gates with their stages, defaults and the minor they were removed in. */
   featureGates: Array<FeatureGate>;
@@ -2535,6 +2568,7 @@ export type ResolversTypes = {
   ConfigurationApi: ResolverTypeWrapper<ConfigurationApiRecord>;
   Controller: ResolverTypeWrapper<ControllerRecord>;
   Coverage: ResolverTypeWrapper<CoverageRecord>;
+  CoverageStale: ResolverTypeWrapper<CoverageStale>;
   DesignNote: ResolverTypeWrapper<DesignNote>;
   Detection: ResolverTypeWrapper<Detection>;
   EditResult: ResolverTypeWrapper<EditResult>;
@@ -2568,6 +2602,7 @@ export type ResolversTypes = {
   KubectlOutputsInput: KubectlOutputsInput;
   ManifestFinding: ResolverTypeWrapper<DomainManifestFinding>;
   ManifestScanReport: ResolverTypeWrapper<DomainManifestScanReport>;
+  MinorOut: ResolverTypeWrapper<MinorOut>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   NetworkFlow: ResolverTypeWrapper<NetworkFlowRecord>;
   NodePoolReport: ResolverTypeWrapper<DomainNodePoolReport>;
@@ -2625,6 +2660,7 @@ export type ResolversParentTypes = {
   ConfigurationApi: ConfigurationApiRecord;
   Controller: ControllerRecord;
   Coverage: CoverageRecord;
+  CoverageStale: CoverageStale;
   DesignNote: DesignNote;
   Detection: Detection;
   EditResult: EditResult;
@@ -2654,6 +2690,7 @@ export type ResolversParentTypes = {
   KubectlOutputsInput: KubectlOutputsInput;
   ManifestFinding: DomainManifestFinding;
   ManifestScanReport: DomainManifestScanReport;
+  MinorOut: MinorOut;
   Mutation: Record<PropertyKey, never>;
   NetworkFlow: NetworkFlowRecord;
   NodePoolReport: DomainNodePoolReport;
@@ -2875,7 +2912,10 @@ export type ControllerResolvers<ContextType = GraphQLContext, ParentType extends
 };
 
 export type CoverageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Coverage'] = ResolversParentTypes['Coverage']> = {
+  ageDays?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   knowledge?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastChecked?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  minorCadenceMonths?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2883,7 +2923,15 @@ export type CoverageResolvers<ContextType = GraphQLContext, ParentType extends R
   sourceRevision?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   stage?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stale?: Resolver<Maybe<ResolversTypes['CoverageStale']>, ParentType, ContextType>;
   throughMinor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type CoverageStaleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CoverageStale'] = ResolversParentTypes['CoverageStale']> = {
+  coveredThrough?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  missing?: Resolver<Array<ResolversTypes['MinorOut']>, ParentType, ContextType>;
+  since?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type DesignNoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DesignNote'] = ResolversParentTypes['DesignNote']> = {
@@ -3141,6 +3189,12 @@ export type ManifestScanReportResolvers<ContextType = GraphQLContext, ParentType
   objectsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type MinorOutResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MinorOut'] = ResolversParentTypes['MinorOut']> = {
+  by?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  minor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  since?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -3477,6 +3531,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ConfigurationApi?: ConfigurationApiResolvers<ContextType>;
   Controller?: ControllerResolvers<ContextType>;
   Coverage?: CoverageResolvers<ContextType>;
+  CoverageStale?: CoverageStaleResolvers<ContextType>;
   DesignNote?: DesignNoteResolvers<ContextType>;
   Detection?: DetectionResolvers<ContextType>;
   EditResult?: EditResultResolvers<ContextType>;
@@ -3504,6 +3559,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   KnowledgeBase?: KnowledgeBaseResolvers<ContextType>;
   ManifestFinding?: ManifestFindingResolvers<ContextType>;
   ManifestScanReport?: ManifestScanReportResolvers<ContextType>;
+  MinorOut?: MinorOutResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   NetworkFlow?: NetworkFlowResolvers<ContextType>;
   NodePoolReport?: NodePoolReportResolvers<ContextType>;

@@ -87,7 +87,7 @@ export const manifestScanReport = z
     objectsScanned: z.number().int(),
     notes: z.array(finding).openapi({
       description:
-        "About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (GET /api/v1/coverage).",
+        "About the scan as a whole: DOCUMENT_UNREADABLE (an ERROR) for each document that is not valid YAML, with its index and line; KNOWLEDGE_EDGE when the target is beyond what the API-removal knowledge covers (GET /api/v1/coverage), KNOWLEDGE_STALE instead when the calendar says the target is already out.",
     }),
     complete: z.boolean().openapi({
       description: "False when a document could not be read: the others were scanned.",

@@ -33,6 +33,45 @@ export const kbRevision = z
 export const list = (item: z.ZodType, name: string) =>
   z.object({ items: z.array(item), kbRevision }).openapi(name);
 
+/** A minor the calendar says is out, as the staleness of a kind lists it. */
+const minorOut = z
+  .object({
+    minor: z.string().openapi({ example: "1.37" }),
+    since: z
+      .string()
+      .openapi({ description: "The day it was released, or became overdue by the cadence." }),
+    by: z.enum(["RELEASE_DATE", "CADENCE"]),
+  })
+  .openapi("MinorOut");
+
+/** A coverage row with its age on the day asked about and its kind's staleness (GET /api/v1/coverage). */
+export const agedCoverage = z
+  .intersection(
+    coverageRecord.clone(),
+    z.object({
+      ageDays: z.number().int().nullable().openapi({
+        description:
+          "Days from the source's date (sourceDate) to the day asked about; null when the source has no date.",
+      }),
+      lastChecked: z.string().nullable().openapi({
+        description: "The day the source was last checked (for now the source's date).",
+      }),
+      stale: z
+        .object({
+          coveredThrough: z.string(),
+          since: z.string(),
+          missing: z.array(minorOut),
+          message: z.string(),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "The kind's staleness (the same on each of its rows): the minors the calendar says are out (released, or overdue by the cadence of minors) beyond what its released sources cover, since when; null when up to date. A question about such a minor gets KNOWLEDGE_STALE.",
+        }),
+    }),
+  )
+  .openapi("AgedCoverage");
+
 export const records = {
   Component: (componentRecord.clone() as unknown as z.ZodType).openapi("Component"),
   Port: (portRecord.clone() as unknown as z.ZodType).openapi("Port"),
@@ -98,7 +137,7 @@ export const kbSummary = z
       }),
     coverage: z.array(records.Coverage).openapi({
       description:
-        "Where each kind of knowledge ends: per source, the newest Kubernetes minor it covers, with the source's revision and date. A question beyond it gets a KNOWLEDGE_EDGE warning.",
+        "Where each kind of knowledge ends: per source, the newest Kubernetes minor it covers, with the source's revision and date. A question beyond it gets a KNOWLEDGE_EDGE warning, or KNOWLEDGE_STALE when the calendar says that minor is already out.",
     }),
   })
   .openapi("KnowledgeBaseSummary");
