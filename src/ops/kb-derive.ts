@@ -8,6 +8,7 @@
  *   --endoflife <endoflife.date's kubernetes.json>                          → kb/releases.yaml
  *   --endoflife-product <product>=<file> (repeatable), --endoflife-dir <dir> → kb/platforms.yaml,
  *       kb/runtime-releases.yaml, kb/addons.yaml (and kb/releases.yaml for kubernetes.json)
+ *   --kubernetes <clone of kubernetes/kubernetes>                            → kb/releases.yaml etcd, kb/addons.yaml CoreDNS
  *   --containerd-releases <containerd's RELEASES.md> [--containerd-commit]  → kb/runtime-requirements.yaml
  *   --feature-gates <kubernetes/website feature-gates folder> [--website-commit] → kb/feature-gates.yaml
  *   --released <1.N> with any of the above: 1.N's pre-release facts against those released sources → kb/coverage.yaml
@@ -37,6 +38,7 @@ import {
   featureGatesSection,
 } from "./kb-derive-sections.js";
 import { endoflifeSections, readEndoflifeInputs } from "./kb-derive-endoflife.js";
+import { kubeadmSections } from "./kb-derive-kubeadm.js";
 
 const USAGE = `usage: npm run kb:derive -- [inputs] [options]
 
@@ -54,6 +56,10 @@ It never edits kb/. Give at least one input:
                                 containerd, etcd → kb/runtime-releases.yaml; istio, keda, kyverno, karpenter,
                                 knative → kb/addons.yaml (kubernetes → kb/releases.yaml, as --endoflife)
   --endoflife-dir <dir>         a directory of such files named <product>.json (kubernetes.json included)
+  --kubernetes <dir>            a git clone of https://github.com/kubernetes/kubernetes with its tags (a blobless
+                                clone will do): kubeadm's cmd/kubeadm/app/constants/constants.go at each v1.N.0 and
+                                newest v1.N.P tag → etcdVersion in kb/releases.yaml (SupportedEtcdVersion[N] at the
+                                newest patch) and the CoreDNS lines of kb/addons.yaml (CoreDNSVersion at both tags)
   --containerd-releases <file>  containerd's RELEASES.md
       --containerd-commit <sha> the containerd commit the file is from (found by itself in a clean clone)
   --feature-gates <dir>         kubernetes/website's ${FEATURE_GATES_DIR}
@@ -91,6 +97,7 @@ function readFlags(argv: readonly string[]) {
     allowPositionals: false,
     options: {
       "kubernetes-api": { type: "string" },
+      kubernetes: { type: "string" },
       tags: { type: "string" },
       since: { type: "string" },
       endoflife: { type: "string" },
@@ -162,11 +169,12 @@ function checkFlags(values: DeriveFlags): { output: "text" | "yaml"; since: stri
     values.endoflife === undefined &&
     values["endoflife-product"] === undefined &&
     values["endoflife-dir"] === undefined &&
+    values.kubernetes === undefined &&
     values["containerd-releases"] === undefined &&
     values["feature-gates"] === undefined
   ) {
     throw new DeriveInputError(
-      "give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>, --endoflife-product <product>=<file>, --endoflife-dir <dir>)",
+      "give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>, --endoflife-product <product>=<file>, --endoflife-dir <dir>, --kubernetes <dir>)",
     );
   }
   return { output, since };
@@ -191,6 +199,7 @@ function deriveSections(values: DeriveFlags, since: string, kb: KbReader): Secti
     });
     sections.push(...endoflifeSections(inputs, kb));
   }
+  if (values.kubernetes !== undefined) sections.push(...kubeadmSections(values.kubernetes, kb));
   if (values["containerd-releases"] !== undefined)
     sections.push(
       containerdSection(values["containerd-releases"], values["containerd-commit"], kb),
