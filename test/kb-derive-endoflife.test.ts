@@ -7,19 +7,17 @@
  * etcd); the kb they are compared with is written here, and every run checks it is left unchanged.
  */
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { parseAllDocuments } from "yaml";
 import { addonRecord, platformRecord, runtimeReleaseRecord } from "../src/knowledge/records.js";
 import { parseEndOfLifeProduct } from "../src/ops/derive/endoflife.js";
 import { kubernetesRange } from "../src/ops/derive/endoflife-products.js";
 import { endoflifeSections } from "../src/ops/kb-derive-endoflife.js";
 import { kbFiles } from "../src/ops/kb-derive-files.js";
-import { derive } from "./support/kb-derive.js";
+import { yamlRecords, hashes, derive } from "./support/kb-derive.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "derive", "endoflife");
@@ -142,34 +140,6 @@ const KB_ADDONS = `addons:
     notes: minimum Karpenter for Kubernetes 1.36
   sourceUrl: https://github.com/aws/karpenter-provider-aws/blob/0000000000000000000000000000000000000003/website/content/en/docs/upgrading/compatibility.md
 `;
-
-function hashes(directory: string): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const entry of fs.readdirSync(directory).sort())
-    result.set(
-      entry,
-      crypto
-        .createHash("sha256")
-        .update(fs.readFileSync(path.join(directory, entry)))
-        .digest("hex"),
-    );
-  return result;
-}
-
-/** The records of one entity in --output yaml, from every document of the stream. */
-function yamlRecords(stdout: string, entity: string): Record<string, unknown>[] {
-  const records: Record<string, unknown>[] = [];
-  for (const document of parseAllDocuments(stdout)) {
-    assert.equal(
-      document.errors.length,
-      0,
-      `the proposed YAML parses: ${document.errors.map(String).join("; ")}`,
-    );
-    const list = (document.toJS() as Record<string, unknown> | null)?.[entity];
-    if (Array.isArray(list)) records.push(...(list as Record<string, unknown>[]));
-  }
-  return records;
-}
 
 const lineOf = (text: string, start: string): string =>
   text.split("\n").find((line) => line.includes(start)) ?? `(no line with ${start})`;

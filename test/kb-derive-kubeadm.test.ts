@@ -12,7 +12,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { parseAllDocuments } from "yaml";
 import { addonRecord, releaseRecord } from "../src/knowledge/records.js";
 import {
   parseKubeadmConstants,
@@ -21,7 +20,7 @@ import {
 } from "../src/ops/derive/kubeadm.js";
 import { kubeadmSectionsFrom } from "../src/ops/kb-derive-kubeadm.js";
 import { kbFiles } from "../src/ops/kb-derive-files.js";
-import { derive, git } from "./support/kb-derive.js";
+import { derive, git, yamlRecords } from "./support/kb-derive.js";
 
 /** constants.go in kubeadm's layout, with the given versions. */
 function constantsGo(coreDns: string, defaultEtcd: string, etcd: Record<number, string>): string {
@@ -259,12 +258,7 @@ describe("kb:derive from kubeadm's constants.go", () => {
   it("proposes records that validate: etcd with its constants.go source, CoreDNS minors on both lines (--output yaml)", async () => {
     const result = await derive(["--kubernetes", clone, "--kb", kbDir, "--output", "yaml"]);
     assert.equal(result.code, 1, result.stderr);
-    const records = (entity: string) =>
-      parseAllDocuments(result.stdout).flatMap((document) => {
-        assert.equal(document.errors.length, 0, document.errors.map(String).join("; "));
-        const list = (document.toJS() as Record<string, unknown> | null)?.[entity];
-        return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
-      });
+    const records = (entity: string) => yamlRecords(result.stdout, entity);
     const releases = records("releases").map((record) => releaseRecord.parse(record));
     assert.deepEqual(
       releases.map((record) => [record.version, record.etcdVersion, record.etcdSourceUrl]),

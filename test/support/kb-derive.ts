@@ -4,10 +4,13 @@
  * (register.go / doc.go / types.go and generated
  * zz_generated.prerelease-lifecycle.go files) to derive from.
  */
+import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseAllDocuments } from "yaml";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const COMMAND = path.join(REPO_ROOT, "src", "ops", "kb-derive.ts");
@@ -37,6 +40,32 @@ export function derive(
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The records of one entity in --output yaml, from every document of the stream (each must parse). */
+export function yamlRecords(stdout: string, entity: string): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  for (const document of parseAllDocuments(stdout)) {
+    assert.equal(
+      document.errors.length,
+      0,
+      `the proposed YAML parses: ${document.errors.map(String).join("; ")}`,
+    );
+    const list = (document.toJS() as Record<string, unknown> | null)?.[entity];
+    if (Array.isArray(list)) records.push(...(list as Record<string, unknown>[]));
+  }
+  return records;
+}
+
+/** Each file's sha256 under `directory`, to check that kb:derive left a kb directory as it was. */
+export function hashes(directory: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const entry of fs.readdirSync(directory, { recursive: true, encoding: "utf8" }).sort()) {
+    const file = path.join(directory, entry);
+    if (fs.statSync(file).isFile())
+      result.set(entry, crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex"));
+  }
+  return result;
 }
 
 // ---------------------------------------------------------------- a kubernetes/api look-alike
