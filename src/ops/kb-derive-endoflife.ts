@@ -17,7 +17,7 @@ import { compareRuntimeReleases } from "./derive/compare-runtime-releases.js";
 import {
   parseEndOfLifeJson,
   parseEndOfLifeProduct,
-  type EndOfLifeProductCycle,
+  type EndOfLifeProduct,
 } from "./derive/endoflife.js";
 import {
   ADDON_PRODUCTS,
@@ -36,13 +36,6 @@ export interface EndoflifeInput {
   readonly flag: string;
 }
 
-interface ParsedProduct {
-  readonly product: string;
-  readonly name: string;
-  readonly cycles: readonly EndOfLifeProductCycle[];
-  readonly warnings: readonly string[];
-}
-
 const apiUrl = (product: string): string => `https://endoflife.date/api/${product}.json`;
 
 function knownProduct(product: string, flag: string): void {
@@ -52,7 +45,7 @@ function knownProduct(product: string, flag: string): void {
     );
 }
 
-function parseProduct(product: string, input: EndoflifeInput): ParsedProduct {
+function parseProduct(product: string, input: EndoflifeInput): EndOfLifeProduct {
   const parsed = parseEndOfLifeProduct(input.text, input.name, input.flag);
   if (parsed.product !== null && parsed.product !== product)
     throw new DeriveInputError(
@@ -61,7 +54,7 @@ function parseProduct(product: string, input: EndoflifeInput): ParsedProduct {
   return { product, name: input.name, cycles: parsed.cycles, warnings: parsed.warnings };
 }
 
-const described = (products: readonly ParsedProduct[]): string =>
+const described = (products: readonly EndOfLifeProduct[]): string =>
   products
     .map((product) => `${product.product} (${product.name}, ${product.cycles.length} cycles)`)
     .join(", ");
@@ -98,7 +91,7 @@ export function endoflifeSections(
       }),
     );
   }
-  const of = (group: Readonly<Record<string, unknown>>): ParsedProduct[] =>
+  const of = (group: Readonly<Record<string, unknown>>): EndOfLifeProduct[] =>
     inputs
       .filter(([product]) => product in group)
       .map(([product, input]) => parseProduct(product, input));

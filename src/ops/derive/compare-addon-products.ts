@@ -20,7 +20,7 @@ import {
   type ProposedRecord,
   type Section,
 } from "./compare.js";
-import { endoflifePage, type EndOfLifeProductCycle } from "./endoflife.js";
+import { endoflifePage, type EndOfLifeProduct, type EndOfLifeProductCycle } from "./endoflife.js";
 import {
   ADDON_PRODUCTS,
   compareLines,
@@ -31,16 +31,9 @@ import {
 
 type AddonLine = AddonRecord["lines"][number];
 
-export interface AddonProduct {
-  readonly product: string;
-  readonly cycles: readonly EndOfLifeProductCycle[];
-  readonly warnings: readonly string[];
-  readonly name: string;
-}
-
 export interface AddonProductComparison {
   readonly kb: readonly AddonRecord[];
-  readonly products: readonly AddonProduct[];
+  readonly products: readonly EndOfLifeProduct[];
   readonly fields: readonly string[];
   readonly file: string;
   readonly from: string;

@@ -15,7 +15,7 @@ import {
   type ProposedRecord,
   type Section,
 } from "./compare.js";
-import { endoflifePage, type EndOfLifeProductCycle } from "./endoflife.js";
+import { endoflifePage, type EndOfLifeProduct, type EndOfLifeProductCycle } from "./endoflife.js";
 import { citesEndoflife, compareValue, PLATFORM_PRODUCTS } from "./endoflife-products.js";
 
 type PlatformRelease = PlatformRecord["releases"][number];
@@ -27,18 +27,9 @@ const PLATFORM_FIELDS = [
   ["endOfExtendedSupport", "extendedSupport"],
 ] as const;
 
-export interface PlatformProduct {
-  /** The endoflife.date product, e.g. amazon-eks. */
-  readonly product: string;
-  readonly cycles: readonly EndOfLifeProductCycle[];
-  readonly warnings: readonly string[];
-  /** What was read, for the report (a file or URL). */
-  readonly name: string;
-}
-
 export interface PlatformComparison {
   readonly kb: readonly PlatformRecord[];
-  readonly products: readonly PlatformProduct[];
+  readonly products: readonly EndOfLifeProduct[];
   readonly fields: readonly string[];
   readonly file: string;
   readonly from: string;
@@ -62,7 +53,7 @@ function newRow(product: string, cycle: EndOfLifeProductCycle): PlatformRelease 
 /** One platform's rows against its product's cycles: findings, and its releases as proposed (undefined: unchanged). */
 function comparePlatform(
   platform: PlatformRecord,
-  product: PlatformProduct,
+  product: EndOfLifeProduct,
 ): { findings: Finding[]; releases: PlatformRelease[] | undefined; notes: string[] } {
   const page = endoflifePage(product.product);
   const findings: Finding[] = [];

@@ -16,7 +16,7 @@ import {
   type ProposedRecord,
   type Section,
 } from "./compare.js";
-import { endoflifePage, type EndOfLifeProductCycle } from "./endoflife.js";
+import { endoflifePage, type EndOfLifeProduct, type EndOfLifeProductCycle } from "./endoflife.js";
 import {
   citesEndoflife,
   compareLines,
@@ -24,16 +24,9 @@ import {
   RUNTIME_PRODUCTS,
 } from "./endoflife-products.js";
 
-export interface RuntimeProduct {
-  readonly product: string;
-  readonly cycles: readonly EndOfLifeProductCycle[];
-  readonly warnings: readonly string[];
-  readonly name: string;
-}
-
 export interface RuntimeReleaseComparison {
   readonly kb: readonly RuntimeReleaseRecord[];
-  readonly products: readonly RuntimeProduct[];
+  readonly products: readonly EndOfLifeProduct[];
   readonly fields: readonly string[];
   readonly file: string;
   readonly from: string;

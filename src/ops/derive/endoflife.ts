@@ -39,6 +39,15 @@ export interface EndOfLifeProductCycle {
   readonly custom: Readonly<Record<string, string>>;
 }
 
+/** One product as the comparisons take it: its name on endoflife.date, what was read (a file or URL), its cycles. */
+export interface EndOfLifeProduct {
+  /** The endoflife.date product, e.g. amazon-eks. */
+  readonly product: string;
+  readonly name: string;
+  readonly cycles: readonly EndOfLifeProductCycle[];
+  readonly warnings: readonly string[];
+}
+
 export interface ParsedEndOfLifeProduct {
   readonly shape: "v0" | "v1";
   /** The product the file says it is (v1's result.name); null for v0, which does not say. */
