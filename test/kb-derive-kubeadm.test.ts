@@ -18,6 +18,7 @@ import {
   parseReleaseTag,
   selectReleaseTags,
 } from "../src/ops/derive/kubeadm.js";
+import { releaseDaySection } from "../src/ops/derive/prerelease.js";
 import { kubeadmSectionsFrom } from "../src/ops/kb-derive-kubeadm.js";
 import { kbFiles } from "../src/ops/kb-derive-files.js";
 import { derive, git, yamlRecords } from "./support/kb-derive.js";
@@ -321,6 +322,43 @@ describe("kb:derive from kubeadm's constants.go", () => {
       () =>
         kubeadmSectionsFrom([{ tag: "master", commit: "c".repeat(40), text: "" }], kbFiles(kbDir)),
       /--kubernetes: master is not a released tag such as v1\.31\.3/,
+    );
+  });
+
+  it("is not the release calendar a release-day claim rests on (--released)", () => {
+    const [etcd] = kubeadmSectionsFrom(
+      [
+        {
+          tag: "v1.31.0",
+          commit: "d".repeat(40),
+          text: constantsGo("1.11.1", "3.5.15-0", { 31: "3.5.15-0" }),
+        },
+      ],
+      kbFiles(kbDir),
+    );
+    const day = releaseDaySection({
+      minor: "1.31",
+      coverage: [
+        {
+          knowledge: "releases",
+          throughMinor: "1.31",
+          stage: "PRERELEASE",
+          source: "the 1.31 release schedule",
+          sourceRevision: null,
+          sourceDate: null,
+          sourceUrl:
+            "https://github.com/kubernetes/sig-release/blob/0000000000000000000000000000000000000005/releases/release-1.31/README.md",
+          notes: null,
+        },
+      ],
+      records: {},
+      sections: [etcd!],
+      file: "kb/coverage.yaml",
+    });
+    assert.equal(day.proposals.length, 0, JSON.stringify(day.proposals));
+    assert.match(
+      day.findings[0]!.message,
+      /releases of 1\.31 stays pre-release .*give --endoflife <kubernetes\.json>/,
     );
   });
 
