@@ -87,6 +87,7 @@ describe("configuration", () => {
         ["kubernetes-api", "git", "https://github.com/kubernetes/api.git"],
         ["containerd", "git", "https://github.com/containerd/containerd.git"],
         ["kubernetes-website", "git", "https://github.com/kubernetes/website.git"],
+        ["kubernetes", "git", "https://github.com/kubernetes/kubernetes.git"],
         ["endoflife", "http", "https://endoflife.date/api"],
       ],
     );
@@ -96,6 +97,7 @@ describe("configuration", () => {
         KB_SOURCE_KUBERNETES_API: "git@git.corp.example:mirrors/kubernetes-api.git",
         KB_SOURCE_CONTAINERD: "off",
         KB_SOURCE_KUBERNETES_WEBSITE: "/srv/mirrors/website",
+        KB_SOURCE_KUBERNETES: "off",
         KB_SOURCE_ENDOFLIFE: "https://eol.corp.example/api/",
         KB_REFRESH_WEBHOOK_URL: "https://hooks.slack.com/services/T0/B0/x",
       },

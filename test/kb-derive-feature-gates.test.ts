@@ -8,7 +8,6 @@
  * compared with is written by the test, and every run checks that it is left unchanged.
  */
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,7 +22,7 @@ import {
   parseFeatureGatePages,
   type FeatureGatePage,
 } from "../src/ops/derive/feature-gates.js";
-import { derive } from "./support/kb-derive.js";
+import { hashes, derive } from "./support/kb-derive.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PAGES = path.join(REPO_ROOT, "test", "fixtures", "feature-gates", "pages");
@@ -35,19 +34,6 @@ function readPages(directory: string): FeatureGatePage[] {
   return fs
     .readdirSync(directory)
     .map((file) => ({ file, text: fs.readFileSync(path.join(directory, file), "utf8") }));
-}
-
-function hashes(directory: string): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const entry of fs.readdirSync(directory).sort())
-    result.set(
-      entry,
-      crypto
-        .createHash("sha256")
-        .update(fs.readFileSync(path.join(directory, entry)))
-        .digest("hex"),
-    );
-  return result;
 }
 
 /** A feature-gate page with the given front-matter lines (for the error cases). */

@@ -8,13 +8,11 @@
  * Every run checks that the kb directory is byte-for-byte unchanged.
  */
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { parseAllDocuments } from "yaml";
 import type { z } from "zod";
 import { parseContainerdReleases } from "../src/ops/derive/containerd.js";
 import { parseEndOfLifeJson } from "../src/ops/derive/endoflife.js";
@@ -30,6 +28,8 @@ import {
 import {
   WIDGETS,
   derive,
+  hashes,
+  yamlRecords,
   docGo,
   git,
   lifecycleGo,
@@ -49,21 +49,6 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 const FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "derive");
 const HAS_SERVED_BY_DEFAULT =
   "servedByDefault" in (apiRemovalRecord as unknown as { shape: Record<string, unknown> }).shape;
-
-/** The records of one entity in --output yaml, from every document of the stream. */
-function yamlRecords(stdout: string, entity: string): Record<string, unknown>[] {
-  const records: Record<string, unknown>[] = [];
-  for (const document of parseAllDocuments(stdout)) {
-    assert.equal(
-      document.errors.length,
-      0,
-      `the proposed YAML parses: ${document.errors.map(String).join("; ")}`,
-    );
-    const list = (document.toJS() as Record<string, unknown> | null)?.[entity];
-    if (Array.isArray(list)) records.push(...(list as Record<string, unknown>[]));
-  }
-  return records;
-}
 
 function assertValid(schema: z.ZodType, record: Record<string, unknown>): void {
   const parsed = schema.safeParse(record);
@@ -170,16 +155,6 @@ ${containerdRow("1.33", ["2.1.0", "2.0.4", "1.7.24", "1.6.36"])}${containerdRow(
     summary: "A hard floor, not a table row."
     sourceUrl: https://github.com/kubernetes/enhancements/blob/main/keps/sig-node/4033-group-driver-detection-over-cri/README.md
 `;
-
-function hashes(directory: string): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const entry of fs.readdirSync(directory, { recursive: true, encoding: "utf8" }).sort()) {
-    const file = path.join(directory, entry);
-    if (fs.statSync(file).isFile())
-      result.set(entry, crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex"));
-  }
-  return result;
-}
 
 // ---------------------------------------------------------------- tests
 

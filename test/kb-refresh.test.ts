@@ -25,6 +25,7 @@ import { KbRefresh } from "../src/ops/refresh/kb-refresh.js";
 import { freePort } from "../src/db/embedded-postgres.js";
 import { spawnServer, waitUntilReady } from "./support/server-process.js";
 import {
+  constantsGo,
   git,
   runOperatorTool,
   writeRelease,
@@ -61,9 +62,14 @@ function upstream(widgets: Readonly<Record<string, TypeSpec>>): PackageSpec[] {
 async function upstreamServer() {
   const hooks: string[] = [];
   const server = http.createServer((req, res) => {
-    if (req.method === "GET" && req.url === "/api/kubernetes.json") {
+    const product = /^\/api\/([a-z-]+)\.json$/.exec(req.url ?? "")?.[1];
+    const file =
+      product === "kubernetes"
+        ? path.join(FIXTURES, "derive", "kubernetes.json")
+        : path.join(FIXTURES, "derive", "endoflife", `${product}.json`);
+    if (req.method === "GET" && product !== undefined && fs.existsSync(file)) {
       res.setHeader("content-type", "application/json");
-      res.end(fs.readFileSync(path.join(FIXTURES, "derive", "kubernetes.json")));
+      res.end(fs.readFileSync(file));
       return;
     }
     if (req.method === "POST" && req.url === "/hook") {
@@ -157,11 +163,28 @@ describe("the scheduled refresh, against local upstream sources", () => {
       [FEATURE_GATES_DIR]: path.join(FIXTURES, "feature-gates", "pages"),
       "README.md": path.join(FIXTURES, "derive", "RELEASES.md"),
     });
+    const kubernetes = path.join(work, "kubernetes");
+    const constants = path.join(kubernetes, "cmd", "kubeadm", "app", "constants", "constants.go");
+    fs.mkdirSync(path.dirname(constants), { recursive: true });
+    git(kubernetes, ["init", "-q", "-b", "master"]);
+    for (const [tag, coreDns, etcd] of [
+      ["v1.36.0", "1.13.1", "3.6.5-0"],
+      ["v1.37.0", "1.14.2", "3.6.8-0"],
+    ] as const) {
+      fs.writeFileSync(
+        constants,
+        constantsGo(coreDns, etcd, { 35: "3.6.5-0", 36: etcd, 37: etcd }),
+      );
+      git(kubernetes, ["add", "-A"]);
+      git(kubernetes, ["commit", "-q", "-m", `Release commit for Kubernetes ${tag}`]);
+      git(kubernetes, ["tag", tag]);
+    }
     server = await upstreamServer();
     sources = [
       { name: "kubernetes-api", kind: "git", url: apiRepo },
       { name: "containerd", kind: "git", url: containerd },
       { name: "kubernetes-website", kind: "git", url: website },
+      { name: "kubernetes", kind: "git", url: kubernetes },
       { name: "endoflife", kind: "http", url: `${server.base}/api` },
     ];
   });
@@ -185,14 +208,23 @@ describe("the scheduled refresh, against local upstream sources", () => {
       filed.length,
       first.sources.reduce((sum, source) => sum + source.filed, 0),
     );
-    for (const [source, derivation] of [
-      ["containerd", "containerd-releases"],
-      ["kubernetes-website", "feature-gates"],
-      ["endoflife", "endoflife-kubernetes"],
+    for (const [source, derivations] of [
+      ["containerd", /^containerd-releases$/],
+      ["kubernetes-website", /^feature-gates$/],
+      ["kubernetes", /^kubeadm-/],
+      ["endoflife", /^endoflife-/],
     ] as const) {
       assert.ok(bySource(source).filed > 0, `${source} filed nothing: ${JSON.stringify(first)}`);
-      assert.equal(filed.filter((p) => p.derivation === derivation).length, bySource(source).filed);
+      assert.equal(
+        filed.filter((p) => derivations.test(p.derivation)).length,
+        bySource(source).filed,
+      );
     }
+    // endoflife.date's products each reach their own kind: platforms, runtimes' lines, add-ons.
+    assert.ok(
+      filed.some((p) => p.derivation === "endoflife-platforms"),
+      JSON.stringify(filed.map((p) => p.derivation)),
+    );
     assert.equal(bySource("kubernetes-api").filed, 0);
     assert.equal(first.proposalsOpen, filed.length);
     assert.equal(server.hooks.length, 1);
@@ -403,7 +435,7 @@ describe("the scheduled refresh, against local upstream sources", () => {
     assert.equal(wrong.code, 2);
     assert.match(
       wrong.stderr,
-      /--source: helm is not a source; the sources are kubernetes-api, containerd, kubernetes-website, endoflife/,
+      /--source: helm is not a source; the sources are kubernetes-api, containerd, kubernetes-website, kubernetes, endoflife/,
     );
     const off = await runOperatorTool("kb-refresh.ts", ["--source", "containerd"], {
       ...env,
@@ -446,14 +478,18 @@ describe("the scheduled refresh, against local upstream sources", () => {
       KB_SOURCE_KUBERNETES_API: apiRepo,
       KB_SOURCE_CONTAINERD: "off",
       KB_SOURCE_KUBERNETES_WEBSITE: "off",
+      KB_SOURCE_KUBERNETES: "off",
       KB_SOURCE_ENDOFLIFE: `${server.base}/api`,
       KB_REFRESH_WEBHOOK_URL: `${server.base}/hook`,
     });
     try {
       await waitUntilReady(service, port, 60_000);
-      const scheduled = service
-        .logs()
-        .find((line) => String(line.msg).startsWith("knowledge refresh scheduled"));
+      // Announced once the server listens (it may answer /readyz a moment before).
+      const announced = () =>
+        service.logs().find((line) => String(line.msg).startsWith("knowledge refresh scheduled"));
+      for (let wait = 0; wait < 100 && announced() === undefined; wait += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const scheduled = announced();
       assert.ok(scheduled !== undefined, service.stdout().slice(-3000));
       assert.equal(scheduled.intervalMs, 86_400_000);
       assert.deepEqual(scheduled.sources, [

@@ -13,6 +13,7 @@ export const REFRESH_SOURCE_NAMES = [
   "kubernetes-api",
   "containerd",
   "kubernetes-website",
+  "kubernetes",
   "endoflife",
 ] as const;
 export type RefreshSourceName = (typeof REFRESH_SOURCE_NAMES)[number];
@@ -82,6 +83,7 @@ export const REFRESH_VARIABLES = {
   KB_SOURCE_KUBERNETES_API: gitSource("https://github.com/kubernetes/api.git"),
   KB_SOURCE_CONTAINERD: gitSource("https://github.com/containerd/containerd.git"),
   KB_SOURCE_KUBERNETES_WEBSITE: gitSource("https://github.com/kubernetes/website.git"),
+  KB_SOURCE_KUBERNETES: gitSource("https://github.com/kubernetes/kubernetes.git"),
   KB_SOURCE_ENDOFLIFE: z
     .string()
     .refine((value) => value === "off" || /^https?:\/\/\S+$/.test(value), {
@@ -98,6 +100,7 @@ export function refreshConfigOf(env: RefreshVariables, cwd: string): RefreshConf
     { name: "kubernetes-api", kind: "git", url: env.KB_SOURCE_KUBERNETES_API },
     { name: "containerd", kind: "git", url: env.KB_SOURCE_CONTAINERD },
     { name: "kubernetes-website", kind: "git", url: env.KB_SOURCE_KUBERNETES_WEBSITE },
+    { name: "kubernetes", kind: "git", url: env.KB_SOURCE_KUBERNETES },
     { name: "endoflife", kind: "http", url: env.KB_SOURCE_ENDOFLIFE.replace(/\/+$/, "") },
   ];
   const sources = all.filter((source) => source.url !== "off");

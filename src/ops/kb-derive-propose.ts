@@ -19,14 +19,39 @@ import type { Section } from "./derive/compare.js";
 import { DeriveInputError } from "./derive/errors.js";
 import type { KbReader } from "./kb-derive-files.js";
 
-/** Which derivation made a section, by the kind it speaks about: a proposal names it. */
-const DERIVATIONS: Partial<Record<EntityName, string>> = {
-  apiRemovals: "kubernetes-api-lifecycle",
-  releases: "endoflife-kubernetes",
-  runtimeRequirements: "containerd-releases",
-  featureGates: "feature-gates",
-  coverage: "release-day",
+/**
+ * Which derivation made a section, as a proposal names it: by the kind it speaks about, or, where
+ * several derive one kind, the name the section gives (Section.derivation), which must be listed here.
+ */
+const DERIVATIONS: {
+  readonly byKind: Partial<Record<EntityName, string>>;
+  readonly named: ReadonlySet<string>;
+} = {
+  byKind: {
+    apiRemovals: "kubernetes-api-lifecycle",
+    releases: "endoflife-kubernetes",
+    runtimeRequirements: "containerd-releases",
+    featureGates: "feature-gates",
+    coverage: "release-day",
+  },
+  named: new Set([
+    // endoflife.date's products beyond Kubernetes (kb-derive-endoflife.ts)
+    "endoflife-platforms",
+    "endoflife-runtime-releases",
+    "endoflife-addons",
+    // kubeadm's constants.go at each release tag (kb-derive-kubeadm.ts)
+    "kubeadm-etcd",
+    "kubeadm-coredns",
+  ]),
 };
+
+function derivationOf(section: Section): string {
+  if (section.derivation === undefined) return DERIVATIONS.byKind[section.entity] ?? section.entity;
+  // A name nobody listed would file proposals no reviewer can tell apart: a bug, not bad input.
+  if (!DERIVATIONS.named.has(section.derivation))
+    throw new Error(`derivation ${section.derivation} is not listed in DERIVATIONS.named`);
+  return section.derivation;
+}
 
 /** The database's knowledge base, opened for one --propose run. */
 export interface ProposalTarget {
@@ -81,12 +106,7 @@ export async function fileSections(
 ): Promise<{ filed: number; known: number }> {
   const readOn = new Date().toISOString().slice(0, 10);
   const proposals = sections.flatMap((section) =>
-    proposalsFrom(
-      [section],
-      DERIVATIONS[section.entity] ?? section.entity,
-      section.revision ?? readOn,
-      bundle,
-    ),
+    proposalsFrom([section], derivationOf(section), section.revision ?? readOn, bundle),
   );
   const filed = await fileProposals(db, proposals);
   return { filed: filed.length, known: proposals.length - filed.length };

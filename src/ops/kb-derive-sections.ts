@@ -1,7 +1,7 @@
 /**
  * One section of the `npm run kb:derive` report per upstream source: reads
  * the source (kubernetes/api's prerelease-lifecycle files at each tag,
- * endoflife.date's kubernetes.json, containerd's RELEASES.md,
+ * containerd's RELEASES.md,
  * kubernetes/website's feature-gate pages) and the kb/ file it speaks
  * about, and hands both to the pure comparison of src/ops/derive/.
  */
@@ -10,9 +10,7 @@ import path from "node:path";
 import type { Section } from "./derive/compare.js";
 import { compareApiRemovals } from "./derive/compare-api-removals.js";
 import { compareContainerd } from "./derive/compare-containerd.js";
-import { compareReleases } from "./derive/compare-releases.js";
 import { parseContainerdReleases } from "./derive/containerd.js";
-import { parseEndOfLifeJson } from "./derive/endoflife.js";
 import { DeriveInputError } from "./derive/errors.js";
 import { compareFeatureGates } from "./derive/compare-feature-gates.js";
 import {
@@ -214,26 +212,7 @@ export function apiRemovalsSection(
   return { ...section, revision: refs.at(-1)!.commit };
 }
 
-// ---------------------------------------------------------------- endoflife.date and containerd
-
-export function releasesSection(file: string, kb: KbReader): Section {
-  const location = path.resolve(file);
-  const text = readText(
-    "--endoflife",
-    location,
-    "download https://endoflife.date/api/kubernetes.json and give its path",
-  );
-  const parsed = parseEndOfLifeJson(text, displayPath(location));
-  const { records, file: kbFile } = kb("releases");
-  return compareReleases({
-    kb: records,
-    cycles: parsed.cycles,
-    fields: schemaFields("releases"),
-    file: kbFile,
-    from: `endoflife.date kubernetes.json (${displayPath(location)}, ${parsed.cycles.length} cycles)`,
-    warnings: parsed.warnings,
-  });
-}
+// ---------------------------------------------------------------- containerd
 
 /** The containerd commit of a clean RELEASES.md at the root of a containerd clone; null when that cannot be told. */
 function detectContainerdCommit(location: string): string | null {

@@ -6,6 +6,9 @@
  *
  *   --kubernetes-api <clone of kubernetes/api> [--tags a,b] [--since 1.33]  → kb/api-removals.yaml
  *   --endoflife <endoflife.date's kubernetes.json>                          → kb/releases.yaml
+ *   --endoflife-product <product>=<file> (repeatable), --endoflife-dir <dir> → kb/platforms.yaml,
+ *       kb/runtime-releases.yaml, kb/addons.yaml (and kb/releases.yaml for kubernetes.json)
+ *   --kubernetes <clone of kubernetes/kubernetes>                            → kb/releases.yaml etcd, kb/addons.yaml CoreDNS
  *   --containerd-releases <containerd's RELEASES.md> [--containerd-commit]  → kb/runtime-requirements.yaml
  *   --feature-gates <kubernetes/website feature-gates folder> [--website-commit] → kb/feature-gates.yaml
  *   --released <1.N> with any of the above: 1.N's pre-release facts against those released sources → kb/coverage.yaml
@@ -34,8 +37,9 @@ import {
   apiRemovalsSection,
   containerdSection,
   featureGatesSection,
-  releasesSection,
 } from "./kb-derive-sections.js";
+import { endoflifeSections, readEndoflifeInputs } from "./kb-derive-endoflife.js";
+import { kubeadmSections } from "./kb-derive-kubeadm.js";
 
 const USAGE = `usage: npm run kb:derive -- [inputs] [options]
 
@@ -46,6 +50,17 @@ It never edits kb/. Give at least one input:
       --tags <t1,t2,...>        tags to read (default: every kubernetes-1.N.0 from 1.29 on, plus the newest tag)
       --since <1.N>             propose missing removals from this minor on (default 1.33)
   --endoflife <file>            endoflife.date's https://endoflife.date/api/kubernetes.json, saved
+  --endoflife-product <product>=<file>
+                                another endoflife.date product's JSON (v0 https://endoflife.date/api/<product>.json
+                                or v1 https://endoflife.date/api/v1/products/<product>/), repeatable:
+                                amazon-eks, google-kubernetes-engine, azure-kubernetes-service → kb/platforms.yaml;
+                                containerd, etcd → kb/runtime-releases.yaml; istio, keda, kyverno, karpenter,
+                                knative → kb/addons.yaml (kubernetes → kb/releases.yaml, as --endoflife)
+  --endoflife-dir <dir>         a directory of such files named <product>.json (kubernetes.json included)
+  --kubernetes <dir>            a git clone of https://github.com/kubernetes/kubernetes with its tags (a blobless
+                                clone will do): kubeadm's cmd/kubeadm/app/constants/constants.go at each v1.N.0 and
+                                newest v1.N.P tag → etcdVersion in kb/releases.yaml (SupportedEtcdVersion[N] at the
+                                newest patch) and the CoreDNS lines of kb/addons.yaml (CoreDNSVersion at both tags)
   --containerd-releases <file>  containerd's RELEASES.md
       --containerd-commit <sha> the containerd commit the file is from (found by itself in a clean clone)
   --feature-gates <dir>         kubernetes/website's ${FEATURE_GATES_DIR}
@@ -83,9 +98,12 @@ function readFlags(argv: readonly string[]) {
     allowPositionals: false,
     options: {
       "kubernetes-api": { type: "string" },
+      kubernetes: { type: "string" },
       tags: { type: "string" },
       since: { type: "string" },
       endoflife: { type: "string" },
+      "endoflife-product": { type: "string", multiple: true },
+      "endoflife-dir": { type: "string" },
       "containerd-releases": { type: "string" },
       "containerd-commit": { type: "string" },
       "feature-gates": { type: "string" },
@@ -150,11 +168,14 @@ function checkFlags(values: DeriveFlags): { output: "text" | "yaml"; since: stri
   if (
     values["kubernetes-api"] === undefined &&
     values.endoflife === undefined &&
+    values["endoflife-product"] === undefined &&
+    values["endoflife-dir"] === undefined &&
+    values.kubernetes === undefined &&
     values["containerd-releases"] === undefined &&
     values["feature-gates"] === undefined
   ) {
     throw new DeriveInputError(
-      "give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>)",
+      "give at least one input: --kubernetes-api <dir>, --endoflife <file> or --containerd-releases <file> (or --feature-gates <dir>, --endoflife-product <product>=<file>, --endoflife-dir <dir>, --kubernetes <dir>)",
     );
   }
   return { output, since };
@@ -167,7 +188,19 @@ function deriveSections(values: DeriveFlags, since: string, kb: KbReader): Secti
     sections.push(
       apiRemovalsSection({ repo: values["kubernetes-api"], tags: values.tags, since }, kb),
     );
-  if (values.endoflife !== undefined) sections.push(releasesSection(values.endoflife, kb));
+  if (
+    values.endoflife !== undefined ||
+    values["endoflife-product"] !== undefined ||
+    values["endoflife-dir"] !== undefined
+  ) {
+    const inputs = readEndoflifeInputs({
+      endoflife: values.endoflife,
+      products: values["endoflife-product"],
+      directory: values["endoflife-dir"],
+    });
+    sections.push(...endoflifeSections(inputs, kb));
+  }
+  if (values.kubernetes !== undefined) sections.push(...kubeadmSections(values.kubernetes, kb));
   if (values["containerd-releases"] !== undefined)
     sections.push(
       containerdSection(values["containerd-releases"], values["containerd-commit"], kb),

@@ -63,7 +63,10 @@ const off = wanted.filter((name) => !sources.some((source) => source.name === na
 if (off.length > 0) fail(`--source: ${off.join(", ")} is configured "off" (KB_SOURCE_*)`);
 if (sources.length === 0) fail('every source is configured "off" (KB_SOURCE_*): nothing to read');
 
-const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+// What the log would say of the run is printed below: only errors (a bug) are logged besides.
+const logger = createLogger(
+  config.logLevel === "info" || config.logLevel === "warn" ? "error" : config.logLevel,
+);
 const runtime = await startRuntime(config, logger, { importKb: false });
 try {
   const refresh = new KbRefresh({

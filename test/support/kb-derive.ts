@@ -4,10 +4,13 @@
  * (register.go / doc.go / types.go and generated
  * zz_generated.prerelease-lifecycle.go files) to derive from.
  */
+import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseAllDocuments } from "yaml";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const OPS = path.join(REPO_ROOT, "src", "ops");
@@ -46,6 +49,32 @@ export function runOperatorTool(
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The records of one entity in --output yaml, from every document of the stream (each must parse). */
+export function yamlRecords(stdout: string, entity: string): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  for (const document of parseAllDocuments(stdout)) {
+    assert.equal(
+      document.errors.length,
+      0,
+      `the proposed YAML parses: ${document.errors.map(String).join("; ")}`,
+    );
+    const list = (document.toJS() as Record<string, unknown> | null)?.[entity];
+    if (Array.isArray(list)) records.push(...(list as Record<string, unknown>[]));
+  }
+  return records;
+}
+
+/** Each file's sha256 under `directory`, to check that kb:derive left a kb directory as it was. */
+export function hashes(directory: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const entry of fs.readdirSync(directory, { recursive: true, encoding: "utf8" }).sort()) {
+    const file = path.join(directory, entry);
+    if (fs.statSync(file).isFile())
+      result.set(entry, crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex"));
+  }
+  return result;
 }
 
 // ---------------------------------------------------------------- a kubernetes/api look-alike
@@ -354,4 +383,63 @@ export function writeRelease(directory: string, packages: readonly PackageSpec[]
       lifecycleGo(pkg.version, pkg.types),
     );
   }
+}
+
+// ---------------------------------------------------------------- a kubernetes/kubernetes look-alike (kubeadm)
+
+/** constants.go in kubeadm's layout, with the given versions. */
+export function constantsGo(
+  coreDns: string,
+  defaultEtcd: string,
+  etcd: Record<number, string>,
+): string {
+  const entries = Object.entries(etcd)
+    .map(([minor, version]) => `\t\t${minor}: "${version}",`)
+    .join("\n");
+  return `/*
+Copyright 2016 The Kubernetes Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+*/
+
+package constants
+
+import (
+\t"time"
+
+\t"k8s.io/apimachinery/pkg/util/version"
+)
+
+const (
+\t// KubernetesDir is the directory Kubernetes owns for storing various configuration files
+\tKubernetesDir = "/etc/kubernetes"
+
+\t// MinExternalEtcdVersion indicates minimum external etcd version which kubeadm supports
+\tMinExternalEtcdVersion = "3.5.11-0"
+
+\t// DefaultEtcdVersion indicates the default etcd version that kubeadm uses
+\tDefaultEtcdVersion = "${defaultEtcd}"
+
+\t// CoreDNSDeploymentName specifies the name of the Deployment for CoreDNS add-on
+\tCoreDNSDeploymentName = "coredns"
+
+\t// CoreDNSVersion is the version of CoreDNS to be deployed if it is used
+\tCoreDNSVersion = "v${coreDns}"
+
+\t// DefaultControlPlaneTimeout specifies the default control plane timeout
+\tDefaultControlPlaneTimeout = 4 * time.Minute
+)
+
+var (
+\t// MinimumControlPlaneVersion specifies the minimum control plane version kubeadm can deploy
+\tMinimumControlPlaneVersion = version.MustParseSemantic("v1.29.0")
+
+\t// SupportedEtcdVersion lists officially supported etcd versions with corresponding Kubernetes releases
+\t// If you are updating the etcd version, please make sure to also update:
+\t// 28: "3.5.9-0",
+\tSupportedEtcdVersion = map[uint8]string{
+${entries}
+\t}
+)
+`;
 }

@@ -44,6 +44,11 @@ export interface Section {
   readonly from: string;
   /** The upstream revision read, when known: a commit (a proposal's sourceRevision; else the day it was read). */
   readonly revision?: string;
+  /**
+   * The derivation that made it, where several derive the same kind (kb-derive-propose.ts's
+   * DERIVATIONS names the others by their kind); a proposal names it.
+   */
+  readonly derivation?: string;
   readonly findings: readonly Finding[];
   readonly proposals: readonly ProposedRecord[];
 }

@@ -170,7 +170,13 @@ function factFindings(input: ReleaseDayInput, read: ReadonlyMap<EntityName, Sect
 }
 
 export function releaseDaySection(input: ReleaseDayInput): Section {
-  const read = new Map(input.sections.map((section) => [section.entity, section]));
+  // A kind's released source is its own derivation's section (kubeadm's etcd also speaks of
+  // releases, but is not the release calendar a coverage claim rests on).
+  const read = new Map(
+    input.sections
+      .filter((section) => section.derivation === undefined)
+      .map((section) => [section.entity, section]),
+  );
   const claims = claimFindings(input, read);
   return {
     entity: "coverage",

@@ -4,6 +4,7 @@
  * sources) and proposed YAML in the kb's own style, ready to paste after
  * review. Pure.
  */
+import { Document, Scalar, visit } from "yaml";
 import { countByStatus, type Finding, type ProposedRecord, type Section } from "./compare.js";
 
 const LABELS: Record<Finding["status"], string> = {
@@ -54,12 +55,31 @@ export function yamlScalar(value: unknown): string {
 
 const COMMENT_COLUMN = 41;
 
+/** A nested list as YAML, minors, dates and versions quoted as kb/ writes them (a bare 2026-01-01 is a timestamp to YAML 1.1 readers). */
+function nestedYaml(value: readonly unknown[]): string {
+  const document = new Document(value);
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string" && /^[\d>]/.test(node.value))
+        node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return document.toString({ lineWidth: 0 });
+}
+
 function recordLines(proposal: ProposedRecord): string[] {
   const lines: string[] = [];
   for (const problem of proposal.problems) lines.push(`  # ! does not validate yet: ${problem}`);
   Object.entries(proposal.record).forEach(([field, value], index) => {
-    let line = `${index === 0 ? "  - " : "    "}${field}: ${yamlScalar(value)}`;
     const comment = proposal.comments[field];
+    if (Array.isArray(value) && value.some((item) => typeof item === "object" && item !== null)) {
+      // A nested list (a platform's releases, an add-on's lines): written as YAML writes it, the note above it.
+      if (comment !== undefined) lines.push(`    # ${field}: ${comment.replace(/\s+/g, " ")}`);
+      lines.push(`${index === 0 ? "  - " : "    "}${field}:`);
+      for (const nested of nestedYaml(value).trimEnd().split("\n")) lines.push(`    ${nested}`);
+      return;
+    }
+    let line = `${index === 0 ? "  - " : "    "}${field}: ${yamlScalar(value)}`;
     if (comment !== undefined)
       line = `${line.padEnd(Math.max(COMMENT_COLUMN - 1, line.length + 2))} # ${comment.replace(/\s+/g, " ")}`;
     lines.push(line);

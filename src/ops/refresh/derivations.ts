@@ -14,8 +14,10 @@ import {
   apiRemovalsSection,
   containerdSection,
   featureGatesSection,
-  releasesSection,
 } from "../kb-derive-sections.js";
+import { endoflifeSections, type EndoflifeInput } from "../kb-derive-endoflife.js";
+import { kubeadmSections } from "../kb-derive-kubeadm.js";
+import { ENDOFLIFE_PRODUCTS } from "../derive/endoflife-products.js";
 import { checkoutTip, downloadJson, mirrorRepository } from "./upstream.js";
 
 /** What one source gave: the sections to file, and the upstream revision read (a commit, or the day read). */
@@ -63,11 +65,25 @@ export const DERIVATIONS: Readonly<Record<RefreshSourceName, Derivation>> = {
       return { sections: [featureGatesSection(location, commit, kb)], revision: commit };
     },
   },
+  kubernetes: {
+    entities: ["addons", "releases"],
+    async read(source, cacheDir, kb, signal) {
+      const { location, commit } = await mirrorRepository(source, cacheDir, signal, {
+        withoutBlobs: true,
+      });
+      return { sections: kubeadmSections(location, kb), revision: commit };
+    },
+  },
   endoflife: {
-    entities: ["releases"],
-    async read(source, cacheDir, kb, signal, today) {
-      const { file } = await downloadJson(source, "kubernetes.json", cacheDir, signal);
-      return { sections: [releasesSection(file, kb)], revision: today };
+    entities: ["releases", "platforms", "runtimeReleases", "addons"],
+    async read(source, _cacheDir, kb, signal, today) {
+      // Every product kb:derive reads; one that cannot be fetched fails the source (the message names it).
+      const texts: Record<string, EndoflifeInput> = {};
+      for (const product of ENDOFLIFE_PRODUCTS) {
+        const { text, url } = await downloadJson(source, `${product}.json`, signal);
+        texts[product] = { text, name: url, flag: "endoflife.date" };
+      }
+      return { sections: endoflifeSections(texts, kb), revision: today };
     },
   },
 };

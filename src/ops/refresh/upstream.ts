@@ -71,6 +71,7 @@ export async function mirrorRepository(
   source: RefreshSourceConfig,
   cacheDir: string,
   signal?: AbortSignal,
+  options: { withoutBlobs?: boolean } = {},
 ) {
   const location = path.join(cacheDir, `${source.name}.git`);
   if (await exists(path.join(location, "HEAD"))) {
@@ -87,7 +88,13 @@ export async function mirrorRepository(
   } else {
     await fs.rm(location, { recursive: true, force: true });
     await fs.mkdir(cacheDir, { recursive: true });
-    await git(["clone", "--quiet", "--mirror", source.url, location], undefined, signal);
+    // kubernetes/kubernetes is large: its trees and tags only, each blob read fetched when read.
+    const filter = options.withoutBlobs === true ? ["--filter=blob:none"] : [];
+    const url =
+      options.withoutBlobs === true && source.url.startsWith("/")
+        ? `file://${source.url}`
+        : source.url;
+    await git(["clone", "--quiet", "--mirror", ...filter, url, location], undefined, signal);
   }
   const commit = (
     await git(["--git-dir", location, "rev-parse", "HEAD"], undefined, signal)
@@ -128,13 +135,12 @@ export async function checkoutTip(
   return { location, commit };
 }
 
-/** A JSON document of an HTTP source, saved under cacheDir for the derivation that reads files. */
+/** A JSON document of an HTTP source: its text, and the URL it came from (what messages name). */
 export async function downloadJson(
   source: RefreshSourceConfig,
   relative: string,
-  cacheDir: string,
   signal?: AbortSignal,
-): Promise<{ file: string; url: string }> {
+): Promise<{ text: string; url: string }> {
   const url = `${source.url}/${relative}`;
   let response: Response;
   try {
@@ -159,8 +165,5 @@ export async function downloadJson(
   const body = Buffer.from(await response.arrayBuffer());
   if (body.length > HTTP_MAX_BYTES)
     throw new UpstreamFailure(`GET ${url}: more than the ${HTTP_MAX_BYTES} bytes read`);
-  const file = path.join(cacheDir, source.name, relative);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, body);
-  return { file, url };
+  return { text: body.toString("utf8"), url };
 }
