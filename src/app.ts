@@ -212,12 +212,14 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     chatops: deps.chatops,
     logger: deps.logger,
     perMinute: limits.chatPerMinute,
+    review: deps.proposals,
   });
   app.use("/chatops", chat);
   const graphql = await mountGraphQL(app, {
     kb: deps.kb,
     logger: deps.logger,
     curator: deps.curator,
+    review: deps.proposals,
     writeBudgets,
     production: deps.production ?? false,
     answers: graphqlAnswers,
