@@ -13,7 +13,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { PLAYGROUND_EXAMPLES } from "../src/graphql/playground.js";
-import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+import { fileProposals } from "../src/db/proposal-store.js";
+import { proposalFingerprint } from "../src/services/proposals.js";
+import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -29,7 +31,7 @@ interface AnsweredFinding {
  * tab's hint promises. A new tab without an entry here fails the test.
  */
 const EXAMPLE_ANSWERS: Readonly<
-  Record<string, (data: Record<string, unknown>, runtime: SnapshotRuntime) => void>
+  Record<string, (data: Record<string, unknown>, runtime: TestRuntime) => void>
 > = {
   ValidateCluster(data) {
     const report = data.validateCluster as { ok: boolean; findings: AnsweredFinding[] };
@@ -119,6 +121,41 @@ const EXAMPLE_ANSWERS: Readonly<
     assert.ok(component.ports.some((port) => port.port === 6443));
     assert.equal((data.release as { version: string }).version, "1.30");
   },
+  Proposals(data) {
+    const queue = data.proposals as Array<{ key: string; action: string; source: string }>;
+    assert.deepEqual(
+      queue.map((entry) => [entry.key, entry.action, entry.source]),
+      [[QUEUED.key, "CREATE", QUEUED.source]],
+    );
+  },
+};
+
+/** The proposal the review queue's example finds open. */
+const QUEUED_CHANGE = {
+  entity: "apiRemovals",
+  key: "widgets.example.k8s.io/v1alpha1 Gizmo",
+  action: "create" as const,
+  record: {
+    apiVersion: "widgets.example.k8s.io/v1alpha1",
+    group: "widgets.example.k8s.io",
+    version: "v1alpha1",
+    kind: "Gizmo",
+    deprecatedIn: "1.33",
+    removedIn: "1.36",
+    replacement: null,
+    sourceUrl: "https://github.com/kubernetes/api",
+    notes: null,
+  },
+  changedFields: [],
+};
+const QUEUED = {
+  ...QUEUED_CHANGE,
+  baseRevision: null,
+  problems: [],
+  source: "kubernetes/api at kubernetes-1.34.0 (82c0029e)",
+  sourceRevision: "82c0029e5b1d",
+  derivation: "kubernetes-api-lifecycle",
+  fingerprint: proposalFingerprint(QUEUED_CHANGE),
 };
 
 function operationName(query: string): string {
@@ -149,7 +186,7 @@ async function settledFirstLine(page: Page, expected: string, timeoutMs: number)
 }
 
 describe("the GraphQL playground in a browser", () => {
-  let runtime: SnapshotRuntime;
+  let runtime: TestRuntime;
   let server: http.Server;
   let browser: Browser;
   let base: string;
@@ -159,7 +196,9 @@ describe("the GraphQL playground in a browser", () => {
       fs.existsSync(CHROMIUM),
       `${CHROMIUM} is missing: install Debian's chromium (npm test installs it when run as root; else apt-get install chromium)`,
     );
-    runtime = await startSnapshotRuntime();
+    // With a database: the review queue's example reads proposals, one of them filed here.
+    runtime = await startTestRuntime();
+    await fileProposals(runtime.db, [QUEUED]);
     server = http.createServer(runtime.app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
