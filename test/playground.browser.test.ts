@@ -14,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { PLAYGROUND_EXAMPLES } from "../src/graphql/playground.js";
 import { fileProposals } from "../src/db/proposal-store.js";
-import { proposalFingerprint } from "../src/services/proposals.js";
+import { removalProposal } from "./support/proposals.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { watchedPage } from "./support/watched-page.js";
 
@@ -131,32 +131,7 @@ const EXAMPLE_ANSWERS: Readonly<
 };
 
 /** The proposal the review queue's example finds open. */
-const QUEUED_CHANGE = {
-  entity: "apiRemovals",
-  key: "widgets.example.k8s.io/v1alpha1 Gizmo",
-  action: "create" as const,
-  record: {
-    apiVersion: "widgets.example.k8s.io/v1alpha1",
-    group: "widgets.example.k8s.io",
-    version: "v1alpha1",
-    kind: "Gizmo",
-    deprecatedIn: "1.33",
-    removedIn: "1.36",
-    replacement: null,
-    sourceUrl: "https://github.com/kubernetes/api",
-    notes: null,
-  },
-  changedFields: [],
-};
-const QUEUED = {
-  ...QUEUED_CHANGE,
-  baseRevision: null,
-  problems: [],
-  source: "kubernetes/api at kubernetes-1.34.0 (82c0029e)",
-  sourceRevision: "82c0029e5b1d",
-  derivation: "kubernetes-api-lifecycle",
-  fingerprint: proposalFingerprint(QUEUED_CHANGE),
-};
+const QUEUED = removalProposal("Gizmo");
 
 function operationName(query: string): string {
   const name = /^query (\w+)/m.exec(query)?.[1];

@@ -12,8 +12,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
-import { fileProposals, type ProposalToFile } from "../src/db/proposal-store.js";
-import { proposalFingerprint } from "../src/services/proposals.js";
+import { fileProposals } from "../src/db/proposal-store.js";
+import { WIDGETS, removalProposal } from "./support/proposals.js";
 import { derive, git, writeRelease, type PackageSpec, type TypeSpec } from "./support/kb-derive.js";
 import { createTestToken, startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { slackBody, slackSignature, unixNow } from "./support/slack-request.js";
@@ -21,7 +21,6 @@ import { slackBody, slackSignature, unixNow } from "./support/slack-request.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL's and REST's JSON, read field by field in assertions
 type Json = Record<string, any>;
 
-const WIDGETS = "widgets.example.k8s.io";
 const GIZMO = `${WIDGETS}/v1alpha1 Gizmo`;
 const GADGET = `${WIDGETS}/v1alpha1 Gadget`;
 const SECRET = "faces-signing-secret-0123456789";
@@ -48,36 +47,6 @@ kind: ${kind}
 metadata:
   name: spinner
 `;
-
-/** A create proposal filed straight into the store, as a derivation would file it. */
-function toFile(kind: string, removedIn: string): ProposalToFile {
-  const change = {
-    entity: "apiRemovals",
-    key: `${WIDGETS}/v1alpha1 ${kind}`,
-    action: "create" as const,
-    record: {
-      apiVersion: `${WIDGETS}/v1alpha1`,
-      group: WIDGETS,
-      version: "v1alpha1",
-      kind,
-      deprecatedIn: "1.30",
-      removedIn,
-      replacement: null,
-      sourceUrl: "https://github.com/kubernetes/api",
-      notes: null,
-    },
-    changedFields: [],
-  };
-  return {
-    ...change,
-    baseRevision: null,
-    problems: [],
-    source: "a test",
-    sourceRevision: "2026-12-06",
-    derivation: "test",
-    fingerprint: proposalFingerprint(change),
-  };
-}
 
 describe("the review queue on GraphQL and in chat", () => {
   let runtime: TestRuntime;
@@ -378,20 +347,23 @@ describe("the review queue on GraphQL and in chat", () => {
   });
 
   it("chat: lists the open proposals in short lines and shows one in full, before → after", async () => {
-    const [thing] = await fileProposals(runtime.db, [toFile("Thingamajig", "1.36")]);
+    const [thing] = await fileProposals(runtime.db, [removalProposal("Thingamajig")]);
     const list = await slack("proposals");
     assert.match(list, /1 open proposal/);
     assert.match(
       list,
       new RegExp(`#${thing!.id}\\*? create apiRemovals \`${WIDGETS}/v1alpha1 Thingamajig\``),
     );
-    assert.match(list, /new record \(9 fields\) — a test/);
+    assert.match(list, /new record \(9 fields\) — kubernetes\/api at kubernetes-1\.37\.0/);
     assert.doesNotMatch(list, /Gizmo|Gadget/, "decided proposals are not in the queue");
 
     const shown = await slack(`proposal #${thing!.id}`);
     assert.match(shown, new RegExp(`Proposal #${thing!.id} \\(open\\): create`));
     assert.match(shown, /removedIn\*?: — → 1\.36/);
-    assert.match(shown, /a test, revision `2026-12-06`/);
+    assert.match(
+      shown,
+      /kubernetes\/api at kubernetes-1\.37\.0 \(82c0029e\), revision `82c0029e5b1d`/,
+    );
     assert.match(shown, new RegExp(`approve ${thing!.id}`));
     const decided = await slack(
       `proposal ${
@@ -479,7 +451,7 @@ describe("the review queue on GraphQL and in chat", () => {
     const twice = await slack(`approve #${open!.id}`);
     assert.match(twice, new RegExp(`already approved by slack:${REVIEWER}`));
 
-    const [doohickey] = await fileProposals(runtime.db, [toFile("Doohickey", "1.37")]);
+    const [doohickey] = await fileProposals(runtime.db, [removalProposal("Doohickey", "1.37")]);
     const rejected = await slack(`reject ${doohickey!.id} Doohickey is a   made-up kind`);
     assert.match(rejected, new RegExp(`Rejected #${doohickey!.id}`));
     const kept = await graphql(

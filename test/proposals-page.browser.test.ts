@@ -11,53 +11,14 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { fileProposals, type ProposalToFile } from "../src/db/proposal-store.js";
-import { proposalFingerprint } from "../src/services/proposals.js";
+import { fileProposals } from "../src/db/proposal-store.js";
+import { proposalToFile, removalProposal } from "./support/proposals.js";
 import { createTestToken, startListeningRuntime, type Listening } from "./support/runtime.js";
 import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const WIDGETS = "widgets.example.k8s.io";
 
 type Removal = Record<string, unknown> & { apiVersion: string; kind: string; revision: number };
-
-function toFile(
-  change: Pick<ProposalToFile, "entity" | "key" | "action" | "record" | "changedFields">,
-  baseRevision: number | null,
-): ProposalToFile {
-  return {
-    ...change,
-    baseRevision,
-    problems: [],
-    source: "kubernetes/api at kubernetes-1.37.0 (82c0029e)",
-    sourceRevision: "82c0029e5b1d",
-    derivation: "kubernetes-api-lifecycle",
-    fingerprint: proposalFingerprint(change),
-  };
-}
-
-function created(kind: string): ProposalToFile {
-  return toFile(
-    {
-      entity: "apiRemovals",
-      key: `${WIDGETS}/v1alpha1 ${kind}`,
-      action: "create",
-      record: {
-        apiVersion: `${WIDGETS}/v1alpha1`,
-        group: WIDGETS,
-        version: "v1alpha1",
-        kind,
-        deprecatedIn: "1.33",
-        removedIn: "1.36",
-        replacement: null,
-        sourceUrl: "https://github.com/kubernetes/api",
-        notes: null,
-      },
-      changedFields: [],
-    },
-    null,
-  );
-}
 
 describe("the review queue page in a browser", () => {
   let listening: Listening;
@@ -104,8 +65,8 @@ describe("the review queue page in a browser", () => {
     const key = `${removal.apiVersion} ${removal.kind}`;
     const { revision: _revision, ...fields } = removal;
     const filed = await fileProposals(listening.runtime.db, [
-      created("Gizmo"),
-      toFile(
+      removalProposal("Gizmo"),
+      proposalToFile(
         {
           entity: "apiRemovals",
           key,
@@ -115,7 +76,7 @@ describe("the review queue page in a browser", () => {
         },
         removal.revision,
       ),
-      created("Gadget"),
+      removalProposal("Gadget"),
     ]);
     for (const proposal of filed) ids[proposal.key.split(" ").at(-1)!] = proposal.id;
     ids.update = filed.find((proposal) => proposal.action === "update")!.id;
