@@ -117,6 +117,8 @@ function readsTakingTurns(): (method: string, path: string) => boolean {
   const collections = new Set(Object.values(ENTITIES).map((entry) => entry.collection));
   return (method, path) => {
     if (method === "GET" || method === "HEAD") return !PROBES.has(path);
+    // A reviewer's decision on the queue's page is an edit too.
+    if (path.startsWith("/proposals/")) return false;
     if (!path.startsWith("/api/v1/")) return true;
     const [first, ...rest] = path.slice("/api/v1/".length).split("/");
     if (first === "kb") return !(rest.length === 1 && rest[0] === "import");

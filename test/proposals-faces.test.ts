@@ -488,4 +488,26 @@ describe("the review queue on GraphQL and in chat", () => {
     const repeated = await slack("approve 5 5");
     assert.match(repeated, /an id is given twice/);
   });
+
+  it("GraphQL: a proposal with problems is approved with the reviewer's finished record", async () => {
+    const unfinished = removalProposal("Whatsit");
+    const { removedIn: _removedIn, ...record } = unfinished.record as Record<string, unknown>;
+    const [whatsit] = await fileProposals(runtime.db, [
+      { ...unfinished, record, problems: [{ field: "removedIn", message: "Required" }] },
+    ]);
+    const approve = `mutation($id: ID!, $record: JSONObject) { approveProposal(id: $id, record: $record) { status record } }`;
+    const bare = await graphql(approve, { id: String(whatsit!.id) }, editor);
+    assert.equal(bare.errors?.[0]?.extensions?.code, "BAD_USER_INPUT");
+    assert.match(bare.errors[0].message, /fill in removedIn/);
+    const finished = await graphql(
+      approve,
+      { id: String(whatsit!.id), record: { ...record, removedIn: "1.38" } },
+      editor,
+    );
+    assert.equal(finished.errors, undefined, JSON.stringify(finished.errors));
+    assert.equal(finished.data!.approveProposal.status, "APPROVED");
+    const stored = (await request(runtime.app).get("/api/v1/api-removals").expect(200)).body
+      .items as Json[];
+    assert.equal(stored.find((entry) => entry.kind === "Whatsit")?.removedIn, "1.38");
+  });
 });
