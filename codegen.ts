@@ -66,6 +66,7 @@ const config: CodegenConfig = {
             "../../domain/cluster-evidence.js#EvidenceFinding as DomainEvidenceFinding",
           ManifestFinding: "../../domain/scan.js#ManifestFinding as DomainManifestFinding",
           NodePoolReport: "../../domain/node-pool.js#NodePoolReport as DomainNodePoolReport",
+          Proposal: "../../services/proposals.js#StoredProposal",
         },
         scalars: { JSONObject: "Record<string, unknown>" },
       },

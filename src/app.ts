@@ -27,6 +27,7 @@ import { authenticate } from "./http/auth.js";
 import { metricsGuard } from "./http/metrics-guard.js";
 import { curationRoutes } from "./rest/curation-routes.js";
 import { proposalRoutes } from "./rest/proposal-routes.js";
+import { proposalPageRoutes } from "./rest/proposal-page.js";
 import type { ProposalReview } from "./services/proposals.js";
 import type { RefreshLedger } from "./services/refresh-state.js";
 import { limitJsonDepth } from "./http/limits.js";
@@ -119,6 +120,8 @@ function readsTakingTurns(): (method: string, path: string) => boolean {
   const collections = new Set(Object.values(ENTITIES).map((entry) => entry.collection));
   return (method, path) => {
     if (method === "GET" || method === "HEAD") return !PROBES.has(path);
+    // A reviewer's decision on the queue's page is an edit too.
+    if (path.startsWith("/proposals/")) return false;
     if (!path.startsWith("/api/v1/")) return true;
     const [first, ...rest] = path.slice("/api/v1/".length).split("/");
     if (first === "kb") return !(rest.length === 1 && rest[0] === "import");
@@ -205,10 +208,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   app.use("/api/v1", operations);
   const curation = deps.curator ? curationRoutes(deps.kb, deps.curator, writeLimit) : undefined;
   if (curation) app.use("/api/v1", curation);
-  const proposals = deps.proposals
-    ? proposalRoutes(deps.kb, deps.proposals, writeLimit)
-    : undefined;
-  if (proposals) app.use("/api/v1", proposals);
+  const queue = mountReviewQueue(app, deps, writeLimit);
   const docs = docsRoutes();
   app.use(docs);
   const chat = chatopsRouter({
@@ -216,12 +216,14 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     chatops: deps.chatops,
     logger: deps.logger,
     perMinute: limits.chatPerMinute,
+    review: deps.proposals,
   });
   app.use("/chatops", chat);
   const graphql = await mountGraphQL(app, {
     kb: deps.kb,
     logger: deps.logger,
     curator: deps.curator,
+    review: deps.proposals,
     writeBudgets,
     production: deps.production ?? false,
     answers: graphqlAnswers,
@@ -235,14 +237,33 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     .addRouter("/api/v1", reads)
     .addRouter("/api/v1", operations)
     .addRouter("", docs)
+    .addRouter("", queue.page)
     .addRouter("/chatops", chat);
   if (curation) routes.addRouter("/api/v1", curation);
-  if (proposals) routes.addRouter("/api/v1", proposals);
+  if (queue.rest) routes.addRouter("/api/v1", queue.rest);
   routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
 
   app.use(notFoundHandler(routes));
   app.use(errorMiddleware(deps.logger));
   return { app, stop: () => graphql.stop() };
+}
+
+/** The review queue of proposals: its REST routes (with a database) and its page (always, saying when there is no queue). */
+function mountReviewQueue(
+  app: Express,
+  deps: AppDependencies,
+  writeLimit: RequestHandler,
+): { rest: Router | undefined; page: Router } {
+  const rest = deps.proposals ? proposalRoutes(deps.kb, deps.proposals, writeLimit) : undefined;
+  if (rest) app.use("/api/v1", rest);
+  const page = proposalPageRoutes({
+    kb: deps.kb,
+    review: deps.proposals,
+    authenticator: deps.authenticator,
+    writeLimit,
+  });
+  app.use(page);
+  return { rest, page };
 }
 
 /**

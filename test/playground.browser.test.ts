@@ -13,7 +13,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { PLAYGROUND_EXAMPLES } from "../src/graphql/playground.js";
-import { startSnapshotRuntime, type SnapshotRuntime } from "./support/runtime.js";
+import { fileProposals } from "../src/db/proposal-store.js";
+import { removalProposal } from "./support/proposals.js";
+import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 import { watchedPage } from "./support/watched-page.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -29,7 +31,7 @@ interface AnsweredFinding {
  * tab's hint promises. A new tab without an entry here fails the test.
  */
 const EXAMPLE_ANSWERS: Readonly<
-  Record<string, (data: Record<string, unknown>, runtime: SnapshotRuntime) => void>
+  Record<string, (data: Record<string, unknown>, runtime: TestRuntime) => void>
 > = {
   ValidateCluster(data) {
     const report = data.validateCluster as { ok: boolean; findings: AnsweredFinding[] };
@@ -119,7 +121,17 @@ const EXAMPLE_ANSWERS: Readonly<
     assert.ok(component.ports.some((port) => port.port === 6443));
     assert.equal((data.release as { version: string }).version, "1.30");
   },
+  Proposals(data) {
+    const queue = data.proposals as Array<{ key: string; action: string; source: string }>;
+    assert.deepEqual(
+      queue.map((entry) => [entry.key, entry.action, entry.source]),
+      [[QUEUED.key, "CREATE", QUEUED.source]],
+    );
+  },
 };
+
+/** The proposal the review queue's example finds open. */
+const QUEUED = removalProposal("Gizmo");
 
 function operationName(query: string): string {
   const name = /^query (\w+)/m.exec(query)?.[1];
@@ -149,7 +161,7 @@ async function settledFirstLine(page: Page, expected: string, timeoutMs: number)
 }
 
 describe("the GraphQL playground in a browser", () => {
-  let runtime: SnapshotRuntime;
+  let runtime: TestRuntime;
   let server: http.Server;
   let browser: Browser;
   let base: string;
@@ -159,7 +171,9 @@ describe("the GraphQL playground in a browser", () => {
       fs.existsSync(CHROMIUM),
       `${CHROMIUM} is missing: install Debian's chromium (npm test installs it when run as root; else apt-get install chromium)`,
     );
-    runtime = await startSnapshotRuntime();
+    // With a database: the review queue's example reads proposals, one of them filed here.
+    runtime = await startTestRuntime();
+    await fileProposals(runtime.db, [QUEUED]);
     server = http.createServer(runtime.app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();

@@ -49,7 +49,18 @@ export type ChatCommand =
   /** A node pool before (`from`) and after (`to`) an upgrade, under a control plane. */
   | ({ readonly kind: "nodepool-check" } & NodePoolChange)
   /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
-  | ({ readonly kind: "nodepool-rollback" } & NodePoolChange);
+  | ({ readonly kind: "nodepool-rollback" } & NodePoolChange)
+  | ProposalCommand;
+
+/**
+ * The review queue (proposal-answers.ts): the open proposals, one in full, and a reviewer's decisions.
+ * Answered from the database, not the snapshot; deciding needs a reviewer (CHATOPS_REVIEWERS).
+ */
+export type ProposalCommand =
+  | { readonly kind: "proposals" }
+  | { readonly kind: "proposal"; readonly id: number }
+  | { readonly kind: "approve"; readonly ids: readonly number[] }
+  | { readonly kind: "reject"; readonly id: number; readonly reason: string };
 
 /** What every cluster question (check, plan, upgrade) takes alike: `profile=`, `asof=` and `platform=`. */
 export interface ClusterOptions {

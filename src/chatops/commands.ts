@@ -11,7 +11,7 @@
  * answer per command, written with answers.ts) and usage.ts (usage and help
  * texts).
  */
-import { InputError, NotFoundError } from "../core/errors.js";
+import { InputError, NotFoundError, UnavailableError } from "../core/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { componentWords } from "./answers.js";
 import { runCheck, runNodePool } from "./check-answers.js";
@@ -26,6 +26,7 @@ import { errorDoc, helpDoc, usageReply } from "./usage.js";
 
 export type {
   ChatCommand,
+  ProposalCommand,
   CommandKind,
   NodePoolChange,
   ParseResult,
@@ -74,6 +75,14 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
     case "nodepool-check":
     case "nodepool-rollback":
       return runNodePool(snapshot, command);
+    case "proposals":
+    case "proposal":
+    case "approve":
+    case "reject":
+      // The router answers these from the database (proposal-answers.ts); a snapshot alone holds no queue.
+      throw new UnavailableError(
+        "the review queue is answered by the service's chat endpoints, from its database",
+      );
   }
 }
 

@@ -6,6 +6,7 @@
 import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import type { ChatCommand, CommandKind, ParseResult } from "./chat-command.js";
 import { parseNodePool } from "./node-pool-grammar.js";
+import { parseProposalCommand } from "./proposal-grammar.js";
 import {
   Problem,
   SEPARATORS,
@@ -56,6 +57,12 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   "node-pool": "nodepool-check",
   node_pool: "nodepool-check",
   pool: "nodepool-check",
+  // The review queue (proposal-grammar.ts).
+  proposals: "proposals",
+  queue: "proposals",
+  proposal: "proposal",
+  approve: "approve",
+  reject: "reject",
 };
 
 type MutableInput = { -readonly [K in keyof ComponentVersionInput]: ComponentVersionInput[K] };
@@ -430,6 +437,11 @@ export function parseCommand(text: string): ParseResult {
       case "nodepool-check":
       case "nodepool-rollback":
         return { ok: true, command: parseNodePool(args) };
+      case "proposals":
+      case "proposal":
+      case "approve":
+      case "reject":
+        return { ok: true, command: parseProposalCommand(kind, args) };
       default:
         return { ok: false, problem: `I do not know the command ${quote(word)}` };
     }

@@ -34,6 +34,8 @@ import {
   usageReply,
 } from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";
+import { isProposalCommand, runProposalCommand, type ChatAsker } from "./proposal-answers.js";
+import type { ProposalReview } from "../services/proposals.js";
 
 export interface ChatopsDependencies {
   readonly kb: KnowledgeBase;
@@ -41,6 +43,8 @@ export interface ChatopsDependencies {
   readonly logger: Logger;
   /** Commands a workspace or bot may send a minute; unverified requests get as many per address. */
   readonly perMinute: number;
+  /** The review queue of proposals; without it the queue's commands say there is none. */
+  readonly review?: ProposalReview;
 }
 
 /** Slack's slash-command payloads are a few hundred bytes; 64 KB leaves room and bounds the HMAC work. */
@@ -100,30 +104,40 @@ function unverifiedRefusal(gate: ChatGate, req: Request, res: Response, error: E
   return overBudget(res, gate.unverified, use, "unverified chat") ?? error;
 }
 
-/** Parses and answers a text; the domain core does the rest. Logged with the request id, as the request's own line is. */
-function reply(
+/**
+ * Parses and answers a text; the domain core does the rest (the review queue: proposal-answers.ts).
+ * Logged with the request id, as the request's own line is.
+ */
+async function reply(
   deps: ChatopsDependencies,
   res: Response,
   text: string,
   invokedAs: string | undefined,
-  face: string,
+  asker: ChatAsker,
   who: Record<string, string | undefined>,
-): ChatReply {
+): Promise<ChatReply> {
   const snapshot = deps.kb.current();
   const parsed = parseCommand(text);
   deps.logger.info(
     {
       requestId: requestId(res),
-      chatops: face,
+      chatops: asker.face === "slack" ? "slack" : "command",
       command: parsed.ok ? parsed.command.kind : "usage",
       ...who,
     },
     "chat command",
   );
   const options = invokedAs === undefined ? {} : { invokedAs };
-  return parsed.ok
-    ? runCommand(snapshot, parsed.command, options)
-    : usageReply(snapshot, parsed, options);
+  if (!parsed.ok) return usageReply(snapshot, parsed, options);
+  if (isProposalCommand(parsed.command)) {
+    const chat = {
+      review: deps.review,
+      reviewers: deps.chatops?.reviewers ?? [],
+      latest: () => deps.kb.current(),
+    };
+    return renderReply(await runProposalCommand(chat, parsed.command, asker, options));
+  }
+  return runCommand(snapshot, parsed.command, options);
 }
 
 /** Slack's slash commands: form-encoded, signed over the raw bytes, answered in Block Kit (never with an error status once verified). */
@@ -154,7 +168,7 @@ function slackRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[]
     },
     // Raw, not urlencoded: the signature is over the exact bytes, and nothing is parsed before it is verified.
     express.raw({ type: SLACK_FORM, limit: BODY_LIMIT }),
-    (req, res) => {
+    async (req, res) => {
       const secret = deps.chatops!.slackSigningSecret!;
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const problem = slackRequestProblem(secret, {
@@ -188,7 +202,8 @@ function slackRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[]
       const { text, public: inChannel } = takeVisibility(slackUnescape(form.get("text") ?? ""));
       let answer: ChatReply;
       try {
-        answer = reply(deps, res, text, form.get("command") ?? undefined, "slack", {
+        const asker: ChatAsker = { face: "slack", userId: form.get("user_id") ?? "" };
+        answer = await reply(deps, res, text, form.get("command") ?? undefined, asker, {
           user: form.get("user_name") ?? undefined,
           channel: form.get("channel_name") ?? undefined,
         });
@@ -247,7 +262,7 @@ function botRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
     },
     // A no-op when the app's global JSON parser already read the body.
     express.json({ limit: BODY_LIMIT }),
-    (req, res) => {
+    async (req, res) => {
       const parsed = commandBody.safeParse(req.body);
       if (!parsed.success) {
         throw new InputError(
@@ -256,7 +271,7 @@ function botRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
         );
       }
       const { text } = takeVisibility(parsed.data.text);
-      const answer = reply(deps, res, text, undefined, "command", {});
+      const answer = await reply(deps, res, text, undefined, { face: "bot" }, {});
       res.json({ text: answer.text, blocks: answer.blocks });
     },
   ];

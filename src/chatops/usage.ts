@@ -3,7 +3,7 @@
  * purpose per command, the whole help, and the replies to a text that is not
  * a command and to a command whose input the domain refused.
  */
-import type { InputError, NotFoundError } from "../core/errors.js";
+import type { KubecompatError } from "../core/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { revision } from "./answers.js";
 import type { CommandKind, RunOptions, UsageProblem } from "./chat-command.js";
@@ -27,6 +27,10 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
     'nodepool check cp=1.30 [profile=strict] [platform=eks] [asof=2026-12-01] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
   "nodepool-rollback":
     "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
+  proposals: "proposals",
+  proposal: "proposal 12",
+  approve: "approve 12 [13 ...]",
+  reject: "reject 12 the reason, kept with the proposal",
 };
 
 const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
@@ -48,6 +52,11 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
     "can a node pool (kubelet, its flags, kube-proxy mode, runtime, chart) move to its new spec? Findings and steps",
   "nodepool-rollback":
     "can a node pool go back to its old spec under the control plane as it is now?",
+  proposals:
+    "the review queue: open proposals derived from upstream (id, what changes, from where)",
+  proposal: "one proposal in full: each field before → after, its source and revision",
+  approve: "apply proposals to the knowledge base, together (reviewers named in CHATOPS_REVIEWERS)",
+  reject: "turn a proposal down with its reason (reviewers named in CHATOPS_REVIEWERS)",
 };
 
 function usageLine(kind: Exclude<CommandKind, "help">, invokedAs: string): Line {
@@ -130,7 +139,7 @@ function problemDoc(
 
 export function errorDoc(
   snapshot: KbSnapshot,
-  error: InputError | NotFoundError,
+  error: KubecompatError,
   kind: CommandKind,
   options: RunOptions,
 ): ChatReplyDoc {

@@ -21,6 +21,9 @@ const portNumber = z.coerce
   .min(1, "must be between 1 and 65535")
   .max(65535, "must be between 1 and 65535");
 
+/** A Slack user id as Slack sends it in user_id: U or W, then capitals and digits. */
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,20}$/;
+
 const environmentSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: portNumber.default(4000),
@@ -44,6 +47,24 @@ const environmentSchema = z.object({
   CHATOPS_TOKEN: z
     .string()
     .min(16, "must be at least 16 characters so it cannot be guessed")
+    .optional(),
+  CHATOPS_REVIEWERS: z
+    .string()
+    .transform((value, context) => {
+      const ids = value
+        .split(",")
+        .map((id) => id.trim())
+        .filter((id) => id !== "");
+      const bad = ids.filter((id) => !SLACK_USER_ID.test(id));
+      if (bad.length > 0) {
+        context.addIssue({
+          code: "custom",
+          message: `must be Slack user ids separated by commas (such as U024BE7LH, from a profile's "Copy member ID"); not ${bad.map((id) => `"${id}"`).join(", ")}`,
+        });
+        return z.NEVER;
+      }
+      return ids;
+    })
     .optional(),
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
   METRICS_TOKEN: z
@@ -122,6 +143,12 @@ export interface Config {
   readonly chatops: {
     readonly slackSigningSecret: string | null;
     readonly botToken: string | null;
+    /**
+     * Slack user ids that may approve and reject proposals in chat (acting as editors, recorded as
+     * `slack:<user id>`); none: nobody decides in chat. Bots (CHATOPS_TOKEN) never decide: a shared
+     * token names no person.
+     */
+    readonly reviewers?: readonly string[];
   };
   /** Reads (and checks) need a reader token too, not only edits. */
   readonly requireAuthForReads: boolean;
@@ -243,6 +270,7 @@ export function parseConfig(
     chatops: {
       slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null,
       botToken: env.CHATOPS_TOKEN ?? null,
+      reviewers: env.CHATOPS_REVIEWERS ?? [],
     },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
     metricsToken: env.METRICS_TOKEN ?? null,

@@ -4,6 +4,7 @@
  */
 import type { Principal } from "../core/tokens.js";
 import type { Curator } from "../services/curation.js";
+import type { ProposalReview } from "../services/proposals.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 
 export interface GraphQLContext {
@@ -17,6 +18,10 @@ export interface GraphQLContext {
   readonly caller: string;
   /** Absent when the knowledge base is read-only. */
   readonly curator: Curator | undefined;
+  /** The review queue of proposals; absent when the instance has no database. */
+  readonly review: ProposalReview | undefined;
+  /** The snapshot in force now: after an approval, newer than `snapshot`. */
+  readonly latest: () => KbSnapshot;
   /** The request's X-Request-Id, for the log line of an internal error. */
   readonly requestId?: string | undefined;
 }

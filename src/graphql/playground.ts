@@ -123,6 +123,19 @@ query KnowledgeBase {
   links { from to protocol minTlsVersion }
 }`,
   },
+  {
+    title: "proposals",
+    query: `# The review queue: changes derived from upstream, what each changes and where it was read (approveProposals decides, editor token)
+query Proposals {
+  proposals(status: OPEN, limit: 20) {
+    id action entity key changedFields
+    source sourceRevision derivation filedAt
+    baseRevision currentRevision
+    problems { field message }
+    record
+  }
+}`,
+  },
 ];
 
 /**

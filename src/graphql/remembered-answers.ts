@@ -7,7 +7,7 @@
  * such a query runs against a watching view of its snapshot, and the
  * revision in the data is the one in force when it is sent. Only operations
  * whose every root field is answered from the snapshot are remembered; the
- * audit log is read from the database and a mutation changes it, so neither
+ * audit log and the review queue are read from the database and a mutation changes it, so neither
  * is.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
@@ -60,7 +60,11 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Root query fields read from the database, never remembered. */
-export const DATABASE_QUERY_FIELDS: ReadonlySet<string> = new Set(["auditLog"]);
+export const DATABASE_QUERY_FIELDS: ReadonlySet<string> = new Set([
+  "auditLog",
+  "proposals",
+  "proposal",
+]);
 
 export type RememberedData = Record<string, unknown>;
 

@@ -16,6 +16,7 @@ import { expressMiddleware } from "@as-integrations/express5";
 import type { Express } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
 import type { Curator } from "../services/curation.js";
+import type { ProposalReview } from "../services/proposals.js";
 import { callerKey, principalOf } from "../http/auth.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
@@ -24,6 +25,7 @@ import { formatGraphQLError, isInternalGraphQLError, statusOfErrors } from "./er
 import { describeError } from "../http/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
+import { proposalResolvers } from "./proposal-resolvers.js";
 import { kindListResolvers, registeredKindTypeDefs } from "./kind-lists.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import { rememberedAnswers, type RememberedData } from "./remembered-answers.js";
@@ -39,6 +41,8 @@ export interface GraphQLDependencies {
   readonly kb: KnowledgeBase;
   readonly logger: Logger;
   readonly curator: Curator | undefined;
+  /** The review queue of proposals; without it the proposal fields answer UNAVAILABLE. */
+  readonly review?: ProposalReview;
   /** The write budgets mutations take from, shared with the REST edit routes. */
   readonly writeBudgets: MinuteBudgets;
   /** In production, errors do not suggest field names (no schema probing through typos). */
@@ -126,7 +130,7 @@ export async function mountGraphQL(
   const server = new ApolloServer<GraphQLContext>({
     // The kinds' plain lists come from the registry (kind-lists.ts), with the SDL of kinds registered at run time.
     typeDefs: [fs.readFileSync(SCHEMA_PATH, "utf8"), registeredKindTypeDefs() ?? []].flat(),
-    resolvers: [resolvers, kindListResolvers()],
+    resolvers: [resolvers, proposalResolvers, kindListResolvers()],
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // One operation per request: a batch of a thousand would slip past every per-document limit.
@@ -175,6 +179,8 @@ export async function mountGraphQL(
           principal,
           caller: callerKey(principal, req.ip),
           curator: deps.curator,
+          review: deps.review,
+          latest: () => kb.current(),
           requestId,
         });
       } catch (error) {

@@ -50,6 +50,11 @@ export const HOME_LINKS: ReadonlyArray<{
     title: "Knowledge base",
     what: "revision, counts, open conflicts, as JSON",
   },
+  {
+    href: "/proposals",
+    title: "Review queue",
+    what: "changes derived from upstream, waiting for an editor to approve or reject them",
+  },
   { href: "/readyz", title: "Readiness", what: "database and knowledge base" },
 ];
 

@@ -5,13 +5,14 @@
  * revisions and conflicts are the ProposalReview's business (src/services/proposals.ts).
  */
 import { Router, type Request, type RequestHandler } from "express";
-import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
+import { UnsupportedMediaTypeError } from "../core/errors.js";
 import { describeError } from "../http/errors.js";
 import { principalOf } from "../http/auth.js";
 import {
   approveManyBody,
   approveOneBody,
   proposalListQuery,
+  readProposalId,
   rejectBody,
 } from "../http/schemas/proposals.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
@@ -28,13 +29,7 @@ function proposalJson(proposal: StoredProposal) {
 }
 
 function idOf(req: Request): number {
-  const raw = String(req.params.id);
-  if (!/^[1-9]\d{0,8}$/.test(raw))
-    throw new InputError(
-      `"${raw.slice(0, 40)}" is not a proposal id (a positive whole number)`,
-      "id",
-    );
-  return Number(raw);
+  return readProposalId(req.params.id);
 }
 
 /** An approval of one may come without a body (nothing to finish); with one, it is JSON. */

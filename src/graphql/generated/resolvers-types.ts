@@ -10,6 +10,7 @@ import type { Finding as DomainFinding, ValidationReport as DomainValidationRepo
 import type { UpgradePlan as DomainUpgradePlan, UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
 import type { ClusterScanReport as DomainClusterScanReport, EvidenceFinding as DomainEvidenceFinding } from '../../domain/cluster-evidence.js';
 import type { NodePoolReport as DomainNodePoolReport } from '../../domain/node-pool.js';
+import type { StoredProposal } from '../../services/proposals.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -1228,14 +1229,45 @@ export type MinorOut = {
  */
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Approves one proposal (editor token), optionally with the reviewer's finished record, as POST /api/v1/proposals/{id}/approve; a record changed since the derivation is a CONFLICT error and nothing is applied. */
+  approveProposal: Proposal;
+  /** Approves proposals together, in one transaction, as POST /api/v1/proposals/approve (editor token): each is applied as an audited edit. An unknown, repeated or decided id refuses the whole request; a proposal whose record changed since its derivation is reported with its CONFLICT and the others go on. */
+  approveProposals: ProposalApprovals;
   /** Adds a record; its fields are those of the entity's type (e.g. ApiRemoval without revision). */
   createRecord: EditResult;
   /** Applies a whole bundle (the YAML stream of GET /api/v1/kb/export) in one transaction, all or nothing (admin token). */
   importKnowledgeBase: ImportResult;
+  /** Rejects one open proposal with its reason (editor token); the reason is kept, and the same upstream change is never proposed again. */
+  rejectProposal: Proposal;
   /** Removes the record with natural key `key`. */
   retireRecord: EditResult;
   /** Replaces the record with natural key `key` (e.g. `batch/v1beta1 CronJob`, `kube-apiserver 6443/TCP CONTROL_PLANE`). */
   updateRecord: EditResult;
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited.
+ */
+export type MutationApproveProposalArgs = {
+  id: Scalars['ID']['input'];
+  record?: InputMaybe<Scalars['JSONObject']['input']>;
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited.
+ */
+export type MutationApproveProposalsArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -1262,6 +1294,19 @@ export type MutationCreateRecordArgs = {
  */
 export type MutationImportKnowledgeBaseArgs = {
   bundle: Scalars['String']['input'];
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited.
+ */
+export type MutationRejectProposalArgs = {
+  id: Scalars['ID']['input'];
+  reason: Scalars['String']['input'];
 };
 
 
@@ -1540,6 +1585,109 @@ export type Port = {
   usedBy: Scalars['String']['output'];
 };
 
+/** A change of the knowledge base derived from an upstream source, waiting for (or decided by) a reviewer. */
+export type Proposal = {
+  __typename?: 'Proposal';
+  /** Create, update or retire. */
+  action: ProposalAction;
+  /** The knowledge-base revision its approval produced; null unless approved. */
+  appliedRevision?: Maybe<Scalars['Int']['output']>;
+  /** The revision of the record the proposal was derived against; null for a create. */
+  baseRevision?: Maybe<Scalars['Int']['output']>;
+  /** For an update: the fields whose values differ from the record it was derived against. */
+  changedFields: Array<Scalars['String']['output']>;
+  /** The knowledge base's record of this key as answered now (with its revision); null when it holds none. */
+  current?: Maybe<Scalars['JSONObject']['output']>;
+  /** The current record's revision now; it differs from baseRevision when the record changed since (an approval is then a CONFLICT). */
+  currentRevision?: Maybe<Scalars['Int']['output']>;
+  /** When it was approved or rejected (ISO 8601); null while open. */
+  decidedAt?: Maybe<Scalars['String']['output']>;
+  /** Who decided it: a token name, or slack:<user id> for a reviewer in chat; null while open. */
+  decidedBy?: Maybe<Scalars['String']['output']>;
+  /** Which derivation filed it (e.g. kubernetes-api-lifecycle). */
+  derivation: Scalars['String']['output'];
+  /** The kind of record, as kb/ names it (e.g. apiRemovals). */
+  entity: Scalars['String']['output'];
+  /** When it was filed (ISO 8601). */
+  filedAt: Scalars['String']['output'];
+  /** sha256 of what it changes: the same upstream change is filed once, and never again after a decision. */
+  fingerprint: Scalars['String']['output'];
+  /** The proposal's id. */
+  id: Scalars['ID']['output'];
+  /** The record's natural key (e.g. `widgets.example.k8s.io/v1alpha1 Gizmo`). */
+  key: Scalars['String']['output'];
+  /** Fields the proposed record lacks or gets wrong; an approval then needs the reviewer's finished record. */
+  problems: Array<ProposalProblem>;
+  /** Why it was rejected; null otherwise. */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** The proposed record; null for a retirement. */
+  record?: Maybe<Scalars['JSONObject']['output']>;
+  /** What was read, e.g. `kubernetes/api at kubernetes-1.37.0 (82c0029e)`. */
+  source: Scalars['String']['output'];
+  /** The upstream revision read: a commit, or the day a page was read. */
+  sourceRevision: Scalars['String']['output'];
+  /** Open, approved or rejected. */
+  status: ProposalStatus;
+};
+
+/** What a proposal does to the record of its key. */
+export type ProposalAction =
+  /** Adds a record the knowledge base does not hold. */
+  | 'CREATE'
+  /** Removes a record from the knowledge base. */
+  | 'RETIRE'
+  /** Changes fields of a record the knowledge base holds. */
+  | 'UPDATE';
+
+/** One proposal's outcome in approveProposals. */
+export type ProposalApproval = {
+  __typename?: 'ProposalApproval';
+  /** Whether its edit was applied. */
+  approved: Scalars['Boolean']['output'];
+  /** Why it was refused; null when approved. */
+  error?: Maybe<ProposalRefusal>;
+  /** The proposal's id. */
+  id: Scalars['ID']['output'];
+  /** The proposal as recorded now (approved); null when it was refused. */
+  proposal?: Maybe<Proposal>;
+};
+
+/** The outcome of approveProposals. */
+export type ProposalApprovals = {
+  __typename?: 'ProposalApprovals';
+  /** One outcome per id, in the order given. */
+  items: Array<ProposalApproval>;
+  /** The knowledge-base revision after the approvals. */
+  kbRevision: Scalars['Int']['output'];
+};
+
+/** A field of a proposed record that does not satisfy its kind's schema: fill it in with the finished record. */
+export type ProposalProblem = {
+  __typename?: 'ProposalProblem';
+  /** The field (a dotted path), or (record) for the record as a whole. */
+  field: Scalars['String']['output'];
+  /** What is wrong with it. */
+  message: Scalars['String']['output'];
+};
+
+/** Why one proposal of approveProposals was not applied. */
+export type ProposalRefusal = {
+  __typename?: 'ProposalRefusal';
+  /** The stable error code (e.g. CONFLICT when the record changed since the derivation). */
+  code: Scalars['String']['output'];
+  /** What happened and what to do. */
+  message: Scalars['String']['output'];
+};
+
+/** Where a proposal stands in the review queue. */
+export type ProposalStatus =
+  /** Applied to the knowledge base as an audited edit. */
+  | 'APPROVED'
+  /** Waiting for a reviewer. */
+  | 'OPEN'
+  /** Turned down, with a reason; never proposed again. */
+  | 'REJECTED';
+
 /** A kube-proxy mode on one operating system. */
 export type ProxyMode = {
   __typename?: 'ProxyMode';
@@ -1656,6 +1804,10 @@ export type Query = {
   ports: Array<Port>;
   /** Policy profiles: `upstream` (the official policy, default) and `strict` (n-1 node pools), plus any an organisation adds. */
   profiles: Array<PolicyProfile>;
+  /** One proposal by id, decided or not; an unknown id is a NOT_FOUND error. */
+  proposal: Proposal;
+  /** The review queue: proposals derived from upstream sources (kb:derive --propose), oldest first, as GET /api/v1/proposals lists them. */
+  proposals: Array<Proposal>;
   /** kube-proxy modes per operating system with the versions they are available, default, deprecated and removed in. */
   proxyModes: Array<ProxyMode>;
   /** Advice for upgrades: headroom, leader election, draining, re-registration. */
@@ -2004,6 +2156,37 @@ export type QueryPlanUpgradeFromKubectlArgs = {
  */
 export type QueryPortsArgs = {
   component?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryProposalArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryProposalsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<ProposalStatus>;
 };
 
 
@@ -2590,6 +2773,7 @@ export type ResolversTypes = {
   HelmRelease: ResolverTypeWrapper<HelmRelease>;
   HelmReleaseRead: ResolverTypeWrapper<HelmReleaseRead>;
   HostRequirement: ResolverTypeWrapper<HostRequirementRecord>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   ImpactArea: ResolverTypeWrapper<DomainImpactArea>;
   ImpactItem: ResolverTypeWrapper<DomainImpactItem>;
   ImpactRelease: ResolverTypeWrapper<DomainImpactRelease>;
@@ -2616,6 +2800,13 @@ export type ResolversTypes = {
   PlatformRule: ResolverTypeWrapper<PlatformRule>;
   PolicyProfile: ResolverTypeWrapper<ProfileRecord>;
   Port: ResolverTypeWrapper<PortRecord>;
+  Proposal: ResolverTypeWrapper<StoredProposal>;
+  ProposalAction: ProposalAction;
+  ProposalApproval: ResolverTypeWrapper<Omit<ProposalApproval, 'proposal'> & { proposal?: Maybe<ResolversTypes['Proposal']> }>;
+  ProposalApprovals: ResolverTypeWrapper<Omit<ProposalApprovals, 'items'> & { items: Array<ResolversTypes['ProposalApproval']> }>;
+  ProposalProblem: ResolverTypeWrapper<ProposalProblem>;
+  ProposalRefusal: ResolverTypeWrapper<ProposalRefusal>;
+  ProposalStatus: ProposalStatus;
   ProxyMode: ResolverTypeWrapper<ProxyModeRecord>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Recommendation: ResolverTypeWrapper<RecommendationRecord>;
@@ -2679,6 +2870,7 @@ export type ResolversParentTypes = {
   HelmRelease: HelmRelease;
   HelmReleaseRead: HelmReleaseRead;
   HostRequirement: HostRequirementRecord;
+  ID: Scalars['ID']['output'];
   ImpactArea: DomainImpactArea;
   ImpactItem: DomainImpactItem;
   ImpactRelease: DomainImpactRelease;
@@ -2702,6 +2894,11 @@ export type ResolversParentTypes = {
   PlatformRule: PlatformRule;
   PolicyProfile: ProfileRecord;
   Port: PortRecord;
+  Proposal: StoredProposal;
+  ProposalApproval: Omit<ProposalApproval, 'proposal'> & { proposal?: Maybe<ResolversParentTypes['Proposal']> };
+  ProposalApprovals: Omit<ProposalApprovals, 'items'> & { items: Array<ResolversParentTypes['ProposalApproval']> };
+  ProposalProblem: ProposalProblem;
+  ProposalRefusal: ProposalRefusal;
   ProxyMode: ProxyModeRecord;
   Query: Record<PropertyKey, never>;
   Recommendation: RecommendationRecord;
@@ -3198,8 +3395,11 @@ export type MinorOutResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  approveProposal?: Resolver<ResolversTypes['Proposal'], ParentType, ContextType, RequireFields<MutationApproveProposalArgs, 'id'>>;
+  approveProposals?: Resolver<ResolversTypes['ProposalApprovals'], ParentType, ContextType, RequireFields<MutationApproveProposalsArgs, 'ids'>>;
   createRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationCreateRecordArgs, 'entity' | 'record'>>;
   importKnowledgeBase?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportKnowledgeBaseArgs, 'bundle'>>;
+  rejectProposal?: Resolver<ResolversTypes['Proposal'], ParentType, ContextType, RequireFields<MutationRejectProposalArgs, 'id' | 'reason'>>;
   retireRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationRetireRecordArgs, 'entity' | 'key' | 'revision'>>;
   updateRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationUpdateRecordArgs, 'entity' | 'key' | 'record' | 'revision'>>;
 };
@@ -3305,6 +3505,51 @@ export type PortResolvers<ContextType = GraphQLContext, ParentType extends Resol
   usedBy?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type ProposalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Proposal'] = ResolversParentTypes['Proposal']> = {
+  action?: Resolver<ResolversTypes['ProposalAction'], ParentType, ContextType>;
+  appliedRevision?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  baseRevision?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  changedFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  current?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  currentRevision?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  decidedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  decidedBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  derivation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  entity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  filedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fingerprint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  problems?: Resolver<Array<ResolversTypes['ProposalProblem']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  record?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sourceRevision?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ProposalStatus'], ParentType, ContextType>;
+};
+
+export type ProposalApprovalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProposalApproval'] = ResolversParentTypes['ProposalApproval']> = {
+  approved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['ProposalRefusal']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  proposal?: Resolver<Maybe<ResolversTypes['Proposal']>, ParentType, ContextType>;
+};
+
+export type ProposalApprovalsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProposalApprovals'] = ResolversParentTypes['ProposalApprovals']> = {
+  items?: Resolver<Array<ResolversTypes['ProposalApproval']>, ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ProposalProblemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProposalProblem'] = ResolversParentTypes['ProposalProblem']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ProposalRefusalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProposalRefusal'] = ResolversParentTypes['ProposalRefusal']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type ProxyModeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProxyMode'] = ResolversParentTypes['ProxyMode']> = {
   availableFrom?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   defaultFrom?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3350,6 +3595,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   platforms?: Resolver<Array<ResolversTypes['Platform']>, ParentType, ContextType>;
   ports?: Resolver<Array<ResolversTypes['Port']>, ParentType, ContextType, Partial<QueryPortsArgs>>;
   profiles?: Resolver<Array<ResolversTypes['PolicyProfile']>, ParentType, ContextType>;
+  proposal?: Resolver<ResolversTypes['Proposal'], ParentType, ContextType, RequireFields<QueryProposalArgs, 'id'>>;
+  proposals?: Resolver<Array<ResolversTypes['Proposal']>, ParentType, ContextType, RequireFields<QueryProposalsArgs, 'status'>>;
   proxyModes?: Resolver<Array<ResolversTypes['ProxyMode']>, ParentType, ContextType>;
   recommendations?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType>;
   release?: Resolver<Maybe<ResolversTypes['Release']>, ParentType, ContextType, RequireFields<QueryReleaseArgs, 'version'>>;
@@ -3570,6 +3817,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PlatformRule?: PlatformRuleResolvers<ContextType>;
   PolicyProfile?: PolicyProfileResolvers<ContextType>;
   Port?: PortResolvers<ContextType>;
+  Proposal?: ProposalResolvers<ContextType>;
+  ProposalApproval?: ProposalApprovalResolvers<ContextType>;
+  ProposalApprovals?: ProposalApprovalsResolvers<ContextType>;
+  ProposalProblem?: ProposalProblemResolvers<ContextType>;
+  ProposalRefusal?: ProposalRefusalResolvers<ContextType>;
   ProxyMode?: ProxyModeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Recommendation?: RecommendationResolvers<ContextType>;

@@ -4,7 +4,19 @@
  * schemas validate requests (src/rest/proposal-routes.ts) and write the
  * OpenAPI document (src/rest/openapi-proposals.ts).
  */
+import { InputError } from "../../core/errors.js";
 import { z } from "./openapi-zod.js";
+
+/** A proposal id as every face reads it (a path segment, a GraphQL ID, a chat word): a positive whole number. */
+export function readProposalId(raw: unknown, field = "id"): number {
+  const text = String(raw);
+  if (!/^[1-9]\d{0,8}$/.test(text))
+    throw new InputError(
+      `"${text.slice(0, 40)}" is not a proposal id (a positive whole number)`,
+      field,
+    );
+  return Number(text);
+}
 
 export const proposalListQuery = z.strictObject({
   status: z.enum(["open", "approved", "rejected", "all"]).default("open").openapi({
