@@ -196,7 +196,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   // One budget per caller for every write, whether it came over REST or as a GraphQL mutation.
   const writeBudgets = new MinuteBudgets(limits.writesPerMinute);
   const writeLimit = rateLimited(limits.writesPerMinute, "write", writeBudgets);
-  const reads = readRoutes(deps.kb, restAnswers);
+  const reads = readRoutes(deps.kb, restAnswers, deps.refreshLedger);
   // Reads are GETs: checks and edits skip matching the read routes' paths one by one.
   app.use("/api/v1", (req, res, next) =>
     req.method === "GET" || req.method === "HEAD" ? reads(req, res, next) : next(),
@@ -220,6 +220,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   });
   app.use("/chatops", chat);
   const graphql = await mountGraphQL(app, {
+    refreshLedger: deps.refreshLedger,
     kb: deps.kb,
     logger: deps.logger,
     curator: deps.curator,

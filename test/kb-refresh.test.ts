@@ -403,6 +403,58 @@ describe("the scheduled refresh, against local upstream sources", () => {
     );
   });
 
+  it("gives each coverage row the day its source was last checked, on REST and GraphQL alike", async () => {
+    const checks = await readSourceChecks(runtime.db);
+    const day = (source: string) =>
+      checks
+        .find((check) => check.source === source)!
+        .lastSuccessAt!.toISOString()
+        .slice(0, 10);
+    const rest = (await request(runtime.app).get("/api/v1/coverage").expect(200)).body
+      .items as Array<{
+      knowledge: string;
+      source: string;
+      sourceDate: string | null;
+      lastChecked: string | null;
+    }>;
+    const graphql = (
+      await request(runtime.app)
+        .post("/graphql")
+        .send({ query: "{ coverage { knowledge source lastChecked } }" })
+        .expect(200)
+    ).body.data.coverage as Array<{
+      knowledge: string;
+      source: string;
+      lastChecked: string | null;
+    }>;
+    assert.deepEqual(
+      graphql.map((row) => [row.knowledge, row.source, row.lastChecked]),
+      rest.map((row) => [row.knowledge, row.source, row.lastChecked]),
+    );
+    const read = new Map([
+      ["apiRemovals", day("kubernetes-api")],
+      ["featureGates", day("kubernetes-website")],
+      ["runtimeRequirements", day("containerd")],
+    ]);
+    for (const row of rest) {
+      const checked = read.get(row.knowledge);
+      // A kind a source spoke about: the later of its source's date and the refresh's last good read.
+      if (checked !== undefined)
+        assert.equal(
+          row.lastChecked,
+          row.sourceDate !== null && row.sourceDate > checked ? row.sourceDate : checked,
+        );
+    }
+    assert.ok(
+      rest.some(
+        (row) => row.knowledge === "apiRemovals" && row.lastChecked === day("kubernetes-api"),
+      ),
+    );
+    // A kind no source speaks about keeps its source's date.
+    const proxy = rest.find((row) => row.knowledge === "proxyModes")!;
+    assert.equal(proxy.lastChecked, proxy.sourceDate);
+  });
+
   it("runs once from the command line (npm run kb:refresh), with the service's configuration", async () => {
     const env = {
       DATABASE_URL: runtime.database.url,

@@ -34,7 +34,10 @@ export type AgedCoverage = CoverageClaim & {
  * date of the source read (the only check the knowledge base records by itself).
  */
 export function lastCheckedOf(claim: CoverageClaim, lastChecks?: LastChecks): string | null {
-  return lastChecks?.get(claim.knowledge) ?? claim.sourceDate;
+  const checked = lastChecks?.get(claim.knowledge);
+  if (checked === undefined) return claim.sourceDate;
+  // The later of the two: a refresh older than the source read by hand says nothing newer.
+  return claim.sourceDate !== null && claim.sourceDate > checked ? claim.sourceDate : checked;
 }
 
 /** Days from the source's date to `asOf`; null when the source has no date. */

@@ -20,6 +20,8 @@ export interface GraphQLContext {
   readonly curator: Curator | undefined;
   /** The review queue of proposals; absent when the instance has no database. */
   readonly review: ProposalReview | undefined;
+  /** The day each kind's source was last read by the scheduled refresh (read once per request, when asked); undefined without a database. */
+  readonly lastChecks: () => Promise<ReadonlyMap<string, string> | undefined>;
   /** The snapshot in force now: after an approval, newer than `snapshot`. */
   readonly latest: () => KbSnapshot;
   /** The request's X-Request-Id, for the log line of an internal error. */

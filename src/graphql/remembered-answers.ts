@@ -25,12 +25,20 @@ import { today } from "../domain/validate.js";
 import type { GraphQLContext } from "./context.js";
 import { builtInKindListFields, isKindListField } from "./kind-lists.js";
 
+/** Root query fields read from the database, never remembered (coverage: its lastChecked is the refresh's). */
+export const DATABASE_QUERY_FIELDS: ReadonlySet<string> = new Set([
+  "auditLog",
+  "coverage",
+  "proposals",
+  "proposal",
+]);
+
 /**
  * Root query fields that are pure functions of the snapshot and their arguments: these, and every kind's
  * plain list (from the entity registry, kind-lists.ts).
  */
 export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
-  ...builtInKindListFields(),
+  ...builtInKindListFields().filter((field) => !DATABASE_QUERY_FIELDS.has(field)),
   "__typename",
   "knowledgeBase",
   "components",
@@ -59,13 +67,6 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "checkNodePoolRollback",
 ]);
 
-/** Root query fields read from the database, never remembered. */
-export const DATABASE_QUERY_FIELDS: ReadonlySet<string> = new Set([
-  "auditLog",
-  "proposals",
-  "proposal",
-]);
-
 export type RememberedData = Record<string, unknown>;
 
 /** Variables larger than this (a manifest to scan) are answered but not remembered. */
@@ -79,6 +80,7 @@ function answeredFromSnapshot(operation: OperationDefinitionNode | undefined): b
     operation.selectionSet.selections.every(
       (selection) =>
         selection.kind === Kind.FIELD &&
+        !DATABASE_QUERY_FIELDS.has(selection.name.value) &&
         (SNAPSHOT_QUERY_FIELDS.has(selection.name.value) || isKindListField(selection.name.value)),
     )
   );

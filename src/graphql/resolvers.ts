@@ -289,7 +289,7 @@ export const resolvers: Resolvers = {
   // Ages and staleness on today, through the same functions as GET /api/v1/coverage.
   Coverage: {
     ageDays: (claim) => ageDaysOf(claim, today()),
-    lastChecked: (claim) => lastCheckedOf(claim),
+    lastChecked: async (claim, _args, { lastChecks }) => lastCheckedOf(claim, await lastChecks()),
     stale: (claim, _args, { snapshot }) => {
       const stale = staleAnswer(snapshot, claim.knowledge as EntityName, today());
       return stale === null ? null : { ...stale, missing: [...stale.missing] };

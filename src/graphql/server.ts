@@ -17,6 +17,7 @@ import type { Express } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
 import type { Curator } from "../services/curation.js";
 import type { ProposalReview } from "../services/proposals.js";
+import type { RefreshLedger } from "../services/refresh-state.js";
 import { callerKey, principalOf } from "../http/auth.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
@@ -43,6 +44,8 @@ export interface GraphQLDependencies {
   readonly curator: Curator | undefined;
   /** The review queue of proposals; without it the proposal fields answer UNAVAILABLE. */
   readonly review?: ProposalReview;
+  /** When each upstream source was last refreshed (coverage's lastChecked); without it, the source dates. */
+  readonly refreshLedger?: RefreshLedger;
   /** The write budgets mutations take from, shared with the REST edit routes. */
   readonly writeBudgets: MinuteBudgets;
   /** In production, errors do not suggest field names (no schema probing through typos). */
@@ -180,6 +183,7 @@ export async function mountGraphQL(
           caller: callerKey(principal, req.ip),
           curator: deps.curator,
           review: deps.review,
+          lastChecks: onceLastChecks(deps.refreshLedger),
           latest: () => kb.current(),
           requestId,
         });
@@ -197,4 +201,12 @@ export async function mountGraphQL(
   app.get("/graphql", graphql);
   app.post("/graphql", graphql);
   return server;
+}
+
+/** The refresh's last checks, read at most once per request, and not at all unless a field asks. */
+function onceLastChecks(
+  ledger: RefreshLedger | undefined,
+): () => Promise<ReadonlyMap<string, string> | undefined> {
+  let read: Promise<ReadonlyMap<string, string> | undefined> | undefined;
+  return () => (read ??= ledger?.lastChecked() ?? Promise.resolve(undefined));
 }

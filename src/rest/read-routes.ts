@@ -33,6 +33,7 @@ import type { EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { AnswerCache } from "../services/answer-cache.js";
+import type { RefreshLedger } from "../services/refresh-state.js";
 import { readRoute, type SentAnswer } from "./answers.js";
 
 const filterValue = z
@@ -80,8 +81,18 @@ type Get = <Parameters extends Record<string, string> = Record<never, string>>(
 export function readRoutes(
   kb: KnowledgeBase,
   answers: AnswerCache<SentAnswer> = new AnswerCache(0),
+  ledger?: RefreshLedger,
 ): Router {
   const router = Router();
+  // Before the registry's reads: its lastChecked is the refresh's, read from the database, so never remembered.
+  router.get(`/${ENTITIES.coverage.collection}`, async (req, res) => {
+    const snapshot = kb.current();
+    const query = parseQuery({ asOf: filterValue.optional() }, req);
+    const asOf = parseAsOf(query.asOf);
+    const lastChecks = await ledger?.lastChecked();
+    res.setHeader("Cache-Control", "no-cache");
+    res.json(items(snapshot, agedCoverage(snapshot, asOf, lastChecks)));
+  });
   const get: Get = (route, read) =>
     router.get(
       route,
@@ -202,13 +213,8 @@ function registryReads(get: Get): void {
     "flagChanges",
   ]);
   for (const entity of ENTITY_NAMES.filter((candidate) => !custom.has(candidate))) {
-    // Coverage rows come with their age and their kind's staleness on a day (today, or asOf).
-    if (entity === "coverage")
-      get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
-        const query = parseQuery({ asOf: filterValue.optional() }, req);
-        return items(snapshot, agedCoverage(snapshot, parseAsOf(query.asOf)));
-      });
-    else
+    // Coverage rows come with their age, last check and kind's staleness: mounted in readRoutes.
+    if (entity !== "coverage")
       get(`/${ENTITIES[entity].collection}`, (req, snapshot) => {
         parseQuery({}, req);
         return items(snapshot, snapshot.records(entity));
