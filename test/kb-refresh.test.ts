@@ -259,6 +259,41 @@ describe("the scheduled refresh, against local upstream sources", () => {
     assert.equal(server.hooks.length, 1);
   });
 
+  it("shows a reviewer what a proposal changes, field by field, the same on REST and GraphQL", async () => {
+    const update = (await proposals("open")).find((p) => p.derivation.startsWith("endoflife-"));
+    assert.ok(update !== undefined);
+    const rest = (await request(runtime.app).get(`/api/v1/proposals/${update.id}`).expect(200)).body
+      .item as {
+      action: string;
+      record: Record<string, unknown>;
+      changedFields: string[];
+      current: Record<string, unknown> | null;
+      currentRevision: number | null;
+      changes: Array<{ field: string; before: unknown; after: unknown }>;
+    };
+    const fields = rest.action === "create" ? Object.keys(rest.record) : rest.changedFields;
+    assert.deepEqual(
+      rest.changes.map((change) => change.field),
+      fields,
+    );
+    for (const change of rest.changes) {
+      assert.deepEqual(change.after, rest.record[change.field] ?? null);
+      assert.deepEqual(change.before, rest.current?.[change.field] ?? null);
+    }
+    if (rest.action === "update")
+      assert.notDeepEqual(
+        rest.changes.map((c) => c.before),
+        rest.changes.map((c) => c.after),
+      );
+    const graphql = (
+      await request(runtime.app)
+        .post("/graphql")
+        .send({ query: `{ proposal(id: "${update.id}") { current currentRevision } }` })
+        .expect(200)
+    ).body.data.proposal as { current: unknown; currentRevision: number | null };
+    assert.deepEqual(graphql, { current: rest.current, currentRevision: rest.currentRevision });
+  });
+
   it("files a removal marker added upstream once; approved, it changes a scan's answer", async () => {
     const commit = release("kubernetes-1.34.0", {
       Gizmo: { introduced: 30, deprecated: 33, removed: 36 },

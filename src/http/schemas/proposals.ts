@@ -76,5 +76,16 @@ export const proposal = z
     decidedAt: z.string().nullable(),
     appliedRevision: z.number().int().nullable(),
     createdAt: z.string(),
+    current: z.record(z.string(), z.unknown()).nullable().openapi({
+      description:
+        "The knowledge base's record of this key now (null: none), as the answer's kbRevision has it",
+    }),
+    currentRevision: z.number().int().nullable(),
+    changes: z
+      .array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }))
+      .openapi({
+        description:
+          "Each field the proposal changes, its value now (before) and proposed (after); null where there is none",
+      }),
   })
   .openapi("Proposal");
