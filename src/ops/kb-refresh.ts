@@ -23,6 +23,11 @@ each is configured by KB_SOURCE_* (docs/operations.md), "off" leaves one out.
   --source <name>   read only this source (repeatable)
 `;
 
+// `npm run kb:refresh | head -1` closes the pipe early: the reader's choice, not a failure worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+});
+
 function fail(message: string, code = 2): never {
   process.stderr.write(`kubecompat kb:refresh: ${message}\n`);
   process.exit(code);
