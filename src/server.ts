@@ -113,7 +113,7 @@ async function main(): Promise<void> {
  */
 async function scheduleRefresh(config: Config, runtime: Runtime, logger: Logger) {
   if (config.refresh.intervalMs === null) return undefined;
-  const { KbRefresh } = await import("./ops/refresh/kb-refresh.js");
+  const { KbRefresh } = await import("./upstream/scheduled-refresh.js");
   const refresh = new KbRefresh({
     db: runtime.db,
     databaseUrl: runtime.databaseUrl,

@@ -1,6 +1,6 @@
 /**
  * `npm run kb:derive -- --endoflife-dir <dir>` / `--endoflife-product <product>=<file>`
- * (src/ops/kb-derive-endoflife.ts) end to end, and its pure parts: endoflife.date's managed-platform
+ * (src/upstream/kb-derive-endoflife.ts) end to end, and its pure parts: endoflife.date's managed-platform
  * products against kb/platforms.yaml, containerd and etcd against kb/runtime-releases.yaml, and the
  * add-ons with a Kubernetes range against kb/addons.yaml. The inputs are fixtures written for these
  * tests in the API's shapes (test/fixtures/derive/endoflife/: v0 lists, and v1 products for GKE and
@@ -13,10 +13,10 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { addonRecord, platformRecord, runtimeReleaseRecord } from "../src/knowledge/records.js";
-import { parseEndOfLifeProduct } from "../src/ops/derive/endoflife.js";
-import { kubernetesRange } from "../src/ops/derive/endoflife-products.js";
-import { endoflifeSections } from "../src/ops/kb-derive-endoflife.js";
-import { kbFiles } from "../src/ops/kb-derive-files.js";
+import { parseEndOfLifeProduct } from "../src/upstream/derive/endoflife.js";
+import { kubernetesRange } from "../src/upstream/derive/endoflife-products.js";
+import { endoflifeSections } from "../src/upstream/kb-derive-endoflife.js";
+import { kbFiles } from "../src/upstream/kb-derive-files.js";
 import { yamlRecords, hashes, derive } from "./support/kb-derive.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

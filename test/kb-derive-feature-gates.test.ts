@@ -1,6 +1,6 @@
 /**
  * `npm run kb:derive -- --feature-gates <dir>` (src/ops/kb-derive.ts) end to end, and its pure
- * parts (src/ops/derive/feature-gates.ts). The pages are fixtures in the kubernetes/website
+ * parts (src/upstream/derive/feature-gates.ts). The pages are fixtures in the kubernetes/website
  * front-matter format (test/fixtures/feature-gates/pages/: a removed gate, a GA gate locked to its
  * default, a deprecated gate, a page with a stage lacking toVersion and a patch release, a removed
  * gate whose deprecated stage gives no default, a page without stages, and the folder's index.md);
@@ -15,13 +15,13 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { featureGateRecord } from "../src/knowledge/records.js";
-import { DeriveInputError } from "../src/ops/derive/errors.js";
+import { DeriveInputError } from "../src/upstream/derive/errors.js";
 import {
   featureGateSourceUrl,
   parseFeatureGatePage,
   parseFeatureGatePages,
   type FeatureGatePage,
-} from "../src/ops/derive/feature-gates.js";
+} from "../src/upstream/derive/feature-gates.js";
 import { hashes, derive } from "./support/kb-derive.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,6 +1,6 @@
 /**
- * `npm run kb:derive -- --kubernetes <clone>` (src/ops/kb-derive-kubeadm.ts) end to end, and its
- * pure parts (src/ops/derive/kubeadm.ts, compare-kubeadm.ts). The clone is a git repository built
+ * `npm run kb:derive -- --kubernetes <clone>` (src/upstream/kb-derive-kubeadm.ts) end to end, and its
+ * pure parts (src/upstream/derive/kubeadm.ts, compare-kubeadm.ts). The clone is a git repository built
  * here with a cmd/kubeadm/app/constants/constants.go in kubeadm's layout (CoreDNSVersion and
  * DefaultEtcdVersion in a const block, SupportedEtcdVersion a map[uint8]string in a var block) at
  * release tags, lightweight and annotated, and a pre-release tag that is not read. It mirrors the
@@ -17,10 +17,10 @@ import {
   parseKubeadmConstants,
   parseReleaseTag,
   selectReleaseTags,
-} from "../src/ops/derive/kubeadm.js";
-import { releaseDaySection } from "../src/ops/derive/prerelease.js";
-import { kubeadmSectionsFrom } from "../src/ops/kb-derive-kubeadm.js";
-import { kbFiles } from "../src/ops/kb-derive-files.js";
+} from "../src/upstream/derive/kubeadm.js";
+import { releaseDaySection } from "../src/upstream/derive/prerelease.js";
+import { kubeadmSectionsFrom } from "../src/upstream/kb-derive-kubeadm.js";
+import { kbFiles } from "../src/upstream/kb-derive-files.js";
 import { constantsGo, derive, git, yamlRecords } from "./support/kb-derive.js";
 
 const KB_RELEASES = `releases:

@@ -1,6 +1,6 @@
 /**
  * `npm run kb:derive` (src/ops/kb-derive.ts) end to end, and its pure parts
- * (src/ops/derive/). The kubernetes/api input is a small git repository built
+ * (src/upstream/derive/). The kubernetes/api input is a small git repository built
  * here in the real layout (register.go / doc.go / types.go and generated
  * zz_generated.prerelease-lifecycle.go files, two tagged releases); the kb
  * it is compared with is a synthetic kb/ directory written by the test. The
@@ -14,9 +14,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
-import { parseContainerdReleases } from "../src/ops/derive/containerd.js";
-import { parseEndOfLifeJson } from "../src/ops/derive/endoflife.js";
-import { DeriveInputError } from "../src/ops/derive/errors.js";
+import { parseContainerdReleases } from "../src/upstream/derive/containerd.js";
+import { parseEndOfLifeJson } from "../src/upstream/derive/endoflife.js";
+import { DeriveInputError } from "../src/upstream/derive/errors.js";
 import {
   deriveRemovals,
   parseGroupName,
@@ -24,7 +24,7 @@ import {
   selectDefaultTags,
   parseKubernetesTag,
   type TagSnapshot,
-} from "../src/ops/derive/lifecycle.js";
+} from "../src/upstream/derive/lifecycle.js";
 import {
   WIDGETS,
   derive,

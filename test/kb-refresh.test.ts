@@ -20,16 +20,16 @@ import request from "supertest";
 import { createLogger } from "../src/core/logger.js";
 import type { RefreshConfig, RefreshSourceConfig } from "../src/core/refresh-config.js";
 import { readSourceChecks, withRefreshLock } from "../src/db/source-checks.js";
-import { FEATURE_GATES_DIR } from "../src/ops/derive/feature-gates.js";
-import { KbRefresh } from "../src/ops/refresh/kb-refresh.js";
+import { FEATURE_GATES_DIR } from "../src/upstream/derive/feature-gates.js";
+import { KbRefresh } from "../src/upstream/scheduled-refresh.js";
 import { freePort } from "../src/db/embedded-postgres.js";
 import { spawnServer, waitUntilReady } from "./support/server-process.js";
 import {
   constantsGo,
   git,
   runOperatorTool,
-  writeRelease,
-  type PackageSpec,
+  releaseWidgets,
+  WIDGETS,
   type TypeSpec,
 } from "./support/kb-derive.js";
 import {
@@ -39,24 +39,7 @@ import {
   type TestRuntime,
 } from "./support/runtime.js";
 
-const WIDGETS = "widgets.example.k8s.io";
 const FIXTURES = path.join(REPO_ROOT, "test", "fixtures");
-
-function upstream(widgets: Readonly<Record<string, TypeSpec>>): PackageSpec[] {
-  const core: PackageSpec = {
-    dir: "core",
-    version: "v1",
-    group: "",
-    groupIn: "register",
-    types: { Pod: { introduced: 0 } },
-  };
-  return Object.keys(widgets).length === 0
-    ? [core]
-    : [
-        core,
-        { dir: "widgets", version: "v1alpha1", group: WIDGETS, groupIn: "doc", types: widgets },
-      ];
-}
 
 /** endoflife.date's API and a webhook, on one local server. */
 async function upstreamServer() {
@@ -102,13 +85,8 @@ describe("the scheduled refresh, against local upstream sources", () => {
   let editor: string;
   const logger = createLogger("silent");
 
-  function release(tag: string, widgets: Readonly<Record<string, TypeSpec>>): string {
-    writeRelease(apiRepo, upstream(widgets));
-    git(apiRepo, ["add", "-A"]);
-    git(apiRepo, ["commit", "-q", "--allow-empty", "-m", `Sync for ${tag}`]);
-    git(apiRepo, ["tag", tag]);
-    return git(apiRepo, ["rev-parse", "HEAD"]);
-  }
+  const release = (tag: string, widgets: Readonly<Record<string, TypeSpec>>): string =>
+    releaseWidgets(apiRepo, tag, widgets);
 
   function repository(name: string, files: Readonly<Record<string, string>>): string {
     const directory = path.join(work, name);

@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { fileProposals, type ProposalToFile } from "../src/db/proposal-store.js";
 import { proposalFingerprint } from "../src/services/proposals.js";
-import { derive, git, writeRelease, type PackageSpec, type TypeSpec } from "./support/kb-derive.js";
+import { derive, git, releaseWidgets, WIDGETS, type TypeSpec } from "./support/kb-derive.js";
 import {
   REPO_ROOT,
   createTestToken,
@@ -21,25 +21,8 @@ import {
   type TestRuntime,
 } from "./support/runtime.js";
 
-const WIDGETS = "widgets.example.k8s.io";
 const GIZMO = `${WIDGETS}/v1alpha1 Gizmo`;
 const GADGET = `${WIDGETS}/v1alpha1 Gadget`;
-
-/** The upstream at one release: core/v1 Pod (never removed) and the widgets types given. */
-function upstream(widgets: Readonly<Record<string, TypeSpec>>): PackageSpec[] {
-  const core: PackageSpec = {
-    dir: "core",
-    version: "v1",
-    group: "",
-    groupIn: "register",
-    types: { Pod: { introduced: 0 } },
-  };
-  if (Object.keys(widgets).length === 0) return [core];
-  return [
-    core,
-    { dir: "widgets", version: "v1alpha1", group: WIDGETS, groupIn: "doc", types: widgets },
-  ];
-}
 
 /** A create proposal filed straight into the store, as a derivation would file it. */
 function toFile(
@@ -71,14 +54,8 @@ describe("proposals from upstream, reviewed over REST", () => {
   let reader: string;
   const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
-  /** Commits the upstream release and tags it, as kubernetes/api's sync does; answers the commit. */
-  function release(tag: string, widgets: Readonly<Record<string, TypeSpec>>): string {
-    writeRelease(apiRepo, upstream(widgets));
-    git(apiRepo, ["add", "-A"]);
-    git(apiRepo, ["commit", "-q", "--allow-empty", "-m", `Sync for ${tag}`]);
-    git(apiRepo, ["tag", tag]);
-    return git(apiRepo, ["rev-parse", "HEAD"]);
-  }
+  const release = (tag: string, widgets: Readonly<Record<string, TypeSpec>>): string =>
+    releaseWidgets(apiRepo, tag, widgets);
 
   const propose = () =>
     derive(["--propose", "--kubernetes-api", apiRepo], { DATABASE_URL: runtime.database.url });

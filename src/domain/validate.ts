@@ -195,12 +195,33 @@ function checkNodes(
 function knowledgeEdges(snapshot: KbSnapshot, plan: ClusterPlan, asOf: string): Finding[] {
   const findings: Array<Finding | undefined> = [];
   const minor = controlPlaneMinor(plan);
-  if (minor !== null)
+  if (minor !== null) {
     findings.push(
       knowledgeEdge(snapshot, "skewRules", minor, `kube-apiserver ${minor}`, asOf, {
         component: "kube-apiserver",
       }),
     );
+    // Add-ons and the platform are judged at the control plane's minor, by their own kinds of knowledge.
+    for (const entry of plan.entries)
+      if (entry.addon !== undefined && entry.release !== null)
+        findings.push(
+          knowledgeEdge(
+            snapshot,
+            "addons",
+            minor,
+            `${entry.addon.displayName} ${entry.version}`,
+            asOf,
+            {
+              component: entry.addon.name,
+              instance: entry.instance,
+            },
+          ),
+        );
+    if (plan.platform !== undefined)
+      findings.push(
+        knowledgeEdge(snapshot, "platforms", minor, `${plan.platform.displayName} ${minor}`, asOf),
+      );
+  }
   const hasRuntime = (instance: string | null) =>
     plan.entries.some(
       (entry) =>

@@ -18,28 +18,28 @@
  * records, and says how many were new.
  *
  * Exit 0: nothing differs (--propose: filed); 1: something to review; 2: bad usage or unreadable input.
- * The parsing and comparing is pure (src/ops/derive/); kb-derive-files.ts
+ * The parsing and comparing is pure (src/upstream/derive/); kb-derive-files.ts
  * reads files and runs git (without a shell), kb-derive-sections.ts makes one
  * section per source; this file reads the flags and prints the report.
  */
 import { parseArgs } from "node:util";
 import { ConfigError } from "../core/config.js";
-import { needsReview, type Section } from "./derive/compare.js";
-import { renderFeatureGatesYaml } from "./derive/compare-feature-gates.js";
-import { DeriveInputError } from "./derive/errors.js";
-import { FEATURE_GATES_DIR } from "./derive/feature-gates.js";
-import { releaseDaySection } from "./derive/prerelease.js";
-import { renderText, renderYaml } from "./derive/render.js";
-import { GitFailure, kbDirectory, kbFiles, type KbReader } from "./kb-derive-files.js";
-import type { ProposalTarget } from "./kb-derive-propose.js";
+import { needsReview, type Section } from "../upstream/derive/compare.js";
+import { renderFeatureGatesYaml } from "../upstream/derive/compare-feature-gates.js";
+import { DeriveInputError } from "../upstream/derive/errors.js";
+import { FEATURE_GATES_DIR } from "../upstream/derive/feature-gates.js";
+import { releaseDaySection } from "../upstream/derive/prerelease.js";
+import { renderText, renderYaml } from "../upstream/derive/render.js";
+import { GitFailure, kbDirectory, kbFiles, type KbReader } from "../upstream/kb-derive-files.js";
+import type { ProposalTarget } from "../upstream/kb-derive-propose.js";
 import {
   DEFAULT_REMOVALS_SINCE,
   apiRemovalsSection,
   containerdSection,
   featureGatesSection,
-} from "./kb-derive-sections.js";
-import { endoflifeSections, readEndoflifeInputs } from "./kb-derive-endoflife.js";
-import { kubeadmSections } from "./kb-derive-kubeadm.js";
+} from "../upstream/kb-derive-sections.js";
+import { endoflifeSections, readEndoflifeInputs } from "../upstream/kb-derive-endoflife.js";
+import { kubeadmSections } from "../upstream/kb-derive-kubeadm.js";
 
 const USAGE = `usage: npm run kb:derive -- [inputs] [options]
 
@@ -232,7 +232,7 @@ function deriveSections(values: DeriveFlags, since: string, kb: KbReader): Secti
 /** --propose: the sources against the database's knowledge base, what differs filed as proposals; the report, then the count. */
 async function propose(values: DeriveFlags, since: string): Promise<DeriveResult> {
   // Loaded here only: a report needs no database client.
-  const { openProposalTarget } = await import("./kb-derive-propose.js");
+  const { openProposalTarget } = await import("../upstream/kb-derive-propose.js");
   const target: ProposalTarget = await openProposalTarget();
   try {
     const sections = deriveSections(values, since, target.kb);

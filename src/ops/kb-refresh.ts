@@ -12,8 +12,8 @@ import { ConfigError, loadConfig } from "../core/config.js";
 import { createLogger } from "../core/logger.js";
 import { REFRESH_SOURCE_NAMES } from "../core/refresh-config.js";
 import { startRuntime } from "../runtime.js";
-import { KbRefresh } from "./refresh/kb-refresh.js";
-import { refreshMessage } from "./refresh/refresh-message.js";
+import { KbRefresh } from "../upstream/scheduled-refresh.js";
+import { refreshMessage } from "../upstream/refresh-message.js";
 
 const USAGE = `usage: npm run kb:refresh [-- --source <name> ...]
 

@@ -443,3 +443,33 @@ ${entries}
 )
 `;
 }
+
+/**
+ * Commits an upstream release of the kubernetes/api look-alike and tags it, as kubernetes/api's sync
+ * does: core/v1 Pod (never removed) and the widgets.example.k8s.io/v1alpha1 types given. Answers the commit.
+ */
+export function releaseWidgets(
+  directory: string,
+  tag: string,
+  widgets: Readonly<Record<string, TypeSpec>>,
+): string {
+  const core: PackageSpec = {
+    dir: "core",
+    version: "v1",
+    group: "",
+    groupIn: "register",
+    types: { Pod: { introduced: 0 } },
+  };
+  const widgetsPackage: PackageSpec = {
+    dir: "widgets",
+    version: "v1alpha1",
+    group: WIDGETS,
+    groupIn: "doc",
+    types: widgets,
+  };
+  writeRelease(directory, Object.keys(widgets).length === 0 ? [core] : [core, widgetsPackage]);
+  git(directory, ["add", "-A"]);
+  git(directory, ["commit", "-q", "--allow-empty", "-m", `Sync for ${tag}`]);
+  git(directory, ["tag", tag]);
+  return git(directory, ["rev-parse", "HEAD"]);
+}

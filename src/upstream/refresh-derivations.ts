@@ -4,21 +4,21 @@
  * with the database's knowledge base, as `kb:derive --propose` files.
  */
 import path from "node:path";
-import type { RefreshSourceConfig, RefreshSourceName } from "../../core/refresh-config.js";
-import type { EntityName } from "../../knowledge/records.js";
-import type { Section } from "../derive/compare.js";
-import { FEATURE_GATES_DIR } from "../derive/feature-gates.js";
-import type { KbReader } from "../kb-derive-files.js";
+import type { RefreshSourceConfig, RefreshSourceName } from "../core/refresh-config.js";
+import type { EntityName } from "../knowledge/records.js";
+import type { Section } from "./derive/compare.js";
+import { FEATURE_GATES_DIR } from "./derive/feature-gates.js";
+import type { KbReader } from "./kb-derive-files.js";
 import {
   DEFAULT_REMOVALS_SINCE,
   apiRemovalsSection,
   containerdSection,
   featureGatesSection,
-} from "../kb-derive-sections.js";
-import { endoflifeSections, type EndoflifeInput } from "../kb-derive-endoflife.js";
-import { kubeadmSections } from "../kb-derive-kubeadm.js";
-import { ENDOFLIFE_PRODUCTS } from "../derive/endoflife-products.js";
-import { checkoutTip, downloadJson, mirrorRepository } from "./upstream.js";
+} from "./kb-derive-sections.js";
+import { endoflifeSections, type EndoflifeInput } from "./kb-derive-endoflife.js";
+import { kubeadmSections } from "./kb-derive-kubeadm.js";
+import { ENDOFLIFE_PRODUCTS } from "./derive/endoflife-products.js";
+import { checkoutTip, downloadJson, mirrorRepository } from "./upstream-copies.js";
 
 /** What one source gave: the sections to file, and the upstream revision read (a commit, or the day read). */
 export interface SourceReading {

@@ -3,7 +3,7 @@
  * the source (kubernetes/api's prerelease-lifecycle files at each tag,
  * containerd's RELEASES.md,
  * kubernetes/website's feature-gate pages) and the kb/ file it speaks
- * about, and hands both to the pure comparison of src/ops/derive/.
+ * about, and hands both to the pure comparison of src/upstream/derive/.
  */
 import fs from "node:fs";
 import path from "node:path";

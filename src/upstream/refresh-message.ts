@@ -4,7 +4,7 @@
  * takes {"text": ...}), that names what was filed per source, what failed and
  * where a reviewer works the queue.
  */
-import type { RefreshReport } from "./kb-refresh.js";
+import type { RefreshReport } from "./scheduled-refresh.js";
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { RefreshSourceConfig } from "../../core/refresh-config.js";
+import type { RefreshSourceConfig } from "../core/refresh-config.js";
 
 const run = promisify(execFile);
 

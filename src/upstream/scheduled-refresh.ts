@@ -8,18 +8,18 @@
  * time, and a source that fails is recorded as failed without touching what
  * the others filed. Nothing is applied: approving stays a person's decision.
  */
-import type { RefreshConfig, RefreshSourceConfig } from "../../core/refresh-config.js";
-import type { Logger } from "../../core/logger.js";
-import type { Database } from "../../db/client.js";
-import { readKnowledgeBase } from "../../db/kb-read.js";
-import { countOpenProposals } from "../../db/proposal-store.js";
-import { readSourceChecks, recordSourceCheck, withRefreshLock } from "../../db/source-checks.js";
-import { DeriveInputError } from "../derive/errors.js";
-import { GitFailure } from "../kb-derive-files.js";
-import { databaseReader, fileSections } from "../kb-derive-propose.js";
-import { DERIVATIONS } from "./derivations.js";
+import type { RefreshConfig, RefreshSourceConfig } from "../core/refresh-config.js";
+import type { Logger } from "../core/logger.js";
+import type { Database } from "../db/client.js";
+import { readKnowledgeBase } from "../db/kb-read.js";
+import { countOpenProposals } from "../db/proposal-store.js";
+import { readSourceChecks, recordSourceCheck, withRefreshLock } from "../db/source-checks.js";
+import { DeriveInputError } from "./derive/errors.js";
+import { GitFailure } from "./kb-derive-files.js";
+import { databaseReader, fileSections } from "./kb-derive-propose.js";
+import { DERIVATIONS } from "./refresh-derivations.js";
 import { refreshMessage, sendWebhook } from "./refresh-message.js";
-import { UpstreamFailure } from "./upstream.js";
+import { UpstreamFailure } from "./upstream-copies.js";
 
 /** What one source gave in one refresh. */
 export interface SourceOutcome {
