@@ -16,6 +16,7 @@ import { knowledgeEdge } from "../src/domain/knowledge-edge.js";
 import { scanManifests } from "../src/domain/scan.js";
 import { knowledgeStaleness, stalenessOf } from "../src/domain/staleness.js";
 import { planUpgrade } from "../src/domain/upgrade.js";
+import { validateCluster } from "../src/domain/validate.js";
 import type { KbBundle } from "../src/knowledge/records.js";
 import { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { propertyRuns, PROPERTY_SEED } from "./support/cluster-generators.js";
@@ -344,5 +345,28 @@ describe("staleness on the faces and in the reviewed kb/", () => {
       ["KNOWLEDGE_STALE"],
     );
     assert.equal(restRemovals[0]!.message, removals[0]!.message);
+  });
+
+  it("add-ons and the platform at a minor out but not loaded carry KNOWLEDGE_STALE too, from their own kinds", async () => {
+    const snapshot = await kbSnapshot();
+    const codes = (cluster: string, asOf: string) =>
+      validateCluster(snapshot, plan(cluster), { asOf })
+        .findings.filter((finding) => finding.ruleId?.startsWith("coverage:"))
+        .map((finding) => `${finding.code} ${finding.ruleId}`);
+    assert.deepEqual(codes("apiserver=1.37.0 cluster-autoscaler=1.37.0", "2026-12-06"), [
+      "KNOWLEDGE_STALE coverage:addons",
+    ]);
+    assert.deepEqual(codes("apiserver=v1.37.2-eks-abc1234", "2026-12-06"), [
+      "KNOWLEDGE_STALE coverage:platforms",
+    ]);
+    // Before 1.37's release day: beyond the knowledge, not stale.
+    assert.deepEqual(codes("apiserver=v1.37.0-eks-abc1234", "2026-08-25"), [
+      "KNOWLEDGE_EDGE coverage:platforms",
+    ]);
+    // Within the coverage: nothing about it.
+    assert.deepEqual(
+      codes("apiserver=v1.35.2-eks-abc1234 cluster-autoscaler=1.35.0", "2026-12-06"),
+      [],
+    );
   });
 });
