@@ -28,7 +28,7 @@ export class RefreshLedger {
 
   /** The day each kind of knowledge's source was last read successfully (the newest, where several sources speak about one kind). */
   async lastChecked(): Promise<ReadonlyMap<string, string>> {
-    return lastCheckedByKind((await this.read()).sources);
+    return lastCheckedByKind(await readSourceChecks(this.db));
   }
 }
 

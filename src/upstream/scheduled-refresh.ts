@@ -49,14 +49,18 @@ export interface RefreshDependencies {
   readonly now?: () => Date;
 }
 
-/** A failure of the source itself (said in the report); anything else is a bug, logged with its stack and said too. */
-function failureMessage(error: unknown): string {
-  if (
+/** A failure of the source itself (unreachable, refused, not in the expected shape), said in its own words. */
+function isSourceFailure(error: unknown): error is Error {
+  return (
     error instanceof UpstreamFailure ||
     error instanceof DeriveInputError ||
     error instanceof GitFailure
-  )
-    return error.message;
+  );
+}
+
+/** What the report says of a failure; anything but the source's own is a bug, logged with its stack too. */
+function failureMessage(error: unknown): string {
+  if (isSourceFailure(error)) return error.message;
   return `unexpected error: ${(error as Error).message ?? String(error)}`;
 }
 
@@ -168,13 +172,7 @@ export class KbRefresh {
         message: null,
       };
     } catch (error) {
-      if (
-        !(
-          error instanceof UpstreamFailure ||
-          error instanceof DeriveInputError ||
-          error instanceof GitFailure
-        )
-      )
+      if (!isSourceFailure(error))
         this.deps.logger.error(
           { err: error, source: source.name },
           "knowledge refresh: a source failed unexpectedly",

@@ -63,6 +63,11 @@ async function exists(location: string): Promise<boolean> {
   );
 }
 
+/** git honours --depth and --filter only over a transport: a local path is cloned as a file:// URL. */
+function filterableUrl(url: string): string {
+  return url.startsWith("/") ? `file://${url}` : url;
+}
+
 /**
  * A mirror with every tag (kubernetes/api: the lifecycle markers are read at
  * each release tag): cloned once, then fetched, pruning what upstream removed.
@@ -90,10 +95,7 @@ export async function mirrorRepository(
     await fs.mkdir(cacheDir, { recursive: true });
     // kubernetes/kubernetes is large: its trees and tags only, each blob read fetched when read.
     const filter = options.withoutBlobs === true ? ["--filter=blob:none"] : [];
-    const url =
-      options.withoutBlobs === true && source.url.startsWith("/")
-        ? `file://${source.url}`
-        : source.url;
+    const url = options.withoutBlobs === true ? filterableUrl(source.url) : source.url;
     await git(["clone", "--quiet", "--mirror", ...filter, url, location], undefined, signal);
   }
   const commit = (
@@ -117,7 +119,7 @@ export async function checkoutTip(
   if (!(await exists(path.join(location, ".git")))) {
     await fs.rm(location, { recursive: true, force: true });
     await fs.mkdir(cacheDir, { recursive: true });
-    const url = source.url.startsWith("/") ? `file://${source.url}` : source.url;
+    const url = filterableUrl(source.url);
     await git(
       ["clone", "--quiet", "--depth", "1", "--filter=blob:none", "--no-checkout", url, location],
       undefined,
