@@ -2,43 +2,27 @@
  * The REST operations under /api/v1, one to one with GraphQL's: validate,
  * upgrade-plan, rollback-check and scan, plus the variants that take what
  * `kubectl version -o json` and `kubectl get nodes -o json` print. Each
- * handler parses the body with its zod schema and calls the domain core;
- * answers carry the same field names as GraphQL. A question asked again
- * under the same snapshot is answered from the AnswerCache.
+ * route is a question of src/http/questions.ts: the body is parsed with its
+ * zod schema and judged by its answer; answers carry the same field names as
+ * GraphQL. A question asked again under the same snapshot is answered from
+ * the AnswerCache.
  */
 import express, { Router, type Request } from "express";
-import { planUpgradeFromKubectl, validateFromKubectl } from "../domain/from-kubectl.js";
-import { scanCluster } from "../domain/cluster-evidence.js";
-import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
-import { checkRollback } from "../domain/rollback.js";
 import { scanSteps } from "../domain/scan.js";
 import { inSlices } from "../core/slices.js";
-import { checkFirewall } from "../domain/firewall.js";
-import { planUpgrade } from "../domain/upgrade.js";
-import { validateCluster } from "../domain/validate.js";
 import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { CLUSTER_QUESTIONS, type Question } from "../http/questions.js";
 import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
-import {
-  fromKubectlUpgradeRequest,
-  fromKubectlValidateRequest,
-  rollbackRequest,
-  upgradePlanRequest,
-  validateRequest,
-} from "../http/schemas/cluster-requests.js";
-import { firewallCheckRequest } from "../http/schemas/firewall-requests.js";
-import {
-  nodePoolRollbackRequest,
-  nodePoolUpgradeRequest,
-} from "../http/schemas/node-pool-requests.js";
-import {
-  MAX_MANIFEST_CHARS,
-  clusterScanRequest,
-  scanRequest,
-} from "../http/schemas/scan-requests.js";
+import { MAX_MANIFEST_CHARS } from "../http/schemas/scan-requests.js";
+
+/** Manifests come as JSON or as raw YAML (judgeScan): the one question with a route of its own. */
+const SCAN_MANIFESTS: Question = CLUSTER_QUESTIONS.find(
+  (question) => question.name === "scan_manifests",
+)!;
 
 export const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
 
@@ -58,79 +42,18 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
   const check: Check = (route, judge) =>
     router.post(route, checkRoute(kb, answers, options.onFindings, judge));
   // Registration order is the order of the OpenAPI document and docs/routes.md.
-  clusterChecks(check);
-  nodePoolChecks(check);
+  for (const question of CLUSTER_QUESTIONS) {
+    if (question === SCAN_MANIFESTS) continue;
+    check(question.rest.path, (req, snapshot) =>
+      question.answer(snapshot, parseJsonBody(question.input, req), {}),
+    );
+  }
   router.post(
     "/scan",
     express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
     checkRoute(kb, answers, options.onFindings, judgeScan),
   );
   return router;
-}
-
-/** The whole-cluster questions: validate, upgrade plan, rollback, cluster scan, firewall. */
-function clusterChecks(check: Check): void {
-  check("/validate", (req, snapshot) => {
-    const body = parseJsonBody(validateRequest, req);
-    return validateCluster(snapshot, body.components, {
-      profile: body.profile,
-      asOf: body.asOf,
-      platform: body.platform,
-    });
-  });
-
-  check("/validate/from-kubectl", (req, snapshot) => {
-    const body = parseJsonBody(fromKubectlValidateRequest, req);
-    return validateFromKubectl(snapshot, body, body);
-  });
-
-  check("/upgrade-plan", (req, snapshot) => {
-    const body = parseJsonBody(upgradePlanRequest, req);
-    return planUpgrade(snapshot, body.current.components, body.targetVersion, {
-      profile: body.profile,
-      asOf: body.asOf,
-      platform: body.platform,
-    });
-  });
-
-  check("/upgrade-plan/from-kubectl", (req, snapshot) => {
-    const body = parseJsonBody(fromKubectlUpgradeRequest, req);
-    return planUpgradeFromKubectl(snapshot, body, body.targetVersion, body);
-  });
-
-  check("/rollback-check", (req, snapshot) => {
-    const body = parseJsonBody(rollbackRequest, req);
-    return checkRollback(snapshot, {
-      current: body.current.components,
-      component: body.component,
-      instance: body.instance,
-      toVersion: body.toVersion,
-      profile: body.profile,
-      asOf: body.asOf,
-      platform: body.platform,
-      upgradedOn: body.upgradedOn,
-    });
-  });
-
-  check("/scan/cluster", (req, snapshot) => {
-    const body = parseJsonBody(clusterScanRequest, req);
-    return scanCluster(snapshot, body, body.targetVersion);
-  });
-
-  check("/firewall/check", (req, snapshot) => {
-    const body = parseJsonBody(firewallCheckRequest, req);
-    return checkFirewall(snapshot, body.allowed, { cni: body.cni, version: body.version });
-  });
-}
-
-function nodePoolChecks(check: Check): void {
-  check("/node-pool/upgrade-check", (req, snapshot) =>
-    checkNodePoolUpgrade(snapshot, parseJsonBody(nodePoolUpgradeRequest, req)),
-  );
-
-  check("/node-pool/rollback-check", (req, snapshot) =>
-    checkNodePoolRollback(snapshot, parseJsonBody(nodePoolRollbackRequest, req)),
-  );
 }
 
 // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
@@ -168,12 +91,5 @@ function judgeScan(req: Request, snapshot: KbSnapshot): unknown {
       "manifests",
     );
   }
-  const body = parseJsonBody(scanRequest, req);
-  return inSlices(
-    scanSteps(snapshot, body.manifests, body.targetVersion, {
-      fromVersion: body.fromVersion,
-      addons: body.addons,
-      crds: body.crds,
-    }),
-  );
+  return SCAN_MANIFESTS.answer(snapshot, parseJsonBody(SCAN_MANIFESTS.input, req), {});
 }

@@ -2,47 +2,9 @@
 import type { Request } from "express";
 import type { z } from "zod";
 import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
+import { inputErrorFrom } from "../http/input.js";
 
-/** `components.0.version` → `components[0].version`, the way the domain names fields. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (text, segment) =>
-      typeof segment === "number"
-        ? `${text}[${segment}]`
-        : text
-          ? `${text}.${String(segment)}`
-          : String(segment),
-    "",
-  );
-}
-
-export function inputErrorFrom(error: z.ZodError, where: string): InputError {
-  const details = error.issues.slice(0, 20).map((issue) => {
-    const field = fieldPath(issue.path);
-    if (issue.code === "unrecognized_keys") {
-      return {
-        field: field || where,
-        message: `unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((key) => `"${key}"`).join(", ")}`,
-      };
-    }
-    // zod says "expected string, received undefined" for a missing field; say what a person would.
-    const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
-    return {
-      field: field || where,
-      message: `${field || where}: ${missing ? `is required (${issue.expected})` : issue.message}`,
-    };
-  });
-  const first = details[0]!;
-  const more =
-    error.issues.length > 1
-      ? ` (and ${error.issues.length - 1} more problem${error.issues.length === 2 ? "" : "s"})`
-      : "";
-  return new InputError(
-    `${first.message.startsWith(first.field ?? "") ? first.message : `${first.field}: ${first.message}`}${more}`,
-    first.field,
-    details,
-  );
-}
+export { fieldPath, inputErrorFrom } from "../http/input.js";
 
 /**
  * The query parameters of a route that takes only `allowed` ones, each given

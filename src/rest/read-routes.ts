@@ -9,7 +9,6 @@ import { Router, type Request } from "express";
 import { z } from "zod";
 import {
   getComponent,
-  getRelease,
   listApiRemovals,
   listComponents,
   listFlagChanges,
@@ -24,10 +23,6 @@ import {
   parseRoleCidrs,
   type FirewallFormat,
 } from "../domain/firewall.js";
-import { upgradeImpact } from "../domain/impact.js";
-import { releaseStatus } from "../domain/release-status.js";
-import { parseAsOf } from "../domain/validate.js";
-import { agedCoverage } from "../domain/coverage-ages.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { EntityName } from "../knowledge/records.js";
 import { ENTITIES, ENTITY_NAMES } from "../knowledge/registry.js";
@@ -35,22 +30,30 @@ import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import type { RefreshLedger } from "../services/refresh-state.js";
 import { readRoute, type SentAnswer } from "./answers.js";
+import { questionNamed } from "../http/questions.js";
+import { filterValue, flowQuery } from "../http/schemas/read-queries.js";
 
-const filterValue = z
-  .string()
-  .trim()
-  .min(1, "must not be empty")
-  .max(100, "must be at most 100 characters");
-
-function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.ZodObject<T>> {
-  const parsed = z.strictObject(shape).safeParse(req.query);
+/**
+ * The query string (and the route's parameters, which win over a query parameter of the same name)
+ * checked against a read's schema: a shape, or a question's whole schema from src/http/schemas/.
+ */
+function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.ZodObject<T>>;
+function parseQuery(schema: z.ZodType, req: Request): unknown;
+function parseQuery(shape: z.ZodRawShape | z.ZodType, req: Request): unknown {
+  const schema = shape instanceof z.ZodType ? shape : z.strictObject(shape);
+  // Only the parameters the schema names: `/components/:name` reads its name itself.
+  const declared = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const params = Object.entries(req.params as Record<string, string>).filter(([key]) =>
+    declared.includes(key),
+  );
+  const parsed = schema.safeParse({ ...(req.query as object), ...Object.fromEntries(params) });
   if (!parsed.success) {
     // An unknown parameter is said first: a typo of a required one (?form=1.24) should be named as the typo.
     const issue =
       parsed.error.issues.find((candidate) => candidate.code === "unrecognized_keys") ??
       parsed.error.issues[0];
     if (issue?.code === "unrecognized_keys") {
-      const allowed = Object.keys(shape);
+      const allowed = declared.filter((key) => !(key in (req.params as object)));
       throw new InputError(
         `unknown query parameter ${issue.keys.map((key) => `"${key}"`).join(", ")}; this route accepts ${allowed.length > 0 ? allowed.join(", ") : "none"}`,
         issue.keys[0],
@@ -64,6 +67,11 @@ function parseQuery<T extends z.ZodRawShape>(shape: T, req: Request): z.infer<z.
   }
   return parsed.data;
 }
+
+const COVERAGE = questionNamed("coverage");
+const RELEASE_STATUS = questionNamed("release_status");
+const UPGRADE_IMPACT = questionNamed("upgrade_impact");
+const FIREWALL_FLOWS = questionNamed("firewall_flows");
 
 function items(
   snapshot: KbSnapshot,
@@ -86,12 +94,11 @@ export function readRoutes(
   const router = Router();
   // Before the registry's reads: its lastChecked is the refresh's, read from the database, so never remembered.
   router.get(`/${ENTITIES.coverage.collection}`, async (req, res) => {
-    const snapshot = kb.current();
-    const query = parseQuery({ asOf: filterValue.optional() }, req);
-    const asOf = parseAsOf(query.asOf);
-    const lastChecks = await ledger?.lastChecked();
+    const answer = await COVERAGE.answer(kb.current(), parseQuery(COVERAGE.input, req), {
+      lastChecked: () => ledger?.lastChecked() ?? Promise.resolve(undefined),
+    });
     res.setHeader("Cache-Control", "no-cache");
-    res.json(items(snapshot, agedCoverage(snapshot, asOf, lastChecks)));
+    res.json(answer);
   });
   const get: Get = (route, read) =>
     router.get(
@@ -146,44 +153,22 @@ function catalogReads(get: Get): void {
     return items(snapshot, listApiRemovals(snapshot, query));
   });
 
-  get<{ version: string }>("/releases/:version", (req, snapshot) => {
-    const query = parseQuery({ asOf: filterValue.optional() }, req);
-    const asOf = parseAsOf(query.asOf);
-    const release = getRelease(snapshot, req.params.version, asOf);
-    // Computed, not part of the record: an edit may send it back and it is ignored.
-    return {
-      ...release,
-      support: releaseStatus(snapshot, release, asOf),
-      kbRevision: snapshot.revision,
-    };
-  });
-
-  get("/upgrade-impact", (req, snapshot) => {
-    const query = parseQuery(
-      { from: filterValue, to: filterValue, area: filterValue.optional() },
-      req,
+  for (const question of [RELEASE_STATUS, UPGRADE_IMPACT])
+    get(question.rest.path, (req, snapshot) =>
+      question.answer(snapshot, parseQuery(question.input, req), {}),
     );
-    return upgradeImpact(snapshot, query.from, query.to, { areas: query.area });
-  });
 }
 
 /** The network: flows between components and the firewall rules that allow them. */
 function networkReads(get: Get): void {
-  const flowQuery = {
-    from: filterValue.optional(),
-    to: filterValue.optional(),
-    cni: filterValue.optional(),
-    version: filterValue.optional(),
-  };
-  get("/flows", (req, snapshot) => {
-    const query = parseQuery(flowQuery, req);
-    return listFlows(snapshot, query);
-  });
+  get(FIREWALL_FLOWS.rest.path, (req, snapshot) =>
+    FIREWALL_FLOWS.answer(snapshot, parseQuery(FIREWALL_FLOWS.input, req), {}),
+  );
 
   get("/firewall-rules", (req, snapshot) => {
     const query = parseQuery(
       {
-        ...flowQuery,
+        ...flowQuery.shape,
         format: z
           .enum(["nftables", "iptables", "json"], { message: "must be nftables, iptables or json" })
           .default("json"),
