@@ -166,6 +166,38 @@ describe("configuration", () => {
     );
   });
 
+  it("turns chat dev mode on only with HOST on loopback, and says what to fix otherwise", () => {
+    assert.equal(parseConfig({}).chatops.devMode, false);
+    for (const HOST of ["127.0.0.1", "::1", "localhost"])
+      assert.equal(parseConfig({ CHATOPS_DEV: "true", HOST }).chatops.devMode, true, HOST);
+    assert.equal(parseConfig({ CHATOPS_DEV: "false" }).chatops.devMode, false, "off on any HOST");
+    for (const environment of [
+      { CHATOPS_DEV: "true", HOST: "0.0.0.0" },
+      { CHATOPS_DEV: "yes", HOST: "192.168.1.20" },
+      { CHATOPS_DEV: "1" }, // HOST's default is every interface
+    ]) {
+      assert.throws(
+        () => parseConfig(environment),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.equal(error.problems.length, 1);
+          assert.match(error.message, /CHATOPS_DEV: chat dev mode answers commands without/);
+          assert.match(error.message, new RegExp(`HOST is ${environment.HOST ?? "0\\.0\\.0\\.0"}`));
+          assert.match(error.message, /set HOST=127\.0\.0\.1 \(or ::1, localhost\), or unset/);
+          return true;
+        },
+        JSON.stringify(environment),
+      );
+    }
+    // Listed with the other variables' problems, so one run names everything to fix.
+    assert.throws(
+      () => parseConfig({ CHATOPS_DEV: "true", HOST: "0.0.0.0", PORT: "0" }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.some((problem) => problem.startsWith("PORT:")) &&
+        error.problems.some((problem) => problem.startsWith("CHATOPS_DEV:")),
+    );
+  });
   it("reads .env from the working directory, and a variable in the environment wins over it, even empty", () => {
     const dotenv = [
       "# kubecompat",

@@ -2,9 +2,12 @@
  * Who may talk to the chat endpoints: Slack proves a request with an HMAC of
  * its raw body (https://docs.slack.dev/authentication/verifying-requests-from-slack),
  * other bots with a shared bearer token. Both comparisons are constant-time
- * so that timing does not reveal how much of a guess was right.
+ * so that timing does not reveal how much of a guess was right. In dev mode
+ * (CHATOPS_DEV), a person on this machine, proven by nothing but the
+ * loopback interface: devRequestProblem.
  */
 import crypto from "node:crypto";
+import { isLoopbackAddress, isLoopbackHost } from "../core/loopback.js";
 
 /** Slack's own advice: refuse requests older (or newer) than five minutes, so a captured one cannot be replayed later. */
 export const SLACK_MAX_CLOCK_SKEW_SECONDS = 5 * 60;
@@ -93,4 +96,54 @@ export class SeenSignatures {
     this.seen.set(signature, nowSeconds);
     return false;
   }
+}
+
+/** Where a dev-mode request came from, as the connection and its headers say. */
+export interface DevRequestOrigin {
+  /** The connection's peer (the socket's remote address). */
+  readonly peer: string | undefined;
+  /** The client as Express names it: the peer, or the address a trusted proxy (TRUST_PROXY) forwarded. */
+  readonly client: string | undefined;
+  /** Whether a proxy header (Forwarded, X-Forwarded-For, X-Real-IP) came with it. */
+  readonly forwarded: boolean;
+  /** The Host header. */
+  readonly host: string | undefined;
+  /** The Origin header a browser sends with a cross-site form post. */
+  readonly origin: string | undefined;
+}
+
+/** A Host or Origin's host name without its port or brackets: `[::1]:4000` → `::1`. */
+function hostName(host: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(host);
+  if (bracketed !== null) return bracketed[1]!;
+  return host.split(":").length === 2 ? host.slice(0, host.lastIndexOf(":")) : host;
+}
+
+function originHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).hostname.replace(/^\[(.*)\]$/, "$1");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a request may not use the dev route, or null when it came from this machine: the peer and the client
+ * are loopback, no proxy carried it (a local tunnel or reverse proxy would let anyone in as 127.0.0.1), the
+ * Host names this machine (a DNS-rebinding page names its own) and a browser's Origin, if any, is local too.
+ */
+export function devRequestProblem(request: DevRequestOrigin): string | null {
+  const refused = "chat dev mode answers only requests made on this machine";
+  if (!isLoopbackAddress(request.peer) || !isLoopbackAddress(request.client))
+    return `${refused}, and this one came from ${request.client ?? request.peer ?? "an unknown address"}`;
+  if (request.forwarded)
+    return `${refused}, and this one came through a proxy (it carries Forwarded or X-Forwarded-For); send it to the service directly`;
+  if (request.host === undefined || !isLoopbackHost(hostName(request.host)))
+    return `${refused}: send it to http://127.0.0.1 or http://localhost, not to ${request.host ?? "no Host"}`;
+  if (request.origin !== undefined) {
+    const from = originHost(request.origin);
+    if (from === undefined || !isLoopbackHost(from))
+      return `${refused}, and this one was sent by a page of ${request.origin}`;
+  }
+  return null;
 }

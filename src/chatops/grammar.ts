@@ -10,7 +10,7 @@ import { parseProposalCommand } from "./proposal-grammar.js";
 import {
   Problem,
   SEPARATORS,
-  isVersionLike,
+  isVersionWord,
   quote,
   takeOptions,
   tokenize,
@@ -95,7 +95,7 @@ function takeComponents(args: readonly string[], kind: "check" | "plan"): Compon
       version = token.slice(equals + 1);
       if (version === "")
         throw new Problem(`${quote(left)} has no version; write it as ${left}=1.30`, kind);
-    } else if (equals === -1 && !isVersionLike(token) && isVersionLike(args[index + 1])) {
+    } else if (equals === -1 && !isVersionWord(token) && isVersionWord(args[index + 1])) {
       left = token;
       version = args[index + 1]!;
       index += 1;
@@ -185,9 +185,9 @@ function parseUpgradeOrPlan(args: string[], word: "upgrade" | "plan"): ChatComma
   if (
     separator === -1 &&
     options.target === undefined &&
-    isVersionLike(last) &&
+    isVersionWord(last) &&
     previous !== undefined &&
-    (isVersionLike(previous) || previous.includes("="))
+    (isVersionWord(previous) || previous.includes("="))
   ) {
     after = before.slice(-1);
     before = before.slice(0, -1);
@@ -196,7 +196,7 @@ function parseUpgradeOrPlan(args: string[], word: "upgrade" | "plan"): ChatComma
     if (after.length > 0) throw new Problem("the target version is given twice", word);
     after = [options.target];
   }
-  const isBasic = before.length === 1 && isVersionLike(before[0]);
+  const isBasic = before.length === 1 && isVersionWord(before[0]);
   const kind = isBasic ? "upgrade" : "plan";
   if (after.length !== 1) {
     throw new Problem(
@@ -226,7 +226,7 @@ function parseRemovals(args: string[]): ChatCommand {
       versions.length === 0 ? "give two versions" : "give at most two versions",
       "removals",
     );
-  const unreadable = versions.find((token) => !isVersionLike(token));
+  const unreadable = versions.find((token) => !isVersionWord(token));
   if (unreadable !== undefined)
     throw new Problem(`${quote(unreadable)} is not a version such as 1.29`, "removals");
   return second === undefined
@@ -266,7 +266,7 @@ function parseImpact(args: string[]): ChatCommand {
     separator === -1
       ? words.slice(2)
       : [...words.slice(0, separator - 1), ...words.slice(separator + 2)];
-  if (!isVersionLike(from) || !isVersionLike(to))
+  if (!isVersionWord(from) || !isVersionWord(to))
     throw new Problem(
       "give the minor you upgrade from and the one you upgrade to: impact 1.24 -> 1.29",
       "impact",
@@ -279,11 +279,11 @@ function parseSkew(args: string[]): ChatCommand {
   const { rest, options } = takeOptions(args, "skew", new Set(["profile"]));
   const words = rest[0]?.toLowerCase() === "for" ? rest.slice(1) : rest;
   const atIndex = words.findIndex(
-    (token) => ["at", "in", "on"].includes(token.toLowerCase()) || isVersionLike(token),
+    (token) => ["at", "in", "on"].includes(token.toLowerCase()) || isVersionWord(token),
   );
   const componentWords = atIndex === -1 ? words : words.slice(0, atIndex);
   const versionWords =
-    atIndex === -1 ? [] : words.slice(isVersionLike(words[atIndex]) ? atIndex : atIndex + 1);
+    atIndex === -1 ? [] : words.slice(isVersionWord(words[atIndex]) ? atIndex : atIndex + 1);
   if (componentWords.length === 0) throw new Problem("name a component", "skew");
   if (atIndex !== -1 && versionWords.length !== 1)
     throw new Problem("give one version after at, e.g. at 1.29", "skew");
@@ -312,7 +312,7 @@ function parseScan(text: string): ParseResult | undefined {
       if (word === "from") from = words[index + 1];
       else to = words[index + 1];
       index += 1;
-    } else if (to === undefined && isVersionLike(words[index])) {
+    } else if (to === undefined && isVersionWord(words[index])) {
       to = words[index];
     } else {
       return {

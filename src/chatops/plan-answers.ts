@@ -123,9 +123,11 @@ export function runUpgrade(
   command: Extract<ChatCommand, { kind: "upgrade" }>,
   options: RunOptions,
 ): ChatReplyDoc {
-  // Parsed here so a bad version is reported as the version the user typed, not as a component of the implied cluster.
-  const from = readKubernetesVersion(snapshot, command.from, "from version");
-  readKubernetesVersion(snapshot, command.to, "target version");
+  // Parsed here so a bad version is reported as the version the user typed, not as a component of the implied cluster;
+  // on the day the plan is judged, so `latest` and `oldest-supported` mean what the plan takes them to mean.
+  const asOf = parseAsOf(command.asOf ?? options.asOf, "asof");
+  const from = readKubernetesVersion(snapshot, command.from, "from version", asOf);
+  readKubernetesVersion(snapshot, command.to, "target version", asOf);
   const components = BASIC_CLUSTER.map((component) => ({ component, version: from.raw }));
   return runPlan(
     snapshot,

@@ -17,10 +17,14 @@ import type { ChatCommand, ProposalCommand, RunOptions } from "./chat-command.js
 import { firstOf, type ChatReplyDoc, type Line, type ReplySection } from "./reply.js";
 import { errorDoc } from "./usage.js";
 
-/** Who sent a chat command: a Slack user (by the user_id Slack signs), or a bot with the shared token. */
+/**
+ * Who sent a chat command: a Slack user (by the user_id Slack signs), a bot with the shared token, or
+ * someone on this machine in dev mode (CHATOPS_DEV), proven by nothing but the loopback interface.
+ */
 export type ChatAsker =
   | { readonly face: "slack"; readonly userId: string }
-  | { readonly face: "bot" };
+  | { readonly face: "bot" }
+  | { readonly face: "dev" };
 
 export interface ChatReview {
   /** Absent when the service has no database (then there is no queue). */
@@ -45,6 +49,10 @@ function reviewerOf(asker: ChatAsker, reviewers: readonly string[]): Principal {
   if (asker.face === "bot")
     throw new ForbiddenError(
       `a bot's shared token (CHATOPS_TOKEN) names no person, so it cannot approve or reject proposals: a reviewer decides in Slack (CHATOPS_REVIEWERS), ${HOW_ELSE}`,
+    );
+  if (asker.face === "dev")
+    throw new ForbiddenError(
+      `chat dev mode (CHATOPS_DEV) proves nobody's identity, so it cannot approve or reject proposals: a reviewer decides in Slack (CHATOPS_REVIEWERS), ${HOW_ELSE}`,
     );
   if (!reviewers.includes(asker.userId))
     throw new ForbiddenError(

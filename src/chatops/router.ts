@@ -1,6 +1,7 @@
 /**
- * The chat face under /chatops: Slack slash commands (POST /chatops/slack)
- * and a JSON endpoint for other bots (POST /chatops/command). It checks who
+ * The chat face under /chatops: Slack slash commands (POST /chatops/slack),
+ * a JSON endpoint for other bots (POST /chatops/command) and, in dev mode
+ * only (CHATOPS_DEV), one for a person on this machine (POST /chatops/dev). It checks who
  * is asking, reads the text and hands it to ./commands.ts; errors of the
  * transport (401, 415, 503, 400) go through the app's REST error middleware,
  * while a verified Slack request always gets a 200 chat message, because
@@ -15,6 +16,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { z } from "zod";
 import type { Config } from "../core/config.js";
 import {
+  ForbiddenError,
   InputError,
   UnauthenticatedError,
   UnavailableError,
@@ -25,7 +27,12 @@ import { ipKeyGenerator } from "express-rate-limit";
 import { giveBackUnlessWorked, overBudget } from "../http/rate-limits.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { Logger } from "../core/logger.js";
-import { SeenSignatures, bearerTokenMatches, slackRequestProblem } from "./auth.js";
+import {
+  SeenSignatures,
+  bearerTokenMatches,
+  devRequestProblem,
+  slackRequestProblem,
+} from "./auth.js";
 import {
   MAX_COMMAND_TEXT,
   parseCommand,
@@ -95,6 +102,12 @@ export function chatopsRouter(deps: ChatopsDependencies): Router {
   };
   router.post("/slack", ...slackRoute(deps, gate));
   router.post("/command", ...botRoute(deps, gate));
+  router.post("/dev", ...devRoute(deps, gate));
+  if (deps.chatops?.devMode === true)
+    deps.logger.warn(
+      { route: "POST /chatops/dev" },
+      "chat dev mode (CHATOPS_DEV): chat commands from this machine are answered unauthenticated on localhost",
+    );
   return router;
 }
 
@@ -121,7 +134,7 @@ async function reply(
   deps.logger.info(
     {
       requestId: requestId(res),
-      chatops: asker.face === "slack" ? "slack" : "command",
+      chatops: asker.face === "bot" ? "command" : asker.face,
       command: parsed.ok ? parsed.command.kind : "usage",
       ...who,
     },
@@ -272,6 +285,66 @@ function botRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
       }
       const { text } = takeVisibility(parsed.data.text);
       const answer = await reply(deps, res, text, undefined, { face: "bot" }, {});
+      res.json({ text: answer.text, blocks: answer.blocks });
+    },
+  ];
+}
+
+const DEV_FORM = "application/x-www-form-urlencoded";
+
+/**
+ * Dev mode (CHATOPS_DEV, HOST on loopback): a person on this machine tries commands without Slack or a
+ * token, `{"text": "..."}` or the form `text=...`, answered as the bot endpoint answers. Off, it says how
+ * to turn it on; from anywhere but this machine, it refuses. It never decides proposals (no person is named).
+ */
+function devRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
+  return [
+    (req, res, next) => {
+      if (deps.chatops?.devMode !== true) {
+        throw unverifiedRefusal(
+          gate,
+          req,
+          res,
+          new UnavailableError(
+            "chat dev mode is off; to try chat commands locally without Slack or a token, start the service with CHATOPS_DEV=true and HOST=127.0.0.1",
+            [],
+            null,
+          ),
+        );
+      }
+      const problem = devRequestProblem({
+        peer: req.socket.remoteAddress,
+        client: req.ip,
+        forwarded: ["forwarded", "x-forwarded-for", "x-real-ip"].some(
+          (name) => req.headers[name] !== undefined,
+        ),
+        host: header(req, "host"),
+        origin: header(req, "origin"),
+      });
+      if (problem !== null) throw unverifiedRefusal(gate, req, res, new ForbiddenError(problem));
+      const use = gate.verified.take(`dev:${ipKeyGenerator(req.ip ?? "0.0.0.0")}`);
+      const refused = overBudget(res, gate.verified, use, "chat");
+      if (refused !== undefined) throw refused;
+      giveBackUnlessWorked(res, use);
+      if (!req.is("application/json") && !req.is(DEV_FORM))
+        throw new UnsupportedMediaTypeError(
+          `send the request as application/json ({"text": "..."}) or ${DEV_FORM} (text=...)`,
+        );
+      next();
+    },
+    // No-ops for a body already read (the app's global JSON parser) or of the other type.
+    express.json({ limit: BODY_LIMIT }),
+    express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+    async (req, res) => {
+      const parsed = commandBody.safeParse(req.body);
+      if (!parsed.success) {
+        throw new InputError(
+          `the body must be {"text": "..."} or text=..., a text of at most ${MAX_COMMAND_TEXT} characters`,
+          "text",
+        );
+      }
+      const { text } = takeVisibility(parsed.data.text);
+      const answer = await reply(deps, res, text, undefined, { face: "dev" }, {});
       res.json({ text: answer.text, blocks: answer.blocks });
     },
   ];

@@ -26,7 +26,7 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   "nodepool-check":
     'nodepool check cp=1.30 [profile=strict] [platform=eks] [asof=2026-12-01] from kubelet=1.29.4 proxy=ipvs containerd=1.7.2 to kubelet=1.30.1 proxy=nftables containerd=2.0.1 flags="--max-pods=110"',
   "nodepool-rollback":
-    "nodepool rollback cp=1.30 [profile=strict] from kubelet=1.29.4 to kubelet=1.28.9",
+    "nodepool rollback cp=1.30 [profile=strict] [platform=eks] [asof=2026-12-01] from kubelet=1.29.4 to kubelet=1.28.9",
   proposals: "proposals",
   proposal: "proposal 12",
   approve: "approve 12 [13 ...]",
@@ -104,6 +104,23 @@ export function helpDoc(snapshot: KbSnapshot, options: RunOptions, intro?: Line)
             " and ",
             { code: "name=pool-a" },
             ".",
+          ],
+          [
+            "Wherever a version goes, ",
+            { code: "latest" },
+            " (the newest minor released on the day asked about, ",
+            { code: "asof=" },
+            " or today) and ",
+            { code: "oldest-supported" },
+            " work too: ",
+            { code: "upgrade 1.31 to latest" },
+            ". ",
+            { code: "platform=" },
+            " names a managed platform (",
+            ...snapshot.platforms.flatMap((platform): Line => [{ code: platform.name }, ", "]),
+            "or ",
+            { code: "upstream" },
+            " for a self-managed cluster), whose calendar then judges each minor.",
           ],
           [
             "Component aliases (apiserver, kcm, proxy) and v prefixes work. In Slack, add --public to answer in the channel.",

@@ -5,6 +5,7 @@
  * Problem a word that cannot be read raises, which parseCommand turns into a
  * UsageProblem.
  */
+import { isVersionAlias } from "../domain/release-status.js";
 import type { CommandKind } from "./chat-command.js";
 
 /**
@@ -55,6 +56,14 @@ const PLATFORM_KEYS = new Set(["platform", "on"]);
 
 export function isVersionLike(token: string | undefined): boolean {
   return token !== undefined && VERSION_LIKE.test(token);
+}
+
+/**
+ * A word that stands for a Kubernetes version where the grammar expects one: a version, or an alias
+ * (`latest`, `oldest-supported`) that the domain's one version reader resolves on the day asked about.
+ */
+export function isVersionWord(token: string | undefined): boolean {
+  return isVersionLike(token) || isVersionAlias(token);
 }
 
 interface Options {

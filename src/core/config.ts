@@ -9,6 +9,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { isLoopbackHost } from "./loopback.js";
 import { REFRESH_VARIABLES, refreshConfigOf, type RefreshConfig } from "./refresh-config.js";
 
 const booleanFromEnv = z
@@ -24,10 +25,13 @@ const portNumber = z.coerce
 /** A Slack user id as Slack sends it in user_id: U or W, then capitals and digits. */
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,20}$/;
 
+/** Every interface: the service is meant to be reached (in a container, behind a load balancer). */
+const DEFAULT_HOST = "0.0.0.0";
+
 const environmentSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: portNumber.default(4000),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  HOST: z.string().min(1).default(DEFAULT_HOST),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// connection URL")
@@ -66,6 +70,8 @@ const environmentSchema = z.object({
       return ids;
     })
     .optional(),
+  // Chat commands without Slack's signature or a token, for trying them on a laptop: loopback only (see devModeProblems).
+  CHATOPS_DEV: booleanFromEnv.default(false),
   REQUIRE_AUTH_FOR_READS: booleanFromEnv.default(false),
   METRICS_TOKEN: z
     .string()
@@ -149,6 +155,11 @@ export interface Config {
      * token names no person.
      */
     readonly reviewers?: readonly string[];
+    /**
+     * CHATOPS_DEV: POST /chatops/dev answers commands from this machine without a signature or token,
+     * for trying the chat locally. Only with HOST on loopback; never decides proposals.
+     */
+    readonly devMode?: boolean;
   };
   /** Reads (and checks) need a reader token too, not only edits. */
   readonly requireAuthForReads: boolean;
@@ -239,13 +250,14 @@ export function parseConfig(
     Object.entries(environment).filter(([, value]) => value !== undefined && value !== ""),
   );
   const parsed = environmentSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map(
-        (issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`,
-      ),
-    );
-  }
+  // Problems between variables are listed with the variables' own, so one run names everything to fix.
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues).map(
+      (issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`,
+    ),
+    ...devModeProblems(present),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const env = parsed.data;
   return {
     env: env.NODE_ENV,
@@ -271,6 +283,7 @@ export function parseConfig(
       slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null,
       botToken: env.CHATOPS_TOKEN ?? null,
       reviewers: env.CHATOPS_REVIEWERS ?? [],
+      devMode: env.CHATOPS_DEV,
     },
     requireAuthForReads: env.REQUIRE_AUTH_FOR_READS,
     metricsToken: env.METRICS_TOKEN ?? null,
@@ -286,6 +299,20 @@ export function parseConfig(
     largeRequestsInFlight: env.LARGE_REQUESTS_IN_FLIGHT,
     stopWhenLauncherExits: env.npm_lifecycle_event !== undefined,
   };
+}
+
+/**
+ * CHATOPS_DEV answers chat commands with no proof of who sent them: that is safe only on a service that
+ * nobody else can reach, so it needs HOST on loopback (the route also refuses non-loopback peers).
+ * Read from the raw values, so the problem is listed even when other variables have their own.
+ */
+function devModeProblems(present: Record<string, string | undefined>): string[] {
+  const asked = ["true", "1", "yes"].includes(present.CHATOPS_DEV ?? "");
+  const host = present.HOST ?? DEFAULT_HOST;
+  if (!asked || isLoopbackHost(host)) return [];
+  return [
+    `CHATOPS_DEV: chat dev mode answers commands without a signature or token, so it runs only on a service bound to this machine; HOST is ${host}: set HOST=127.0.0.1 (or ::1, localhost), or unset CHATOPS_DEV`,
+  ];
 }
 
 /** The file loadConfig reads, in the working directory. */
