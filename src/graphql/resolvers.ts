@@ -33,6 +33,7 @@ import type { EntityName } from "../knowledge/records.js";
 import { entityOfGraphqlValue } from "../knowledge/registry.js";
 import type { KbEntity, KubectlOutputsInput, Resolvers } from "./generated/resolvers-types.js";
 import { JSONObjectScalar } from "./json-scalar.js";
+import { inDetail, summaryOf } from "./answer-detail.js";
 
 const optional = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
@@ -130,73 +131,109 @@ export const resolvers: Resolvers = {
         kbRevision: snapshot.revision,
       };
     },
-    checkFirewall: (_parent, { allowed, cni, version }, { snapshot }) =>
-      checkFirewall(snapshot, allowed, { cni, version }),
-    validateCluster: (_parent, { plan, profile, asOf, platform }, { snapshot }) =>
-      validateCluster(snapshot, plan.components, {
-        profile,
-        asOf,
-        platform,
-        field: "plan.components",
-      }),
-    planUpgrade: (_parent, { current, targetVersion, profile, asOf, platform }, { snapshot }) =>
-      planUpgrade(snapshot, current.components, targetVersion, { profile, asOf, platform }),
-    validateFromKubectl: (_parent, { kubectl, profile, asOf, platform }, { snapshot }) =>
-      validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
+    checkFirewall: (_parent, { allowed, cni, version, detail }, { snapshot }) =>
+      inDetail(checkFirewall(snapshot, allowed, { cni, version }), detail),
+    validateCluster: (_parent, { plan, profile, asOf, platform, detail }, { snapshot }) =>
+      inDetail(
+        validateCluster(snapshot, plan.components, {
+          profile,
+          asOf,
+          platform,
+          field: "plan.components",
+        }),
+        detail,
+      ),
+    planUpgrade: (
+      _parent,
+      { current, targetVersion, profile, asOf, platform, detail },
+      { snapshot },
+    ) =>
+      inDetail(
+        planUpgrade(snapshot, current.components, targetVersion, { profile, asOf, platform }),
+        detail,
+      ),
+    validateFromKubectl: (_parent, { kubectl, profile, asOf, platform, detail }, { snapshot }) =>
+      inDetail(
+        validateFromKubectl(snapshot, kubectlInputs(kubectl), { profile, asOf, platform }),
+        detail,
+      ),
     planUpgradeFromKubectl: (
       _parent,
-      { kubectl, targetVersion, profile, asOf, platform },
+      { kubectl, targetVersion, profile, asOf, platform, detail },
       { snapshot },
     ) =>
-      planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, {
-        profile,
-        asOf,
-        platform,
-      }),
+      inDetail(
+        planUpgradeFromKubectl(snapshot, kubectlInputs(kubectl), targetVersion, {
+          profile,
+          asOf,
+          platform,
+        }),
+        detail,
+      ),
     checkRollback: (
       _parent,
-      { current, component, instance, toVersion, profile, asOf, platform, upgradedOn },
+      { current, component, instance, toVersion, profile, asOf, platform, upgradedOn, detail },
       { snapshot },
     ) =>
-      checkRollback(snapshot, {
-        current: current.components,
-        component,
-        instance,
-        toVersion,
-        profile,
-        asOf,
-        platform,
-        upgradedOn,
-      }),
+      inDetail(
+        checkRollback(snapshot, {
+          current: current.components,
+          component,
+          instance,
+          toVersion,
+          profile,
+          asOf,
+          platform,
+          upgradedOn,
+        }),
+        detail,
+      ),
     scanCluster: (
       _parent,
-      { targetVersion, helmReleases, objects, metrics, auditLog },
-      { snapshot },
-    ) => scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
-    // In slices, so a large scan does not hold other requests (src/core/slices.ts).
-    scanManifests: (
-      _parent,
-      { manifests, targetVersion, fromVersion, addons, crds },
-      { snapshot },
-    ) => inSlices(scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds })),
-    checkNodePoolUpgrade: (
-      _parent,
-      { controlPlaneVersion, from, to, profile, asOf, platform },
-      { snapshot },
-    ) => checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile, asOf, platform }),
-    checkNodePoolRollback: (
-      _parent,
-      { controlPlaneVersion, current, rollbackTo, profile, asOf, platform },
+      { targetVersion, helmReleases, objects, metrics, auditLog, detail },
       { snapshot },
     ) =>
-      checkNodePoolRollback(snapshot, {
-        controlPlaneVersion,
-        current,
-        rollbackTo,
-        profile,
-        asOf,
-        platform,
-      }),
+      inDetail(
+        scanCluster(snapshot, { helmReleases, objects, metrics, auditLog }, targetVersion),
+        detail,
+      ),
+    // In slices, so a large scan does not hold other requests (src/core/slices.ts).
+    scanManifests: async (
+      _parent,
+      { manifests, targetVersion, fromVersion, addons, crds, detail },
+      { snapshot },
+    ) =>
+      inDetail(
+        await inSlices(
+          scanSteps(snapshot, manifests, targetVersion, { fromVersion, addons, crds }),
+        ),
+        detail,
+      ),
+    checkNodePoolUpgrade: (
+      _parent,
+      { controlPlaneVersion, from, to, profile, asOf, platform, detail },
+      { snapshot },
+    ) =>
+      inDetail(
+        checkNodePoolUpgrade(snapshot, { controlPlaneVersion, from, to, profile, asOf, platform }),
+        detail,
+      ),
+    checkNodePoolRollback: (
+      _parent,
+      { controlPlaneVersion, current, rollbackTo, profile, asOf, platform, detail },
+      { snapshot },
+    ) =>
+      inDetail(
+        checkNodePoolRollback(snapshot, {
+          controlPlaneVersion,
+          current,
+          rollbackTo,
+          profile,
+          asOf,
+          platform,
+        }),
+        detail,
+      ),
     auditLog: async (_parent, args, { curator, principal }) => {
       const entries = await curatorOf(curator).audit(principal, {
         entity: optional(args.entity),
@@ -295,6 +332,14 @@ export const resolvers: Resolvers = {
       return stale === null ? null : { ...stale, missing: [...stale.missing] };
     },
   },
+  // Each answer's summary, of the full answer (answer-detail.ts); the summary's detail is SUMMARY by definition.
+  ValidationReport: { summary: summaryOf },
+  UpgradePlan: { summary: summaryOf },
+  ManifestScanReport: { summary: summaryOf },
+  ClusterScanReport: { summary: summaryOf },
+  FirewallCheck: { summary: summaryOf },
+  NodePoolReport: { summary: summaryOf },
+  AnswerSummary: { detail: () => "SUMMARY" },
   KnowledgeBase: {
     counts: (summary) =>
       Object.entries(summary.counts).map(([entity, count]) => ({ entity, count })),

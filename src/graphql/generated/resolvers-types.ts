@@ -3,13 +3,14 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ComponentRecord, PortRecord, LinkRecord, ProfileRecord, SkewRuleRecord, ApiRemovalRecord, ReleaseRecord, UpgradeDependencyRecord, RuntimeRequirementRecord, RecommendationRecord, FlagChangeRecord, ProxyModeRecord, RuntimeReleaseRecord, HostRequirementRecord, CoverageRecord, ApiGroupVersionRecord, BehaviourChangeRecord, FeatureGateRecord, ConfigurationApiRecord, ControllerRecord, FieldRuleRecord, AddonRecord, AddonApiRecord, PlatformRecord, NetworkFlowRecord } from '../../knowledge/records.js';
 import type { UpgradeImpact as DomainUpgradeImpact, ImpactRelease as DomainImpactRelease, ImpactItem as DomainImpactItem, ImpactArea as DomainImpactArea } from '../../domain/impact.js';
-import type { FlowList as DomainFlowList, FirewallCheck as DomainFirewallCheck } from '../../domain/firewall.js';
-import type { ChangeFinding as DomainChangeFinding, ManifestScanReport as DomainManifestScanReport, ManifestFinding as DomainManifestFinding } from '../../domain/scan.js';
+import type { FlowList as DomainFlowList } from '../../domain/firewall.js';
+import type { FirewallCheckAnswer, ValidationReportAnswer, UpgradePlanAnswer, ManifestScanAnswer, ClusterScanAnswer, NodePoolAnswer } from '../answer-detail.js';
+import type { ChangeFinding as DomainChangeFinding, ManifestFinding as DomainManifestFinding } from '../../domain/scan.js';
 import type { KbSummary } from '../../domain/catalog.js';
-import type { Finding as DomainFinding, ValidationReport as DomainValidationReport } from '../../domain/findings.js';
-import type { UpgradePlan as DomainUpgradePlan, UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
-import type { ClusterScanReport as DomainClusterScanReport, EvidenceFinding as DomainEvidenceFinding } from '../../domain/cluster-evidence.js';
-import type { NodePoolReport as DomainNodePoolReport } from '../../domain/node-pool.js';
+import type { Finding as DomainFinding } from '../../domain/findings.js';
+import type { UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
+import type { EvidenceFinding as DomainEvidenceFinding } from '../../domain/cluster-evidence.js';
+import type { AnswerSummary as DomainAnswerSummary } from '../../domain/answer-summary.js';
 import type { StoredProposal } from '../../services/proposals.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -130,6 +131,58 @@ export type AddonVersionInput = {
   name: Scalars['String']['input'];
   /** Its version, e.g. `v1.12.0`. */
   version: Scalars['String']['input'];
+};
+
+/** Counts of everything in a full answer. */
+export type AnswerCounts = {
+  __typename?: 'AnswerCounts';
+  /** Every code with its severity and count, ERROR first, then the most frequent: nothing goes uncounted. */
+  byCode: Array<CodeCount>;
+  /** Documents a manifest scan read; null for other answers. */
+  documents?: Maybe<Scalars['Int']['output']>;
+  /** Every finding by severity (a manifest scan's findings, change findings and notes together). */
+  findings: SeverityCounts;
+  /** Network flows a firewall check judged; null for other answers. */
+  flows?: Maybe<Scalars['Int']['output']>;
+  /** Objects a manifest scan read; null for other answers. */
+  objects?: Maybe<Scalars['Int']['output']>;
+  /** Steps of a plan or node-pool change; null for other answers. */
+  steps?: Maybe<Scalars['Int']['output']>;
+};
+
+/**
+ * An answer in a few KB: the same for every face (REST's and MCP's `"detail": "summary"` send this object as
+ * the answer). Nothing that says the answer is incomplete is left out: every code of the COVERAGE check is
+ * shown at least once, and what is not shown is counted.
+ */
+export type AnswerSummary = {
+  __typename?: 'AnswerSummary';
+  /** False when anything could not be judged (see notJudged), or a document could not be read: the answer covers less than was asked. */
+  allJudged: Scalars['Boolean']['output'];
+  /** The ERROR findings, which make the answer UNSUPPORTED, in the answer's order: at most 20, each of their codes at least once. */
+  blocking: Array<SummaryFinding>;
+  /** How many ERROR findings are not in blocking (counts.byCode counts them all). */
+  blockingNotShown: Scalars['Int']['output'];
+  /** Counts of everything in the full answer. */
+  counts: AnswerCounts;
+  /** Always SUMMARY (the JSON faces write it `summary`). */
+  detail: Detail;
+  /** How to ask for every finding and step. */
+  full: Scalars['String']['output'];
+  /** The knowledge-base revision the answer was computed from. */
+  kbRevision: Scalars['Int']['output'];
+  /** What could not be judged (findings of the COVERAGE check, any severity: NOTHING_JUDGED, KNOWLEDGE_EDGE, KNOWLEDGE_STALE, API_NOT_JUDGED ...): at most 20, each code at least once. */
+  notJudged: Array<SummaryFinding>;
+  /** How many COVERAGE findings are not in notJudged. */
+  notJudgedNotShown: Scalars['Int']['output'];
+  /** The full answer's ok: true only for SUPPORTED and SUPPORTED_WITH_WARNINGS. */
+  ok: Scalars['Boolean']['output'];
+  /** The full answer's verdict, unchanged. */
+  status: Verdict;
+  /** One line per step of a plan or node-pool change, in order (`3. kubelet@pool-a 1.29.8 → 1.30.14`); null for answers without steps. */
+  steps?: Maybe<Array<Scalars['String']['output']>>;
+  /** The target minor of a plan or a scan, the version of a firewall check; null for other answers. */
+  targetVersion?: Maybe<Scalars['String']['output']>;
 };
 
 /** An API group/version the Kubernetes API server serves or served. */
@@ -295,6 +348,8 @@ export type ClusterPlanInput = {
 /** What runs in a cluster, judged for an upgrade. */
 export type ClusterScanReport = {
   __typename?: 'ClusterScanReport';
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
   /** Findings, each with its evidence. */
   findings: Array<EvidenceFinding>;
   /** The knowledge-base revision that answered. */
@@ -305,8 +360,21 @@ export type ClusterScanReport = {
   releases: Array<HelmReleaseRead>;
   /** The verdict. */
   status: Verdict;
+  /** The answer in a few KB (status, what blocks it, what was not judged, steps as lines, counts), always made from the full answer. */
+  summary: AnswerSummary;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
+};
+
+/** How many findings of one code and severity the full answer has. */
+export type CodeCount = {
+  __typename?: 'CodeCount';
+  /** The finding code. */
+  code: Scalars['String']['output'];
+  /** How many. */
+  count: Scalars['Int']['output'];
+  /** Its severity. */
+  severity: Severity;
 };
 
 /** One connection between two components: protocol, port, authentication and TLS. */
@@ -493,6 +561,22 @@ export type DesignNote = {
   /** CONFIRMS or CONTRADICTS. */
   verdict: Scalars['String']['output'];
 };
+
+/**
+ * How much of an answer to send. The answer is always judged in full; SUMMARY changes what is sent, so the
+ * verdict cannot differ between the two. A new upgrade plan is 70-160 KB of JSON in full and 2-4 KB as a
+ * summary, for a chat bot or an agent with a token budget. Design: the answer keeps its type whatever the
+ * detail (a client's selection stays valid), gains `detail` (which form it is in) and `summary` (always
+ * there, computed from the full answer); with SUMMARY its lists hold only the findings the summary shows
+ * (blocking and not judged, at most 20 each) and steps, hops, apiRemovals and releases are empty (the steps
+ * are lines in summary.steps), so a trimmed list is never mistaken for the whole: `detail` says SUMMARY and
+ * summary.counts count everything.
+ */
+export type Detail =
+  /** Every finding, step and object of the answer (the default). */
+  | 'FULL'
+  /** The status, what blocks it, what could not be judged, the steps as one line each, and counts of the rest. */
+  | 'SUMMARY';
 
 /** How a user or a rule can tell whether a cluster is affected. */
 export type Detection = {
@@ -839,6 +923,8 @@ export type FirewallCheck = {
   __typename?: 'FirewallCheck';
   /** The CNI checked, or null. */
   cni?: Maybe<Scalars['String']['output']>;
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
   /** FLOW_NOT_ALLOWED and FLOW_OPTIONAL_NOT_ALLOWED per missing flow; errors first. */
   findings: Array<Finding>;
   /** How many flows were judged. */
@@ -849,6 +935,8 @@ export type FirewallCheck = {
   ok: Scalars['Boolean']['output'];
   /** What the answer means; see Verdict. */
   status: Verdict;
+  /** The answer in a few KB (status, what blocks it, what was not judged, steps as lines, counts), always made from the full answer. */
+  summary: AnswerSummary;
   /** The minor checked, or null. */
   version?: Maybe<Scalars['String']['output']>;
 };
@@ -1193,6 +1281,8 @@ export type ManifestScanReport = {
   changeFindings: Array<ChangeFinding>;
   /** False when a document could not be read: the others were scanned. */
   complete: Scalars['Boolean']['output'];
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
   /** YAML documents with content; empty and comment-only documents are not counted. */
   documentsScanned: Scalars['Int']['output'];
   /** One per object that is affected, ordered by documentIndex, then line. */
@@ -1205,6 +1295,8 @@ export type ManifestScanReport = {
   objectsScanned: Scalars['Int']['output'];
   /** UNSUPPORTED when an object uses an API removed at the target or a document is unreadable; SUPPORTED_WITH_WARNINGS for deprecations and a KNOWLEDGE_EDGE note; else SUPPORTED (scheduled removals and objects not judged are INFO). */
   status: Verdict;
+  /** The answer in a few KB (status, what blocks it, what was not judged, steps as lines, counts), always made from the full answer. */
+  summary: AnswerSummary;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
 };
@@ -1386,6 +1478,8 @@ export type NetworkFlow = {
  */
 export type NodePoolReport = {
   __typename?: 'NodePoolReport';
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
   /** Errors first, then warnings, then information. */
   findings: Array<Finding>;
   /** The knowledge-base revision the answer was computed from. */
@@ -1398,6 +1492,8 @@ export type NodePoolReport = {
   status: Verdict;
   /** What to do inside the pool, in order; empty when nothing changes. */
   steps: Array<NodePoolStep>;
+  /** The answer in a few KB (status, what blocks it, what was not judged, steps as lines, counts), always made from the full answer. */
+  summary: AnswerSummary;
 };
 
 /** A node pool as its chart installs it. */
@@ -1942,6 +2038,7 @@ export type QueryAuditLogArgs = {
 export type QueryCheckFirewallArgs = {
   allowed: Array<Scalars['String']['input']>;
   cni?: InputMaybe<Scalars['String']['input']>;
+  detail?: InputMaybe<Detail>;
   version?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -1960,6 +2057,7 @@ export type QueryCheckNodePoolRollbackArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
   controlPlaneVersion: Scalars['String']['input'];
   current: NodePoolSpecInput;
+  detail?: InputMaybe<Detail>;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
   rollbackTo: NodePoolSpecInput;
@@ -1979,6 +2077,7 @@ export type QueryCheckNodePoolRollbackArgs = {
 export type QueryCheckNodePoolUpgradeArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
   controlPlaneVersion: Scalars['String']['input'];
+  detail?: InputMaybe<Detail>;
   from: NodePoolSpecInput;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
@@ -2000,6 +2099,7 @@ export type QueryCheckRollbackArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
   component: Scalars['String']['input'];
   current: ClusterPlanInput;
+  detail?: InputMaybe<Detail>;
   instance?: InputMaybe<Scalars['String']['input']>;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
@@ -2119,6 +2219,7 @@ export type QueryFlowsArgs = {
 export type QueryPlanUpgradeArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
   current: ClusterPlanInput;
+  detail?: InputMaybe<Detail>;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
   targetVersion: Scalars['String']['input'];
@@ -2137,6 +2238,7 @@ export type QueryPlanUpgradeArgs = {
  */
 export type QueryPlanUpgradeFromKubectlArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
+  detail?: InputMaybe<Detail>;
   kubectl: KubectlOutputsInput;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
@@ -2218,6 +2320,7 @@ export type QueryReleaseArgs = {
  */
 export type QueryScanClusterArgs = {
   auditLog?: InputMaybe<Scalars['String']['input']>;
+  detail?: InputMaybe<Detail>;
   helmReleases?: InputMaybe<Scalars['JSONObject']['input']>;
   metrics?: InputMaybe<Scalars['String']['input']>;
   objects?: InputMaybe<Scalars['JSONObject']['input']>;
@@ -2238,6 +2341,7 @@ export type QueryScanClusterArgs = {
 export type QueryScanManifestsArgs = {
   addons?: InputMaybe<Array<AddonVersionInput>>;
   crds?: InputMaybe<Scalars['JSONObject']['input']>;
+  detail?: InputMaybe<Detail>;
   fromVersion?: InputMaybe<Scalars['String']['input']>;
   manifests: Scalars['String']['input'];
   targetVersion: Scalars['String']['input'];
@@ -2289,6 +2393,7 @@ export type QueryUpgradeImpactArgs = {
  */
 export type QueryValidateClusterArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
+  detail?: InputMaybe<Detail>;
   plan: ClusterPlanInput;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
@@ -2307,6 +2412,7 @@ export type QueryValidateClusterArgs = {
  */
 export type QueryValidateFromKubectlArgs = {
   asOf?: InputMaybe<Scalars['String']['input']>;
+  detail?: InputMaybe<Detail>;
   kubectl: KubectlOutputsInput;
   platform?: InputMaybe<Scalars['String']['input']>;
   profile?: InputMaybe<Scalars['String']['input']>;
@@ -2495,6 +2601,17 @@ export type Severity =
   /** Supported but risky or soon unsupported. */
   | 'WARNING';
 
+/** Findings of the full answer by severity. */
+export type SeverityCounts = {
+  __typename?: 'SeverityCounts';
+  /** ERROR findings. */
+  ERROR: Scalars['Int']['output'];
+  /** INFO findings. */
+  INFO: Scalars['Int']['output'];
+  /** WARNING findings. */
+  WARNING: Scalars['Int']['output'];
+};
+
 /** A narrower limit for old versions of a component. */
 export type SkewCondition = {
   __typename?: 'SkewCondition';
@@ -2551,6 +2668,23 @@ export type StepAction =
   /** The component moves from fromVersion to toVersion. */
   | 'UPGRADE';
 
+/** A finding as a summary shows it. */
+export type SummaryFinding = {
+  __typename?: 'SummaryFinding';
+  /** The finding's stable code (see Finding.code). */
+  code: Scalars['String']['output'];
+  /** The component a cluster finding is about; null for findings about objects. */
+  component?: Maybe<Scalars['String']['output']>;
+  /** The component's instance, when the finding names one. */
+  instance?: Maybe<Scalars['String']['output']>;
+  /** The message as the check wrote it. */
+  message: Scalars['String']['output'];
+  /** The object a scan finding is about and where it is, e.g. `CronJob default/nightly (document 3, line 12)`; null for cluster findings. */
+  object?: Maybe<Scalars['String']['output']>;
+  /** ERROR, WARNING or INFO. */
+  severity: Severity;
+};
+
 /** `before` is upgraded before `after`. */
 export type UpgradeDependency = {
   __typename?: 'UpgradeDependency';
@@ -2594,6 +2728,8 @@ export type UpgradePlan = {
   __typename?: 'UpgradePlan';
   /** API versions that stop being served between the current control plane and the target. */
   apiRemovals: Array<ApiRemoval>;
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
   /** Why a plan was refused or blocked, what the steps cross (API removals, runtime requirements), advice (INFO) and what still holds at the end; errors first. */
   findings: Array<Finding>;
   /** Per control-plane minor crossed, what that hop changes beyond apiVersions: behaviour changes, configuration-file versions and feature gates (see upgradeImpact); empty when the plan is refused before it starts. */
@@ -2606,6 +2742,8 @@ export type UpgradePlan = {
   status: Verdict;
   /** The steps in order; empty when the plan is refused (see findings) or there is nothing to do. A blocked plan lists the steps up to where it stops. */
   steps: Array<UpgradeStep>;
+  /** The answer in a few KB (status, what blocks it, what was not judged, steps as lines, counts), always made from the full answer. */
+  summary: AnswerSummary;
   /** The target minor. */
   targetVersion: Scalars['String']['output'];
 };
@@ -2636,6 +2774,8 @@ export type UpgradeStep = {
 /** The verdict of validateCluster and checkRollback. */
 export type ValidationReport = {
   __typename?: 'ValidationReport';
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
   /** Errors first, then warnings, then information. */
   findings: Array<Finding>;
   /** The knowledge-base revision the answer was computed from. */
@@ -2644,6 +2784,8 @@ export type ValidationReport = {
   ok: Scalars['Boolean']['output'];
   /** What the answer means; see Verdict. */
   status: Verdict;
+  /** The answer in a few KB (status, what blocks it, what was not judged, steps as lines, counts), always made from the full answer. */
+  summary: AnswerSummary;
 };
 
 /** What a report means, as people read it. A version past its end of life on asOf is a WARNING, so it is never plain SUPPORTED. */
@@ -2736,6 +2878,8 @@ export type ResolversTypes = {
   AddonRule: AddonRule;
   AddonTableMeaning: AddonTableMeaning;
   AddonVersionInput: AddonVersionInput;
+  AnswerCounts: ResolverTypeWrapper<AnswerCounts>;
+  AnswerSummary: ResolverTypeWrapper<DomainAnswerSummary>;
   ApiGroupVersion: ResolverTypeWrapper<ApiGroupVersionRecord>;
   ApiRemoval: ResolverTypeWrapper<ApiRemovalRecord>;
   AuditEntry: ResolverTypeWrapper<AuditEntry>;
@@ -2744,7 +2888,8 @@ export type ResolversTypes = {
   Caller: ResolverTypeWrapper<Caller>;
   ChangeFinding: ResolverTypeWrapper<DomainChangeFinding>;
   ClusterPlanInput: ClusterPlanInput;
-  ClusterScanReport: ResolverTypeWrapper<DomainClusterScanReport>;
+  ClusterScanReport: ResolverTypeWrapper<ClusterScanAnswer>;
+  CodeCount: ResolverTypeWrapper<CodeCount>;
   CommunicationLink: ResolverTypeWrapper<LinkRecord>;
   Component: ResolverTypeWrapper<ComponentRecord>;
   ComponentVersionInput: ComponentVersionInput;
@@ -2753,6 +2898,7 @@ export type ResolversTypes = {
   Coverage: ResolverTypeWrapper<CoverageRecord>;
   CoverageStale: ResolverTypeWrapper<CoverageStale>;
   DesignNote: ResolverTypeWrapper<DesignNote>;
+  Detail: Detail;
   Detection: ResolverTypeWrapper<Detection>;
   EditResult: ResolverTypeWrapper<EditResult>;
   EntityCount: ResolverTypeWrapper<EntityCount>;
@@ -2764,7 +2910,7 @@ export type ResolversTypes = {
   FieldRuleSeverity: ResolverTypeWrapper<FieldRuleSeverity>;
   Finding: ResolverTypeWrapper<DomainFinding>;
   FindingCheck: FindingCheck;
-  FirewallCheck: ResolverTypeWrapper<DomainFirewallCheck>;
+  FirewallCheck: ResolverTypeWrapper<FirewallCheckAnswer>;
   FirewallFormat: FirewallFormat;
   FirewallRules: ResolverTypeWrapper<Omit<FirewallRules, 'notes'> & { notes: Array<ResolversTypes['Finding']> }>;
   FlagChange: ResolverTypeWrapper<FlagChangeRecord>;
@@ -2785,11 +2931,11 @@ export type ResolversTypes = {
   KnowledgeBase: ResolverTypeWrapper<KbSummary>;
   KubectlOutputsInput: KubectlOutputsInput;
   ManifestFinding: ResolverTypeWrapper<DomainManifestFinding>;
-  ManifestScanReport: ResolverTypeWrapper<DomainManifestScanReport>;
+  ManifestScanReport: ResolverTypeWrapper<ManifestScanAnswer>;
   MinorOut: ResolverTypeWrapper<MinorOut>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   NetworkFlow: ResolverTypeWrapper<NetworkFlowRecord>;
-  NodePoolReport: ResolverTypeWrapper<DomainNodePoolReport>;
+  NodePoolReport: ResolverTypeWrapper<NodePoolAnswer>;
   NodePoolSpecInput: NodePoolSpecInput;
   NodePoolStep: ResolverTypeWrapper<NodePoolStep>;
   NodeRole: NodeRole;
@@ -2818,15 +2964,17 @@ export type ResolversTypes = {
   RuntimeRelease: ResolverTypeWrapper<RuntimeReleaseRecord>;
   RuntimeRequirement: ResolverTypeWrapper<RuntimeRequirementRecord>;
   Severity: Severity;
+  SeverityCounts: ResolverTypeWrapper<SeverityCounts>;
   SkewCondition: ResolverTypeWrapper<SkewCondition>;
   SkewRule: ResolverTypeWrapper<SkewRuleRecord>;
   StepAction: StepAction;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  SummaryFinding: ResolverTypeWrapper<SummaryFinding>;
   UpgradeDependency: ResolverTypeWrapper<UpgradeDependencyRecord>;
   UpgradeImpact: ResolverTypeWrapper<DomainUpgradeImpact>;
-  UpgradePlan: ResolverTypeWrapper<DomainUpgradePlan>;
+  UpgradePlan: ResolverTypeWrapper<UpgradePlanAnswer>;
   UpgradeStep: ResolverTypeWrapper<DomainUpgradeStep>;
-  ValidationReport: ResolverTypeWrapper<DomainValidationReport>;
+  ValidationReport: ResolverTypeWrapper<ValidationReportAnswer>;
   Verdict: Verdict;
 };
 
@@ -2836,6 +2984,8 @@ export type ResolversParentTypes = {
   AddonApi: AddonApiRecord;
   AddonLine: AddonLine;
   AddonVersionInput: AddonVersionInput;
+  AnswerCounts: AnswerCounts;
+  AnswerSummary: DomainAnswerSummary;
   ApiGroupVersion: ApiGroupVersionRecord;
   ApiRemoval: ApiRemovalRecord;
   AuditEntry: AuditEntry;
@@ -2844,7 +2994,8 @@ export type ResolversParentTypes = {
   Caller: Caller;
   ChangeFinding: DomainChangeFinding;
   ClusterPlanInput: ClusterPlanInput;
-  ClusterScanReport: DomainClusterScanReport;
+  ClusterScanReport: ClusterScanAnswer;
+  CodeCount: CodeCount;
   CommunicationLink: LinkRecord;
   Component: ComponentRecord;
   ComponentVersionInput: ComponentVersionInput;
@@ -2862,7 +3013,7 @@ export type ResolversParentTypes = {
   FieldRule: FieldRuleRecord;
   FieldRuleSeverity: FieldRuleSeverity;
   Finding: DomainFinding;
-  FirewallCheck: DomainFirewallCheck;
+  FirewallCheck: FirewallCheckAnswer;
   FirewallRules: Omit<FirewallRules, 'notes'> & { notes: Array<ResolversParentTypes['Finding']> };
   FlagChange: FlagChangeRecord;
   FlowEnd: FlowEnd;
@@ -2881,11 +3032,11 @@ export type ResolversParentTypes = {
   KnowledgeBase: KbSummary;
   KubectlOutputsInput: KubectlOutputsInput;
   ManifestFinding: DomainManifestFinding;
-  ManifestScanReport: DomainManifestScanReport;
+  ManifestScanReport: ManifestScanAnswer;
   MinorOut: MinorOut;
   Mutation: Record<PropertyKey, never>;
   NetworkFlow: NetworkFlowRecord;
-  NodePoolReport: DomainNodePoolReport;
+  NodePoolReport: NodePoolAnswer;
   NodePoolSpecInput: NodePoolSpecInput;
   NodePoolStep: NodePoolStep;
   Platform: PlatformRecord;
@@ -2907,14 +3058,16 @@ export type ResolversParentTypes = {
   ReleaseSupport: ReleaseSupport;
   RuntimeRelease: RuntimeReleaseRecord;
   RuntimeRequirement: RuntimeRequirementRecord;
+  SeverityCounts: SeverityCounts;
   SkewCondition: SkewCondition;
   SkewRule: SkewRuleRecord;
   String: Scalars['String']['output'];
+  SummaryFinding: SummaryFinding;
   UpgradeDependency: UpgradeDependencyRecord;
   UpgradeImpact: DomainUpgradeImpact;
-  UpgradePlan: DomainUpgradePlan;
+  UpgradePlan: UpgradePlanAnswer;
   UpgradeStep: DomainUpgradeStep;
-  ValidationReport: DomainValidationReport;
+  ValidationReport: ValidationReportAnswer;
 };
 
 export type AddonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Addon'] = ResolversParentTypes['Addon']> = {
@@ -2957,6 +3110,31 @@ export type AddonLineResolvers<ContextType = GraphQLContext, ParentType extends 
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   released?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   versions?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AnswerCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AnswerCounts'] = ResolversParentTypes['AnswerCounts']> = {
+  byCode?: Resolver<Array<ResolversTypes['CodeCount']>, ParentType, ContextType>;
+  documents?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  findings?: Resolver<ResolversTypes['SeverityCounts'], ParentType, ContextType>;
+  flows?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  objects?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  steps?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type AnswerSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AnswerSummary'] = ResolversParentTypes['AnswerSummary']> = {
+  allJudged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  blocking?: Resolver<Array<ResolversTypes['SummaryFinding']>, ParentType, ContextType>;
+  blockingNotShown?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  counts?: Resolver<ResolversTypes['AnswerCounts'], ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
+  full?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  notJudged?: Resolver<Array<ResolversTypes['SummaryFinding']>, ParentType, ContextType>;
+  notJudgedNotShown?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  steps?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  targetVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ApiGroupVersionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiGroupVersion'] = ResolversParentTypes['ApiGroupVersion']> = {
@@ -3040,12 +3218,20 @@ export type ChangeFindingResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type ClusterScanReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ClusterScanReport'] = ResolversParentTypes['ClusterScanReport']> = {
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['EvidenceFinding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   releases?: Resolver<Array<ResolversTypes['HelmReleaseRead']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type CodeCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CodeCount'] = ResolversParentTypes['CodeCount']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
 };
 
 export type CommunicationLinkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunicationLink'] = ResolversParentTypes['CommunicationLink']> = {
@@ -3221,11 +3407,13 @@ export type FindingResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type FirewallCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FirewallCheck'] = ResolversParentTypes['FirewallCheck']> = {
   cni?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   flowsChecked?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
   version?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
@@ -3379,12 +3567,14 @@ export type ManifestFindingResolvers<ContextType = GraphQLContext, ParentType ex
 export type ManifestScanReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManifestScanReport'] = ResolversParentTypes['ManifestScanReport']> = {
   changeFindings?: Resolver<Array<ResolversTypes['ChangeFinding']>, ParentType, ContextType>;
   complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
   documentsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['ManifestFinding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   objectsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -3424,12 +3614,14 @@ export type NetworkFlowResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type NodePoolReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NodePoolReport'] = ResolversParentTypes['NodePoolReport']> = {
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   pool?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['NodePoolStep']>, ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
 };
 
 export type NodePoolStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NodePoolStep'] = ResolversParentTypes['NodePoolStep']> = {
@@ -3573,10 +3765,10 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiRemovals?: Resolver<Array<ResolversTypes['ApiRemoval']>, ParentType, ContextType, Partial<QueryApiRemovalsArgs>>;
   auditLog?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType, Partial<QueryAuditLogArgs>>;
   behaviourChanges?: Resolver<Array<ResolversTypes['BehaviourChange']>, ParentType, ContextType>;
-  checkFirewall?: Resolver<ResolversTypes['FirewallCheck'], ParentType, ContextType, RequireFields<QueryCheckFirewallArgs, 'allowed'>>;
-  checkNodePoolRollback?: Resolver<ResolversTypes['NodePoolReport'], ParentType, ContextType, RequireFields<QueryCheckNodePoolRollbackArgs, 'controlPlaneVersion' | 'current' | 'rollbackTo'>>;
-  checkNodePoolUpgrade?: Resolver<ResolversTypes['NodePoolReport'], ParentType, ContextType, RequireFields<QueryCheckNodePoolUpgradeArgs, 'controlPlaneVersion' | 'from' | 'to'>>;
-  checkRollback?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryCheckRollbackArgs, 'component' | 'current' | 'toVersion'>>;
+  checkFirewall?: Resolver<ResolversTypes['FirewallCheck'], ParentType, ContextType, RequireFields<QueryCheckFirewallArgs, 'allowed' | 'detail'>>;
+  checkNodePoolRollback?: Resolver<ResolversTypes['NodePoolReport'], ParentType, ContextType, RequireFields<QueryCheckNodePoolRollbackArgs, 'controlPlaneVersion' | 'current' | 'detail' | 'rollbackTo'>>;
+  checkNodePoolUpgrade?: Resolver<ResolversTypes['NodePoolReport'], ParentType, ContextType, RequireFields<QueryCheckNodePoolUpgradeArgs, 'controlPlaneVersion' | 'detail' | 'from' | 'to'>>;
+  checkRollback?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryCheckRollbackArgs, 'component' | 'current' | 'detail' | 'toVersion'>>;
   component?: Resolver<Maybe<ResolversTypes['Component']>, ParentType, ContextType, RequireFields<QueryComponentArgs, 'name'>>;
   components?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType, Partial<QueryComponentsArgs>>;
   configurationApis?: Resolver<Array<ResolversTypes['ConfigurationApi']>, ParentType, ContextType>;
@@ -3590,8 +3782,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   hostRequirements?: Resolver<Array<ResolversTypes['HostRequirement']>, ParentType, ContextType>;
   knowledgeBase?: Resolver<ResolversTypes['KnowledgeBase'], ParentType, ContextType>;
   links?: Resolver<Array<ResolversTypes['CommunicationLink']>, ParentType, ContextType>;
-  planUpgrade?: Resolver<ResolversTypes['UpgradePlan'], ParentType, ContextType, RequireFields<QueryPlanUpgradeArgs, 'current' | 'targetVersion'>>;
-  planUpgradeFromKubectl?: Resolver<ResolversTypes['UpgradePlan'], ParentType, ContextType, RequireFields<QueryPlanUpgradeFromKubectlArgs, 'kubectl' | 'targetVersion'>>;
+  planUpgrade?: Resolver<ResolversTypes['UpgradePlan'], ParentType, ContextType, RequireFields<QueryPlanUpgradeArgs, 'current' | 'detail' | 'targetVersion'>>;
+  planUpgradeFromKubectl?: Resolver<ResolversTypes['UpgradePlan'], ParentType, ContextType, RequireFields<QueryPlanUpgradeFromKubectlArgs, 'detail' | 'kubectl' | 'targetVersion'>>;
   platforms?: Resolver<Array<ResolversTypes['Platform']>, ParentType, ContextType>;
   ports?: Resolver<Array<ResolversTypes['Port']>, ParentType, ContextType, Partial<QueryPortsArgs>>;
   profiles?: Resolver<Array<ResolversTypes['PolicyProfile']>, ParentType, ContextType>;
@@ -3603,13 +3795,13 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   releases?: Resolver<Array<ResolversTypes['Release']>, ParentType, ContextType>;
   runtimeReleases?: Resolver<Array<ResolversTypes['RuntimeRelease']>, ParentType, ContextType>;
   runtimeRequirements?: Resolver<Array<ResolversTypes['RuntimeRequirement']>, ParentType, ContextType>;
-  scanCluster?: Resolver<ResolversTypes['ClusterScanReport'], ParentType, ContextType, RequireFields<QueryScanClusterArgs, 'targetVersion'>>;
-  scanManifests?: Resolver<ResolversTypes['ManifestScanReport'], ParentType, ContextType, RequireFields<QueryScanManifestsArgs, 'manifests' | 'targetVersion'>>;
+  scanCluster?: Resolver<ResolversTypes['ClusterScanReport'], ParentType, ContextType, RequireFields<QueryScanClusterArgs, 'detail' | 'targetVersion'>>;
+  scanManifests?: Resolver<ResolversTypes['ManifestScanReport'], ParentType, ContextType, RequireFields<QueryScanManifestsArgs, 'detail' | 'manifests' | 'targetVersion'>>;
   skewRules?: Resolver<Array<ResolversTypes['SkewRule']>, ParentType, ContextType, Partial<QuerySkewRulesArgs>>;
   upgradeImpact?: Resolver<ResolversTypes['UpgradeImpact'], ParentType, ContextType, RequireFields<QueryUpgradeImpactArgs, 'fromVersion' | 'toVersion'>>;
   upgradeOrder?: Resolver<Array<ResolversTypes['UpgradeDependency']>, ParentType, ContextType>;
-  validateCluster?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryValidateClusterArgs, 'plan'>>;
-  validateFromKubectl?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryValidateFromKubectlArgs, 'kubectl'>>;
+  validateCluster?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryValidateClusterArgs, 'detail' | 'plan'>>;
+  validateFromKubectl?: Resolver<ResolversTypes['ValidationReport'], ParentType, ContextType, RequireFields<QueryValidateFromKubectlArgs, 'detail' | 'kubectl'>>;
 };
 
 export type RecommendationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = {
@@ -3689,6 +3881,12 @@ export type RuntimeRequirementResolvers<ContextType = GraphQLContext, ParentType
   summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type SeverityCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SeverityCounts'] = ResolversParentTypes['SeverityCounts']> = {
+  ERROR?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  INFO?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  WARNING?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type SkewConditionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SkewCondition'] = ResolversParentTypes['SkewCondition']> = {
   componentOlderThan?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   maxOlder?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -3710,6 +3908,15 @@ export type SkewRuleResolvers<ContextType = GraphQLContext, ParentType extends R
   relativeTo?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SummaryFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SummaryFinding'] = ResolversParentTypes['SummaryFinding']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  instance?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  object?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
 };
 
 export type UpgradeDependencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpgradeDependency'] = ResolversParentTypes['UpgradeDependency']> = {
@@ -3734,12 +3941,14 @@ export type UpgradeImpactResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type UpgradePlanResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpgradePlan'] = ResolversParentTypes['UpgradePlan']> = {
   apiRemovals?: Resolver<Array<ResolversTypes['ApiRemoval']>, ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   hops?: Resolver<Array<ResolversTypes['ImpactRelease']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['UpgradeStep']>, ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -3756,16 +3965,20 @@ export type UpgradeStepResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type ValidationReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ValidationReport'] = ResolversParentTypes['ValidationReport']> = {
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   ok?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
   Addon?: AddonResolvers<ContextType>;
   AddonApi?: AddonApiResolvers<ContextType>;
   AddonLine?: AddonLineResolvers<ContextType>;
+  AnswerCounts?: AnswerCountsResolvers<ContextType>;
+  AnswerSummary?: AnswerSummaryResolvers<ContextType>;
   ApiGroupVersion?: ApiGroupVersionResolvers<ContextType>;
   ApiRemoval?: ApiRemovalResolvers<ContextType>;
   AuditEntry?: AuditEntryResolvers<ContextType>;
@@ -3773,6 +3986,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Caller?: CallerResolvers<ContextType>;
   ChangeFinding?: ChangeFindingResolvers<ContextType>;
   ClusterScanReport?: ClusterScanReportResolvers<ContextType>;
+  CodeCount?: CodeCountResolvers<ContextType>;
   CommunicationLink?: CommunicationLinkResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;
   ConfigurationApi?: ConfigurationApiResolvers<ContextType>;
@@ -3830,8 +4044,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReleaseSupport?: ReleaseSupportResolvers<ContextType>;
   RuntimeRelease?: RuntimeReleaseResolvers<ContextType>;
   RuntimeRequirement?: RuntimeRequirementResolvers<ContextType>;
+  SeverityCounts?: SeverityCountsResolvers<ContextType>;
   SkewCondition?: SkewConditionResolvers<ContextType>;
   SkewRule?: SkewRuleResolvers<ContextType>;
+  SummaryFinding?: SummaryFindingResolvers<ContextType>;
   UpgradeDependency?: UpgradeDependencyResolvers<ContextType>;
   UpgradeImpact?: UpgradeImpactResolvers<ContextType>;
   UpgradePlan?: UpgradePlanResolvers<ContextType>;
