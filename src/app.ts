@@ -19,6 +19,8 @@ import { operationRoutes } from "./rest/operation-routes.js";
 import { DOCS_ASSETS, docsRoutes } from "./rest/docs.js";
 import { openApiDocument } from "./rest/openapi.js";
 import { chatopsRouter } from "./chatops/router.js";
+import { mcpRoutes } from "./mcp/routes.js";
+import { readFileSync } from "node:fs";
 import { mountGraphQL } from "./graphql/server.js";
 import type { RememberedData } from "./graphql/remembered-answers.js";
 import type { Authenticator } from "./services/authenticator.js";
@@ -149,6 +151,13 @@ export async function createApp(deps: AppDependencies): Promise<Express> {
  * the signal itself, so GraphQL requests in flight during the HTTP drain
  * complete; server.ts calls stop() once the drain is done.
  */
+/** The version MCP clients are told: package.json's, one level up from src/ and from dist/ alike. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
+
 export async function createAppHandle(deps: AppDependencies): Promise<AppHandle> {
   const app = express();
   const turns = readsInTurns(app, deps.readsPerTurn ?? DEFAULT_READS_PER_TURN);
@@ -191,7 +200,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
 
   mountServiceRoutes(app, deps, metrics, identify);
   // While the database is away, answers still come from the last snapshot; tell callers it may be stale.
-  app.use(["/api/v1", "/graphql", "/chatops"], staleWarning(deps.freshness));
+  app.use(["/api/v1", "/graphql", "/chatops", "/mcp"], staleWarning(deps.freshness));
   const limits = deps.rateLimits ?? { writesPerMinute: 120, chatPerMinute: 60 };
   // One budget per caller for every write, whether it came over REST or as a GraphQL mutation.
   const writeBudgets = new MinuteBudgets(limits.writesPerMinute);
@@ -239,7 +248,8 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     .addRouter("/api/v1", operations)
     .addRouter("", docs)
     .addRouter("", queue.page)
-    .addRouter("/chatops", chat);
+    .addRouter("/chatops", chat)
+    .addRouter("", mountMcp(app, deps));
   if (curation) routes.addRouter("/api/v1", curation);
   if (queue.rest) routes.addRouter("/api/v1", queue.rest);
   routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
@@ -247,6 +257,20 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   app.use(notFoundHandler(routes));
   app.use(errorMiddleware(deps.logger));
   return { app, stop: () => graphql.stop() };
+}
+
+/** MCP at /mcp: the questions as tools, read through the same identification as REST. */
+function mountMcp(app: Express, deps: AppDependencies): Router {
+  const mcp = mcpRoutes(
+    {
+      kb: deps.kb,
+      logger: deps.logger,
+      lastChecked: deps.refreshLedger && (() => deps.refreshLedger!.lastChecked()),
+    },
+    PACKAGE_VERSION,
+  );
+  app.use(mcp);
+  return mcp;
 }
 
 /** The review queue of proposals: its REST routes (with a database) and its page (always, saying when there is no queue). */

@@ -107,6 +107,7 @@ import {
 } from "./client/command-line.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, OfflineError, UsageError } from "./client/errors.js";
 import { InputReader } from "./client/inputs.js";
+import { relayMcp } from "./mcp-bridge.js";
 
 // The CLI's own environment, not the service's config.
 const environment = process.env; // eslint-disable-line no-restricted-syntax
@@ -114,6 +115,7 @@ const {
   KUBECOMPAT_URL: serverFromEnvironment,
   NO_COLOR: noColour,
   KUBECTL: kubectlFromEnvironment,
+  KUBECOMPAT_TOKEN: tokenFromEnvironment,
 } = environment;
 
 // Two levels up both from src/cli/ (run by bin/ through tsx) and from dist/cli/ (compiled).
@@ -136,6 +138,15 @@ const RUN: Readonly<
   collect: (commandLine, context) =>
     collect(commandLine, context, { kubectl: kubectlFromEnvironment }),
   "scan-cluster": scanCluster,
+  // Relays MCP between stdio and the server's /mcp until the agent closes stdin.
+  mcp: async (_commandLine, context) => {
+    await relayMcp({
+      server: context.api.base,
+      token: tokenFromEnvironment,
+      userAgent: `kubecompat-cli/${CLI_VERSION}`,
+    });
+    return EXIT_OK;
+  },
 };
 
 async function readStdin(): Promise<string> {

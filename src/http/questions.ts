@@ -20,6 +20,7 @@ import { planUpgrade } from "../domain/upgrade.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { inSlices } from "../core/slices.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
+import { summariseAnswer, type OperationAnswer } from "../domain/answer-summary.js";
 import {
   fromKubectlUpgradeRequest,
   fromKubectlValidateRequest,
@@ -54,18 +55,54 @@ export interface Question {
   /** The REST route that asks it, under /api/v1 (POST with the input as the JSON body, GET with it in the query). */
   readonly rest: { readonly method: "post" | "get"; readonly path: string };
   readonly input: z.ZodType;
+  /** Whether the answer is a verdict with findings, which the input's `detail` may ask to summarise. */
+  readonly verdict: boolean;
   /** Only a judgement: `input` has passed `input`'s schema. */
   answer(snapshot: KbSnapshot, input: unknown, context: QuestionContext): unknown;
 }
 
 /** A question typed by its schema, stored with the input's type erased (the table holds every kind). */
 function question<Schema extends z.ZodType>(
-  definition: Omit<Question, "input" | "answer"> & {
+  definition: Omit<Question, "input" | "answer" | "verdict"> & {
     readonly input: Schema;
     answer(snapshot: KbSnapshot, input: z.infer<Schema>, context: QuestionContext): unknown;
   },
 ): Question {
-  return definition;
+  return { ...definition, verdict: CLUSTER_PATHS.has(definition.rest.path) };
+}
+
+/** The routes whose answers are verdicts (validate, plans, rollbacks, scans, checks): their bodies take `detail`. */
+const CLUSTER_PATHS = new Set([
+  "/validate",
+  "/validate/from-kubectl",
+  "/upgrade-plan",
+  "/upgrade-plan/from-kubectl",
+  "/rollback-check",
+  "/scan/cluster",
+  "/firewall/check",
+  "/node-pool/upgrade-check",
+  "/node-pool/rollback-check",
+  "/scan",
+]);
+
+export type Detail = "full" | "summary";
+
+/**
+ * The answer to `question` in the form asked for: a verdict is summarised when its input's `detail` (or,
+ * without one, the face's default) says "summary"; anything else is answered whole.
+ */
+export async function answerIn(
+  question: Question,
+  snapshot: KbSnapshot,
+  input: unknown,
+  context: QuestionContext,
+  defaultDetail: Detail = "full",
+): Promise<unknown> {
+  const answer: unknown = await question.answer(snapshot, input, context);
+  const asked = (input as { detail?: Detail } | null)?.detail ?? defaultDetail;
+  return question.verdict && asked === "summary"
+    ? summariseAnswer(answer as OperationAnswer)
+    : answer;
 }
 
 const ANSWER_SAYS =

@@ -8,13 +8,12 @@
  * the AnswerCache.
  */
 import express, { Router, type Request } from "express";
-import { scanSteps } from "../domain/scan.js";
-import { inSlices } from "../core/slices.js";
+import { parseInput } from "../http/input.js";
 import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
-import { CLUSTER_QUESTIONS, type Question } from "../http/questions.js";
+import { CLUSTER_QUESTIONS, answerIn, type Question } from "../http/questions.js";
 import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
 import { MAX_MANIFEST_CHARS } from "../http/schemas/scan-requests.js";
@@ -45,7 +44,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
   for (const question of CLUSTER_QUESTIONS) {
     if (question === SCAN_MANIFESTS) continue;
     check(question.rest.path, (req, snapshot) =>
-      question.answer(snapshot, parseJsonBody(question.input, req), {}),
+      answerIn(question, snapshot, parseJsonBody(question.input, req), {}),
     );
   }
   router.post(
@@ -59,18 +58,25 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
 // Raw YAML is accepted as well, with the target in the query string: `curl --data-binary @all.yaml`.
 function judgeScan(req: Request, snapshot: KbSnapshot): unknown {
   if (req.is(YAML_TYPES)) {
-    const { targetVersion, fromVersion } = queryParameters(req, ["targetVersion", "fromVersion"]);
+    const { targetVersion, fromVersion, detail } = queryParameters(req, [
+      "targetVersion",
+      "fromVersion",
+      "detail",
+    ]);
     if (targetVersion === undefined || targetVersion.trim() === "") {
       throw new InputError(
         "targetVersion is required as a query parameter when the body is YAML: POST /api/v1/scan?targetVersion=1.29",
         "targetVersion",
       );
     }
-    return inSlices(
-      scanSteps(snapshot, typeof req.body === "string" ? req.body : "", targetVersion, {
-        fromVersion,
-      }),
+    // The JSON request it stands for, checked by the same schema.
+    const manifests = typeof req.body === "string" ? req.body : "";
+    const input = parseInput(
+      SCAN_MANIFESTS.input,
+      { manifests, targetVersion, fromVersion, detail },
+      "query",
     );
+    return answerIn(SCAN_MANIFESTS, snapshot, input, {});
   }
   if (!req.is("application/json")) {
     throw new UnsupportedMediaTypeError(
@@ -91,5 +97,5 @@ function judgeScan(req: Request, snapshot: KbSnapshot): unknown {
       "manifests",
     );
   }
-  return SCAN_MANIFESTS.answer(snapshot, parseJsonBody(SCAN_MANIFESTS.input, req), {});
+  return answerIn(SCAN_MANIFESTS, snapshot, parseJsonBody(SCAN_MANIFESTS.input, req), {});
 }

@@ -14,6 +14,7 @@ export const COMMANDS = [
   "firewall",
   "collect",
   "scan-cluster",
+  "mcp",
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -192,6 +193,7 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> =
         "write the bundle there (mode 0600: it holds Helm release records) instead of stdout",
     },
   ],
+  mcp: [],
   "scan-cluster": [
     {
       name: "to",

@@ -70,6 +70,18 @@ const COMMAND_HELP: Readonly<
       "kubecompat scan-cluster --bundle prod.json --to 1.30",
     ],
   },
+  mcp: {
+    line: "serve the service's MCP tools over stdio, for an AI agent that starts kubecompat itself",
+    usage: ["kubecompat mcp [--server URL | --offline]"],
+    summary:
+      "Speaks the Model Context Protocol on stdin/stdout and relays every message to the server's /mcp endpoint\n" +
+      "(--server, else $KUBECOMPAT_URL; with --offline, a server started in this process over the shipped kb/).\n" +
+      "$KUBECOMPAT_TOKEN is sent as the bearer token where the server requires one.",
+    examples: [
+      "kubecompat mcp --offline",
+      "KUBECOMPAT_URL=https://kubecompat.example.com KUBECOMPAT_TOKEN=... kubecompat mcp",
+    ],
+  },
   "scan-cluster": {
     line: "what runs in a cluster (Helm releases, objects, deprecated API requests) judged for a target version",
     usage: [

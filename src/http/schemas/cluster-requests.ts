@@ -2,6 +2,7 @@
  * The requests that judge a whole cluster: validate, plan an upgrade, check a
  * rollback, and the variants that read the cluster from what kubectl prints.
  */
+import { detail } from "./answer-detail.js";
 import {
   asOf,
   clusterPlanInput,
@@ -13,11 +14,11 @@ import {
 import { shortText, z } from "./openapi-zod.js";
 
 export const validateRequest = z
-  .strictObject({ components, profile, asOf, platform })
+  .strictObject({ components, profile, asOf, platform, detail })
   .openapi("ValidateRequest");
 
 export const upgradePlanRequest = z
-  .strictObject({ current: clusterPlanInput, targetVersion, profile, asOf, platform })
+  .strictObject({ current: clusterPlanInput, targetVersion, profile, asOf, platform, detail })
   .openapi("UpgradePlanRequest");
 
 export const rollbackRequest = z
@@ -33,6 +34,7 @@ export const rollbackRequest = z
       "The day the control plane reached its current minor, YYYY-MM-DD: a managed platform's rollback window (EKS: 7 days) counts from it.",
       "2026-12-01",
     ).nullish(),
+    detail,
   })
   .openapi("RollbackRequest");
 
@@ -63,6 +65,7 @@ export const fromKubectlValidateRequest = z
     profile,
     asOf,
     platform,
+    detail,
   })
   .openapi("ValidateFromKubectlRequest");
 export const fromKubectlUpgradeRequest = z
@@ -72,5 +75,6 @@ export const fromKubectlUpgradeRequest = z
     profile,
     asOf,
     platform,
+    detail,
   })
   .openapi("UpgradePlanFromKubectlRequest");

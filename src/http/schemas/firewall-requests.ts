@@ -1,4 +1,5 @@
 /** The request that checks a firewall's allowed flows against the flows the cluster needs. */
+import { detail } from "./answer-detail.js";
 import { shortText, z } from "./openapi-zod.js";
 
 export const firewallCheckRequest = z
@@ -20,5 +21,6 @@ export const firewallCheckRequest = z
       "The Kubernetes version the cluster runs or upgrades to: only flows that apply to it.",
       "1.31",
     ).nullish(),
+    detail,
   })
   .openapi("FirewallCheckRequest");

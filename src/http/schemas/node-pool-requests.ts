@@ -3,6 +3,7 @@
  * is and as it will be (kubelet flags and configuration, kube-proxy mode,
  * runtime, chart constraint, cgroup version) against the control plane.
  */
+import { detail } from "./answer-detail.js";
 import { asOf, platform, profile } from "./cluster-fields.js";
 import { shortText, z } from "./openapi-zod.js";
 
@@ -50,6 +51,7 @@ export const nodePoolUpgradeRequest = z
     profile,
     asOf,
     platform,
+    detail,
   })
   .openapi("NodePoolUpgradeRequest");
 export const nodePoolRollbackRequest = z
@@ -60,5 +62,6 @@ export const nodePoolRollbackRequest = z
     profile,
     asOf,
     platform,
+    detail,
   })
   .openapi("NodePoolRollbackRequest");

@@ -14,12 +14,10 @@ export const filterValue = z
   .min(1, "must not be empty")
   .max(100, "must be at most 100 characters");
 
-const asOf = filterValue
-  .optional()
-  .openapi({
-    description: "The day to judge on, YYYY-MM-DD (default: today).",
-    example: "2026-12-06",
-  });
+const asOf = filterValue.optional().openapi({
+  description: "The day to judge on, YYYY-MM-DD (default: today).",
+  example: "2026-12-06",
+});
 
 export const releaseQuery = z.strictObject({
   version: filterValue.openapi({
@@ -40,12 +38,10 @@ export const impactQuery = z.strictObject({
 });
 
 export const flowQuery = z.strictObject({
-  from: filterValue
-    .optional()
-    .openapi({
-      description: "Source role: control-plane, workers or external.",
-      example: "workers",
-    }),
+  from: filterValue.optional().openapi({
+    description: "Source role: control-plane, workers or external.",
+    example: "workers",
+  }),
   to: filterValue
     .optional()
     .openapi({ description: "Destination role.", example: "control-plane" }),
@@ -53,12 +49,10 @@ export const flowQuery = z.strictObject({
     description: "The cluster's CNI: calico, cilium or flannel (its flows are added).",
     example: "calico",
   }),
-  version: filterValue
-    .optional()
-    .openapi({
-      description: "A Kubernetes version: only flows that apply to it.",
-      example: "1.31",
-    }),
+  version: filterValue.optional().openapi({
+    description: "A Kubernetes version: only flows that apply to it.",
+    example: "1.31",
+  }),
 });
 
 export const coverageQuery = z.strictObject({ asOf });

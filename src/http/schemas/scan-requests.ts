@@ -3,6 +3,7 @@
  * manifests as text, and the evidence read from a live cluster (Helm
  * releases, last-applied annotations, request metrics, the audit log).
  */
+import { detail } from "./answer-detail.js";
 import { targetVersion } from "./cluster-fields.js";
 import { shortText, z } from "./openapi-zod.js";
 
@@ -35,6 +36,7 @@ export const scanRequest = z
       description:
         "The JSON of `kubectl get crd -o json`: objects are judged by the cluster's CRDs, and CRDs in manifests against the versions the cluster has stored.",
     }),
+    detail,
   })
   .openapi("ScanRequest");
 
@@ -57,5 +59,6 @@ export const clusterScanRequest = z
       description:
         "The apiserver's audit log (JSON lines): events annotated k8s.io/deprecated, with who made them.",
     }),
+    detail,
   })
   .openapi("ClusterScanRequest");
