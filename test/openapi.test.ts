@@ -77,6 +77,7 @@ describe("the OpenAPI document", () => {
     assert.deepEqual(Object.keys(validate.properties).sort(), [
       "asOf",
       "components",
+      "detail",
       "platform",
       "profile",
     ]);
