@@ -5,6 +5,7 @@
  * share of them, through the real `kubecompat --offline` executable with a plan file. Every face must give
  * the same verdict and the same findings (REST, GraphQL and the CLI every code; chat its counts by severity
  * and the codes it lists), or refuse the same input with the same message (and the CLI with exit code 2).
+ * The MCP face (the SDK's client at /mcp) is asked every check, plan and node-pool question in full.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -14,6 +15,8 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { stringify } from "yaml";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createApp } from "../src/app.js";
 import { createLogger } from "../src/core/logger.js";
 import type { ComponentVersionInput } from "../src/domain/cluster-plan.js";
@@ -158,6 +161,7 @@ describe("every face answers a generated question alike", () => {
   let url: string;
   let snapshot: KbSnapshot;
   let questions: ClusterQuestion[];
+  let mcpClient: Client;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-differential-"));
 
   before(async () => {
@@ -174,12 +178,15 @@ describe("every face answers a generated question alike", () => {
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    mcpClient = new Client({ name: "differential", version: "1.0.0" });
+    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
     questions = fc.sample(clusterQuestion(snapshot, { typos: true }), {
       seed: PROPERTY_SEED,
       numRuns: propertyRuns(40),
     });
   });
   after(async () => {
+    await mcpClient.close();
     await new Promise((resolve) => server.close(resolve));
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -228,6 +235,23 @@ describe("every face answers a generated question alike", () => {
       return { kind: "refused", message: body.errors[0]!.message };
     }
     return verdictOf(body.data![field]!);
+  };
+
+  /** The question as REST's body, asked of the MCP tool in full: its verdict, or REST's refusal as a tool error. */
+  const mcp = async (tool: string, body: Record<string, unknown>): Promise<Answer> => {
+    const result = (await mcpClient.callTool({
+      name: tool,
+      arguments: JSON.parse(JSON.stringify({ ...body, detail: "full" })) as Record<string, unknown>,
+    })) as { structuredContent?: Record<string, unknown>; isError?: boolean };
+    const content = result.structuredContent!;
+    if (result.isError === true) {
+      const error = content.error as { code: string; message: string };
+      assert.equal(error.code, "BAD_USER_INPUT", JSON.stringify(content));
+      return { kind: "refused", message: error.message };
+    }
+    return verdictOf(
+      content as { status: string; findings: Array<{ code: string; severity: string }> },
+    );
   };
 
   const chat = async (text: string): Promise<Answer> => {
@@ -309,7 +333,7 @@ describe("every face answers a generated question alike", () => {
     else assert.deepEqual(other.codes, reference.codes, `${face}'s codes: ${asked}`);
   }
 
-  it("validate: REST, GraphQL and chat, and the offline CLI for a share", async () => {
+  it("validate: REST, GraphQL, MCP and chat, and the offline CLI for a share", async () => {
     const seen = { verdicts: new Set<string>(), refused: 0, cli: 0, codes: new Set<string>() };
     for (const [index, question] of questions.entries()) {
       const asked = JSON.stringify(question);
@@ -318,10 +342,9 @@ describe("every face answers a generated question alike", () => {
         asOf: question.asOf,
         platform: question.platform,
       };
-      const reference = await rest("/api/v1/validate", {
-        components: question.components,
-        ...options,
-      });
+      const body = { components: question.components, ...options };
+      const reference = await rest("/api/v1/validate", body);
+      agree(reference, await mcp("validate_cluster", body), "MCP", JSON.stringify(question));
       if (reference.kind === "verdict") {
         seen.verdicts.add(reference.status);
         for (const code of reference.codes) seen.codes.add(code);
@@ -498,7 +521,7 @@ describe("every face answers a generated question alike", () => {
     );
   });
 
-  it("node pools: every spec field (kube-proxy modes, OS, flags, KubeletConfiguration, chart, cgroup) on REST, GraphQL, chat and the offline CLI", async () => {
+  it("node pools: every spec field (kube-proxy modes, OS, flags, KubeletConfiguration, chart, cgroup) on REST, GraphQL, MCP, chat and the offline CLI", async () => {
     const pools = fc.sample(
       fc.oneof(nodePoolQuestion(snapshot), nodePoolQuestion(snapshot, { chatWords: true })),
       { seed: PROPERTY_SEED, numRuns: propertyRuns(30) },
@@ -507,12 +530,14 @@ describe("every face answers a generated question alike", () => {
     for (const [index, pool] of pools.entries()) {
       const asked = JSON.stringify(pool);
       const options = { profile: pool.profile, asOf: pool.asOf, platform: pool.platform };
-      const reference = await rest("/api/v1/node-pool/upgrade-check", {
+      const body = {
         controlPlaneVersion: pool.controlPlaneVersion,
         from: pool.from,
         to: pool.to,
         ...options,
-      });
+      };
+      const reference = await rest("/api/v1/node-pool/upgrade-check", body);
+      agree(reference, await mcp("check_node_pool_upgrade", body), "MCP", asked);
       seen.add(reference.kind === "verdict" ? reference.status : "REFUSED");
       const query =
         "query($cp: String!, $f: NodePoolSpecInput!, $t: NodePoolSpecInput!, $p: String, $a: String, $pl: String) { checkNodePoolUpgrade(controlPlaneVersion: $cp, from: $f, to: $t, profile: $p, asOf: $a, platform: $pl) { status findings { code severity } } }";
@@ -596,7 +621,7 @@ describe("every face answers a generated question alike", () => {
     );
   });
 
-  it("plan: REST, GraphQL and chat, and the offline CLI for a share", async () => {
+  it("plan: REST, GraphQL, MCP and chat, and the offline CLI for a share", async () => {
     const seen = { verdicts: new Set<string>(), refused: 0 };
     for (const [index, question] of questions.entries()) {
       const asked = JSON.stringify(question);
@@ -605,11 +630,13 @@ describe("every face answers a generated question alike", () => {
         asOf: question.asOf,
         platform: question.platform,
       };
-      const reference = await rest("/api/v1/upgrade-plan", {
+      const body = {
         current: { components: question.components },
         targetVersion: question.target,
         ...options,
-      });
+      };
+      const reference = await rest("/api/v1/upgrade-plan", body);
+      agree(reference, await mcp("plan_upgrade", body), "MCP", asked);
       if (reference.kind === "verdict") seen.verdicts.add(reference.status);
       else seen.refused += 1;
       const query = `query($c: [ComponentVersionInput!]!, $t: String!, $p: String, $a: String, $f: String) { planUpgrade(current: { components: $c }, targetVersion: $t, profile: $p, asOf: $a, platform: $f) { ${FINDING_FIELDS} } }`;
