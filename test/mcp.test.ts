@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { QUESTIONS } from "../src/http/questions.js";
 import { summariseAnswer, type OperationAnswer } from "../src/domain/answer-summary.js";
 import { ENTITY_NAMES } from "../src/knowledge/registry.js";
-import { BIN, close, listen } from "./support/cli-process.js";
+import { BIN, close, closedPort, listen } from "./support/cli-process.js";
 import { OPERATIONS } from "./support/operation-questions.js";
 import {
   createTestToken,
@@ -284,5 +284,13 @@ describe("MCP over stdio (kubecompat mcp)", () => {
       await online.close();
       await listening.close();
     }
+  });
+
+  it("answers a request it could not relay with an error naming the server, instead of leaving the agent waiting", async () => {
+    const port = await closedPort();
+    await assert.rejects(
+      stdioClient(["--server", `http://127.0.0.1:${port}`]),
+      /kubecompat could not ask its server/,
+    );
   });
 });
