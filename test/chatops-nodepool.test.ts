@@ -432,7 +432,7 @@ describe("chatops nodepool over HTTP", () => {
     assert.equal(headline(rollback), "🤔 I did not understand that nodepool rollback command");
     assert.match(
       sectionTexts(rollback.blocks),
-      /Usage: `\/kubecompat nodepool rollback cp=1\.30 \[profile=strict\] from kubelet=1\.29\.4 to kubelet=1\.28\.9`/,
+      /Usage: `\/kubecompat nodepool rollback cp=1\.30 \[profile=strict\] \[platform=eks\] \[asof=2026-12-01\] from kubelet=1\.29\.4 to kubelet=1\.28\.9`/,
     );
   });
 
@@ -458,7 +458,7 @@ describe("chatops nodepool over HTTP", () => {
     );
     assert.match(
       sections,
-      /• `\/kubecompat nodepool rollback cp=1\.30 \[profile=strict\] from kubelet=1\.29\.4 to kubelet=1\.28\.9` — can a node pool go back/,
+      /• `\/kubecompat nodepool rollback cp=1\.30 \[profile=strict\] \[platform=eks\] \[asof=2026-12-01\] from kubelet=1\.29\.4 to kubelet=1\.28\.9` — can a node pool go back/,
     );
     assert.match(sections, /`proxy=nftables` \(the mode; `kube-proxy=1\.30\.1` its version\)/);
   });

@@ -20,7 +20,8 @@ const asOf = filterValue.optional().openapi({
 });
 
 export const releaseQuery = z.strictObject({
-  version: filterValue.openapi({
+  // Bounded by the domain's version reader, whose refusal says what a version looks like.
+  version: z.string().trim().min(1, "must not be empty").openapi({
     description: 'A Kubernetes minor ("1.32"), or "latest" / "oldest-supported" on the day.',
     example: "1.32",
   }),
