@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { QUESTIONS } from "../src/http/questions.js";
 import { summariseAnswer, type OperationAnswer } from "../src/domain/answer-summary.js";
 import { ENTITY_NAMES } from "../src/knowledge/registry.js";
-import { BIN, close, closedPort, listen } from "./support/cli-process.js";
+import { BIN, close, closedPort, kubecompat, listen } from "./support/cli-process.js";
 import { OPERATIONS } from "./support/operation-questions.js";
 import {
   createTestToken,
@@ -292,5 +292,43 @@ describe("MCP over stdio (kubecompat mcp)", () => {
       stdioClient(["--server", `http://127.0.0.1:${port}`]),
       /kubecompat could not ask its server/,
     );
+  });
+
+  it("answers every request piped in before stdin closed (printf ... | kubecompat mcp --offline), nothing else on stdout", async () => {
+    const messages = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "pipe", version: "1" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "release_status", arguments: { version: "1.33", asOf: "2026-12-06" } },
+      },
+    ];
+    const run = await kubecompat(["mcp", "--offline"], {
+      stdin: messages.map((message) => JSON.stringify(message)).join("\n") + "\n",
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, "");
+    const replies = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number; result: Record<string, unknown> });
+    assert.deepEqual(
+      replies.map((reply) => reply.id),
+      [1, 2, 3],
+    );
+    assert.equal((replies[1]!.result.tools as unknown[]).length, QUESTIONS.length);
+    assert.equal((replies[2]!.result.structuredContent as { version: string }).version, "1.33");
   });
 });

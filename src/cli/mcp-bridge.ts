@@ -40,13 +40,21 @@ export async function relayMcp(options: McpBridgeOptions): Promise<void> {
   });
   const local = new StdioServerTransport();
   remote.onmessage = (message) => void local.send(message);
-  remote.onerror = (error) => process.stderr.write(`kubecompat mcp: ${error.message}\n`);
+  let closing = false;
+  // Closing aborts what the transport still holds open (its stream attempt): not worth a line.
+  remote.onerror = (error) => {
+    if (!closing) process.stderr.write(`kubecompat mcp: ${error.message}\n`);
+  };
+  // Requests still being answered when stdin closes (`printf ... | kubecompat mcp`) are answered first.
+  const inFlight = new Set<Promise<void>>();
   local.onmessage = (message) => {
-    remote.send(message).catch((error: unknown) => {
+    const sent = remote.send(message).catch((error: unknown) => {
       const reply = failedReply(message, error);
       if (reply !== undefined) void local.send(reply);
       else process.stderr.write(`kubecompat mcp: ${String(error)}\n`);
     });
+    inFlight.add(sent);
+    void sent.finally(() => inFlight.delete(sent));
   };
   const closed = new Promise<void>((resolve) => {
     local.onclose = resolve;
@@ -55,5 +63,7 @@ export async function relayMcp(options: McpBridgeOptions): Promise<void> {
   await remote.start();
   await local.start();
   await closed;
+  while (inFlight.size > 0) await Promise.all(inFlight);
+  closing = true;
   await remote.close();
 }
