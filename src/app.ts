@@ -31,6 +31,8 @@ import { curationRoutes } from "./rest/curation-routes.js";
 import { proposalRoutes } from "./rest/proposal-routes.js";
 import { proposalPageRoutes } from "./rest/proposal-page.js";
 import type { ProposalReview } from "./services/proposals.js";
+import type { FleetService } from "./services/fleet.js";
+import { fleetRoutes } from "./rest/fleet-routes.js";
 import type { RefreshLedger } from "./services/refresh-state.js";
 import { limitJsonDepth } from "./http/limits.js";
 import { rateLimited } from "./http/rate-limits.js";
@@ -82,6 +84,8 @@ export interface AppDependencies {
   readonly largeRequests?: LargeRequestLimits;
   /** Reads let in per pass of the event loop, so edits and probes do not wait behind them (src/http/read-turns.ts); 0: no turns. */
   readonly readsPerTurn?: number;
+  /** The fleet (registered clusters, events, subscriptions); without it there are no fleet routes. */
+  readonly fleet?: FleetService;
 }
 
 /** The app, and what must be stopped after the HTTP server has drained (Apollo). */
@@ -215,19 +219,15 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     onFindings: (findings) => metrics.recordFindings(findings),
   });
   app.use("/api/v1", operations);
-  const curation = deps.curator ? curationRoutes(deps.kb, deps.curator, writeLimit) : undefined;
-  if (curation) app.use("/api/v1", curation);
+  const curation = mountUnderApi(
+    app,
+    deps.curator && curationRoutes(deps.kb, deps.curator, writeLimit),
+  );
   const queue = mountReviewQueue(app, deps, writeLimit);
+  const fleet = mountUnderApi(app, deps.fleet && fleetRoutes(deps.fleet, writeLimit));
   const docs = docsRoutes();
   app.use(docs);
-  const chat = chatopsRouter({
-    kb: deps.kb,
-    chatops: deps.chatops,
-    logger: deps.logger,
-    perMinute: limits.chatPerMinute,
-    review: deps.proposals,
-  });
-  app.use("/chatops", chat);
+  const chat = mountChat(app, deps, limits.chatPerMinute);
   const graphql = await mountGraphQL(app, {
     refreshLedger: deps.refreshLedger,
     kb: deps.kb,
@@ -250,13 +250,32 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     .addRouter("", queue.page)
     .addRouter("/chatops", chat)
     .addRouter("", mountMcp(app, deps));
-  if (curation) routes.addRouter("/api/v1", curation);
-  if (queue.rest) routes.addRouter("/api/v1", queue.rest);
+  for (const router of [curation, queue.rest, fleet])
+    if (router) routes.addRouter("/api/v1", router);
   routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
 
   app.use(notFoundHandler(routes));
   app.use(errorMiddleware(deps.logger));
   return { app, stop: () => graphql.stop() };
+}
+
+/** The chat endpoints at /chatops (Slack's slash command, other bots, the dev mode). */
+function mountChat(app: Express, deps: AppDependencies, perMinute: number): Router {
+  const chat = chatopsRouter({
+    kb: deps.kb,
+    chatops: deps.chatops,
+    logger: deps.logger,
+    perMinute,
+    review: deps.proposals,
+  });
+  app.use("/chatops", chat);
+  return chat;
+}
+
+/** Routes the app has only with their service (curation, the fleet), under /api/v1. */
+function mountUnderApi(app: Express, router: Router | undefined): Router | undefined {
+  if (router) app.use("/api/v1", router);
+  return router;
 }
 
 /** MCP at /mcp: the questions as tools, read through the same identification as REST. */

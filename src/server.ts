@@ -28,6 +28,7 @@ import type http from "node:http";
 import net from "node:net";
 import { ConfigError, loadConfig, type Config } from "./core/config.js";
 import { createLogger, type Logger } from "./core/logger.js";
+import type { FleetRuntime } from "./fleet-runtime.js";
 import type { Runtime } from "./runtime.js";
 import { DEFAULT_LARGE_REQUEST_LIMITS } from "./http/large-requests.js";
 import { createAppServer } from "./http/app-server.js";
@@ -74,7 +75,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const handle = await appHandleFor(config, runtime, logger, () => pingDatabase(runtime.db));
+  const { startFleet } = await import("./fleet-runtime.js");
+  const fleet = await startFleet({
+    db: runtime.db,
+    kb: runtime.kb,
+    databaseUrl: runtime.databaseUrl,
+    config: config.fleet,
+    logger,
+  });
+  const handle = await appHandleFor(config, runtime, logger, () => pingDatabase(runtime.db), fleet);
   const server = createAppServer(handle.app);
   server.keepAliveTimeout = 65_000;
   const connections = watchConnections(server);
@@ -98,7 +107,9 @@ async function main(): Promise<void> {
   const refresh = await scheduleRefresh(config, runtime, logger);
   onSignal = drainThenStop(server, connections, config, logger, (started) =>
     stopAndExit(
-      { stop: async () => void (await Promise.all([handle.stop(), refresh?.stop()])) },
+      {
+        stop: async () => void (await Promise.all([handle.stop(), refresh?.stop(), fleet.stop()])),
+      },
       runtime,
       logger,
       started,
@@ -151,6 +162,7 @@ async function appHandleFor(
   runtime: Runtime,
   logger: Logger,
   isDatabaseReachable: () => Promise<boolean>,
+  fleet: FleetRuntime,
 ) {
   const [
     { createAppHandle },
@@ -189,6 +201,7 @@ async function appHandleFor(
     production: config.env === "production",
     freshness: runtime.sync,
     poolStats: () => poolStats(db),
+    fleet: fleet.fleet,
   });
 }
 

@@ -11,6 +11,7 @@ import path from "node:path";
 import { z } from "zod";
 import { isLoopbackHost } from "./loopback.js";
 import { REFRESH_VARIABLES, refreshConfigOf, type RefreshConfig } from "./refresh-config.js";
+import { FLEET_VARIABLES, fleetConfigOf, type FleetConfig } from "./fleet-config.js";
 
 const booleanFromEnv = z
   .enum(["true", "false", "1", "0", "yes", "no"], { message: 'must be one of "true" or "false"' })
@@ -115,6 +116,7 @@ const environmentSchema = z.object({
     .max(1024, "must be at most 1024")
     .default(8),
   ...REFRESH_VARIABLES,
+  ...FLEET_VARIABLES,
   // Set by npm for the scripts it runs (`npm start`): the service then ends with that npm process.
   npm_lifecycle_event: z.string().optional(),
 });
@@ -144,6 +146,8 @@ export interface Config {
   readonly kb: { readonly dir: string; readonly importOnStart: boolean; readonly pollMs: number };
   /** The scheduled refresh from upstream sources (src/core/refresh-config.ts). */
   readonly refresh: RefreshConfig;
+  /** The fleet: environments in rollout order, deadline warnings, deliveries (src/core/fleet-config.ts). */
+  readonly fleet: FleetConfig;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** Chat endpoints answer 503 until their secret is configured. */
   readonly chatops: {
@@ -256,6 +260,7 @@ export function parseConfig(
       (issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`,
     ),
     ...devModeProblems(present),
+    ...(parsed.success ? fleetConfigOf(parsed.data).problems : []),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const env = parsed.data;
@@ -278,6 +283,7 @@ export function parseConfig(
       pollMs: env.KB_POLL_MS,
     },
     refresh: refreshConfigOf(env, cwd),
+    fleet: fleetConfigOf(env).config,
     logLevel: env.LOG_LEVEL,
     chatops: {
       slackSigningSecret: env.SLACK_SIGNING_SECRET ?? null,

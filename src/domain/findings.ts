@@ -136,6 +136,14 @@ export function checkOf(code: FindingCode): FindingCheck {
   return code in FINDING_CODES ? FINDING_CODES[code as keyof typeof FINDING_CODES].check : "SKEW";
 }
 
+/** Whether `code` is one the service gives (a listed code, or a skew code of a component). */
+export function isFindingCode(code: string): boolean {
+  return (
+    code in FINDING_CODES ||
+    /^SKEW_[A-Z0-9_]+_(NEWER_THAN_APISERVER|TOO_OLD_FOR_APISERVER)$/.test(code)
+  );
+}
+
 export function skewCode(
   component: string,
   problem: "NEWER_THAN_APISERVER" | "TOO_OLD_FOR_APISERVER",

@@ -106,13 +106,15 @@ export class KnowledgeBase {
       for (const [entity, list] of Object.entries(lists) as Array<[EntityName, readonly object[]]>)
         bundle[entity] = list;
       const touched = new Set(applied.map((edit) => `${edit.entity}\u0000${edit.key}`));
-      this.snapshot = new KbSnapshot(bundle as unknown as KbBundle, {
-        revision: newest,
-        lastImportAt: current.lastImportAt === null ? null : new Date(current.lastImportAt),
-        conflicts: current.conflicts.filter(
-          (conflict) => !touched.has(`${conflict.entity}\u0000${conflict.key}`),
-        ),
-      });
+      this.swap(
+        new KbSnapshot(bundle as unknown as KbBundle, {
+          revision: newest,
+          lastImportAt: current.lastImportAt === null ? null : new Date(current.lastImportAt),
+          conflicts: current.conflicts.filter(
+            (conflict) => !touched.has(`${conflict.entity}\u0000${conflict.key}`),
+          ),
+        }),
+      );
       return;
     }
     await this.publish(newest);
@@ -172,9 +174,25 @@ export class KnowledgeBase {
       lastImportAt: stored.lastImportAt,
       conflicts: stored.conflicts,
     });
-    if (this.snapshot === undefined || next.revision >= this.snapshot.revision)
-      this.snapshot = next;
-    return this.snapshot;
+    if (this.snapshot === undefined || next.revision >= this.snapshot.revision) this.swap(next);
+    return this.snapshot!;
+  }
+
+  private readonly watchers = new Set<(snapshot: KbSnapshot) => void>();
+
+  /**
+   * Calls `watcher` with every snapshot of a new revision this instance swaps in (after an edit, an import, an
+   * approval, or a change another replica announced); returns the call that stops it.
+   */
+  watch(watcher: (snapshot: KbSnapshot) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  private swap(next: KbSnapshot): void {
+    const changed = this.snapshot?.revision !== next.revision;
+    this.snapshot = next;
+    if (changed) for (const watcher of this.watchers) watcher(next);
   }
 }
 

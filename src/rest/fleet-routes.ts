@@ -1,0 +1,137 @@
+/**
+ * The fleet over REST: clusters registered and listed with their verdicts
+ * and deadlines, events, subscriptions and their deliveries (the dead-letter
+ * list and its replay), waivers, and the deadlines as an iCalendar feed.
+ * Translation only: the FleetService judges, stores and delivers. Reads are
+ * open as the other reads are; registering, subscribing and waiving need an
+ * editor's token.
+ */
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import { UnauthenticatedError } from "../core/errors.js";
+import { requireRole } from "../core/tokens.js";
+import { fleetCalendar } from "../services/fleet-calendar.js";
+import type { FleetService } from "../services/fleet.js";
+import { principalOf } from "../http/auth.js";
+import {
+  calendarQuery,
+  clusterListQuery,
+  clusterName,
+  deliveryListQuery,
+  eventListQuery,
+  idParameter,
+  registerClusterRequest,
+  subscribeRequest,
+  waiverRequest,
+} from "../http/schemas/fleet.js";
+import { registrationOf } from "../http/fleet-input.js";
+import { inputErrorFrom, parseJsonBody, queryParameters } from "./parse.js";
+import type { z } from "../http/schemas/openapi-zod.js";
+
+function query<T extends z.ZodObject>(schema: T, req: Request): z.infer<T> {
+  queryParameters(req, Object.keys(schema.shape));
+  const parsed = schema.safeParse(req.query);
+  if (!parsed.success) throw inputErrorFrom(parsed.error, "query");
+  return parsed.data;
+}
+
+function parameter<T extends z.ZodType>(schema: T, req: Request, name: string): z.infer<T> {
+  const parsed = schema.safeParse(req.params[name]);
+  if (!parsed.success) throw inputErrorFrom(parsed.error, name);
+  return parsed.data;
+}
+
+function editor(res: Response, action: string): string {
+  const principal = principalOf(res);
+  if (principal.role === null)
+    throw new UnauthenticatedError(
+      `${action} needs an editor's API token: send Authorization: Bearer <token>`,
+    );
+  requireRole(principal, "editor", action);
+  return principal.name;
+}
+
+export function fleetRoutes(fleet: FleetService, writeLimit: RequestHandler): Router {
+  const router = Router();
+  router.post("/clusters", writeLimit, async (req, res) => {
+    const body = parseJsonBody(registerClusterRequest, req);
+    editor(res, "registering a cluster");
+    const { cluster, created } = await fleet.register(registrationOf(body));
+    res.status(created ? 201 : 200).json({ item: cluster });
+  });
+  router.get("/clusters", async (req, res) => {
+    const filter = query(clusterListQuery, req);
+    res.json({ items: await fleet.list(filter), today: fleet.today() });
+  });
+  router.get("/clusters/:name", async (req, res) => {
+    queryParameters(req);
+    res.json({ item: await fleet.clusterDetail(parameter(clusterName, req, "name")) });
+  });
+  router.delete("/clusters/:name", writeLimit, async (req, res) => {
+    queryParameters(req);
+    editor(res, "removing a cluster");
+    await fleet.remove(parameter(clusterName, req, "name"));
+    res.status(204).end();
+  });
+  router.get("/events", async (req, res) => {
+    res.json({ items: await fleet.events(query(eventListQuery, req)) });
+  });
+  router.post("/subscriptions", writeLimit, async (req, res) => {
+    const body = parseJsonBody(subscribeRequest, req);
+    const createdBy = editor(res, "subscribing to the fleet's events");
+    res.status(201).json({ item: await fleet.alerts.subscribe({ ...body, createdBy }) });
+  });
+  router.get("/subscriptions", async (req, res) => {
+    queryParameters(req);
+    editor(res, "listing subscriptions");
+    res.json({ items: await fleet.alerts.subscriptions() });
+  });
+  router.delete("/subscriptions/:id", writeLimit, async (req, res) => {
+    queryParameters(req);
+    editor(res, "removing a subscription");
+    await fleet.alerts.unsubscribe(parameter(idParameter, req, "id"));
+    res.status(204).end();
+  });
+  router.get("/deliveries", async (req, res) => {
+    const { event, ...rest } = query(deliveryListQuery, req);
+    editor(res, "reading deliveries");
+    res.json({ items: await fleet.alerts.deliveries({ ...rest, eventId: event }) });
+  });
+  router.post("/deliveries/:id/replay", writeLimit, async (req, res) => {
+    queryParameters(req);
+    editor(res, "replaying a delivery");
+    const id = parameter(idParameter, req, "id");
+    await fleet.alerts.replay(id);
+    res.status(202).json({ id, status: "PENDING" });
+  });
+  router.post("/waivers", writeLimit, async (req, res) => {
+    const body = parseJsonBody(waiverRequest, req);
+    const createdBy = editor(res, "waiving a finding");
+    const waiver = await fleet.waive({
+      code: body.code,
+      clusterName: body.cluster ?? null,
+      label: body.label ?? null,
+      reason: body.reason,
+      owner: body.owner,
+      expiresOn: body.expiresOn,
+      createdBy,
+    });
+    res.status(201).json({ item: waiver });
+  });
+  router.get("/waivers", async (req, res) => {
+    queryParameters(req);
+    res.json({ items: await fleet.waivers() });
+  });
+  router.delete("/waivers/:id", writeLimit, async (req, res) => {
+    queryParameters(req);
+    editor(res, "removing a waiver");
+    await fleet.unwaive(parameter(idParameter, req, "id"));
+    res.status(204).end();
+  });
+  router.get("/calendar.ics", async (req, res) => {
+    const filter = query(calendarQuery, req);
+    const base = `${req.protocol}://${req.get("host") ?? "localhost"}`;
+    const text = fleetCalendar(await fleet.list(filter), { base, generatedAt: new Date(), filter });
+    res.type("text/calendar; charset=utf-8").send(text);
+  });
+  return router;
+}
