@@ -20,6 +20,9 @@
  *   kubecompat firewall ALLOWED_FILE [--cni N] [--at V]                  POST /api/v1/firewall/check
  *   kubecompat collect [--context NAME] [--output-file FILE]             runs the user's kubectl; no request
  *   kubecompat scan-cluster --to V [--bundle F] [--helm F] [--metrics F] POST /api/v1/scan/cluster
+ *   kubecompat register NAME --env E --owner O [PLAN_FILE | --bundle F]  POST /api/v1/clusters (stdin: a bundle)
+ *   kubecompat fleet [--env E] [--owner O] [--label K=V]                 GET /api/v1/clusters
+ *   kubecompat check ... --baseline NAME[@SNAPSHOT]                      POST /api/v1/clusters/NAME/baseline-check
  *
  * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000;
  * --offline answers from the kb/ shipped with the package, without a server.
@@ -97,6 +100,7 @@ import { nodepool } from "./client/node-pool-command.js";
 import { impact } from "./client/impact-command.js";
 import { firewall, flows } from "./client/network-commands.js";
 import { collect, scanCluster } from "./client/cluster-commands.js";
+import { fleet, register } from "./client/fleet-commands.js";
 import { COMMANDS, DEFAULT_SERVER, type CommandName } from "./client/command-flags.js";
 import { commandHelp, topLevelHelp } from "./client/command-help.js";
 import {
@@ -138,6 +142,8 @@ const RUN: Readonly<
   collect: (commandLine, context) =>
     collect(commandLine, context, { kubectl: kubectlFromEnvironment }),
   "scan-cluster": scanCluster,
+  register,
+  fleet,
   // Relays MCP between stdio and the server's /mcp until the agent closes stdin.
   mcp: async (_commandLine, context) => {
     await relayMcp({
@@ -172,6 +178,9 @@ export interface CliServices {
   readonly startOffline: () => Promise<OfflineServer>;
 }
 
+/** Commands about the server's fleet, which --offline does not have. */
+const FLEET_COMMANDS: ReadonlySet<CommandName> = new Set(["register", "fleet"]);
+
 /** Commands that ask no server: --offline starts none for them. */
 const ASKS_NO_SERVER: ReadonlySet<CommandName> = new Set(["collect"]);
 
@@ -198,6 +207,11 @@ async function main(argv: readonly string[], services: CliServices): Promise<num
 
   const output = outputFormat(commandLine);
   const offline = commandLine.flags.has("offline");
+  if (offline && (FLEET_COMMANDS.has(command) || commandLine.flags.has("baseline")))
+    throw new UsageError(
+      "the fleet lives on a server: --offline has no registered clusters; give --server URL (or KUBECOMPAT_URL)",
+      command,
+    );
   if (offline && commandLine.flags.has("server"))
     throw new UsageError(
       "--offline answers without a server; leave out --server (or --offline)",
@@ -220,6 +234,8 @@ async function main(argv: readonly string[], services: CliServices): Promise<num
       ? new KubecompatApi(
           flagValue(commandLine, "server") ?? (serverFromEnvironment || DEFAULT_SERVER),
           userAgent,
+          undefined,
+          tokenFromEnvironment || undefined,
         )
       : new KubecompatApi(
           offlineServer.url,

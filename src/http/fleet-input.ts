@@ -10,32 +10,30 @@ import type { registerClusterRequest } from "./schemas/fleet.js";
 import type { Registration } from "../services/fleet.js";
 import type { ClusterState } from "../domain/fleet.js";
 
-export function registrationOf(body: z.infer<typeof registerClusterRequest>): Registration {
+type StateBody = Pick<
+  z.infer<typeof registerClusterRequest>,
+  "components" | "kubectlVersion" | "nodes" | "workloads" | "bundle" | "platform" | "profile"
+>;
+
+/** The state a body gives, and how it was given (components, kubectl or bundle). */
+export function clusterStateOf(body: StateBody): { source: string; state: ClusterState } {
   const common = { platform: body.platform ?? null, profile: body.profile ?? null };
-  let source: string;
-  let state: ClusterState;
-  if (body.components !== undefined) {
-    source = "components";
-    state = { components: body.components, ...common };
-  } else if (body.bundle !== undefined) {
-    source = "bundle";
+  if (body.components !== undefined)
+    return { source: "components", state: { components: body.components, ...common } };
+  if (body.bundle !== undefined) {
     const { kubectlVersion, nodes, workloads } = body.bundle;
-    state = { kubectlVersion, nodes, workloads, ...common };
-  } else {
-    source = "kubectl";
-    state = {
-      kubectlVersion: body.kubectlVersion,
-      nodes: body.nodes,
-      workloads: body.workloads,
-      ...common,
-    };
+    return { source: "bundle", state: { kubectlVersion, nodes, workloads, ...common } };
   }
+  const { kubectlVersion, nodes, workloads } = body;
+  return { source: "kubectl", state: { kubectlVersion, nodes, workloads, ...common } };
+}
+
+export function registrationOf(body: z.infer<typeof registerClusterRequest>): Registration {
   return {
     name: body.name,
     environment: body.environment,
     owner: body.owner,
     labels: body.labels,
-    source,
-    state,
+    ...clusterStateOf(body),
   };
 }

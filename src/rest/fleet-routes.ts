@@ -13,6 +13,7 @@ import { fleetCalendar } from "../services/fleet-calendar.js";
 import type { FleetService } from "../services/fleet.js";
 import { principalOf } from "../http/auth.js";
 import {
+  baselineCheckRequest,
   calendarQuery,
   clusterListQuery,
   clusterName,
@@ -23,7 +24,7 @@ import {
   subscribeRequest,
   waiverRequest,
 } from "../http/schemas/fleet.js";
-import { registrationOf } from "../http/fleet-input.js";
+import { clusterStateOf, registrationOf } from "../http/fleet-input.js";
 import { inputErrorFrom, parseJsonBody, queryParameters } from "./parse.js";
 import type { z } from "../http/schemas/openapi-zod.js";
 
@@ -65,6 +66,12 @@ export function fleetRoutes(fleet: FleetService, writeLimit: RequestHandler): Ro
   router.get("/clusters/:name", async (req, res) => {
     queryParameters(req);
     res.json({ item: await fleet.clusterDetail(parameter(clusterName, req, "name")) });
+  });
+  // Reads only (nothing is stored): a CI job's question, open as the other checks are.
+  router.post("/clusters/:name/baseline-check", async (req, res) => {
+    const body = parseJsonBody(baselineCheckRequest, req);
+    const name = parameter(clusterName, req, "name");
+    res.json(await fleet.baselineCheck(name, clusterStateOf(body).state, body.baseline));
   });
   router.delete("/clusters/:name", writeLimit, async (req, res) => {
     queryParameters(req);

@@ -17,7 +17,7 @@ import {
   replayDelivery,
   type StoredSubscription,
 } from "../db/fleet-subscription-store.js";
-import type { SubscriptionFilters } from "../domain/fleet.js";
+import type { SubscriptionFilters } from "../domain/fleet-events.js";
 
 export class FleetAlerts {
   constructor(

@@ -42,21 +42,24 @@ import { parseAsOf, today } from "../domain/days.js";
 import { isFindingCode } from "../domain/findings.js";
 import {
   countdown,
-  eventsBetween,
   judgeFleetCluster,
   judgementFingerprint,
-  subscriptionWants,
   type ClusterJudgement,
   type ClusterState,
   type FleetMember,
-  type JudgementCause,
-  type SubscriptionFilters,
   type Waiver,
 } from "../domain/fleet.js";
+import {
+  eventsBetween,
+  subscriptionWants,
+  type JudgementCause,
+  type SubscriptionFilters,
+} from "../domain/fleet-events.js";
 import { planUpgradeFromKubectl } from "../domain/from-kubectl.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { FleetAlerts } from "./fleet-alerts.js";
+import { checkAgainstBaseline, type BaselineAnswer } from "./fleet-baseline.js";
 import type { KnowledgeBase } from "./knowledge-base.js";
 
 export interface Registration extends FleetMember {
@@ -429,6 +432,12 @@ export class FleetService {
       snapshots: snapshots.map((row) => ({ ...row, takenAt: row.takenAt.toISOString() })),
       events,
     };
+  }
+
+  /** A new state compared with a snapshot of the cluster (its newest by default): only what is new. */
+  baselineCheck(name: string, state: ClusterState, snapshotId?: number): Promise<BaselineAnswer> {
+    const { db, kb } = this.options;
+    return checkAgainstBaseline({ db, kb, asOf: this.clock() }, name, state, snapshotId);
   }
 
   async remove(name: string): Promise<void> {

@@ -40,6 +40,8 @@ export class KubecompatApi {
     private readonly userAgent: string,
     /** How messages and reports name the server; the URL unless given (--offline names the shipped kb/). */
     private readonly label?: string,
+    /** Sent as the bearer token ($KUBECOMPAT_TOKEN): registering in the fleet needs an editor's. */
+    private readonly token?: string,
   ) {
     let url: URL;
     try {
@@ -93,6 +95,7 @@ export class KubecompatApi {
           ...(method === "POST" ? { "content-type": "application/json" } : {}),
           accept: "application/json",
           "user-agent": this.userAgent,
+          ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
         },
         ...(method === "POST" ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),

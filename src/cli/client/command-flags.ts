@@ -15,6 +15,8 @@ export const COMMANDS = [
   "collect",
   "scan-cluster",
   "mcp",
+  "register",
+  "fleet",
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -104,7 +106,49 @@ const AS_OF: FlagSpec = {
 };
 
 export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> = {
-  check: [PROFILE, AS_OF, KUBECTL_VERSION, KUBECTL_NODES, KUBECTL_WORKLOADS, BUNDLE, PLATFORM],
+  check: [
+    PROFILE,
+    AS_OF,
+    KUBECTL_VERSION,
+    KUBECTL_NODES,
+    KUBECTL_WORKLOADS,
+    BUNDLE,
+    PLATFORM,
+    {
+      name: "baseline",
+      value: "NAME[@SNAPSHOT]",
+      description:
+        "report only what is new since a snapshot of a registered cluster (its newest, or the one with that id); exit 1 on a new ERROR",
+    },
+  ],
+  register: [
+    {
+      name: "env",
+      value: "ENV",
+      description: "the cluster's environment (dev, staging, prod ...; required)",
+    },
+    {
+      name: "owner",
+      value: "OWNER",
+      description: "the team or person who answers for it (required)",
+    },
+    {
+      name: "labels",
+      value: "K=V,...",
+      description: "labels to select on, e.g. team=payments,region=eu",
+    },
+    PROFILE,
+    KUBECTL_VERSION,
+    KUBECTL_NODES,
+    KUBECTL_WORKLOADS,
+    BUNDLE,
+    PLATFORM,
+  ],
+  fleet: [
+    { name: "env", value: "ENV", description: "only this environment's clusters" },
+    { name: "owner", value: "OWNER", description: "only this owner's clusters" },
+    { name: "label", value: "K=V", description: "only clusters with this label" },
+  ],
   plan: [
     {
       name: "to",

@@ -22,6 +22,7 @@ const COMMAND_HELP: Readonly<
     usage: [
       "kubecompat check PLAN_FILE [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD]",
       "kubecompat check [--kubectl-version FILE] [--kubectl-nodes FILE] [--kubectl-workloads FILE] [--platform NAME] [--profile NAME] [--as-of YYYY-MM-DD]",
+      "kubecompat check (PLAN_FILE | --bundle FILE | --kubectl-* FILE) --baseline NAME[@SNAPSHOT]",
     ],
     summary:
       "Is this combination of component versions supported? Sends a plan file (or what kubectl reports about a\n" +
@@ -30,6 +31,7 @@ const COMMAND_HELP: Readonly<
       "kubecompat check cluster.yaml",
       "kubecompat check cluster.yaml --profile strict --output markdown",
       "kubectl get nodes -o json | kubecompat check --kubectl-version <(kubectl version -o json) --kubectl-nodes -",
+      "kubecompat collect | kubecompat check --bundle - --baseline pay-prod   # CI: only what is new since the fleet's snapshot",
     ],
   },
   plan: {
@@ -81,6 +83,29 @@ const COMMAND_HELP: Readonly<
       "kubecompat mcp --offline",
       "KUBECOMPAT_URL=https://kubecompat.example.com KUBECOMPAT_TOKEN=... kubecompat mcp",
     ],
+  },
+  register: {
+    line: "register a cluster (or a new state of it) in the server's fleet",
+    usage: [
+      "kubecompat register NAME --env ENV --owner OWNER [--labels k=v,...] [PLAN_FILE | --bundle FILE | --kubectl-* FILE] [--platform NAME]",
+    ],
+    summary:
+      "Keeps the cluster's state in the fleet (POST /api/v1/clusters): it is judged now and again whenever the\n" +
+      "knowledge base changes or a day passes, and subscriptions hear of what changes. With no plan file or\n" +
+      "kubectl files, a collect bundle is read from stdin. Needs an editor's token in $KUBECOMPAT_TOKEN.",
+    examples: [
+      "kubecompat collect --context prod | kubecompat register pay-prod --env prod --owner team-pay --labels team=payments",
+      "kubecompat register pay-dev cluster.yaml --env dev --owner team-pay",
+    ],
+  },
+  fleet: {
+    line: "every registered cluster with its verdict, last day of support and start-by date",
+    usage: ["kubecompat fleet [--env ENV] [--owner OWNER] [--label k=v]"],
+    summary:
+      "Lists the fleet (GET /api/v1/clusters) by environment in rollout order: verdict (and what waivers hold\n" +
+      "out), minor and platform, last day of standard support and days left, the day the upgrade must start.\n" +
+      "Exits 1 when a cluster is UNSUPPORTED or not judged (--fail-on warning: also with warnings).",
+    examples: ["kubecompat fleet --env prod", "kubecompat fleet --label team=payments -o json"],
   },
   "scan-cluster": {
     line: "what runs in a cluster (Helm releases, objects, deprecated API requests) judged for a target version",

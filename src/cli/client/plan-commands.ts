@@ -12,9 +12,10 @@ import { validationMarkdown, validationText } from "./format.js";
 import { STDIN, labelOf, parseBundle, parseKubectlOutput } from "./inputs.js";
 import { parsePlanFile, type PlanFile } from "./plan-file.js";
 import { upgradePlanMarkdown, upgradePlanText } from "./plan-format.js";
+import { checkAgainstBaseline } from "./fleet-commands.js";
 
 /** What a check or plan is asked about: a plan file, or kubectl's view of a running cluster. */
-type ClusterInput =
+export type ClusterInput =
   | { readonly kind: "plan-file"; readonly plan: PlanFile }
   | {
       readonly kind: "kubectl";
@@ -23,8 +24,8 @@ type ClusterInput =
       readonly workloads?: unknown;
     };
 
-async function clusterInput(
-  command: "check" | "plan",
+export async function clusterInput(
+  command: "check" | "plan" | "register",
   commandLine: CommandLine,
   context: CliContext,
 ): Promise<ClusterInput> {
@@ -105,6 +106,8 @@ async function clusterInput(
 
 export async function check(commandLine: CommandLine, context: CliContext): Promise<number> {
   const input = await clusterInput("check", commandLine, context);
+  const baseline = flagValue(commandLine, "baseline");
+  if (baseline !== undefined) return checkAgainstBaseline(baseline, input, commandLine, context);
   const plan = input.kind === "plan-file" ? input.plan : undefined;
   const profile = flagValue(commandLine, "profile") ?? plan?.profile;
   const asOf = flagValue(commandLine, "as-of") ?? plan?.asOf;

@@ -36,6 +36,53 @@ export const labels = z
 
 const kubectlJson = z.record(z.string(), z.unknown());
 
+/** A cluster's state, as validate or validate/from-kubectl takes it, or a collect bundle: exactly one of them. */
+const clusterState = {
+  platform,
+  profile,
+  components: components.optional(),
+  kubectlVersion: z
+    .union([kubectlJson, z.string().max(100_000)])
+    .optional()
+    .openapi({ description: "As validate/from-kubectl: `kubectl version -o json`." }),
+  nodes: z
+    .union([kubectlJson, z.string().max(5_000_000)])
+    .optional()
+    .openapi({ description: "As validate/from-kubectl: `kubectl get nodes -o json`." }),
+  workloads: kubectlJson.optional().openapi({
+    description: "As validate/from-kubectl: `kubectl get deployments,daemonsets -A -o json`.",
+  }),
+  bundle: kubectlJson.optional().openapi({
+    description:
+      "A `kubecompat collect` bundle (its kubectlVersion, nodes and workloads are read; the rest is not stored).",
+  }),
+};
+
+type StateFields = {
+  components?: unknown;
+  kubectlVersion?: unknown;
+  nodes?: unknown;
+  workloads?: unknown;
+  bundle?: unknown;
+};
+
+function oneState(body: StateFields, context: z.core.$RefinementCtx): void {
+  const given = [
+    body.components !== undefined,
+    body.kubectlVersion !== undefined || body.nodes !== undefined || body.workloads !== undefined,
+    body.bundle !== undefined,
+  ].filter(Boolean).length;
+  if (given !== 1)
+    context.addIssue({
+      code: "custom",
+      path: ["components"],
+      message:
+        given === 0
+          ? "give the cluster's state: components (as validate takes them), kubectl's outputs (kubectlVersion, nodes, workloads) or a collect bundle"
+          : "give one state: components, kubectl's outputs or a bundle, not several",
+    });
+}
+
 export const registerClusterRequest = z
   .strictObject({
     name: clusterName,
@@ -45,42 +92,24 @@ export const registerClusterRequest = z
     ),
     owner: shortText("The team or person who answers for it.", "team-payments"),
     labels,
-    platform,
-    profile,
-    components: components.optional(),
-    kubectlVersion: z
-      .union([kubectlJson, z.string().max(100_000)])
-      .optional()
-      .openapi({ description: "As validate/from-kubectl: `kubectl version -o json`." }),
-    nodes: z
-      .union([kubectlJson, z.string().max(5_000_000)])
-      .optional()
-      .openapi({ description: "As validate/from-kubectl: `kubectl get nodes -o json`." }),
-    workloads: kubectlJson.optional().openapi({
-      description: "As validate/from-kubectl: `kubectl get deployments,daemonsets -A -o json`.",
-    }),
-    bundle: kubectlJson.optional().openapi({
-      description:
-        "A `kubecompat collect` bundle (its kubectlVersion, nodes and workloads are read; the rest is not stored).",
-    }),
+    ...clusterState,
   })
-  .superRefine((body, context) => {
-    const given = [
-      body.components !== undefined,
-      body.kubectlVersion !== undefined || body.nodes !== undefined || body.workloads !== undefined,
-      body.bundle !== undefined,
-    ].filter(Boolean).length;
-    if (given !== 1)
-      context.addIssue({
-        code: "custom",
-        path: ["components"],
-        message:
-          given === 0
-            ? "give the cluster's state: components (as validate takes them), kubectl's outputs (kubectlVersion, nodes, workloads) or a collect bundle"
-            : "give one state: components, kubectl's outputs or a bundle, not several",
-      });
-  })
+  .superRefine(oneState)
   .openapi("RegisterClusterRequest");
+
+export const baselineCheckRequest = z
+  .strictObject({
+    ...clusterState,
+    baseline: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .optional()
+      .openapi({ description: "The snapshot to compare with (default: the cluster's newest)." }),
+  })
+  .superRefine(oneState)
+  .openapi("BaselineCheckRequest");
 
 export const clusterListQuery = z.strictObject({
   environment: filterValue.optional(),

@@ -1,0 +1,255 @@
+/**
+ * The fleet from the command line: `kubecompat register NAME` (a cluster's
+ * state, from a plan file, kubectl's outputs or a collect bundle, also piped
+ * in: `kubecompat collect | kubecompat register NAME --env prod --owner me`),
+ * `kubecompat fleet` (every cluster with its verdict and deadlines), and the
+ * baseline mode of `kubecompat check --baseline NAME[@SNAPSHOT]`: only what
+ * is new since a snapshot the fleet keeps. Registering needs an editor's
+ * token in KUBECOMPAT_TOKEN.
+ */
+import { flagValue, failOn, type CommandLine } from "./command-line.js";
+import { ask, defined, read, type CliContext } from "./commands.js";
+import { EXIT_FINDINGS, EXIT_OK, UsageError } from "./errors.js";
+import { STDIN } from "./inputs.js";
+import { clusterInput, type ClusterInput } from "./plan-commands.js";
+
+interface Finding {
+  readonly code: string;
+  readonly severity: string;
+  readonly message: string;
+  readonly component: string | null;
+  readonly instance: string | null;
+}
+
+interface ClusterView {
+  readonly name: string;
+  readonly environment: string;
+  readonly owner: string;
+  readonly daysLeft: number | null;
+  readonly daysToStart: number | null;
+  readonly judgement: {
+    readonly status: string;
+    readonly judgedStatus: string;
+    readonly controlPlane: string | null;
+    readonly platform: string | null;
+    readonly deadline: string | null;
+    readonly blocking: readonly Finding[];
+    readonly startBy: { readonly latestStart: string } | null;
+    readonly upgrade: { readonly targetVersion: string; readonly hops: number } | null;
+  } | null;
+}
+
+/** The state fields of a request, from a plan file or kubectl's outputs. */
+function stateBody(input: ClusterInput, commandLine: CommandLine) {
+  const plan = input.kind === "plan-file" ? input.plan : undefined;
+  const common = {
+    platform: flagValue(commandLine, "platform") ?? plan?.platform,
+    profile: flagValue(commandLine, "profile") ?? plan?.profile,
+  };
+  return input.kind === "plan-file"
+    ? defined({ components: input.plan.components, ...common })
+    : defined({
+        kubectlVersion: input.kubectlVersion,
+        nodes: input.nodes,
+        workloads: input.workloads,
+        ...common,
+      });
+}
+
+function requiredFlag(commandLine: CommandLine, name: string, example: string): string {
+  const value = flagValue(commandLine, name);
+  if (value === undefined)
+    throw new UsageError(
+      `kubecompat register needs --${name} (e.g. --${name} ${example})`,
+      "register",
+    );
+  return value;
+}
+
+/** "team=payments,region=eu" as labels; a pair without "=" is refused. */
+function labelsOf(text: string | undefined): Record<string, string> {
+  if (text === undefined) return {};
+  const labels: Record<string, string> = {};
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0)
+      throw new UsageError(
+        `--labels takes key=value pairs separated by commas (got "${pair}")`,
+        "register",
+      );
+    labels[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return labels;
+}
+
+export async function register(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const [name, ...rest] = commandLine.positionals;
+  if (name === undefined)
+    throw new UsageError(
+      "kubecompat register needs the cluster's name: kubecompat register NAME",
+      "register",
+    );
+  const givesState =
+    rest.length > 0 ||
+    ["bundle", "kubectl-version", "kubectl-nodes", "kubectl-workloads"].some((flag) =>
+      commandLine.flags.has(flag),
+    );
+  // Nothing named: the bundle is read from stdin (kubecompat collect | kubecompat register NAME).
+  const flags = new Map(commandLine.flags);
+  if (!givesState) flags.set("bundle", STDIN);
+  const input = await clusterInput(
+    "register",
+    { ...commandLine, positionals: rest, flags },
+    context,
+  );
+  const body = {
+    name,
+    environment: requiredFlag(commandLine, "env", "prod"),
+    owner: requiredFlag(commandLine, "owner", "team-payments"),
+    labels: labelsOf(flagValue(commandLine, "labels")),
+    ...stateBody(input, commandLine),
+  };
+  const raw = (await ask(
+    context,
+    "/api/v1/clusters",
+    body,
+    input.kind === "plan-file" ? { plan: input.plan } : {},
+  )) as {
+    item: ClusterView;
+  };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else context.write(`registered ${name}\n${fleetTable([raw.item])}`);
+  return EXIT_OK;
+}
+
+function cell(value: string | number | null | undefined): string {
+  return value === null || value === undefined ? "-" : String(value);
+}
+
+/** One line per cluster: where it stands, its verdict, its deadlines and what blocks it. */
+export function fleetTable(clusters: readonly ClusterView[]): string {
+  const header = [
+    "ENV",
+    "CLUSTER",
+    "VERDICT",
+    "MINOR",
+    "PLATFORM",
+    "LAST DAY",
+    "DAYS",
+    "START BY",
+    "BLOCKING",
+  ];
+  const rows = clusters.map((cluster) => {
+    const judgement = cluster.judgement;
+    const status =
+      judgement === null
+        ? "-"
+        : judgement.status === judgement.judgedStatus
+          ? judgement.status
+          : `${judgement.status} (waived: ${judgement.judgedStatus})`;
+    const start = judgement?.startBy ?? null;
+    return [
+      cluster.environment,
+      cluster.name,
+      status,
+      cell(judgement?.controlPlane),
+      cell(judgement?.platform),
+      cell(judgement?.deadline),
+      cell(cluster.daysLeft),
+      start === null || (judgement?.upgrade?.hops ?? 0) === 0
+        ? "-"
+        : `${start.latestStart}${(cluster.daysToStart ?? 0) < 0 ? " (overdue)" : ""}`,
+      judgement === null || judgement.blocking.length === 0
+        ? "-"
+        : [...new Set(judgement.blocking.map((entry) => entry.code))].join(","),
+    ];
+  });
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((value, column) => value.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n")
+    .concat("\n");
+}
+
+export async function fleet(commandLine: CommandLine, context: CliContext): Promise<number> {
+  if (commandLine.positionals.length > 0)
+    throw new UsageError(
+      `kubecompat fleet takes no arguments (got "${commandLine.positionals[0]}")`,
+      "fleet",
+    );
+  const raw = (await read(context, "/api/v1/clusters", {
+    environment: flagValue(commandLine, "env"),
+    owner: flagValue(commandLine, "owner"),
+    label: flagValue(commandLine, "label"),
+  })) as { items: ClusterView[] };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else
+    context.write(
+      raw.items.length === 0
+        ? "no cluster is registered (kubecompat register NAME)\n"
+        : fleetTable(raw.items),
+    );
+  const level = failOn(commandLine);
+  const failing = raw.items.some(
+    (cluster) =>
+      cluster.judgement?.status === "UNSUPPORTED" ||
+      cluster.judgement?.status === "NOT_JUDGED" ||
+      (level !== "error" && cluster.judgement?.status === "SUPPORTED_WITH_WARNINGS"),
+  );
+  return failing ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/** `check --baseline NAME[@SNAPSHOT]`: the state compared with a snapshot the fleet keeps. */
+export async function checkAgainstBaseline(
+  baseline: string,
+  input: ClusterInput,
+  commandLine: CommandLine,
+  context: CliContext,
+): Promise<number> {
+  const match = /^([a-z0-9][a-z0-9.-]*)(?:@(\d+))?$/.exec(baseline);
+  if (match === null)
+    throw new UsageError(
+      `--baseline takes a registered cluster's name, optionally with a snapshot id: pay-prod or pay-prod@12 (got "${baseline}")`,
+      "check",
+    );
+  const body = {
+    ...stateBody(input, commandLine),
+    ...(match[2] === undefined ? {} : { baseline: Number(match[2]) }),
+  };
+  const route = `/api/v1/clusters/${match[1]}/baseline-check`;
+  const raw = (await ask(
+    context,
+    route,
+    body,
+    input.kind === "plan-file" ? { plan: input.plan } : {},
+  )) as {
+    status: string;
+    baselineStatus: string;
+    added: Finding[];
+    resolved: Finding[];
+    unchanged: number;
+    baseline: { snapshot: number; takenAt: string };
+  };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else {
+    const line = (entry: Finding) =>
+      `  ${entry.severity} ${entry.code}${entry.component === null ? "" : ` (${entry.component}${entry.instance === null ? "" : `@${entry.instance}`})`}: ${entry.message}\n`;
+    context.write(
+      `${match[1]} against snapshot ${raw.baseline.snapshot} (${raw.baseline.takenAt.slice(0, 10)}): ${raw.baselineStatus} → ${raw.status}\n` +
+        `${raw.added.length} new, ${raw.resolved.length} resolved, ${raw.unchanged} unchanged (accepted by the baseline)\n` +
+        (raw.added.length > 0 ? `new:\n${raw.added.map(line).join("")}` : "") +
+        (raw.resolved.length > 0 ? `resolved:\n${raw.resolved.map(line).join("")}` : ""),
+    );
+  }
+  const level = failOn(commandLine);
+  return raw.added.some((entry) => entry.severity === "ERROR" || level !== "error")
+    ? EXIT_FINDINGS
+    : EXIT_OK;
+}

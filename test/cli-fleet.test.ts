@@ -1,0 +1,158 @@
+/**
+ * The fleet from the real `kubecompat` executable against a server with a
+ * fleet (real PostgreSQL, pg-boss, HTTP): a collect bundle piped into
+ * `kubecompat register`, `kubecompat fleet` listing what the REST API says,
+ * and `check --baseline` failing a pipeline only on what its change brought.
+ * No cluster runs here: the bundle is made of recorded kubectl outputs.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import request from "supertest";
+import { BUNDLE_KIND } from "../src/cli/client/inputs.js";
+import { createDatabase } from "../src/db/client.js";
+import { migrate } from "../src/db/migrator.js";
+import { createLogger } from "../src/core/logger.js";
+import { importKbDirectory } from "../src/services/import.js";
+import { kubecompat } from "./support/cli-process.js";
+import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { startFleetInstance, type FleetInstance } from "./support/fleet-instance.js";
+import { KB_DIR, REPO_ROOT, createTestToken } from "./support/runtime.js";
+
+const fixture = (name: string) => path.join(REPO_ROOT, "test", "fixtures", name);
+
+describe("the fleet from the CLI", () => {
+  let database: TestDatabase;
+  let instance: FleetInstance;
+  let server: Server;
+  let url: string;
+  let editor: string;
+  let reader: string;
+
+  before(async () => {
+    database = await createTestDatabase();
+    await migrate(database.url);
+    const seed = createDatabase(database.url, 2, createLogger("silent"));
+    await importKbDirectory(seed, KB_DIR);
+    editor = await createTestToken({ db: seed }, "ci", "editor");
+    reader = await createTestToken({ db: seed }, "viewer", "reader");
+    await seed.$disconnect();
+    instance = await startFleetInstance(database.url, { clock: () => "2026-12-06" });
+    server = instance.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await instance?.close();
+    await database?.drop();
+  });
+
+  it("registers a collect bundle piped in, and lists the fleet as the REST API does", async () => {
+    const bundle = {
+      kind: BUNDLE_KIND,
+      apiVersion: "kubecompat.io/v1",
+      collectedAt: "2026-12-06T08:00:00Z",
+      context: "prod",
+      kubectlVersion: JSON.parse(
+        fs.readFileSync(fixture("kubectl/version.json"), "utf8"),
+      ) as unknown,
+      nodes: JSON.parse(fs.readFileSync(fixture("kubectl/nodes-eks.json"), "utf8")) as unknown,
+      errors: [],
+    };
+    const env = { KUBECOMPAT_URL: url, KUBECOMPAT_TOKEN: editor };
+    const args = [
+      "register",
+      "shop-prod",
+      "--env",
+      "prod",
+      "--owner",
+      "team-shop",
+      "--labels",
+      "team=shop,tier=1",
+    ];
+    const refused = await kubecompat(args, {
+      env: { KUBECOMPAT_URL: url, KUBECOMPAT_TOKEN: reader },
+      stdin: JSON.stringify(bundle),
+    });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /403 FORBIDDEN: registering a cluster needs the editor role/);
+    const registered = await kubecompat(args, { env, stdin: JSON.stringify(bundle) });
+    assert.equal(registered.code, 0, registered.stderr);
+    assert.match(registered.stdout, /^registered shop-prod$/m);
+
+    const rest = await request(instance.app).get("/api/v1/clusters/shop-prod").expect(200);
+    const view = rest.body.item;
+    assert.equal(view.labels.tier, "1");
+    // The CLI sends what judging reads of the bundle: kubectl's outputs.
+    assert.equal(view.snapshot.source, "kubectl");
+    // Recognised as EKS from the nodes' labels and the apiserver's version, as validate/from-kubectl does.
+    assert.equal(view.judgement.platform, "eks");
+    const listed = await kubecompat(["fleet", "--env", "prod"], { env });
+    const row = listed.stdout.split("\n").find((line) => line.includes("shop-prod"))!;
+    assert.ok(row.includes(view.judgement.status), row);
+    assert.ok(row.includes(view.judgement.deadline), row);
+    assert.ok(row.includes(String(view.daysLeft)), row);
+    for (const finding of view.judgement.blocking as Array<{ code: string }>)
+      assert.ok(row.includes(finding.code), row);
+    // A fleet with an UNSUPPORTED cluster fails the listing's exit code, as a check with an ERROR does.
+    assert.equal(listed.code, view.judgement.status === "UNSUPPORTED" ? 1 : 0);
+    const json = await kubecompat(["fleet", "-o", "json"], { env });
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { items: unknown[] }).items,
+      (await request(instance.app).get("/api/v1/clusters").expect(200)).body.items,
+    );
+  });
+
+  it("check --baseline reports only what is new since the fleet's snapshot, and fails only on it", async () => {
+    const env = { KUBECOMPAT_URL: url, KUBECOMPAT_TOKEN: editor };
+    const registered = await kubecompat(
+      [
+        "register",
+        "ci-cluster",
+        fixture("cli/cluster.yaml"),
+        "--env",
+        "staging",
+        "--owner",
+        "team-ci",
+      ],
+      { env },
+    );
+    assert.equal(registered.code, 0, registered.stderr);
+    const same = await kubecompat(
+      ["check", fixture("cli/cluster.yaml"), "--baseline", "ci-cluster"],
+      { env },
+    );
+    assert.equal(same.code, 0, same.stdout + same.stderr);
+    assert.match(same.stdout, /^0 new, 0 resolved, \d+ unchanged/m);
+    const worse = await kubecompat(
+      ["check", fixture("cli/out-of-skew.yaml"), "--baseline", "ci-cluster"],
+      {
+        env,
+      },
+    );
+    assert.equal(worse.code, 1, worse.stdout + worse.stderr);
+    assert.match(worse.stdout, /ERROR SKEW_KUBELET_TOO_OLD_FOR_APISERVER \(kubelet@pool-legacy\)/);
+    const answer = await request(instance.app)
+      .post("/api/v1/clusters/ci-cluster/baseline-check")
+      .send({ components: [{ component: "kube-apiserver", version: "1.30.4" }] })
+      .expect(200);
+    assert.equal(
+      answer.body.baseline.snapshot,
+      (await request(instance.app).get("/api/v1/clusters/ci-cluster")).body.item.snapshot.id,
+    );
+    const missing = await kubecompat(
+      ["check", fixture("cli/cluster.yaml"), "--baseline", "ci-cluster@999"],
+      { env },
+    );
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /ci-cluster has no snapshot 999/);
+    const offline = await kubecompat(["fleet", "--offline"], {});
+    assert.equal(offline.code, 2);
+    assert.match(offline.stderr, /the fleet lives on a server/);
+  });
+});
