@@ -11,11 +11,13 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
 import request from "supertest";
 import { createApp } from "../src/app.js";
 import { createDatabase } from "../src/db/client.js";
 import { migrate } from "../src/db/migrator.js";
 import { createLogger } from "../src/core/logger.js";
+import { AXIS_CAP_DAYS, fleetTimelineSvg, type TimelineRow } from "../src/rest/fleet-timeline.js";
 import { Authenticator } from "../src/services/authenticator.js";
 import { importKbDirectory } from "../src/services/import.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
@@ -368,5 +370,93 @@ describe("GET /fleet (the fleet page)", () => {
       (await listed(instance.app)).map((cluster) => cluster.name),
     );
     await request(guarded).get("/fleet").set("Authorization", `Bearer ${reader}`).expect(200);
+  });
+});
+
+describe("the fleet timeline (drawn from given dates)", () => {
+  const DAY_MS = 86_400_000;
+  const plus = (day: string, days: number) =>
+    new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+  const row = fc
+    .record({
+      left: fc.option(fc.integer({ min: -800, max: 1200 }), { nil: null }),
+      lead: fc.option(fc.integer({ min: 0, max: 400 }), { nil: null }),
+    })
+    .map(({ left, lead }): TimelineRow => {
+      const deadline = left === null ? null : plus(DAY, left);
+      const start = left === null || lead === null ? null : plus(DAY, left - lead);
+      return {
+        name: "named below",
+        environment: "prod",
+        status: "SUPPORTED",
+        deadline,
+        daysLeft: left,
+        latestStart: start,
+        daysToStart: left === null || lead === null ? null : left - lead,
+        explanation: null,
+      };
+    });
+
+  it("marks a row past exactly when its deadline is before today, overdue exactly when its start is, and draws inside its box", () => {
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 12 }), (generated) => {
+        const rows = generated.map((entry, index) => ({ ...entry, name: `c${index}` }));
+        const svg = fleetTimelineSvg(rows, DAY);
+        const width = Number(/viewBox="0 0 (\d+) /.exec(svg)![1]);
+        const drawn = [
+          ...svg.matchAll(
+            /<g class="timeline-row" data-cluster="(c\d+)" data-overdue="(\w+)" data-past="(\w+)">/g,
+          ),
+        ];
+        assert.equal(drawn.length, rows.length);
+        for (const [, name, overdue, past] of drawn) {
+          const given = rows.find((entry) => entry.name === name)!;
+          assert.equal(past, String(given.deadline !== null && given.deadline < DAY));
+          assert.equal(overdue, String(given.latestStart !== null && given.latestStart < DAY));
+        }
+        for (const [, x] of svg.matchAll(/\bx="(-?[\d.]+)"/g))
+          assert.ok(Number(x) >= 0 && Number(x) <= width, `x=${x}`);
+        for (const [, w] of svg.matchAll(/\bwidth="(-?[\d.]+)"/g)) assert.ok(Number(w) > 0);
+        const beyond = rows.filter(
+          (entry) => entry.daysLeft !== null && entry.daysLeft > AXIS_CAP_DAYS,
+        ).length;
+        assert.match(
+          svg,
+          new RegExp(`, ${beyond} with the deadline after \\d{4}-\\d{2}-\\d{2}\\.`),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("puts the last day of standard support on today, not past; a start today is not overdue", () => {
+    const svg = fleetTimelineSvg(
+      [
+        {
+          name: "edge",
+          environment: "prod",
+          status: "SUPPORTED",
+          deadline: DAY,
+          daysLeft: 0,
+          latestStart: DAY,
+          daysToStart: 0,
+          explanation: null,
+        },
+        {
+          name: "late",
+          environment: "prod",
+          status: "SUPPORTED",
+          deadline: plus(DAY, 1),
+          daysLeft: 1,
+          latestStart: plus(DAY, -1),
+          daysToStart: -1,
+          explanation: null,
+        },
+      ],
+      DAY,
+    );
+    assert.match(svg, /data-cluster="edge" data-overdue="false" data-past="false"/);
+    assert.match(svg, /data-cluster="late" data-overdue="true" data-past="false"/);
+    assert.match(svg, /overdue by 1 day\)/);
   });
 });
