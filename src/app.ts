@@ -33,6 +33,7 @@ import { proposalPageRoutes } from "./rest/proposal-page.js";
 import type { ProposalReview } from "./services/proposals.js";
 import type { FleetService } from "./services/fleet.js";
 import { fleetRoutes } from "./rest/fleet-routes.js";
+import { fleetPageRoutes } from "./rest/fleet-page.js";
 import type { RefreshLedger } from "./services/refresh-state.js";
 import { limitJsonDepth } from "./http/limits.js";
 import { rateLimited } from "./http/rate-limits.js";
@@ -224,7 +225,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     deps.curator && curationRoutes(deps.kb, deps.curator, writeLimit),
   );
   const queue = mountReviewQueue(app, deps, writeLimit);
-  const fleet = mountUnderApi(app, deps.fleet && fleetRoutes(deps.fleet, writeLimit));
+  const fleet = mountFleet(app, deps, writeLimit);
   const docs = docsRoutes();
   app.use(docs);
   const chat = mountChat(app, deps, limits.chatPerMinute);
@@ -250,8 +251,9 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     .addRouter("", queue.page)
     .addRouter("/chatops", chat)
     .addRouter("", mountMcp(app, deps));
-  for (const router of [curation, queue.rest, fleet])
+  for (const router of [curation, queue.rest, fleet.rest])
     if (router) routes.addRouter("/api/v1", router);
+  if (fleet.page) routes.addRouter("", fleet.page);
   routes.add(DOCS_ASSETS, ["GET"], { prefix: true });
 
   app.use(notFoundHandler(routes));
@@ -276,6 +278,19 @@ function mountChat(app: Express, deps: AppDependencies, perMinute: number): Rout
 function mountUnderApi(app: Express, router: Router | undefined): Router | undefined {
   if (router) app.use("/api/v1", router);
   return router;
+}
+
+/** The fleet, with its service only: its REST routes under /api/v1 and its page at /fleet. */
+function mountFleet(
+  app: Express,
+  deps: AppDependencies,
+  writeLimit: RequestHandler,
+): { rest: Router | undefined; page: Router | undefined } {
+  if (deps.fleet === undefined) return { rest: undefined, page: undefined };
+  const rest = mountUnderApi(app, fleetRoutes(deps.fleet, writeLimit));
+  const page = fleetPageRoutes({ fleet: deps.fleet, kb: deps.kb });
+  app.use(page);
+  return { rest, page };
 }
 
 /** MCP at /mcp: the questions as tools, read through the same identification as REST. */
