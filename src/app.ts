@@ -235,6 +235,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
     logger: deps.logger,
     curator: deps.curator,
     review: deps.proposals,
+    fleet: deps.fleet,
     writeBudgets,
     production: deps.production ?? false,
     answers: graphqlAnswers,

@@ -4,6 +4,7 @@
  */
 import type { Principal } from "../core/tokens.js";
 import type { Curator } from "../services/curation.js";
+import type { FleetService } from "../services/fleet.js";
 import type { ProposalReview } from "../services/proposals.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 
@@ -20,6 +21,8 @@ export interface GraphQLContext {
   readonly curator: Curator | undefined;
   /** The review queue of proposals; absent when the instance has no database. */
   readonly review: ProposalReview | undefined;
+  /** The fleet; absent when the instance runs without one (its fields then answer UNAVAILABLE). */
+  readonly fleet: FleetService | undefined;
   /** The day each kind's source was last read by the scheduled refresh (read once per request, when asked); undefined without a database. */
   readonly lastChecks: () => Promise<ReadonlyMap<string, string> | undefined>;
   /** The snapshot in force now: after an approval, newer than `snapshot`. */

@@ -7,8 +7,8 @@
  * such a query runs against a watching view of its snapshot, and the
  * revision in the data is the one in force when it is sent. Only operations
  * whose every root field is answered from the snapshot are remembered; the
- * audit log and the review queue are read from the database and a mutation changes it, so neither
- * is.
+ * audit log, the review queue and the fleet are read from the database and a mutation changes it, so
+ * none is.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
 import { HeaderMap } from "@apollo/server";
@@ -25,12 +25,21 @@ import { today } from "../domain/validate.js";
 import type { GraphQLContext } from "./context.js";
 import { builtInKindListFields, isKindListField } from "./kind-lists.js";
 
-/** Root query fields read from the database, never remembered (coverage: its lastChecked is the refresh's). */
+/**
+ * Root query fields read from the database, never remembered (coverage: its lastChecked is the refresh's; the
+ * fleet: judged again on the day and by every replica, not only when this snapshot changes).
+ */
 export const DATABASE_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "auditLog",
   "coverage",
   "proposals",
   "proposal",
+  "fleetClusters",
+  "fleetCluster",
+  "fleetEvents",
+  "fleetSubscriptions",
+  "fleetDeliveries",
+  "fleetWaivers",
 ]);
 
 /**

@@ -46,7 +46,7 @@ function entityOf(value: KbEntity): EntityName {
 }
 
 /** One output as JSON or as text, never both: which one kubectl printed must not be a guess. */
-function kubectlInputs(given: KubectlOutputsInput): KubectlInputs {
+export function kubectlInputs(given: KubectlOutputsInput): KubectlInputs {
   const either = (json: unknown, text: string | null | undefined, field: string): unknown => {
     if (json != null && text != null)
       throw new InputError(

@@ -16,6 +16,7 @@ import { expressMiddleware } from "@as-integrations/express5";
 import type { Express } from "express";
 import { GraphQLError, type ValidationRule } from "graphql";
 import type { Curator } from "../services/curation.js";
+import type { FleetService } from "../services/fleet.js";
 import type { ProposalReview } from "../services/proposals.js";
 import type { RefreshLedger } from "../services/refresh-state.js";
 import { callerKey, principalOf } from "../http/auth.js";
@@ -27,6 +28,7 @@ import { describeError } from "../http/errors.js";
 import { playgroundPage } from "./playground.js";
 import { resolvers } from "./resolvers.js";
 import { proposalResolvers } from "./proposal-resolvers.js";
+import { fleetResolvers } from "./fleet-resolvers.js";
 import { kindListResolvers, registeredKindTypeDefs } from "./kind-lists.js";
 import { AnswerCache } from "../services/answer-cache.js";
 import { rememberedAnswers, type RememberedData } from "./remembered-answers.js";
@@ -44,6 +46,8 @@ export interface GraphQLDependencies {
   readonly curator: Curator | undefined;
   /** The review queue of proposals; without it the proposal fields answer UNAVAILABLE. */
   readonly review?: ProposalReview;
+  /** The fleet; without it the fleet's fields answer UNAVAILABLE. */
+  readonly fleet?: FleetService;
   /** When each upstream source was last refreshed (coverage's lastChecked); without it, the source dates. */
   readonly refreshLedger?: RefreshLedger;
   /** The write budgets mutations take from, shared with the REST edit routes. */
@@ -133,7 +137,7 @@ export async function mountGraphQL(
   const server = new ApolloServer<GraphQLContext>({
     // The kinds' plain lists come from the registry (kind-lists.ts), with the SDL of kinds registered at run time.
     typeDefs: [fs.readFileSync(SCHEMA_PATH, "utf8"), registeredKindTypeDefs() ?? []].flat(),
-    resolvers: [resolvers, proposalResolvers, kindListResolvers()],
+    resolvers: [resolvers, proposalResolvers, fleetResolvers, kindListResolvers()],
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // One operation per request: a batch of a thousand would slip past every per-document limit.
@@ -183,6 +187,7 @@ export async function mountGraphQL(
           caller: callerKey(principal, req.ip),
           curator: deps.curator,
           review: deps.review,
+          fleet: deps.fleet,
           lastChecks: onceLastChecks(deps.refreshLedger),
           latest: () => kb.current(),
           requestId,

@@ -102,6 +102,20 @@ export function requireImporter(principal: Principal): void {
   requireRole(principal, "admin", "importing a knowledge-base bundle");
 }
 
+/**
+ * Turns away a caller who may not change the fleet (or read its
+ * subscriptions and deliveries), with the same words on every face; answers
+ * the editor's name, who the change is recorded as made by.
+ */
+export function requireEditor(principal: Principal, action: string): string {
+  if (principal.role === null)
+    throw new UnauthenticatedError(
+      `${action} needs an editor's API token: send Authorization: Bearer <token>`,
+    );
+  requireRole(principal, "editor", action);
+  return principal.name;
+}
+
 /** Who a limit counts a request against: its token when it has one, else its client address (IPv6 per /56). */
 export function callerKey(principal: Principal, address: string | undefined): string {
   return principal.role !== null

@@ -7,11 +7,9 @@
  * editor's token.
  */
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { UnauthenticatedError } from "../core/errors.js";
-import { requireRole } from "../core/tokens.js";
 import { fleetCalendar } from "../services/fleet-calendar.js";
 import type { FleetService } from "../services/fleet.js";
-import { principalOf } from "../http/auth.js";
+import { principalOf, requireEditor } from "../http/auth.js";
 import {
   baselineCheckRequest,
   calendarQuery,
@@ -24,7 +22,7 @@ import {
   subscribeRequest,
   waiverRequest,
 } from "../http/schemas/fleet.js";
-import { clusterStateOf, registrationOf } from "../http/fleet-input.js";
+import { clusterStateOf, registrationOf, waiverOf } from "../http/fleet-input.js";
 import { inputErrorFrom, parseJsonBody, queryParameters } from "./parse.js";
 import type { z } from "../http/schemas/openapi-zod.js";
 
@@ -42,13 +40,7 @@ function parameter<T extends z.ZodType>(schema: T, req: Request, name: string): 
 }
 
 function editor(res: Response, action: string): string {
-  const principal = principalOf(res);
-  if (principal.role === null)
-    throw new UnauthenticatedError(
-      `${action} needs an editor's API token: send Authorization: Bearer <token>`,
-    );
-  requireRole(principal, "editor", action);
-  return principal.name;
+  return requireEditor(principalOf(res), action);
 }
 
 export function fleetRoutes(fleet: FleetService, writeLimit: RequestHandler): Router {
@@ -113,16 +105,7 @@ export function fleetRoutes(fleet: FleetService, writeLimit: RequestHandler): Ro
   router.post("/waivers", writeLimit, async (req, res) => {
     const body = parseJsonBody(waiverRequest, req);
     const createdBy = editor(res, "waiving a finding");
-    const waiver = await fleet.waive({
-      code: body.code,
-      clusterName: body.cluster ?? null,
-      label: body.label ?? null,
-      reason: body.reason,
-      owner: body.owner,
-      expiresOn: body.expiresOn,
-      createdBy,
-    });
-    res.status(201).json({ item: waiver });
+    res.status(201).json({ item: await fleet.waive(waiverOf(body, createdBy)) });
   });
   router.get("/waivers", async (req, res) => {
     queryParameters(req);

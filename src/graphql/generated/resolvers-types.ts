@@ -12,6 +12,9 @@ import type { UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
 import type { EvidenceFinding as DomainEvidenceFinding } from '../../domain/cluster-evidence.js';
 import type { AnswerSummary as DomainAnswerSummary } from '../../domain/answer-summary.js';
 import type { StoredProposal } from '../../services/proposals.js';
+import type { FleetClusterModel, FleetJudgementModel, FleetWaivedFindingModel, FleetWaiverModel, FleetVerdictModel, FleetEventModel, FleetSubscriptionModel, FleetDeliveryModel, FleetDeliveryTargetModel } from '../fleet-models.js';
+import type { UpgradeOutlook } from '../../domain/fleet.js';
+import type { SubscriptionFilters } from '../../domain/fleet-events.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -994,6 +997,392 @@ export type FlagChange = {
   sourceUrl: Scalars['String']['output'];
 };
 
+/**
+ * A cluster of the fleet: who answers for it, where it stands in the rollout, and its newest judgement, with
+ * the days left counted on the day asked. plan, history, snapshots and events are read only when asked for.
+ */
+export type FleetCluster = {
+  __typename?: 'FleetCluster';
+  /** Days from today to the last day of standard support (negative once it is past); null without a deadline. */
+  daysLeft?: Maybe<Scalars['Int']['output']>;
+  /** Days from today to the latest start of its upgrade (negative once it is past); null without one. */
+  daysToStart?: Maybe<Scalars['Int']['output']>;
+  /** Where it stands in the rollout order (one of FLEET_ENVIRONMENTS). */
+  environment: Scalars['String']['output'];
+  /** Its events, newest first. */
+  events: Array<FleetEvent>;
+  /** Its verdicts over time, newest first (at most 50). */
+  history: Array<FleetVerdict>;
+  /** Its newest judgement; null until the fleet has judged it. */
+  judgement?: Maybe<FleetJudgement>;
+  /** Its labels, by key. */
+  labels: Array<FleetLabel>;
+  /** The cluster's name in the fleet (unique). */
+  name: Scalars['String']['output'];
+  /** The team or person who answers for it. */
+  owner: Scalars['String']['output'];
+  /** The upgrade plan from its state to the newest minor on its calendar, as GET /api/v1/clusters/{name} shows it; null when it is on that minor already or has no readable state. */
+  plan?: Maybe<UpgradePlan>;
+  /** When it was first registered (ISO 8601). */
+  registeredAt: Scalars['String']['output'];
+  /** The state it is judged on (the newest submitted); null before the first. */
+  snapshot?: Maybe<FleetSnapshot>;
+  /** The states submitted for it, newest first (at most 50). */
+  snapshots: Array<FleetSnapshot>;
+};
+
+
+/**
+ * A cluster of the fleet: who answers for it, where it stands in the rollout, and its newest judgement, with
+ * the days left counted on the day asked. plan, history, snapshots and events are read only when asked for.
+ */
+export type FleetClusterEventsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A cluster of the fleet: who answers for it, where it stands in the rollout, and its newest judgement, with
+ * the days left counted on the day asked. plan, history, snapshots and events are read only when asked for.
+ */
+export type FleetClusterPlanArgs = {
+  detail?: InputMaybe<Detail>;
+};
+
+/** One event delivered (or to be) to one subscription. */
+export type FleetDelivery = {
+  __typename?: 'FleetDelivery';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  /** When it was queued (ISO 8601). */
+  createdAt: Scalars['String']['output'];
+  /** When the receiver took it (ISO 8601). */
+  deliveredAt?: Maybe<Scalars['String']['output']>;
+  /** The event delivered. */
+  event: FleetEvent;
+  /** The delivery's id (the x-kubecompat-delivery header). */
+  id: Scalars['ID']['output'];
+  /** When it was last attempted (ISO 8601). */
+  lastAttemptAt?: Maybe<Scalars['String']['output']>;
+  /** The last failure, with its attempt; null when none failed or after a replay. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** What it has become. */
+  status: FleetDeliveryStatus;
+  /** The subscription it goes to. */
+  subscription: FleetDeliveryTarget;
+};
+
+/** What a delivery has become. */
+export type FleetDeliveryStatus =
+  /** Every attempt failed: it is on the dead-letter list until replayed. */
+  | 'DEAD'
+  /** The receiver took it. */
+  | 'DELIVERED'
+  /** Queued, or waiting for a retry. */
+  | 'PENDING';
+
+/** Where a delivery goes. */
+export type FleetDeliveryTarget = {
+  __typename?: 'FleetDeliveryTarget';
+  /** The subscription's id. */
+  id: Scalars['ID']['output'];
+  /** The subscription's kind. */
+  kind: FleetSubscriptionKind;
+  /** The URL it posts to. */
+  url: Scalars['String']['output'];
+};
+
+/** Something a team must hear about a cluster: written when a judgement changed what it must hear, with why. */
+export type FleetEvent = {
+  __typename?: 'FleetEvent';
+  /** The day of that judgement, YYYY-MM-DD. */
+  asOf: Scalars['String']['output'];
+  /** The cluster's name. */
+  cluster: Scalars['String']['output'];
+  /** The findings with their records and sources, and the cause (knowledge edits, a new state, the day, a waiver), as the webhook sends it. */
+  detail: Scalars['JSONObject']['output'];
+  /** The event's id (newer events have larger ids). */
+  id: Scalars['ID']['output'];
+  /** The knowledge-base revision of the judgement that raised it. */
+  kbRevision: Scalars['Int']['output'];
+  /** What it is about. */
+  kind: FleetEventKind;
+  /** When it was written (ISO 8601). */
+  occurredAt: Scalars['String']['output'];
+  /** How much it matters: subscriptions select on it. */
+  severity: Severity;
+  /** One line for a person. */
+  summary: Scalars['String']['output'];
+};
+
+/** What a fleet event is about. */
+export type FleetEventKind =
+  /** New blocking findings under the same verdict. */
+  | 'BLOCKING_FINDING'
+  /** A warning threshold before the end of standard support was crossed. */
+  | 'DEADLINE_NEAR'
+  /** The cluster's verdict changed (the detail has from, to, the findings added and resolved). */
+  | 'VERDICT_CHANGED'
+  /** Waivers that held findings of the cluster expired. */
+  | 'WAIVER_EXPIRED';
+
+/** A finding as the fleet keeps it: what, why, and the record and source behind it. */
+export type FleetFinding = {
+  __typename?: 'FleetFinding';
+  /** The finding's stable code (see Finding.code). */
+  code: Scalars['String']['output'];
+  /** The component it is about, when it is about one. */
+  component?: Maybe<Scalars['String']['output']>;
+  /** The instance (HA member or node pool) it is about, as the state named it. */
+  instance?: Maybe<Scalars['String']['output']>;
+  /** What is wrong and what to do. */
+  message: Scalars['String']['output'];
+  /** The knowledge-base record behind it (e.g. `eks 1.32`). */
+  ruleId?: Maybe<Scalars['String']['output']>;
+  /** ERROR, WARNING or INFO. */
+  severity: Severity;
+  /** The primary source of the rule behind it. */
+  sourceUrl?: Maybe<Scalars['String']['output']>;
+};
+
+/**
+ * A cluster judged on a day at a knowledge-base revision: validate's verdict and the upgrade plan's, with the
+ * fleet's readings on top (waivers, the end of standard support on the calendar that governs the cluster, and
+ * the latest day its upgrade must start).
+ */
+export type FleetJudgement = {
+  __typename?: 'FleetJudgement';
+  /** The day it was judged on, YYYY-MM-DD. */
+  asOf: Scalars['String']['output'];
+  /** The ERROR findings not waived: what makes the cluster UNSUPPORTED. */
+  blocking: Array<FleetFinding>;
+  /** The control plane's minor (the oldest kube-apiserver's, whose support ends first); null when the state names none. */
+  controlPlane?: Maybe<Scalars['String']['output']>;
+  /** The last day in standard support, YYYY-MM-DD; null without a support end. */
+  deadline?: Maybe<Scalars['String']['output']>;
+  /** Waivers that matched a finding of this cluster but have expired on the day. */
+  expiredWaivers: Array<FleetWaiver>;
+  /** When this judgement was written (ISO 8601); a judgement that still holds keeps its time when it is judged again. */
+  judgedAt: Scalars['String']['output'];
+  /** The verdict as the service judges the state, waivers aside. */
+  judgedStatus: Verdict;
+  /** The knowledge-base revision it was judged at. */
+  kbRevision: Scalars['Int']['output'];
+  /** The managed platform whose calendar governs it (eks, gke, aks); null for a self-managed cluster. */
+  platform?: Maybe<Scalars['String']['output']>;
+  /** Why the state could not be judged at this revision (the status is then NOT_JUDGED); null otherwise. */
+  problem?: Maybe<Scalars['String']['output']>;
+  /** The latest day the fleet's rollout must start for this cluster to reach the target by the deadline; null without a deadline or a target. */
+  startBy?: Maybe<FleetStartBy>;
+  /** The verdict with waived findings left out: what the fleet reports. */
+  status: Verdict;
+  /** When support of its minor ends on that calendar; null when the knowledge base does not know the minor. */
+  support?: Maybe<FleetSupportEnd>;
+  /** Its upgrade to the newest minor on its calendar; null when no minor is known to be released. */
+  upgrade?: Maybe<FleetUpgradeOutlook>;
+  /** Findings held out of the verdict, each with the waiver that holds it. */
+  waived: Array<FleetWaivedFinding>;
+  /** The smallest warning threshold (days before the deadline) of its environment reached; -1 once the deadline is past; null before any. */
+  warnedAt?: Maybe<Scalars['Int']['output']>;
+  /** How many WARNING findings (not waived) it has. */
+  warnings: Scalars['Int']['output'];
+};
+
+/** A label of a fleet cluster (or of a subscription's filter): a key and its value. */
+export type FleetLabel = {
+  __typename?: 'FleetLabel';
+  /** The label's key, e.g. `team` or `app.kubernetes.io/part-of`. */
+  key: Scalars['String']['output'];
+  /** Its value, e.g. `payments`. */
+  value: Scalars['String']['output'];
+};
+
+/** A label given to a cluster or a subscription's filter. */
+export type FleetLabelInput = {
+  /** The label's key, e.g. `team` (letters, digits, `.`, `_`, `/`, `-`; at most 63 characters). */
+  key: Scalars['String']['input'];
+  /** Its value (at most 63 characters). */
+  value: Scalars['String']['input'];
+};
+
+/** A replayed delivery: queued again. */
+export type FleetReplay = {
+  __typename?: 'FleetReplay';
+  /** The delivery's id. */
+  id: Scalars['ID']['output'];
+  /** PENDING: it is queued again. */
+  status: FleetDeliveryStatus;
+};
+
+/** A state of a cluster as it was submitted. */
+export type FleetSnapshot = {
+  __typename?: 'FleetSnapshot';
+  /** The snapshot's id. */
+  id: Scalars['ID']['output'];
+  /** How the state was given: `components`, `kubectl` or `bundle`. */
+  source: Scalars['String']['output'];
+  /** When it was submitted (ISO 8601). */
+  takenAt: Scalars['String']['output'];
+};
+
+/** The latest day to start a cluster's upgrade (the first environment's first hop) and how it was worked out. */
+export type FleetStartBy = {
+  __typename?: 'FleetStartBy';
+  /** The day the last hop must be done by (the last day of standard support). */
+  deadline: Scalars['String']['output'];
+  /** How it was worked out, in one sentence. */
+  explanation: Scalars['String']['output'];
+  /** Minors to climb, one at a time. */
+  hops: Scalars['Int']['output'];
+  /** The latest day to start, YYYY-MM-DD. */
+  latestStart: Scalars['String']['output'];
+  /** Days from the first environment starting hop 1 to this cluster's environment taking the last hop. */
+  leadDays: Scalars['Int']['output'];
+  /** Whether that day is already past. */
+  overdue: Scalars['Boolean']['output'];
+};
+
+/** A subscription to the fleet's events. Its secret is never shown after the subscribeFleet answer. */
+export type FleetSubscription = {
+  __typename?: 'FleetSubscription';
+  /** When it was made (ISO 8601). */
+  createdAt: Scalars['String']['output'];
+  /** The token that made it. */
+  createdBy?: Maybe<Scalars['String']['output']>;
+  /** Which events it receives. */
+  filters: FleetSubscriptionFilters;
+  /** The subscription's id. */
+  id: Scalars['ID']['output'];
+  /** Where it sends events. */
+  kind: FleetSubscriptionKind;
+  /** Whether its deliveries are signed (a webhook's are). */
+  signed: Scalars['Boolean']['output'];
+  /** The URL it posts to. */
+  url: Scalars['String']['output'];
+};
+
+/** A new subscription, with its secret: the only answer that shows it. */
+export type FleetSubscriptionCreated = {
+  __typename?: 'FleetSubscriptionCreated';
+  /** A webhook's signing secret (the one given, or one made for it); null for Slack. */
+  secret?: Maybe<Scalars['String']['output']>;
+  /** The subscription as it is listed. */
+  subscription: FleetSubscription;
+};
+
+/** Which events a subscription receives: every field given must match. */
+export type FleetSubscriptionFilters = {
+  __typename?: 'FleetSubscriptionFilters';
+  /** Only clusters of these environments; empty for all. */
+  environments: Array<Scalars['String']['output']>;
+  /** Only clusters with every one of these labels. */
+  labels: Array<FleetLabel>;
+  /** The lowest severity delivered (INFO: everything). */
+  minSeverity: Severity;
+  /** Only clusters these owners answer for; empty for all. */
+  owners: Array<Scalars['String']['output']>;
+};
+
+/** Which events a new subscription receives: every field given must match. */
+export type FleetSubscriptionFiltersInput = {
+  /** Only clusters of these environments. */
+  environments?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Only clusters with every one of these labels. */
+  labels?: InputMaybe<Array<FleetLabelInput>>;
+  /** The lowest severity delivered (default INFO: everything). */
+  minSeverity?: InputMaybe<Severity>;
+  /** Only clusters these owners answer for. */
+  owners?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** Where a subscription sends events. */
+export type FleetSubscriptionKind =
+  /** A message to a Slack incoming webhook. */
+  | 'SLACK'
+  /** The event as JSON, HMAC-signed (x-kubecompat-signature v1=hex of HMAC-SHA256(secret, timestamp.body)). */
+  | 'WEBHOOK';
+
+/** When support of a minor ends on the calendar that governs a cluster. */
+export type FleetSupportEnd = {
+  __typename?: 'FleetSupportEnd';
+  /** The calendar read: the platform's name (eks, gke, aks) or `upstream`. */
+  calendar: Scalars['String']['output'];
+  /** When standard support ends, YYYY-MM-DD: the date the fleet works back from. */
+  endOfStandardSupport?: Maybe<Scalars['String']['output']>;
+  /** When every support ends (a platform's extended or long-term support, upstream's end of life); null when the calendar does not say. */
+  endOfSupport?: Maybe<Scalars['String']['output']>;
+  /** The minor, e.g. `1.30`. */
+  minor: Scalars['String']['output'];
+  /** Why upstream's calendar was read for a cluster on a platform; null otherwise. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** DAY, or MONTH when the platform gives only the month (the date is then the day the platform means by it). */
+  precision: Scalars['String']['output'];
+  /** The calendar's source. */
+  sourceUrl?: Maybe<Scalars['String']['output']>;
+};
+
+/** A cluster's upgrade to the newest minor released on its calendar. */
+export type FleetUpgradeOutlook = {
+  __typename?: 'FleetUpgradeOutlook';
+  /** The plan's ERROR findings: what blocks the upgrade. */
+  blocking: Array<FleetFinding>;
+  /** Control-plane minors to cross, one hop each; 0 when it is there already. */
+  hops: Scalars['Int']['output'];
+  /** Why no plan could be made from the state; null otherwise. */
+  problem?: Maybe<Scalars['String']['output']>;
+  /** The plan's verdict; null when there is nothing to cross or no plan could be made. */
+  status?: Maybe<Verdict>;
+  /** The newest minor released on the cluster's calendar on the day. */
+  targetVersion: Scalars['String']['output'];
+};
+
+/** One of a cluster's judgements, as its history lists them. */
+export type FleetVerdict = {
+  __typename?: 'FleetVerdict';
+  /** The day it was judged on, YYYY-MM-DD. */
+  asOf: Scalars['String']['output'];
+  /** The codes of its blocking (ERROR) findings. */
+  blocking: Array<Scalars['String']['output']>;
+  /** When it was written (ISO 8601). */
+  judgedAt: Scalars['String']['output'];
+  /** The knowledge-base revision it was judged at. */
+  kbRevision: Scalars['Int']['output'];
+  /** The verdict, waived findings left out. */
+  status: Verdict;
+};
+
+/** A finding held out of a cluster's verdict, and the waiver that holds it. */
+export type FleetWaivedFinding = {
+  __typename?: 'FleetWaivedFinding';
+  /** The finding waived. */
+  finding: FleetFinding;
+  /** The waiver, as it stood when the cluster was judged. */
+  waiver: FleetWaiver;
+};
+
+/** A waiver: a finding held out of the verdict of a cluster, or of every cluster with a label, until its last day. */
+export type FleetWaiver = {
+  __typename?: 'FleetWaiver';
+  /** The cluster it applies to; null when it applies by label. */
+  cluster?: Maybe<Scalars['String']['output']>;
+  /** The finding code it waives. */
+  code: Scalars['String']['output'];
+  /** When it was made (ISO 8601). */
+  createdAt?: Maybe<Scalars['String']['output']>;
+  /** The token that made it. */
+  createdBy?: Maybe<Scalars['String']['output']>;
+  /** The last day it applies, YYYY-MM-DD. */
+  expiresOn: Scalars['String']['output'];
+  /** The waiver's id. */
+  id: Scalars['ID']['output'];
+  /** The label (`key=value`) of the clusters it applies to; null when it names a cluster. */
+  label?: Maybe<Scalars['String']['output']>;
+  /** Who answers for it. */
+  owner: Scalars['String']['output'];
+  /** Why. */
+  reason: Scalars['String']['output'];
+};
+
 /** One side of a network flow. */
 export type FlowEnd = {
   __typename?: 'FlowEnd';
@@ -1317,7 +1706,10 @@ export type MinorOut = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -1329,12 +1721,26 @@ export type Mutation = {
   createRecord: EditResult;
   /** Applies a whole bundle (the YAML stream of GET /api/v1/kb/export) in one transaction, all or nothing (admin token). */
   importKnowledgeBase: ImportResult;
+  /** Registers a cluster of the fleet, or submits a new state of one already registered, as POST /api/v1/clusters (editor token): the state is judged before anything is stored, so one the service cannot read is a BAD_USER_INPUT error and nothing is kept. */
+  registerCluster: RegisteredCluster;
   /** Rejects one open proposal with its reason (editor token); the reason is kept, and the same upstream change is never proposed again. */
   rejectProposal: Proposal;
+  /** Removes a cluster from the fleet with its states, judgements and events (editor token); an unknown name is a NOT_FOUND error. */
+  removeCluster: Scalars['Boolean']['output'];
+  /** Removes a waiver (editor token); the fleet is judged again before the answer. An unknown id is a NOT_FOUND error. */
+  removeWaiver: Scalars['Boolean']['output'];
+  /** Sends a dead delivery again (editor token); a delivery that is not DEAD is a CONFLICT error (a pending one is queued, a delivered one is not sent twice). */
+  replayDelivery: FleetReplay;
   /** Removes the record with natural key `key`. */
   retireRecord: EditResult;
+  /** Subscribes a webhook or a Slack incoming webhook to the fleet's events (editor token); a webhook's secret is shown in this answer only. */
+  subscribeFleet: FleetSubscriptionCreated;
+  /** Removes a subscription (editor token); an unknown id is a NOT_FOUND error. */
+  unsubscribeFleet: Scalars['Boolean']['output'];
   /** Replaces the record with natural key `key` (e.g. `batch/v1beta1 CronJob`, `kube-apiserver 6443/TCP CONTROL_PLANE`). */
   updateRecord: EditResult;
+  /** Holds a finding out of the verdict of one cluster, or of every cluster with a label, until the waiver's last day (editor token); the fleet is judged again before the answer. */
+  waiveFinding: FleetWaiver;
 };
 
 
@@ -1343,7 +1749,10 @@ export type Mutation = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationApproveProposalArgs = {
   id: Scalars['ID']['input'];
@@ -1356,7 +1765,10 @@ export type MutationApproveProposalArgs = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationApproveProposalsArgs = {
   ids: Array<Scalars['ID']['input']>;
@@ -1368,7 +1780,10 @@ export type MutationApproveProposalsArgs = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationCreateRecordArgs = {
   entity: KbEntity;
@@ -1382,7 +1797,10 @@ export type MutationCreateRecordArgs = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationImportKnowledgeBaseArgs = {
   bundle: Scalars['String']['input'];
@@ -1394,7 +1812,25 @@ export type MutationImportKnowledgeBaseArgs = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationRegisterClusterArgs = {
+  input: RegisterClusterInput;
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationRejectProposalArgs = {
   id: Scalars['ID']['input'];
@@ -1407,7 +1843,55 @@ export type MutationRejectProposalArgs = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationRemoveClusterArgs = {
+  name: Scalars['String']['input'];
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationRemoveWaiverArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationReplayDeliveryArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationRetireRecordArgs = {
   entity: KbEntity;
@@ -1422,7 +1906,40 @@ export type MutationRetireRecordArgs = {
  * validated with the same schemas as the reviewed files in kb/. Updates and
  * retirements must send the `revision` they read: a stale one is a CONFLICT
  * error naming the current revision, so no update is lost. Every accepted edit
- * bumps the knowledge-base revision and is audited.
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationSubscribeFleetArgs = {
+  input: SubscribeFleetInput;
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationUnsubscribeFleetArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
  */
 export type MutationUpdateRecordArgs = {
   entity: KbEntity;
@@ -1430,6 +1947,21 @@ export type MutationUpdateRecordArgs = {
   key: Scalars['String']['input'];
   record: Scalars['JSONObject']['input'];
   revision: Scalars['Int']['input'];
+};
+
+
+/**
+ * Edits of the knowledge base (editor token; import needs admin). Records are
+ * validated with the same schemas as the reviewed files in kb/. Updates and
+ * retirements must send the `revision` they read: a stale one is a CONFLICT
+ * error naming the current revision, so no update is lost. Every accepted edit
+ * bumps the knowledge-base revision and is audited. The fleet's mutations
+ * (registerCluster ... removeWaiver) change the fleet, not the knowledge base:
+ * they need an editor token too, check their input with the same schemas as
+ * REST's fleet routes, and take from the same write budget.
+ */
+export type MutationWaiveFindingArgs = {
+  input: WaiveFindingInput;
 };
 
 /** A network flow a firewall between node roles must allow. */
@@ -1876,6 +2408,18 @@ export type Query = {
   firewallRules: FirewallRules;
   /** Deprecated and removed command-line flags and configuration fields, optionally of one component. */
   flagChanges: Array<FlagChange>;
+  /** One cluster of the fleet by name; null when no cluster of that name is registered. */
+  fleetCluster?: Maybe<FleetCluster>;
+  /** The fleet's clusters with their verdicts and deadlines, by environment in rollout order then by name, as GET /api/v1/clusters lists them; every filter given must match. */
+  fleetClusters: Array<FleetCluster>;
+  /** Deliveries of events to subscriptions, newest first, with the dead-letter list as status DEAD (editor token). */
+  fleetDeliveries: Array<FleetDelivery>;
+  /** The fleet's events (a verdict changed, a new blocking finding, a deadline near, a waiver expired), newest first, as GET /api/v1/events lists them. */
+  fleetEvents: Array<FleetEvent>;
+  /** The subscriptions to the fleet's events, oldest first, without their secrets (editor token). */
+  fleetSubscriptions: Array<FleetSubscription>;
+  /** The waivers, oldest first, expired ones included (a judgement no longer applies them after their last day). */
+  fleetWaivers: Array<FleetWaiver>;
   /** Network flows a firewall between node roles must allow, for Kubernetes itself and (with `cni`) the CNI. */
   flows: FlowList;
   /** Facts about the node a component runs on rather than about its version: cgroup v1 in maintenance mode (1.31), failing the kubelet by default (1.35). */
@@ -2198,6 +2742,72 @@ export type QueryFlagChangesArgs = {
  * naming what to fix. A plan that is merely unsupported is not an error: it is
  * answered with `ok: false` and ERROR findings.
  */
+export type QueryFleetClusterArgs = {
+  name: Scalars['String']['input'];
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryFleetClustersArgs = {
+  environment?: InputMaybe<Scalars['String']['input']>;
+  label?: InputMaybe<Scalars['String']['input']>;
+  owner?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryFleetDeliveriesArgs = {
+  event?: InputMaybe<Scalars['ID']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<FleetDeliveryStatus>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryFleetEventsArgs = {
+  before?: InputMaybe<Scalars['ID']['input']>;
+  cluster?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
 export type QueryFlowsArgs = {
   cni?: InputMaybe<Scalars['String']['input']>;
   from?: InputMaybe<Scalars['String']['input']>;
@@ -2456,6 +3066,37 @@ export type RecordChange = {
   key: Scalars['String']['output'];
 };
 
+/** A cluster and its state, as POST /api/v1/clusters takes them: give exactly one state (components, kubectl or bundle). */
+export type RegisterClusterInput = {
+  /** A `kubecompat collect` bundle (its kubectlVersion, nodes and workloads are read; the rest is not stored). */
+  bundle?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** The state as validateCluster takes it: every component with its version. */
+  components?: InputMaybe<Array<ComponentVersionInput>>;
+  /** Where the cluster stands in the rollout order: one of FLEET_ENVIRONMENTS (default dev, staging, prod). */
+  environment: Scalars['String']['input'];
+  /** The state as validateFromKubectl takes it: what kubectl printed. */
+  kubectl?: InputMaybe<KubectlOutputsInput>;
+  /** Free labels to select on (at most 32). */
+  labels?: InputMaybe<Array<FleetLabelInput>>;
+  /** The cluster's name in the fleet: a DNS label-like name (lower-case letters, digits, `-` and `.`), at most 63 characters. */
+  name: Scalars['String']['input'];
+  /** The team or person who answers for it. */
+  owner: Scalars['String']['input'];
+  /** The managed platform: eks, gke or aks, or upstream; recognised from the versions and node labels when omitted. */
+  platform?: InputMaybe<Scalars['String']['input']>;
+  /** Policy profile: upstream (default) or strict. */
+  profile?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A cluster registered (or a new state of it submitted). */
+export type RegisteredCluster = {
+  __typename?: 'RegisteredCluster';
+  /** The cluster as it is listed, judged. */
+  cluster: FleetCluster;
+  /** True when the cluster is new; false when a new state of a registered cluster was submitted. */
+  created: Scalars['Boolean']['output'];
+};
+
 /** A Kubernetes minor release and its support window. */
 export type Release = {
   __typename?: 'Release';
@@ -2668,6 +3309,18 @@ export type StepAction =
   /** The component moves from fromVersion to toVersion. */
   | 'UPGRADE';
 
+/** A subscription to the fleet's events, as POST /api/v1/subscriptions takes it. */
+export type SubscribeFleetInput = {
+  /** Which events it receives; every event when omitted. */
+  filters?: InputMaybe<FleetSubscriptionFiltersInput>;
+  /** WEBHOOK (signed JSON) or SLACK (an incoming webhook's message). */
+  kind: FleetSubscriptionKind;
+  /** A webhook's signing secret (16 to 200 characters); one is made and shown once when omitted. */
+  secret?: InputMaybe<Scalars['String']['input']>;
+  /** The http(s) URL to post to. */
+  url: Scalars['String']['input'];
+};
+
 /** A finding as a summary shows it. */
 export type SummaryFinding = {
   __typename?: 'SummaryFinding';
@@ -2799,6 +3452,22 @@ export type Verdict =
   /** At least one ERROR finding. */
   | 'UNSUPPORTED';
 
+/** A waiver, as POST /api/v1/waivers takes it: name a cluster or a label, not both. */
+export type WaiveFindingInput = {
+  /** The cluster it applies to. */
+  cluster?: InputMaybe<Scalars['String']['input']>;
+  /** The finding code to waive, e.g. `PLATFORM_EXTENDED_SUPPORT`. */
+  code: Scalars['String']['input'];
+  /** The last day it applies, YYYY-MM-DD; a day to come. */
+  expiresOn: Scalars['String']['input'];
+  /** The label (`key=value`) of the clusters it applies to. */
+  label?: InputMaybe<Scalars['String']['input']>;
+  /** Who answers for it. */
+  owner: Scalars['String']['input'];
+  /** Why (at least 3 characters). */
+  reason: Scalars['String']['input'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -2914,6 +3583,29 @@ export type ResolversTypes = {
   FirewallFormat: FirewallFormat;
   FirewallRules: ResolverTypeWrapper<Omit<FirewallRules, 'notes'> & { notes: Array<ResolversTypes['Finding']> }>;
   FlagChange: ResolverTypeWrapper<FlagChangeRecord>;
+  FleetCluster: ResolverTypeWrapper<FleetClusterModel>;
+  FleetDelivery: ResolverTypeWrapper<FleetDeliveryModel>;
+  FleetDeliveryStatus: FleetDeliveryStatus;
+  FleetDeliveryTarget: ResolverTypeWrapper<FleetDeliveryTargetModel>;
+  FleetEvent: ResolverTypeWrapper<FleetEventModel>;
+  FleetEventKind: FleetEventKind;
+  FleetFinding: ResolverTypeWrapper<FleetFinding>;
+  FleetJudgement: ResolverTypeWrapper<FleetJudgementModel>;
+  FleetLabel: ResolverTypeWrapper<FleetLabel>;
+  FleetLabelInput: FleetLabelInput;
+  FleetReplay: ResolverTypeWrapper<FleetReplay>;
+  FleetSnapshot: ResolverTypeWrapper<FleetSnapshot>;
+  FleetStartBy: ResolverTypeWrapper<FleetStartBy>;
+  FleetSubscription: ResolverTypeWrapper<FleetSubscriptionModel>;
+  FleetSubscriptionCreated: ResolverTypeWrapper<Omit<FleetSubscriptionCreated, 'subscription'> & { subscription: ResolversTypes['FleetSubscription'] }>;
+  FleetSubscriptionFilters: ResolverTypeWrapper<SubscriptionFilters>;
+  FleetSubscriptionFiltersInput: FleetSubscriptionFiltersInput;
+  FleetSubscriptionKind: FleetSubscriptionKind;
+  FleetSupportEnd: ResolverTypeWrapper<FleetSupportEnd>;
+  FleetUpgradeOutlook: ResolverTypeWrapper<UpgradeOutlook>;
+  FleetVerdict: ResolverTypeWrapper<FleetVerdictModel>;
+  FleetWaivedFinding: ResolverTypeWrapper<FleetWaivedFindingModel>;
+  FleetWaiver: ResolverTypeWrapper<FleetWaiverModel>;
   FlowEnd: ResolverTypeWrapper<FlowEnd>;
   FlowList: ResolverTypeWrapper<DomainFlowList>;
   HelmRelease: ResolverTypeWrapper<HelmRelease>;
@@ -2957,6 +3649,8 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Recommendation: ResolverTypeWrapper<RecommendationRecord>;
   RecordChange: ResolverTypeWrapper<RecordChange>;
+  RegisterClusterInput: RegisterClusterInput;
+  RegisteredCluster: ResolverTypeWrapper<Omit<RegisteredCluster, 'cluster'> & { cluster: ResolversTypes['FleetCluster'] }>;
   Release: ResolverTypeWrapper<ReleaseRecord>;
   ReleaseStatus: ReleaseStatus;
   ReleaseSupport: ResolverTypeWrapper<ReleaseSupport>;
@@ -2969,6 +3663,7 @@ export type ResolversTypes = {
   SkewRule: ResolverTypeWrapper<SkewRuleRecord>;
   StepAction: StepAction;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  SubscribeFleetInput: SubscribeFleetInput;
   SummaryFinding: ResolverTypeWrapper<SummaryFinding>;
   UpgradeDependency: ResolverTypeWrapper<UpgradeDependencyRecord>;
   UpgradeImpact: ResolverTypeWrapper<DomainUpgradeImpact>;
@@ -2976,6 +3671,7 @@ export type ResolversTypes = {
   UpgradeStep: ResolverTypeWrapper<DomainUpgradeStep>;
   ValidationReport: ResolverTypeWrapper<ValidationReportAnswer>;
   Verdict: Verdict;
+  WaiveFindingInput: WaiveFindingInput;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -3016,6 +3712,26 @@ export type ResolversParentTypes = {
   FirewallCheck: FirewallCheckAnswer;
   FirewallRules: Omit<FirewallRules, 'notes'> & { notes: Array<ResolversParentTypes['Finding']> };
   FlagChange: FlagChangeRecord;
+  FleetCluster: FleetClusterModel;
+  FleetDelivery: FleetDeliveryModel;
+  FleetDeliveryTarget: FleetDeliveryTargetModel;
+  FleetEvent: FleetEventModel;
+  FleetFinding: FleetFinding;
+  FleetJudgement: FleetJudgementModel;
+  FleetLabel: FleetLabel;
+  FleetLabelInput: FleetLabelInput;
+  FleetReplay: FleetReplay;
+  FleetSnapshot: FleetSnapshot;
+  FleetStartBy: FleetStartBy;
+  FleetSubscription: FleetSubscriptionModel;
+  FleetSubscriptionCreated: Omit<FleetSubscriptionCreated, 'subscription'> & { subscription: ResolversParentTypes['FleetSubscription'] };
+  FleetSubscriptionFilters: SubscriptionFilters;
+  FleetSubscriptionFiltersInput: FleetSubscriptionFiltersInput;
+  FleetSupportEnd: FleetSupportEnd;
+  FleetUpgradeOutlook: UpgradeOutlook;
+  FleetVerdict: FleetVerdictModel;
+  FleetWaivedFinding: FleetWaivedFindingModel;
+  FleetWaiver: FleetWaiverModel;
   FlowEnd: FlowEnd;
   FlowList: DomainFlowList;
   HelmRelease: HelmRelease;
@@ -3054,6 +3770,8 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   Recommendation: RecommendationRecord;
   RecordChange: RecordChange;
+  RegisterClusterInput: RegisterClusterInput;
+  RegisteredCluster: Omit<RegisteredCluster, 'cluster'> & { cluster: ResolversParentTypes['FleetCluster'] };
   Release: ReleaseRecord;
   ReleaseSupport: ReleaseSupport;
   RuntimeRelease: RuntimeReleaseRecord;
@@ -3062,12 +3780,14 @@ export type ResolversParentTypes = {
   SkewCondition: SkewCondition;
   SkewRule: SkewRuleRecord;
   String: Scalars['String']['output'];
+  SubscribeFleetInput: SubscribeFleetInput;
   SummaryFinding: SummaryFinding;
   UpgradeDependency: UpgradeDependencyRecord;
   UpgradeImpact: DomainUpgradeImpact;
   UpgradePlan: UpgradePlanAnswer;
   UpgradeStep: DomainUpgradeStep;
   ValidationReport: ValidationReportAnswer;
+  WaiveFindingInput: WaiveFindingInput;
 };
 
 export type AddonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Addon'] = ResolversParentTypes['Addon']> = {
@@ -3440,6 +4160,172 @@ export type FlagChangeResolvers<ContextType = GraphQLContext, ParentType extends
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type FleetClusterResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetCluster'] = ResolversParentTypes['FleetCluster']> = {
+  daysLeft?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  daysToStart?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  environment?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['FleetEvent']>, ParentType, ContextType, Partial<FleetClusterEventsArgs>>;
+  history?: Resolver<Array<ResolversTypes['FleetVerdict']>, ParentType, ContextType>;
+  judgement?: Resolver<Maybe<ResolversTypes['FleetJudgement']>, ParentType, ContextType>;
+  labels?: Resolver<Array<ResolversTypes['FleetLabel']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  plan?: Resolver<Maybe<ResolversTypes['UpgradePlan']>, ParentType, ContextType, RequireFields<FleetClusterPlanArgs, 'detail'>>;
+  registeredAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  snapshot?: Resolver<Maybe<ResolversTypes['FleetSnapshot']>, ParentType, ContextType>;
+  snapshots?: Resolver<Array<ResolversTypes['FleetSnapshot']>, ParentType, ContextType>;
+};
+
+export type FleetDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetDelivery'] = ResolversParentTypes['FleetDelivery']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  deliveredAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  event?: Resolver<ResolversTypes['FleetEvent'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastAttemptAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['FleetDeliveryStatus'], ParentType, ContextType>;
+  subscription?: Resolver<ResolversTypes['FleetDeliveryTarget'], ParentType, ContextType>;
+};
+
+export type FleetDeliveryTargetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetDeliveryTarget'] = ResolversParentTypes['FleetDeliveryTarget']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['FleetSubscriptionKind'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetEvent'] = ResolversParentTypes['FleetEvent']> = {
+  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  cluster?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['JSONObject'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['FleetEventKind'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetFinding'] = ResolversParentTypes['FleetFinding']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  component?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  instance?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ruleId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
+  sourceUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type FleetJudgementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetJudgement'] = ResolversParentTypes['FleetJudgement']> = {
+  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  blocking?: Resolver<Array<ResolversTypes['FleetFinding']>, ParentType, ContextType>;
+  controlPlane?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deadline?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiredWaivers?: Resolver<Array<ResolversTypes['FleetWaiver']>, ParentType, ContextType>;
+  judgedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  judgedStatus?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  platform?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  problem?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startBy?: Resolver<Maybe<ResolversTypes['FleetStartBy']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  support?: Resolver<Maybe<ResolversTypes['FleetSupportEnd']>, ParentType, ContextType>;
+  upgrade?: Resolver<Maybe<ResolversTypes['FleetUpgradeOutlook']>, ParentType, ContextType>;
+  waived?: Resolver<Array<ResolversTypes['FleetWaivedFinding']>, ParentType, ContextType>;
+  warnedAt?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  warnings?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type FleetLabelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetLabel'] = ResolversParentTypes['FleetLabel']> = {
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetReplayResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetReplay'] = ResolversParentTypes['FleetReplay']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['FleetDeliveryStatus'], ParentType, ContextType>;
+};
+
+export type FleetSnapshotResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetSnapshot'] = ResolversParentTypes['FleetSnapshot']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  takenAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetStartByResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetStartBy'] = ResolversParentTypes['FleetStartBy']> = {
+  deadline?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  explanation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hops?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  latestStart?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  leadDays?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  overdue?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type FleetSubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetSubscription'] = ResolversParentTypes['FleetSubscription']> = {
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  filters?: Resolver<ResolversTypes['FleetSubscriptionFilters'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['FleetSubscriptionKind'], ParentType, ContextType>;
+  signed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetSubscriptionCreatedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetSubscriptionCreated'] = ResolversParentTypes['FleetSubscriptionCreated']> = {
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  subscription?: Resolver<ResolversTypes['FleetSubscription'], ParentType, ContextType>;
+};
+
+export type FleetSubscriptionFiltersResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetSubscriptionFilters'] = ResolversParentTypes['FleetSubscriptionFilters']> = {
+  environments?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  labels?: Resolver<Array<ResolversTypes['FleetLabel']>, ParentType, ContextType>;
+  minSeverity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
+  owners?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type FleetSupportEndResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetSupportEnd'] = ResolversParentTypes['FleetSupportEnd']> = {
+  calendar?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  endOfStandardSupport?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  endOfSupport?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  minor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  precision?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sourceUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type FleetUpgradeOutlookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetUpgradeOutlook'] = ResolversParentTypes['FleetUpgradeOutlook']> = {
+  blocking?: Resolver<Array<ResolversTypes['FleetFinding']>, ParentType, ContextType>;
+  hops?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  problem?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['Verdict']>, ParentType, ContextType>;
+  targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetVerdictResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetVerdict'] = ResolversParentTypes['FleetVerdict']> = {
+  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  blocking?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  judgedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+};
+
+export type FleetWaivedFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetWaivedFinding'] = ResolversParentTypes['FleetWaivedFinding']> = {
+  finding?: Resolver<ResolversTypes['FleetFinding'], ParentType, ContextType>;
+  waiver?: Resolver<ResolversTypes['FleetWaiver'], ParentType, ContextType>;
+};
+
+export type FleetWaiverResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetWaiver'] = ResolversParentTypes['FleetWaiver']> = {
+  cluster?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdBy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresOn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type FlowEndResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FlowEnd'] = ResolversParentTypes['FlowEnd']> = {
   component?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -3589,9 +4475,16 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   approveProposals?: Resolver<ResolversTypes['ProposalApprovals'], ParentType, ContextType, RequireFields<MutationApproveProposalsArgs, 'ids'>>;
   createRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationCreateRecordArgs, 'entity' | 'record'>>;
   importKnowledgeBase?: Resolver<ResolversTypes['ImportResult'], ParentType, ContextType, RequireFields<MutationImportKnowledgeBaseArgs, 'bundle'>>;
+  registerCluster?: Resolver<ResolversTypes['RegisteredCluster'], ParentType, ContextType, RequireFields<MutationRegisterClusterArgs, 'input'>>;
   rejectProposal?: Resolver<ResolversTypes['Proposal'], ParentType, ContextType, RequireFields<MutationRejectProposalArgs, 'id' | 'reason'>>;
+  removeCluster?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRemoveClusterArgs, 'name'>>;
+  removeWaiver?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationRemoveWaiverArgs, 'id'>>;
+  replayDelivery?: Resolver<ResolversTypes['FleetReplay'], ParentType, ContextType, RequireFields<MutationReplayDeliveryArgs, 'id'>>;
   retireRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationRetireRecordArgs, 'entity' | 'key' | 'revision'>>;
+  subscribeFleet?: Resolver<ResolversTypes['FleetSubscriptionCreated'], ParentType, ContextType, RequireFields<MutationSubscribeFleetArgs, 'input'>>;
+  unsubscribeFleet?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationUnsubscribeFleetArgs, 'id'>>;
   updateRecord?: Resolver<ResolversTypes['EditResult'], ParentType, ContextType, RequireFields<MutationUpdateRecordArgs, 'entity' | 'key' | 'record' | 'revision'>>;
+  waiveFinding?: Resolver<ResolversTypes['FleetWaiver'], ParentType, ContextType, RequireFields<MutationWaiveFindingArgs, 'input'>>;
 };
 
 export type NetworkFlowResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NetworkFlow'] = ResolversParentTypes['NetworkFlow']> = {
@@ -3778,6 +4671,12 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   fieldRules?: Resolver<Array<ResolversTypes['FieldRule']>, ParentType, ContextType>;
   firewallRules?: Resolver<ResolversTypes['FirewallRules'], ParentType, ContextType, Partial<QueryFirewallRulesArgs>>;
   flagChanges?: Resolver<Array<ResolversTypes['FlagChange']>, ParentType, ContextType, Partial<QueryFlagChangesArgs>>;
+  fleetCluster?: Resolver<Maybe<ResolversTypes['FleetCluster']>, ParentType, ContextType, RequireFields<QueryFleetClusterArgs, 'name'>>;
+  fleetClusters?: Resolver<Array<ResolversTypes['FleetCluster']>, ParentType, ContextType, Partial<QueryFleetClustersArgs>>;
+  fleetDeliveries?: Resolver<Array<ResolversTypes['FleetDelivery']>, ParentType, ContextType, Partial<QueryFleetDeliveriesArgs>>;
+  fleetEvents?: Resolver<Array<ResolversTypes['FleetEvent']>, ParentType, ContextType, Partial<QueryFleetEventsArgs>>;
+  fleetSubscriptions?: Resolver<Array<ResolversTypes['FleetSubscription']>, ParentType, ContextType>;
+  fleetWaivers?: Resolver<Array<ResolversTypes['FleetWaiver']>, ParentType, ContextType>;
   flows?: Resolver<ResolversTypes['FlowList'], ParentType, ContextType, Partial<QueryFlowsArgs>>;
   hostRequirements?: Resolver<Array<ResolversTypes['HostRequirement']>, ParentType, ContextType>;
   knowledgeBase?: Resolver<ResolversTypes['KnowledgeBase'], ParentType, ContextType>;
@@ -3822,6 +4721,11 @@ export type RecordChangeResolvers<ContextType = GraphQLContext, ParentType exten
   entity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   fields?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RegisteredClusterResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisteredCluster'] = ResolversParentTypes['RegisteredCluster']> = {
+  cluster?: Resolver<ResolversTypes['FleetCluster'], ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ReleaseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Release'] = ResolversParentTypes['Release']> = {
@@ -4006,6 +4910,24 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FirewallCheck?: FirewallCheckResolvers<ContextType>;
   FirewallRules?: FirewallRulesResolvers<ContextType>;
   FlagChange?: FlagChangeResolvers<ContextType>;
+  FleetCluster?: FleetClusterResolvers<ContextType>;
+  FleetDelivery?: FleetDeliveryResolvers<ContextType>;
+  FleetDeliveryTarget?: FleetDeliveryTargetResolvers<ContextType>;
+  FleetEvent?: FleetEventResolvers<ContextType>;
+  FleetFinding?: FleetFindingResolvers<ContextType>;
+  FleetJudgement?: FleetJudgementResolvers<ContextType>;
+  FleetLabel?: FleetLabelResolvers<ContextType>;
+  FleetReplay?: FleetReplayResolvers<ContextType>;
+  FleetSnapshot?: FleetSnapshotResolvers<ContextType>;
+  FleetStartBy?: FleetStartByResolvers<ContextType>;
+  FleetSubscription?: FleetSubscriptionResolvers<ContextType>;
+  FleetSubscriptionCreated?: FleetSubscriptionCreatedResolvers<ContextType>;
+  FleetSubscriptionFilters?: FleetSubscriptionFiltersResolvers<ContextType>;
+  FleetSupportEnd?: FleetSupportEndResolvers<ContextType>;
+  FleetUpgradeOutlook?: FleetUpgradeOutlookResolvers<ContextType>;
+  FleetVerdict?: FleetVerdictResolvers<ContextType>;
+  FleetWaivedFinding?: FleetWaivedFindingResolvers<ContextType>;
+  FleetWaiver?: FleetWaiverResolvers<ContextType>;
   FlowEnd?: FlowEndResolvers<ContextType>;
   FlowList?: FlowListResolvers<ContextType>;
   HelmRelease?: HelmReleaseResolvers<ContextType>;
@@ -4040,6 +4962,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Recommendation?: RecommendationResolvers<ContextType>;
   RecordChange?: RecordChangeResolvers<ContextType>;
+  RegisteredCluster?: RegisteredClusterResolvers<ContextType>;
   Release?: ReleaseResolvers<ContextType>;
   ReleaseSupport?: ReleaseSupportResolvers<ContextType>;
   RuntimeRelease?: RuntimeReleaseResolvers<ContextType>;
