@@ -17,8 +17,8 @@
  * fixes only, so that is the day a fleet plans to be off the minor; the end
  * of all support is told beside it, not planned to.
  */
+import { readMinor } from "./version-reader.js";
 import { InputError } from "../core/errors.js";
-import { parseMinor } from "../core/versions.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { daysBetween, parseAsOf } from "./days.js";
 import { resolvePlatform } from "./platforms.js";
@@ -68,7 +68,7 @@ export function supportEnd(
   minor: string,
   platformName: string | null,
 ): SupportEnd | null {
-  const wanted = parseMinor(minor, "minor");
+  const wanted = readMinor(snapshot, minor, "minor");
   const platform =
     platformName === null ||
     platformName.trim() === "" ||
