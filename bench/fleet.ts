@@ -104,7 +104,12 @@ export async function fleetBench(): Promise<string> {
     const secret = generateSecret();
     await insertToken(
       db,
-      { name: "bench", role: "editor", secretHash: hashSecret(secret), prefix: secretPrefix(secret) },
+      {
+        name: "bench",
+        role: "editor",
+        secretHash: hashSecret(secret),
+        prefix: secretPrefix(secret),
+      },
       { name: "bench", role: "admin" },
     );
     const kb = new KnowledgeBase(db);
@@ -158,8 +163,11 @@ export async function fleetBench(): Promise<string> {
     const quietPassMs = elapsed(started);
 
     const list = await request(app).get("/api/v1/platforms").expect(200);
-    const eks = list.body.items.find((item: { name: string }) => item.name === "eks");
-    const releases = eks.releases.map((row: { minor: string }) =>
+    const items = (
+      list.body as { items: Array<{ name: string; releases: Array<{ minor: string }> }> }
+    ).items;
+    const eks = items.find((item) => item.name === "eks")!;
+    const releases = eks.releases.map((row) =>
       row.minor === "1.32" ? { ...row, endOfExtendedSupport: "2026-12-01" } : row,
     );
     await fleet.settled();
