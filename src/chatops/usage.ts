@@ -36,7 +36,7 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   "fleet-events": "fleet events [pay-prod]",
   "fleet-waivers": "fleet waivers",
   "fleet-register":
-    "fleet register pay-prod env=prod owner=team-pay [labels=team=payments,region=eu] [platform=eks] kube-apiserver=1.32.9 kubelet@pool-a=1.32.9 (or `kubectl version` and `kubectl get nodes` pasted on the next lines)",
+    "fleet register pay-prod env=prod owner=team-pay [labels=team=payments,region=eu] [platform=eks] kube-apiserver=1.32.9 kubelet@pool-a=1.32.9",
   "fleet-waive":
     'fleet waive PLATFORM_EXTENDED_SUPPORT cluster=pay-prod|label=team=payments until=2027-03-31 reason="moving to 1.33 this sprint" [owner=jane]',
   "fleet-unwaive": "fleet unwaive 7",
@@ -73,7 +73,7 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   "fleet-events": "the fleet's newest events (of one cluster when named)",
   "fleet-waivers": "the waivers that hold findings out of verdicts, with their ids",
   "fleet-register":
-    "register a cluster, or a new state of one, judged at once (reviewers named in CHATOPS_REVIEWERS)",
+    "register a cluster, or a new state of one, judged at once: components as check takes them, or `kubectl version` and `kubectl get nodes` pasted on the next lines (reviewers named in CHATOPS_REVIEWERS)",
   "fleet-waive":
     "hold a finding out of a cluster's (or a label's) verdict until a day (reviewers named in CHATOPS_REVIEWERS)",
   "fleet-unwaive": "remove a waiver (reviewers named in CHATOPS_REVIEWERS)",
