@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { createApp } from "../src/app.js";
+import { parseCommand, type ChatCommand } from "../src/chatops/commands.js";
 import type { Config } from "../src/core/config.js";
 import { createLogger } from "../src/core/logger.js";
 import { createDatabase } from "../src/db/client.js";
@@ -133,6 +134,85 @@ function readListLine(line: string) {
       blocking === undefined ? [] : [...blocking.matchAll(/`([A-Z_0-9]+)`/g)].map((m) => m[1]!),
   };
 }
+
+describe("fleet commands as chat reads them", () => {
+  const read: Array<[string, ChatCommand]> = [
+    ["fleet", { kind: "fleet" }],
+    [
+      "fleet env=prod owner=team-pay label=team=payments",
+      { kind: "fleet", environment: "prod", owner: "team-pay", label: "team=payments" },
+    ],
+    ["@kubecompat fleet pay-prod", { kind: "fleet-show", name: "pay-prod" }],
+    ["fleet show pay-prod", { kind: "fleet-show", name: "pay-prod" }],
+    ["fleet events", { kind: "fleet-events" }],
+    ["fleet events pay-prod", { kind: "fleet-events", cluster: "pay-prod" }],
+    [
+      // Words are split at commas, so labels= is read from the line itself.
+      "fleet register pay-prod env=prod owner=team-pay labels=team=payments,region=eu platform=eks apiserver=1.32.9 kubelet@pool-a 1.32.9",
+      {
+        kind: "fleet-register",
+        name: "pay-prod",
+        environment: "prod",
+        owner: "team-pay",
+        labels: { team: "payments", region: "eu" },
+        platform: "eks",
+        components: [
+          { component: "apiserver", version: "1.32.9" },
+          { component: "kubelet", instance: "pool-a", version: "1.32.9" },
+        ],
+      },
+    ],
+    [
+      "fleet register x env=dev owner=o label=a=b\nServer Version: v1.33.5",
+      {
+        kind: "fleet-register",
+        name: "x",
+        environment: "dev",
+        owner: "o",
+        labels: { a: "b" },
+        components: [],
+        kubectl: { version: "Server Version: v1.33.5" },
+      },
+    ],
+    [
+      'fleet waive PLATFORM_END_OF_SUPPORT label=team=payments until=2027-01-31 reason="moving, soon" then done',
+      {
+        kind: "fleet-waive",
+        code: "PLATFORM_END_OF_SUPPORT",
+        label: "team=payments",
+        until: "2027-01-31",
+        reason: "moving, soon then done",
+      },
+    ],
+    ["fleet unwaive #7", { kind: "fleet-unwaive", id: 7 }],
+    ["fleet waivers", { kind: "fleet-waivers" }],
+  ];
+  for (const [text, command] of read)
+    it(`reads ${JSON.stringify(text.slice(0, 60))}`, () => {
+      assert.deepEqual(parseCommand(text), { ok: true, command });
+    });
+
+  const refused: Array<[string, string, RegExp]> = [
+    ["fleet register", "fleet-register", /the cluster's name first/],
+    ["fleet register x env=dev owner=o", "fleet-register", /give the cluster's state/],
+    ["fleet register x labels=a=b,a=c kubelet=1.30", "fleet-register", /"a" is given twice/],
+    ["fleet register x label=ab kubelet=1.30", "fleet-register", /not key=value/],
+    ["fleet waive cluster=x", "fleet-waive", /the finding's code first/],
+    ["fleet waive X_Y cluster=x util=2027-01-01", "fleet-waive", /I do not know the option "util=/],
+    ["fleet unwaive seven", "fleet-unwaive", /not a waiver id/],
+    ["fleet pay-prod extra", "fleet", /I do not know "fleet pay-prod"/],
+    ["fleet labels=a=b", "fleet", /labels= is for fleet register/],
+    ["fleet nowhere=1", "fleet", /I do not understand "nowhere=1"/],
+  ];
+  for (const [text, kind, problem] of refused)
+    it(`explains what is wrong with ${JSON.stringify(text)}`, () => {
+      const parsed = parseCommand(text);
+      assert.equal(parsed.ok, false);
+      if (parsed.ok) return;
+      assert.equal(parsed.kind, kind);
+      assert.match(parsed.problem, problem);
+    });
+});
 
 describe("the fleet in chat", () => {
   let database: TestDatabase;
@@ -572,6 +652,33 @@ describe("the fleet in chat", () => {
       await slack(`fleet unwaive ${waiver!.id}`),
       new RegExp(`no waiver has id ${waiver!.id}`),
     );
+  });
+
+  it("shows at most 15 clusters of an environment, then says how many more", async () => {
+    for (let index = 0; index < 17; index += 1)
+      await request(instance.app)
+        .post("/api/v1/clusters")
+        .set(bearer(editor))
+        .send(
+          registration([
+            `many-${String(index).padStart(2, "0")}`,
+            "staging",
+            "team-many",
+            "many",
+            "gke",
+            "1.33.5-gke.1080000",
+          ]),
+        )
+        .expect(201);
+    const staging = await clusters("?environment=staging");
+    assert.ok(staging.length > 15);
+    const said = await slack("fleet env=staging");
+    const lines = [...said.matchAll(/^• \*([^*]+)\*/gm)].map((m) => m[1]);
+    assert.deepEqual(
+      lines,
+      staging.slice(0, 15).map((item) => item.name),
+    );
+    assert.match(said, new RegExp(`…and ${staging.length - 15} more`));
   });
 
   it("answers help with the fleet's commands, and a fleet command it cannot read with the fleet's usage", async () => {
