@@ -262,7 +262,7 @@ export async function createAppHandle(deps: AppDependencies): Promise<AppHandle>
   return { app, stop: () => graphql.stop() };
 }
 
-/** The chat endpoints at /chatops (Slack's slash command, other bots, the dev mode). */
+/** The chat endpoints at /chatops (Slack's slash command, other bots, the dev mode), with the queue and the fleet. */
 function mountChat(app: Express, deps: AppDependencies, perMinute: number): Router {
   const chat = chatopsRouter({
     kb: deps.kb,
@@ -270,6 +270,7 @@ function mountChat(app: Express, deps: AppDependencies, perMinute: number): Rout
     logger: deps.logger,
     perMinute,
     review: deps.proposals,
+    fleet: deps.fleet,
   });
   app.use("/chatops", chat);
   return chat;

@@ -50,7 +50,8 @@ export type ChatCommand =
   | ({ readonly kind: "nodepool-check" } & NodePoolChange)
   /** A node pool as it runs (`from`) and the older spec to go back to (`to`). */
   | ({ readonly kind: "nodepool-rollback" } & NodePoolChange)
-  | ProposalCommand;
+  | ProposalCommand
+  | FleetCommand;
 
 /**
  * The review queue (proposal-answers.ts): the open proposals, one in full, and a reviewer's decisions.
@@ -61,6 +62,47 @@ export type ProposalCommand =
   | { readonly kind: "proposal"; readonly id: number }
   | { readonly kind: "approve"; readonly ids: readonly number[] }
   | { readonly kind: "reject"; readonly id: number; readonly reason: string };
+
+/**
+ * The fleet (fleet-answers.ts): registered clusters, one in full, events and waivers, and a reviewer's
+ * registrations and waivers. Answered from the database; writing needs a reviewer (CHATOPS_REVIEWERS).
+ * Values are kept as typed: the fleet's zod schemas (src/http/schemas/fleet.ts) check them as REST does.
+ */
+export type FleetCommand =
+  | {
+      readonly kind: "fleet";
+      readonly environment?: string;
+      readonly owner?: string;
+      /** key=value */
+      readonly label?: string;
+    }
+  | { readonly kind: "fleet-show"; readonly name: string }
+  | { readonly kind: "fleet-events"; readonly cluster?: string }
+  | { readonly kind: "fleet-waivers" }
+  | {
+      readonly kind: "fleet-register";
+      readonly name: string;
+      readonly environment?: string;
+      readonly owner?: string;
+      readonly labels: Readonly<Record<string, string>>;
+      readonly platform?: string;
+      readonly profile?: string;
+      readonly components: readonly ComponentVersionInput[];
+      readonly kubectl?: { readonly version?: string; readonly nodes?: string };
+    }
+  | {
+      readonly kind: "fleet-waive";
+      readonly code: string;
+      readonly cluster?: string;
+      /** key=value */
+      readonly label?: string;
+      /** The last day it applies, YYYY-MM-DD. */
+      readonly until?: string;
+      readonly reason?: string;
+      /** Who answers for it; the reviewer who waives by default. */
+      readonly owner?: string;
+    }
+  | { readonly kind: "fleet-unwaive"; readonly id: number };
 
 /** What every cluster question (check, plan, upgrade) takes alike: `profile=`, `asof=` and `platform=`. */
 export interface ClusterOptions {

@@ -9,7 +9,8 @@
  * chat-command.ts (what a command is), grammar.ts and node-pool-grammar.ts
  * (reading a text, on the words of words.ts), the *-answers.ts files (one
  * answer per command, written with answers.ts) and usage.ts (usage and help
- * texts).
+ * texts). The review queue (proposal-*.ts) and the fleet (fleet-*.ts) are
+ * answered from the database by the router, not here.
  */
 import { InputError, NotFoundError, UnavailableError } from "../core/errors.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
@@ -26,6 +27,7 @@ import { errorDoc, helpDoc, usageReply } from "./usage.js";
 
 export type {
   ChatCommand,
+  FleetCommand,
   ProposalCommand,
   CommandKind,
   NodePoolChange,
@@ -82,6 +84,17 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
       // The router answers these from the database (proposal-answers.ts); a snapshot alone holds no queue.
       throw new UnavailableError(
         "the review queue is answered by the service's chat endpoints, from its database",
+      );
+    case "fleet":
+    case "fleet-show":
+    case "fleet-events":
+    case "fleet-waivers":
+    case "fleet-register":
+    case "fleet-waive":
+    case "fleet-unwaive":
+      // The router answers these from the fleet (fleet-answers.ts); a snapshot alone holds no clusters.
+      throw new UnavailableError(
+        "the fleet is answered by the service's chat endpoints, from its database",
       );
   }
 }

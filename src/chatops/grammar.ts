@@ -1,10 +1,12 @@
 /**
  * The chat command grammar: parseCommand reads what a person typed into a
  * ChatCommand, or says what was wrong with it and which command's usage to
- * show. The node-pool words are read by node-pool-grammar.ts.
+ * show. The node-pool words are read by node-pool-grammar.ts, the fleet's by
+ * fleet-grammar.ts, components and pasted kubectl output by component-grammar.ts.
  */
-import type { ComponentVersionInput } from "../domain/cluster-plan.js";
 import type { ChatCommand, CommandKind, ParseResult } from "./chat-command.js";
+import { pastedKubectl, takeComponents, type PastedKubectl } from "./component-grammar.js";
+import { parseFleet } from "./fleet-grammar.js";
 import { parseNodePool } from "./node-pool-grammar.js";
 import { parseProposalCommand } from "./proposal-grammar.js";
 import {
@@ -65,104 +67,10 @@ const COMMAND_WORDS: Readonly<Record<string, CommandKind>> = {
   reject: "reject",
 };
 
-type MutableInput = { -readonly [K in keyof ComponentVersionInput]: ComponentVersionInput[K] };
-
-/** What a component entry may say besides its version, as `name[@instance]:fact=value` (see takeComponents). */
-const FACTS: Readonly<Record<string, "cgroupVersion" | "failCgroupV1" | "featureGates">> = {
-  cgroup: "cgroupVersion",
-  cgroupversion: "cgroupVersion",
-  failcgroupv1: "failCgroupV1",
-  gate: "featureGates",
-  gates: "featureGates",
-  featuregates: "featureGates",
-};
-
-/**
- * `name[@instance]=version` pairs, also written `name version`; and what the plan says of a node besides its
- * version, as a word of its own after the component: `kubelet@pool-a:cgroup=v1`, `kubelet@pool-a:failCgroupV1=false`,
- * `kubelet@pool-a:gate=InPlacePodVerticalScaling=true` (once per gate, or `:gates="A=true,B=false"`).
- */
-function takeComponents(args: readonly string[], kind: "check" | "plan"): ComponentVersionInput[] {
-  const components: MutableInput[] = [];
-  const facts: Array<{ token: string; who: string; key: string; value: string }> = [];
-  for (let index = 0; index < args.length; index += 1) {
-    const token = args[index]!;
-    let left: string;
-    let version: string;
-    const equals = token.indexOf("=");
-    if (equals > 0) {
-      left = token.slice(0, equals);
-      version = token.slice(equals + 1);
-      if (version === "")
-        throw new Problem(`${quote(left)} has no version; write it as ${left}=1.30`, kind);
-    } else if (equals === -1 && !isVersionWord(token) && isVersionWord(args[index + 1])) {
-      left = token;
-      version = args[index + 1]!;
-      index += 1;
-    } else {
-      throw new Problem(
-        `I could not read ${quote(token)}; write each component as name=version, e.g. kubelet=1.29 or kubelet@pool-a=1.29`,
-        kind,
-      );
-    }
-    const colon = left.lastIndexOf(":");
-    if (colon > 0) {
-      facts.push({
-        token,
-        who: left.slice(0, colon),
-        key: left.slice(colon + 1).toLowerCase(),
-        value: version,
-      });
-      continue;
-    }
-    const at = left.indexOf("@");
-    const component = at === -1 ? left : left.slice(0, at);
-    const instance = at === -1 ? undefined : left.slice(at + 1);
-    if (component === "") throw new Problem(`${quote(token)} names no component`, kind);
-    components.push(
-      instance === undefined || instance === ""
-        ? { component, version }
-        : { component, instance, version },
-    );
-  }
-  for (const { token, who, key, value } of facts) {
-    const field = FACTS[key];
-    if (field === undefined)
-      throw new Problem(
-        `${quote(token)}: a component can say :cgroup=v1, :failCgroupV1=false or :gate=Name=true after its name, not :${key}`,
-        kind,
-      );
-    const entry = components.find(
-      (candidate) =>
-        (candidate.instance === undefined
-          ? candidate.component
-          : `${candidate.component}@${candidate.instance}`
-        ).toLowerCase() === who.toLowerCase(),
-    );
-    if (entry === undefined)
-      throw new Problem(
-        `${quote(token)} is about ${quote(who)}, which the command does not name with a version; write ${who}=VERSION too`,
-        kind,
-      );
-    if (field === "failCgroupV1") {
-      if (!/^(true|false)$/i.test(value))
-        throw new Problem(`${quote(token)}: failCgroupV1 must be true or false`, kind);
-      entry.failCgroupV1 = value.toLowerCase() === "true";
-    } else if (field === "featureGates")
-      entry.featureGates =
-        entry.featureGates === undefined ? value : `${entry.featureGates},${value}`;
-    else entry.cgroupVersion = value;
-  }
-  return components;
-}
-
 /** What every cluster question takes alike: one list, so `check`, `plan` and `upgrade` cannot drift apart. */
 const CLUSTER_OPTIONS = new Set(["profile", "asOf", "platform"]);
 
-function parseCheck(
-  args: string[],
-  pasted?: { readonly version?: string; readonly nodes?: string },
-): ChatCommand {
+function parseCheck(args: string[], pasted?: PastedKubectl): ChatCommand {
   const { rest, options } = takeOptions(args, "check", CLUSTER_OPTIONS);
   const components = takeComponents(rest, "check");
   if (pasted !== undefined)
@@ -348,15 +256,8 @@ function parseScan(text: string): ParseResult | undefined {
 function parsePastedCheck(text: string): ParseResult | undefined {
   const match = /^\s*(?:(?:@?kubecompat|<@\w+>|\/\S+)\s+)?check\b([^\n`]*)\n([\s\S]*)$/i.exec(text);
   if (match === null) return undefined;
-  const body = match[2]!.replace(/```[a-z]*\n?/gi, "");
-  const lines = body.split("\n");
-  const header = lines.findIndex((line) =>
-    /^\s*NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\b/.test(line),
-  );
-  const versionLines = lines
-    .filter((line) => /^\s*(Client|Server|Kustomize) Version:/.test(line))
-    .map((line) => line.trim());
-  if (header < 0 && versionLines.length === 0) {
+  const pasted = pastedKubectl(match[2]!);
+  if (pasted === undefined) {
     return {
       ok: false,
       problem:
@@ -364,19 +265,6 @@ function parsePastedCheck(text: string): ParseResult | undefined {
       kind: "check",
     };
   }
-  const nodes =
-    header < 0
-      ? undefined
-      : lines
-          .slice(header)
-          .filter(
-            (line) => line.trim() !== "" && !/^\s*(Client|Server|Kustomize) Version:/.test(line),
-          )
-          .join("\n");
-  const pasted = {
-    ...(versionLines.length === 0 ? {} : { version: versionLines.join("\n") }),
-    ...(nodes === undefined ? {} : { nodes }),
-  };
   try {
     return { ok: true, command: parseCheck(tokenize(match[1]!), pasted) };
   } catch (error) {
@@ -393,6 +281,8 @@ export function parseCommand(text: string): ParseResult {
   if (scan !== undefined) return scan;
   const pasted = parsePastedCheck(text);
   if (pasted !== undefined) return pasted;
+  const fleet = parseFleet(text);
+  if (fleet !== undefined) return fleet;
   let tokens = tokenize(text);
   // Bridges often pass the whole message, mention of the bot included.
   if (tokens[0] !== undefined && /^(?:@?kubecompat|<@\w+>|\/\S+)$/i.test(tokens[0]))

@@ -6,25 +6,19 @@
  * `slack:<user id>`; a bot's shared token names no person and never decides.
  * Roles, revisions and conflicts are the ProposalReview's business.
  */
-import { ForbiddenError, UnavailableError } from "../core/errors.js";
+import { UnavailableError } from "../core/errors.js";
 import type { Principal } from "../core/tokens.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { describeError } from "../http/errors.js";
 import { fieldChanges, valueWords } from "../services/proposal-changes.js";
 import type { ApprovalOutcome, ProposalReview, StoredProposal } from "../services/proposals.js";
 import { revision } from "./answers.js";
+import { chatEditorOf, type ChatAsker } from "./chat-asker.js";
 import type { ChatCommand, ProposalCommand, RunOptions } from "./chat-command.js";
 import { firstOf, type ChatReplyDoc, type Line, type ReplySection } from "./reply.js";
 import { errorDoc } from "./usage.js";
 
-/**
- * Who sent a chat command: a Slack user (by the user_id Slack signs), a bot with the shared token, or
- * someone on this machine in dev mode (CHATOPS_DEV), proven by nothing but the loopback interface.
- */
-export type ChatAsker =
-  | { readonly face: "slack"; readonly userId: string }
-  | { readonly face: "bot" }
-  | { readonly face: "dev" };
+export type { ChatAsker } from "./chat-asker.js";
 
 export interface ChatReview {
   /** Absent when the service has no database (then there is no queue). */
@@ -44,23 +38,12 @@ export function isProposalCommand(command: ChatCommand): command is ProposalComm
 const HOW_ELSE =
   "or decide with an editor token over REST (POST /api/v1/proposals/{id}/approve), GraphQL (approveProposals) or the /proposals page";
 
-/** The editor a chat asker decides as; a refusal that says who may decide and how to become one. */
+/** The editor a chat asker decides as (chat-asker.ts): a reviewer named in CHATOPS_REVIEWERS. */
 function reviewerOf(asker: ChatAsker, reviewers: readonly string[]): Principal {
-  if (asker.face === "bot")
-    throw new ForbiddenError(
-      `a bot's shared token (CHATOPS_TOKEN) names no person, so it cannot approve or reject proposals: a reviewer decides in Slack (CHATOPS_REVIEWERS), ${HOW_ELSE}`,
-    );
-  if (asker.face === "dev")
-    throw new ForbiddenError(
-      `chat dev mode (CHATOPS_DEV) proves nobody's identity, so it cannot approve or reject proposals: a reviewer decides in Slack (CHATOPS_REVIEWERS), ${HOW_ELSE}`,
-    );
-  if (!reviewers.includes(asker.userId))
-    throw new ForbiddenError(
-      `only the Slack users named in CHATOPS_REVIEWERS may approve or reject proposals (${
-        reviewers.length === 0 ? "it names nobody" : `now ${reviewers.join(", ")}`
-      }); an operator adds your member id ${asker.userId} to it, ${HOW_ELSE}`,
-    );
-  return { name: `slack:${asker.userId}`, role: "editor" };
+  return chatEditorOf(asker, reviewers, {
+    action: "approve or reject proposals",
+    elsewhere: HOW_ELSE,
+  });
 }
 
 const ACTION_WORDS: Readonly<Record<StoredProposal["action"], string>> = {

@@ -41,7 +41,10 @@ import {
   usageReply,
 } from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";
-import { isProposalCommand, runProposalCommand, type ChatAsker } from "./proposal-answers.js";
+import type { ChatAsker } from "./chat-asker.js";
+import { isFleetCommand, runFleetCommand } from "./fleet-answers.js";
+import { isProposalCommand, runProposalCommand } from "./proposal-answers.js";
+import type { FleetService } from "../services/fleet.js";
 import type { ProposalReview } from "../services/proposals.js";
 
 export interface ChatopsDependencies {
@@ -52,6 +55,8 @@ export interface ChatopsDependencies {
   readonly perMinute: number;
   /** The review queue of proposals; without it the queue's commands say there is none. */
   readonly review?: ProposalReview;
+  /** The fleet of registered clusters; without it the fleet's commands say there is none. */
+  readonly fleet?: FleetService;
 }
 
 /** Slack's slash-command payloads are a few hundred bytes; 64 KB leaves room and bounds the HMAC work. */
@@ -118,7 +123,8 @@ function unverifiedRefusal(gate: ChatGate, req: Request, res: Response, error: E
 }
 
 /**
- * Parses and answers a text; the domain core does the rest (the review queue: proposal-answers.ts).
+ * Parses and answers a text; the domain core does the rest (the review queue: proposal-answers.ts; the
+ * fleet: fleet-answers.ts; both write only for a reviewer, chat-asker.ts).
  * Logged with the request id, as the request's own line is.
  */
 async function reply(
@@ -149,6 +155,14 @@ async function reply(
       latest: () => deps.kb.current(),
     };
     return renderReply(await runProposalCommand(chat, parsed.command, asker, options));
+  }
+  if (isFleetCommand(parsed.command)) {
+    const chat = {
+      fleet: deps.fleet,
+      reviewers: deps.chatops?.reviewers ?? [],
+      latest: () => deps.kb.current(),
+    };
+    return renderReply(await runFleetCommand(chat, parsed.command, asker, options));
   }
   return runCommand(snapshot, parsed.command, options);
 }
@@ -295,7 +309,8 @@ const DEV_FORM = "application/x-www-form-urlencoded";
 /**
  * Dev mode (CHATOPS_DEV, HOST on loopback): a person on this machine tries commands without Slack or a
  * token, `{"text": "..."}` or the form `text=...`, answered as the bot endpoint answers. Off, it says how
- * to turn it on; from anywhere but this machine, it refuses. It never decides proposals (no person is named).
+ * to turn it on; from anywhere but this machine, it refuses. It never decides proposals nor changes the
+ * fleet (no person is named).
  */
 function devRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[] {
   return [

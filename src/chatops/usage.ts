@@ -31,6 +31,15 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   proposal: "proposal 12",
   approve: "approve 12 [13 ...]",
   reject: "reject 12 the reason, kept with the proposal",
+  fleet: "fleet [env=prod] [owner=team-pay] [label=team=payments]",
+  "fleet-show": "fleet pay-prod",
+  "fleet-events": "fleet events [pay-prod]",
+  "fleet-waivers": "fleet waivers",
+  "fleet-register":
+    "fleet register pay-prod env=prod owner=team-pay [labels=team=payments,region=eu] [platform=eks] kube-apiserver=1.32.9 kubelet@pool-a=1.32.9",
+  "fleet-waive":
+    'fleet waive PLATFORM_EXTENDED_SUPPORT cluster=pay-prod|label=team=payments until=2027-03-31 reason="moving to 1.33 this sprint" [owner=jane]',
+  "fleet-unwaive": "fleet unwaive 7",
 };
 
 const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
@@ -57,6 +66,17 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   proposal: "one proposal in full: each field before → after, its source and revision",
   approve: "apply proposals to the knowledge base, together (reviewers named in CHATOPS_REVIEWERS)",
   reject: "turn a proposal down with its reason (reviewers named in CHATOPS_REVIEWERS)",
+  fleet:
+    "the registered clusters by environment: verdict, last day of standard support, days left, start-by date, blocking codes",
+  "fleet-show":
+    "one cluster in full (also fleet show NAME): verdict and waived findings, blocking findings and their sources, support end, start-by date, upgrade target and hops, recent events",
+  "fleet-events": "the fleet's newest events (of one cluster when named)",
+  "fleet-waivers": "the waivers that hold findings out of verdicts, with their ids",
+  "fleet-register":
+    "register a cluster, or a new state of one, judged at once: components as check takes them, or `kubectl version` and `kubectl get nodes` pasted on the next lines (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-waive":
+    "hold a finding out of a cluster's (or a label's) verdict until a day (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-unwaive": "remove a waiver (reviewers named in CHATOPS_REVIEWERS)",
 };
 
 function usageLine(kind: Exclude<CommandKind, "help">, invokedAs: string): Line {
@@ -140,7 +160,7 @@ function problemDoc(
   if (problem.kind === undefined)
     return helpDoc(snapshot, options, [`🤔 ${problem.problem}. Here is what I understand:`]);
   return {
-    headline: `🤔 I did not understand that ${problem.kind.replace("-", " ")} command`,
+    headline: `🤔 I did not understand that ${problem.kind.replace(/-(?:show$)?/, " ").trim()} command`,
     sections: [
       {
         style: "plain",

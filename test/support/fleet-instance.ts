@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { createApp } from "../../src/app.js";
+import type { Config } from "../../src/core/config.js";
 import { DEFAULT_FLEET_CONFIG, type FleetConfig } from "../../src/core/fleet-config.js";
 import { createLogger } from "../../src/core/logger.js";
 import { createDatabase, type Database } from "../../src/db/client.js";
@@ -37,7 +38,13 @@ export const TEST_FLEET_CONFIG: FleetConfig = {
 
 export async function startFleetInstance(
   url: string,
-  options: { clock: () => string; config?: Partial<FleetConfig> },
+  options: {
+    clock: () => string;
+    config?: Partial<FleetConfig>;
+    /** The chat endpoints' secrets and reviewers, and their budget (test/chatops-fleet.test.ts). */
+    chatops?: Config["chatops"];
+    rateLimits?: Config["rateLimits"];
+  },
 ): Promise<FleetInstance> {
   const logger = createLogger("silent");
   const db = createDatabase(url, 4, logger);
@@ -62,6 +69,8 @@ export async function startFleetInstance(
     authenticator: new Authenticator(db, logger),
     freshness: sync,
     fleet: fleet.fleet,
+    chatops: options.chatops,
+    rateLimits: options.rateLimits,
   });
   return {
     app,

@@ -19,10 +19,11 @@ export function slackEscape(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/** The fixture's payload with another text, encoded the way Slack encodes it. */
-export function slackBody(text: string): string {
+/** The fixture's payload with another text (and other fields, such as user_id), encoded the way Slack encodes it. */
+export function slackBody(text: string, fields: Readonly<Record<string, string>> = {}): string {
   const form = new URLSearchParams(FIXTURE);
   form.set("text", text);
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
   return form.toString();
 }
 

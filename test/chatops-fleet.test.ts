@@ -1,0 +1,714 @@
+/**
+ * The fleet in chat, on a real PostgreSQL and real signed Slack requests
+ * (test/support/slack-request.ts), differentially against REST: clusters
+ * registered over REST are said in chat (`fleet`, `fleet NAME`) with the
+ * verdicts, days left, start dates and blocking codes GET /api/v1/clusters
+ * gives, read back out of the reply and compared with the JSON, before and
+ * after a knowledge edit turns some red; a registration in chat by a
+ * reviewer is what REST's GET then shows, and its bad inputs get REST's
+ * messages; a non-reviewer, a bot and dev mode are refused and nothing is
+ * stored; a waiver in chat is one REST sees; the edit's events are listed.
+ * Without a fleet, the commands say so.
+ */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import request from "supertest";
+import { createApp } from "../src/app.js";
+import { parseCommand, type ChatCommand } from "../src/chatops/commands.js";
+import type { Config } from "../src/core/config.js";
+import { createLogger } from "../src/core/logger.js";
+import { createDatabase } from "../src/db/client.js";
+import { migrate } from "../src/db/migrator.js";
+import { importKbDirectory } from "../src/services/import.js";
+import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { eventually } from "./support/eventually.js";
+import { startFleetInstance, type FleetInstance } from "./support/fleet-instance.js";
+import { KB_DIR, createTestToken } from "./support/runtime.js";
+import { slackBody, slackEscape, slackSignature, unixNow } from "./support/slack-request.js";
+
+const SECRET = "test-signing-secret-0123456789";
+const BOT_TOKEN = "test-bot-token-0123456789abcdef";
+const REVIEWER = "U024BE7LH";
+const STRANGER = "U0STRANGER";
+const CHATOPS: Config["chatops"] = {
+  slackSigningSecret: SECRET,
+  botToken: BOT_TOKEN,
+  reviewers: [REVIEWER],
+  devMode: true,
+};
+const DAY = "2026-12-06";
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** name, environment, owner, team label, platform, kube-apiserver and kubelet version. */
+const FLEET: ReadonlyArray<readonly [string, string, string, string, string, string]> = [
+  ["pay-dev", "dev", "team-pay", "payments", "eks", "v1.32.9-eks-113cf36"],
+  ["pay-prod", "prod", "team-pay", "payments", "eks", "v1.32.9-eks-113cf36"],
+  ["web-dev", "dev", "team-web", "web", "eks", "v1.35.1-eks-3025e55"],
+  ["web-prod", "prod", "team-web", "web", "eks", "v1.34.2-eks-b1b1f8b"],
+  ["data-prod", "prod", "team-data", "data", "upstream", "1.33.5"],
+  ["ml-staging", "staging", "team-ml", "ml", "gke", "1.33.5-gke.1080000"],
+  ["ml-prod", "prod", "team-ml", "ml", "aks", "1.32.7"],
+];
+
+function registration(row: (typeof FLEET)[number]) {
+  const [name, environment, owner, team, platform, version] = row;
+  return {
+    name,
+    environment,
+    owner,
+    labels: { team },
+    platform,
+    components: [
+      { component: "kube-apiserver", version },
+      { component: "kubelet", version, instance: "pool-a" },
+    ],
+  };
+}
+
+/** The same registration as a chat command. */
+function registerWords(body: ReturnType<typeof registration>): string {
+  const labels = Object.entries(body.labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
+  const components = body.components
+    .map(
+      (entry) => `${entry.component}${entry.instance ? `@${entry.instance}` : ""}=${entry.version}`,
+    )
+    .join(" ");
+  return `fleet register ${body.name} env=${body.environment} owner=${body.owner} labels=${labels} platform=${body.platform} ${components}`;
+}
+
+interface ClusterJson {
+  name: string;
+  environment: string;
+  owner: string;
+  labels: Record<string, string>;
+  daysLeft: number | null;
+  daysToStart: number | null;
+  snapshot: { source: string } | null;
+  judgement: {
+    status: string;
+    judgedStatus: string;
+    deadline: string | null;
+    blocking: Array<{ code: string; sourceUrl: string | null }>;
+    waived: Array<{ finding: { code: string }; waiver: { id: number } }>;
+    startBy: { latestStart: string; explanation: string } | null;
+    upgrade: { targetVersion: string; hops: number } | null;
+  };
+}
+
+/** Slack's mrkdwn back to what a person reads: its escapes undone, bold and code marks kept. */
+const unescape = (text: string) =>
+  text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+
+/** `12 days left`, `3 days past`, `last day today` → 12, -3, 0. */
+const DAYS_LEFT = String.raw`(?:(\d+) days? (left|past)|(last day today))`;
+function daysLeftOf(match: RegExpExecArray, at: number): number {
+  if (match[at + 2] !== undefined) return 0;
+  const count = Number(match[at]);
+  return match[at + 1] === "left" ? count : -count;
+}
+/** `in 12 days`, `3 days overdue`, `today` → 12, -3, 0. */
+const DAYS_TO_START = String.raw`(?:in (\d+) days?|(\d+) days? overdue|(today))`;
+function daysToStartOf(match: RegExpExecArray, at: number): number {
+  if (match[at + 2] !== undefined) return 0;
+  return match[at] !== undefined ? Number(match[at]) : -Number(match[at + 1]);
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** What a list line says of a cluster, read back: status, deadline and days, start and days, blocking codes. */
+function readListLine(line: string) {
+  const status = /^• \*[^*]+\* \S+ ([A-Z_]+)/.exec(line)?.[1];
+  const support = new RegExp(`standard support until (\\S+) \\(${DAYS_LEFT}\\)`).exec(line);
+  const start = new RegExp(`start by (\\S+) \\(${DAYS_TO_START}\\)`).exec(line);
+  const blocking = /· blocking ((?:`[A-Z_0-9]+`(?:, )?)+)/.exec(line)?.[1];
+  return {
+    status,
+    deadline: support?.[1] ?? null,
+    daysLeft: support === null ? null : daysLeftOf(support, 2),
+    latestStart: start?.[1] ?? null,
+    daysToStart: start === null ? null : daysToStartOf(start, 2),
+    blocking:
+      blocking === undefined ? [] : [...blocking.matchAll(/`([A-Z_0-9]+)`/g)].map((m) => m[1]!),
+  };
+}
+
+describe("fleet commands as chat reads them", () => {
+  const read: Array<[string, ChatCommand]> = [
+    ["fleet", { kind: "fleet" }],
+    [
+      "fleet env=prod owner=team-pay label=team=payments",
+      { kind: "fleet", environment: "prod", owner: "team-pay", label: "team=payments" },
+    ],
+    ["@kubecompat fleet pay-prod", { kind: "fleet-show", name: "pay-prod" }],
+    ["fleet show pay-prod", { kind: "fleet-show", name: "pay-prod" }],
+    ["fleet events", { kind: "fleet-events" }],
+    ["fleet events pay-prod", { kind: "fleet-events", cluster: "pay-prod" }],
+    [
+      // Words are split at commas, so labels= is read from the line itself.
+      "fleet register pay-prod env=prod owner=team-pay labels=team=payments,region=eu platform=eks apiserver=1.32.9 kubelet@pool-a 1.32.9",
+      {
+        kind: "fleet-register",
+        name: "pay-prod",
+        environment: "prod",
+        owner: "team-pay",
+        labels: { team: "payments", region: "eu" },
+        platform: "eks",
+        components: [
+          { component: "apiserver", version: "1.32.9" },
+          { component: "kubelet", instance: "pool-a", version: "1.32.9" },
+        ],
+      },
+    ],
+    [
+      "fleet register x env=dev owner=o label=a=b\nServer Version: v1.33.5",
+      {
+        kind: "fleet-register",
+        name: "x",
+        environment: "dev",
+        owner: "o",
+        labels: { a: "b" },
+        components: [],
+        kubectl: { version: "Server Version: v1.33.5" },
+      },
+    ],
+    [
+      'fleet waive PLATFORM_END_OF_SUPPORT label=team=payments until=2027-01-31 reason="moving, soon" then done',
+      {
+        kind: "fleet-waive",
+        code: "PLATFORM_END_OF_SUPPORT",
+        label: "team=payments",
+        until: "2027-01-31",
+        reason: "moving, soon then done",
+      },
+    ],
+    ["fleet unwaive #7", { kind: "fleet-unwaive", id: 7 }],
+    ["fleet waivers", { kind: "fleet-waivers" }],
+  ];
+  for (const [text, command] of read)
+    it(`reads ${JSON.stringify(text.slice(0, 60))}`, () => {
+      assert.deepEqual(parseCommand(text), { ok: true, command });
+    });
+
+  const refused: Array<[string, string, RegExp]> = [
+    ["fleet register", "fleet-register", /the cluster's name first/],
+    ["fleet register x env=dev owner=o", "fleet-register", /give the cluster's state/],
+    ["fleet register x labels=a=b,a=c kubelet=1.30", "fleet-register", /"a" is given twice/],
+    ["fleet register x label=ab kubelet=1.30", "fleet-register", /not key=value/],
+    ["fleet waive cluster=x", "fleet-waive", /the finding's code first/],
+    ["fleet waive X_Y cluster=x util=2027-01-01", "fleet-waive", /I do not know the option "util=/],
+    ["fleet unwaive seven", "fleet-unwaive", /not a waiver id/],
+    ["fleet pay-prod extra", "fleet", /I do not know "fleet pay-prod"/],
+    ["fleet labels=a=b", "fleet", /labels= is for fleet register/],
+    ["fleet nowhere=1", "fleet", /I do not understand "nowhere=1"/],
+  ];
+  for (const [text, kind, problem] of refused)
+    it(`explains what is wrong with ${JSON.stringify(text)}`, () => {
+      const parsed = parseCommand(text);
+      assert.equal(parsed.ok, false);
+      if (parsed.ok) return;
+      assert.equal(parsed.kind, kind);
+      assert.match(parsed.problem, problem);
+    });
+});
+
+describe("the fleet in chat", () => {
+  let database: TestDatabase;
+  let instance: FleetInstance;
+  let editor: string;
+
+  /** A signed slash command from `user`, as Slack sends it; the reply as a person reads it. */
+  const slack = async (text: string, user = REVIEWER): Promise<string> => {
+    // A trigger id of its own: the same text twice in a second is not a replay.
+    const body = slackBody(slackEscape(text), { user_id: user, trigger_id: randomUUID() });
+    const timestamp = unixNow();
+    const answer = await request(instance.app)
+      .post("/chatops/slack")
+      .set("X-Slack-Request-Timestamp", String(timestamp))
+      .set("X-Slack-Signature", slackSignature(body, timestamp, SECRET))
+      .type("form")
+      .send(body)
+      .expect(200);
+    const blocks = (answer.body as { blocks: Array<{ text?: { text: string } }> }).blocks;
+    return unescape(blocks.map((block) => block.text?.text ?? "").join("\n"));
+  };
+
+  const clusters = async (query = ""): Promise<ClusterJson[]> =>
+    (await request(instance.app).get(`/api/v1/clusters${query}`).expect(200)).body
+      .items as ClusterJson[];
+
+  async function editEksRow(minor: string, change: Record<string, string>): Promise<number> {
+    const list = await request(instance.app).get("/api/v1/platforms").expect(200);
+    const eks = list.body.items.find((item: { name: string }) => item.name === "eks");
+    const releases = eks.releases.map((row: { minor: string }) =>
+      row.minor === minor ? { ...row, ...change } : row,
+    );
+    const answer = await request(instance.app)
+      .put("/api/v1/platforms/eks")
+      .set(bearer(editor))
+      .send({ ...eks, releases })
+      .expect(200);
+    return answer.body.kbRevision as number;
+  }
+
+  /** `fleet` and `fleet NAME` in chat say what GET /api/v1/clusters and GET /api/v1/clusters/NAME say. */
+  async function chatAgreesWithRest(): Promise<void> {
+    const listed = await clusters();
+    const said = await slack("fleet");
+    const lines = said.split("\n").filter((line) => line.startsWith("• *"));
+    assert.deepEqual(
+      lines.map((line) => /^• \*([^*]+)\*/.exec(line)![1]),
+      listed.map((item) => item.name),
+      "the same clusters, in REST's order (by environment, then name)",
+    );
+    // One section per environment, in rollout order.
+    const titles = said.split("\n").filter((line) => /^\*[a-z]+\*$/.test(line));
+    assert.deepEqual(
+      titles.map((line) => line.slice(1, -1)),
+      [...new Set(listed.map((item) => item.environment))],
+    );
+    for (const [index, item] of listed.entries()) {
+      const read = readListLine(lines[index]!);
+      const judgement = item.judgement;
+      assert.equal(read.status, judgement.status, item.name);
+      assert.equal(read.deadline, judgement.deadline, `${item.name} deadline`);
+      assert.equal(read.daysLeft, item.daysLeft, `${item.name} days left`);
+      const starts = judgement.startBy !== null && (judgement.upgrade?.hops ?? 0) > 0;
+      assert.equal(read.latestStart, starts ? judgement.startBy!.latestStart : null, item.name);
+      assert.equal(
+        read.daysToStart,
+        starts ? item.daysToStart : null,
+        `${item.name} days to start`,
+      );
+      assert.deepEqual(
+        read.blocking,
+        judgement.blocking.map((entry) => entry.code),
+        `${item.name} blocking`,
+      );
+    }
+    for (const item of listed) {
+      const detail = (await request(instance.app).get(`/api/v1/clusters/${item.name}`).expect(200))
+        .body.item as ClusterJson & { events: Array<{ id: number }> };
+      const shown = await slack(`fleet ${item.name}`);
+      const judgement = detail.judgement;
+      assert.equal(
+        shown.split("\n")[0],
+        `${verdictEmoji(judgement.status)} ${item.name}: ${judgement.status}`,
+      );
+      if (judgement.deadline !== null) {
+        const support = new RegExp(`last day (\\S+) \\(${DAYS_LEFT}\\)`).exec(shown);
+        assert.ok(support, `${item.name}: ${shown}`);
+        assert.equal(support[1], judgement.deadline);
+        assert.equal(daysLeftOf(support, 2), detail.daysLeft);
+      }
+      const upgrade = judgement.upgrade!;
+      if (upgrade.hops > 0) {
+        assert.match(
+          shown,
+          new RegExp(`To ${escapeRegExp(upgrade.targetVersion)}: ${upgrade.hops} hops?\\b`),
+          item.name,
+        );
+        const start = new RegExp(`\\*Start by (\\S+)\\* \\(${DAYS_TO_START}\\): (.*)`).exec(shown);
+        assert.ok(start, `${item.name} start: ${shown}`);
+        assert.equal(start[1], judgement.startBy!.latestStart);
+        assert.equal(daysToStartOf(start, 2), detail.daysToStart);
+        assert.equal(start[5], judgement.startBy!.explanation);
+      } else
+        assert.match(
+          shown,
+          new RegExp(`On the newest minor \\(${escapeRegExp(upgrade.targetVersion)}\\)`),
+        );
+      const blocking = shown.split("*Blocking*\n")[1]?.split("\n*")[0] ?? "";
+      assert.deepEqual(
+        [...blocking.matchAll(/^• \S+ `([A-Z_0-9]+)`/gm)].map((m) => m[1]),
+        judgement.blocking.map((entry) => entry.code),
+        `${item.name} blocking in full`,
+      );
+      for (const entry of judgement.blocking)
+        if (entry.sourceUrl !== null) assert.ok(blocking.includes(`<${entry.sourceUrl}|source>`));
+      for (const entry of judgement.waived)
+        assert.match(shown, new RegExp(`\`${entry.finding.code}\` waiver #${entry.waiver.id} `));
+      for (const event of detail.events.slice(0, 5))
+        assert.match(shown, new RegExp(`#${event.id} `));
+    }
+  }
+
+  before(async () => {
+    database = await createTestDatabase();
+    await migrate(database.url);
+    const seed = createDatabase(database.url, 2, createLogger("silent"));
+    await importKbDirectory(seed, KB_DIR);
+    editor = await createTestToken({ db: seed }, "platform-team", "editor");
+    await seed.$disconnect();
+    instance = await startFleetInstance(database.url, {
+      clock: () => DAY,
+      chatops: CHATOPS,
+      rateLimits: { writesPerMinute: 1_000, chatPerMinute: 10_000 },
+    });
+  });
+  after(async () => {
+    await instance?.close();
+    await database?.drop();
+  });
+
+  it("answers that the service runs without a fleet when it has none, on every chat endpoint", async () => {
+    const app = await createApp({
+      kb: instance.kb,
+      logger: createLogger("silent"),
+      isDatabaseReachable: () => Promise.resolve(true),
+      chatops: CHATOPS,
+    });
+    for (const text of ["fleet", "fleet pay-prod", "fleet events", "fleet unwaive 3"]) {
+      const bot = await request(app)
+        .post("/chatops/command")
+        .set(bearer(BOT_TOKEN))
+        .send({ text })
+        .expect(200);
+      assert.match(bot.body.text, /runs without a fleet/, text);
+      const dev = await request(app).post("/chatops/dev").send({ text }).expect(200);
+      assert.match(dev.body.text, /runs without a fleet/, text);
+    }
+  });
+
+  it("says in `fleet` and `fleet NAME` what REST says of every cluster, before and after a knowledge edit", async () => {
+    assert.match(await slack("fleet"), /No clusters registered/);
+    for (const row of FLEET)
+      await request(instance.app)
+        .post("/api/v1/clusters")
+        .set(bearer(editor))
+        .send(registration(row))
+        .expect(201);
+    await chatAgreesWithRest();
+    // EKS moves the end of extended support of 1.32 to a day already past: pay-* turn red.
+    await editEksRow("1.32", { endOfExtendedSupport: "2026-12-05" });
+    await eventually(
+      "pay-prod judged again",
+      async () => {
+        const payProd = (await clusters()).find((item) => item.name === "pay-prod")!;
+        return payProd.judgement.status === "UNSUPPORTED" ? true : undefined;
+      },
+      { withinMs: 10_000 },
+    );
+    await instance.fleet.fleet.settled();
+    await chatAgreesWithRest();
+    // Narrowed as REST narrows.
+    for (const query of ["env=prod", "owner=team-pay", "label=team=web"]) {
+      const [key, ...value] = query.split("=");
+      const rest = await clusters(
+        `?${key === "env" ? "environment" : key}=${encodeURIComponent(value.join("="))}`,
+      );
+      const said = await slack(`fleet ${query}`);
+      assert.deepEqual(
+        [...said.matchAll(/^• \*([^*]+)\*/gm)].map((m) => m[1]),
+        rest.map((item) => item.name),
+        query,
+      );
+    }
+  });
+
+  it("lists the edit's events in `fleet events`, newest first, as GET /api/v1/events does", async () => {
+    const rest = (await request(instance.app).get("/api/v1/events?limit=15").expect(200)).body
+      .items as Array<{ id: number; cluster: string; kind: string; summary: string }>;
+    assert.ok(rest.length > 0, "the edit made events");
+    const said = await slack("fleet events");
+    assert.deepEqual(
+      [...said.matchAll(/^• \S+ #(\d+) \S+ \*([^*]+)\* `([A-Z_]+)` (.*)$/gm)].map((m) => [
+        Number(m[1]),
+        m[2],
+        m[3],
+        m[4],
+      ]),
+      rest.map((event) => [event.id, event.cluster, event.kind, event.summary]),
+    );
+    const mine = await slack("fleet events pay-prod");
+    const ids = [...mine.matchAll(/^• \S+ #(\d+) \S+ \*([^*]+)\*/gm)];
+    assert.ok(ids.length > 0);
+    assert.ok(ids.every((m) => m[2] === "pay-prod"));
+    assert.match(await slack("fleet events nowhere"), /no cluster named nowhere is registered/);
+  });
+
+  it("registers in chat, for a reviewer, what REST's GET then shows; the same state over REST is judged the same", async () => {
+    const body = {
+      ...registration(["chat-one", "staging", "team-chat", "chat", "eks", "v1.33.5-eks-1234567"]),
+      labels: { team: "chat", region: "eu" },
+    };
+    const said = await slack(registerWords(body));
+    const stored = (await request(instance.app).get("/api/v1/clusters/chat-one").expect(200)).body
+      .item as ClusterJson;
+    assert.equal(said.split("\n")[0], `🆕 Registered chat-one: ${stored.judgement.status}`);
+    assert.equal(stored.environment, "staging");
+    assert.equal(stored.owner, "team-chat");
+    assert.deepEqual(stored.labels, { team: "chat", region: "eu" });
+    assert.equal(stored.snapshot?.source, "components");
+    await request(instance.app)
+      .post("/api/v1/clusters")
+      .set(bearer(editor))
+      .send({ ...body, name: "rest-one" })
+      .expect(201);
+    const twin = (await request(instance.app).get("/api/v1/clusters/rest-one").expect(200)).body
+      .item as ClusterJson;
+    assert.deepEqual(judged(stored), judged(twin));
+    // Again: a new state of the same cluster, not a second one.
+    assert.match(await slack(registerWords(body)), /^🔄 New state of chat-one/);
+    assert.equal((await clusters("?owner=team-chat")).length, 2);
+
+    // What kubectl printed, pasted after the first line, as `check` reads it.
+    const version = "Client Version: v1.33.1\nServer Version: v1.33.5";
+    const nodes = [
+      "NAME     STATUS   ROLES           AGE    VERSION",
+      "cp-1     Ready    control-plane   412d   v1.33.5",
+      "work-1   Ready    <none>          88d    v1.32.9",
+    ].join("\n");
+    const pasted = await slack(
+      `fleet register chat-paste env=dev owner=team-chat\n\`\`\`\n${version}\n${nodes}\n\`\`\``,
+    );
+    const paste = (await request(instance.app).get("/api/v1/clusters/chat-paste").expect(200)).body
+      .item as ClusterJson;
+    assert.equal(paste.snapshot?.source, "kubectl");
+    assert.equal(pasted.split("\n")[0], `🆕 Registered chat-paste: ${paste.judgement.status}`);
+    await request(instance.app)
+      .post("/api/v1/clusters")
+      .set(bearer(editor))
+      .send({
+        name: "rest-paste",
+        environment: "dev",
+        owner: "team-chat",
+        kubectlVersion: version,
+        nodes,
+      })
+      .expect(201);
+    const restPaste = (await request(instance.app).get("/api/v1/clusters/rest-paste").expect(200))
+      .body.item as ClusterJson;
+    assert.deepEqual(judged(paste), judged(restPaste));
+  });
+
+  it("answers a bad registration with REST's own message, and stores nothing", async () => {
+    const good = registration(["bad-one", "dev", "team-bad", "bad", "eks", "1.33.5"]);
+    const cases: Array<[string, object, string]> = [
+      [
+        "a version typo",
+        { ...good, components: [{ component: "kube-apiserver", version: "1.3" }] },
+        "fleet register bad-one env=dev owner=team-bad labels=team=bad platform=eks kube-apiserver=1.3",
+      ],
+      [
+        "an unknown environment",
+        { ...good, environment: "qa" },
+        registerWords({ ...good, environment: "qa" }),
+      ],
+      [
+        "a name that is not a DNS label",
+        { ...good, name: "Bad_One" },
+        registerWords({ ...good, name: "Bad_One" }),
+      ],
+      [
+        "an unknown platform",
+        { ...good, platform: "nowhere" },
+        registerWords({ ...good, platform: "nowhere" }),
+      ],
+    ];
+    for (const [what, body, words] of cases) {
+      const rest = await request(instance.app)
+        .post("/api/v1/clusters")
+        .set(bearer(editor))
+        .send(body)
+        .expect(400);
+      const said = await slack(words);
+      assert.ok(
+        said.includes(`>${rest.body.error.message as string}`),
+        `${what}: REST says ${rest.body.error.message}; chat says ${said}`,
+      );
+      assert.match(said, /Usage: `\/kubecompat fleet register/, what);
+    }
+    assert.match(
+      await slack("fleet register bad-one env=dev owner=team-bad kube-apiserver=1.3"),
+      /did you mean "1\.30"/,
+    );
+    await request(instance.app).get("/api/v1/clusters/bad-one").expect(404);
+    await request(instance.app).get("/api/v1/clusters/bad_one").expect(400);
+  });
+
+  it("refuses a registration from anyone but a reviewer, a bot and dev mode alike, and stores nothing", async () => {
+    const words = registerWords(
+      registration(["nobody-one", "dev", "team-x", "x", "eks", "1.33.5"]),
+    );
+    const stranger = await slack(words, STRANGER);
+    assert.match(stranger, /only the Slack users named in CHATOPS_REVIEWERS may register clusters/);
+    assert.match(stranger, new RegExp(`member id ${STRANGER}`));
+    const bot = await request(instance.app)
+      .post("/chatops/command")
+      .set(bearer(BOT_TOKEN))
+      .send({ text: words })
+      .expect(200);
+    assert.match(
+      bot.body.text,
+      /shared token \(CHATOPS_TOKEN\) names no person, so it cannot register clusters/,
+    );
+    const dev = await request(instance.app).post("/chatops/dev").send({ text: words }).expect(200);
+    assert.match(
+      dev.body.text,
+      /dev mode \(CHATOPS_DEV\) proves nobody's identity, so it cannot register clusters/,
+    );
+    await request(instance.app).get("/api/v1/clusters/nobody-one").expect(404);
+    // Reads are open to everyone.
+    assert.match(await slack("fleet pay-prod", STRANGER), /^\S+ pay-prod: /);
+    const read = await request(instance.app)
+      .post("/chatops/dev")
+      .send({ text: "fleet" })
+      .expect(200);
+    assert.match(read.body.text, /pay-prod/);
+  });
+
+  it("waives a blocking finding for a reviewer, as REST then shows, and removes the waiver", async () => {
+    const before = (await clusters()).find((item) => item.name === "pay-prod")!;
+    const code = before.judgement.blocking[0]?.code;
+    assert.ok(code, "pay-prod has a blocking finding after the edit");
+    const waive = `fleet waive ${code} cluster=pay-prod until=2027-01-31 reason="moving to 1.33 this sprint"`;
+    assert.match(await slack(waive, STRANGER), /may waive findings or remove waivers/);
+    const dev = await request(instance.app).post("/chatops/dev").send({ text: waive }).expect(200);
+    assert.match(dev.body.text, /proves nobody's identity, so it cannot waive findings/);
+    assert.deepEqual(
+      (await request(instance.app).get("/api/v1/waivers").expect(200)).body.items,
+      [],
+    );
+
+    const said = await slack(waive);
+    const waivers = (await request(instance.app).get("/api/v1/waivers").expect(200)).body
+      .items as Array<{
+      id: number;
+      code: string;
+      clusterName: string;
+      createdBy: string;
+      owner: string;
+      reason: string;
+    }>;
+    assert.equal(waivers.length, 1);
+    const [waiver] = waivers;
+    assert.deepEqual(
+      {
+        code: waiver!.code,
+        cluster: waiver!.clusterName,
+        by: waiver!.createdBy,
+        owner: waiver!.owner,
+        reason: waiver!.reason,
+      },
+      {
+        code,
+        cluster: "pay-prod",
+        by: `slack:${REVIEWER}`,
+        owner: `slack:${REVIEWER}`,
+        reason: "moving to 1.33 this sprint",
+      },
+    );
+    assert.match(
+      said,
+      new RegExp(`^🙈 Waiver #${waiver!.id}: ${code} for pay-prod until 2027-01-31`),
+    );
+    assert.match(said, /holds the finding out of the verdict of pay-prod/);
+    const after = (await clusters()).find((item) => item.name === "pay-prod")!;
+    assert.deepEqual(
+      after.judgement.waived.map((entry) => [entry.finding.code, entry.waiver.id]),
+      [[code, waiver!.id]],
+    );
+    assert.equal(after.judgement.judgedStatus, before.judgement.status);
+    await chatAgreesWithRest();
+    assert.match(
+      await slack("fleet waivers"),
+      new RegExp(`\\*#${waiver!.id}\\* \`${code}\` for pay-prod`),
+    );
+
+    // A bad day gets REST's message; nothing more is stored.
+    const past = await request(instance.app)
+      .post("/api/v1/waivers")
+      .set(bearer(editor))
+      .send({ code, cluster: "pay-prod", reason: "too late", owner: "x", expiresOn: "2026-01-01" })
+      .expect(400);
+    const late = await slack(
+      `fleet waive ${code} cluster=pay-prod until=2026-01-01 reason="too late"`,
+    );
+    assert.ok(late.includes(`>${past.body.error.message as string}`), late);
+
+    assert.match(
+      await slack(`fleet unwaive ${waiver!.id}`, STRANGER),
+      /may waive findings or remove waivers/,
+    );
+    assert.equal(
+      (await request(instance.app).get("/api/v1/waivers").expect(200)).body.items.length,
+      1,
+    );
+    assert.match(
+      await slack(`fleet unwaive ${waiver!.id}`),
+      new RegExp(`Waiver #${waiver!.id} removed`),
+    );
+    assert.deepEqual(
+      (await request(instance.app).get("/api/v1/waivers").expect(200)).body.items,
+      [],
+    );
+    const again = (await clusters()).find((item) => item.name === "pay-prod")!;
+    assert.deepEqual(again.judgement.waived, []);
+    assert.equal(again.judgement.status, before.judgement.status);
+    assert.match(
+      await slack(`fleet unwaive ${waiver!.id}`),
+      new RegExp(`no waiver has id ${waiver!.id}`),
+    );
+  });
+
+  it("shows at most 15 clusters of an environment, then says how many more", async () => {
+    for (let index = 0; index < 17; index += 1)
+      await request(instance.app)
+        .post("/api/v1/clusters")
+        .set(bearer(editor))
+        .send(
+          registration([
+            `many-${String(index).padStart(2, "0")}`,
+            "staging",
+            "team-many",
+            "many",
+            "gke",
+            "1.33.5-gke.1080000",
+          ]),
+        )
+        .expect(201);
+    const staging = await clusters("?environment=staging");
+    assert.ok(staging.length > 15);
+    const said = await slack("fleet env=staging");
+    const lines = [...said.matchAll(/^• \*([^*]+)\*/gm)].map((m) => m[1]);
+    assert.deepEqual(
+      lines,
+      staging.slice(0, 15).map((item) => item.name),
+    );
+    assert.match(said, new RegExp(`…and ${staging.length - 15} more`));
+  });
+
+  it("answers help with the fleet's commands, and a fleet command it cannot read with the fleet's usage", async () => {
+    const help = await slack("help");
+    for (const words of [
+      "fleet [env=",
+      "fleet pay-prod",
+      "fleet events",
+      "fleet register",
+      "fleet waive",
+      "fleet unwaive",
+    ])
+      assert.ok(help.includes(`/kubecompat ${words}`), words);
+    assert.match(await slack("fleet unwaive soon"), /Usage: `\/kubecompat fleet unwaive 7`/);
+    assert.match(await slack("fleet pay-prod extra"), /Usage: `\/kubecompat fleet \[env=/);
+  });
+});
+
+/** A judgement as what was judged, not when. */
+function judged(cluster: ClusterJson): object {
+  const { judgedAt: _judgedAt, ...rest } = cluster.judgement as ClusterJson["judgement"] & {
+    judgedAt: string;
+  };
+  return rest;
+}
+
+function verdictEmoji(status: string): string {
+  return (
+    { SUPPORTED: "✅", SUPPORTED_WITH_WARNINGS: "⚠️", UNSUPPORTED: "❌", NOT_JUDGED: "❔" }[
+      status
+    ] ?? "?"
+  );
+}
