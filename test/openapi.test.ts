@@ -10,6 +10,10 @@ import { curationRoutes } from "../src/rest/curation-routes.js";
 import { Curator } from "../src/services/curation.js";
 import { ProposalReview } from "../src/services/proposals.js";
 import { proposalRoutes } from "../src/rest/proposal-routes.js";
+import { fleetRoutes } from "../src/rest/fleet-routes.js";
+import { DEFAULT_FLEET_CONFIG } from "../src/core/fleet-config.js";
+import { createLogger } from "../src/core/logger.js";
+import { FleetService } from "../src/services/fleet.js";
 import { startTestRuntime, type TestRuntime } from "./support/runtime.js";
 
 interface Layer {
@@ -54,6 +58,20 @@ describe("the OpenAPI document", () => {
         proposalRoutes(
           runtime.kb,
           new ProposalReview(runtime.db, new Curator(runtime.db, runtime.kb)),
+        ),
+        "/api/v1",
+      ),
+      // Built, not started: only the routes it defines are read.
+      ...routesOf(
+        fleetRoutes(
+          new FleetService({
+            db: runtime.db,
+            kb: runtime.kb,
+            config: DEFAULT_FLEET_CONFIG,
+            enqueue: () => Promise.resolve(),
+            logger: createLogger("silent"),
+          }),
+          (_req, _res, next) => next(),
         ),
         "/api/v1",
       ),

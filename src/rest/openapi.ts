@@ -11,11 +11,15 @@ import {
   registerKbExchange,
   registerRecordEdits,
 } from "./openapi-curation.js";
+import { registerFleet } from "./openapi-fleet.js";
 import { registerKnowledgeBaseReads, registerRecordLists } from "./openapi-knowledge.js";
 import { registerProposals } from "./openapi-proposals.js";
 
-/** Every path, in the order the document lists them (the order of registration). */
-function buildRegistry(): OpenAPIRegistry {
+/**
+ * Every path, in the order the document lists them (the order of registration). Exported for tests that hold
+ * real answers to the zod schemas a path documents.
+ */
+export function buildRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registerRecordLists(registry);
   registerKnowledgeBaseReads(registry);
@@ -27,6 +31,7 @@ function buildRegistry(): OpenAPIRegistry {
   registerAudit(registry, secured);
   registerKbExchange(registry, secured);
   registerProposals(registry, secured);
+  registerFleet(registry, secured);
   return registry;
 }
 
