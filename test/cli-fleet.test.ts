@@ -155,4 +155,79 @@ describe("the fleet from the CLI", () => {
     assert.equal(offline.code, 2);
     assert.match(offline.stderr, /the fleet lives on a server/);
   });
+
+  it("subscribes a webhook and waives a finding from the command line, as REST stores them", async () => {
+    const env = { KUBECOMPAT_URL: url, KUBECOMPAT_TOKEN: editor };
+    const subscribed = await kubecompat(
+      [
+        "subscribe",
+        "https://alerts.example.com/hook",
+        "--env",
+        "prod,staging",
+        "--labels",
+        "team=shop",
+        "--min-severity",
+        "warning",
+      ],
+      { env },
+    );
+    assert.equal(subscribed.code, 0, subscribed.stderr);
+    const secret = /signing secret .*: (\S+)$/m.exec(subscribed.stdout)?.[1];
+    assert.match(secret ?? "", /^[A-Za-z0-9_-]{32}$/);
+    const listed = await request(instance.app)
+      .get("/api/v1/subscriptions")
+      .set("Authorization", `Bearer ${editor}`)
+      .expect(200);
+    const stored = (
+      listed.body.items as Array<{ url: string; kind: string; filters: object; signed: boolean }>
+    ).find((item) => item.url === "https://alerts.example.com/hook");
+    assert.deepEqual(stored?.filters, {
+      environments: ["prod", "staging"],
+      labels: { team: "shop" },
+      minSeverity: "WARNING",
+    });
+    assert.equal(stored?.signed, true);
+    const badSeverity = await kubecompat(
+      ["subscribe", "https://x.example.com", "--min-severity", "loud"],
+      { env },
+    );
+    assert.equal(badSeverity.code, 2);
+    assert.match(badSeverity.stderr, /minSeverity/);
+
+    const code =
+      (
+        (await request(instance.app).get("/api/v1/clusters/shop-prod")).body.item.judgement
+          .blocking as Array<{ code: string }>
+      )[0]?.code ?? "PLATFORM_END_OF_SUPPORT";
+    const waived = await kubecompat(
+      [
+        "waive",
+        code,
+        "--cluster",
+        "shop-prod",
+        "--until",
+        "2026-12-31",
+        "--reason",
+        "upgrade booked",
+        "--owner",
+        "team-shop",
+      ],
+      { env },
+    );
+    assert.equal(waived.code, 0, waived.stderr);
+    assert.match(waived.stdout, new RegExp(`${code} waived until 2026-12-31`));
+    const view = (await request(instance.app).get("/api/v1/clusters/shop-prod").expect(200)).body
+      .item;
+    assert.ok(
+      (view.judgement.waived as Array<{ finding: { code: string } }>).some(
+        (entry) => entry.finding.code === code,
+      ),
+    );
+    const missing = await kubecompat(
+      ["waive", code, "--cluster", "shop-prod", "--until", "2026-12-31"],
+      { env },
+    );
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /needs --reason/);
+  });
 });

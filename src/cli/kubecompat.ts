@@ -22,6 +22,8 @@
  *   kubecompat scan-cluster --to V [--bundle F] [--helm F] [--metrics F] POST /api/v1/scan/cluster
  *   kubecompat register NAME --env E --owner O [PLAN_FILE | --bundle F]  POST /api/v1/clusters (stdin: a bundle)
  *   kubecompat fleet [--env E] [--owner O] [--label K=V]                 GET /api/v1/clusters
+ *   kubecompat subscribe URL [--slack] [--env E,...] [--min-severity L]  POST /api/v1/subscriptions
+ *   kubecompat waive CODE --cluster NAME --until DAY --reason R --owner O POST /api/v1/waivers
  *   kubecompat check ... --baseline NAME[@SNAPSHOT]                      POST /api/v1/clusters/NAME/baseline-check
  *
  * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000;
@@ -100,7 +102,7 @@ import { nodepool } from "./client/node-pool-command.js";
 import { impact } from "./client/impact-command.js";
 import { firewall, flows } from "./client/network-commands.js";
 import { collect, scanCluster } from "./client/cluster-commands.js";
-import { fleet, register } from "./client/fleet-commands.js";
+import { fleet, register, subscribe, waive } from "./client/fleet-commands.js";
 import { COMMANDS, DEFAULT_SERVER, type CommandName } from "./client/command-flags.js";
 import { commandHelp, topLevelHelp } from "./client/command-help.js";
 import {
@@ -144,6 +146,8 @@ const RUN: Readonly<
   "scan-cluster": scanCluster,
   register,
   fleet,
+  subscribe,
+  waive,
   // Relays MCP between stdio and the server's /mcp until the agent closes stdin.
   mcp: async (_commandLine, context) => {
     await relayMcp({
@@ -179,7 +183,12 @@ export interface CliServices {
 }
 
 /** Commands about the server's fleet, which --offline does not have. */
-const FLEET_COMMANDS: ReadonlySet<CommandName> = new Set(["register", "fleet"]);
+const FLEET_COMMANDS: ReadonlySet<CommandName> = new Set([
+  "register",
+  "fleet",
+  "subscribe",
+  "waive",
+]);
 
 /** Commands that ask no server: --offline starts none for them. */
 const ASKS_NO_SERVER: ReadonlySet<CommandName> = new Set(["collect"]);

@@ -6,6 +6,7 @@
  * open as the other reads are; registering, subscribing and waiving need an
  * editor's token.
  */
+import { InputError, UnsupportedMediaTypeError } from "../core/errors.js";
 import { Router, type Request, type RequestHandler, type Response } from "express";
 import { fleetCalendar } from "../services/fleet-calendar.js";
 import type { FleetService } from "../services/fleet.js";
@@ -41,6 +42,21 @@ function parameter<T extends z.ZodType>(schema: T, req: Request, name: string): 
 
 function editor(res: Response, action: string): string {
   return requireEditor(principalOf(res), action);
+}
+
+/** A route whose input is its path: a body is refused (a non-JSON one as every route refuses it), never ignored. */
+function noBody(req: Request): void {
+  const length = req.headers["content-length"];
+  const hasBody =
+    (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
+  if (hasBody && !req.is("application/json"))
+    throw new UnsupportedMediaTypeError(
+      "this route takes no body; send none (or JSON {}), Content-Type: application/json",
+    );
+  const body: unknown = req.body;
+  if (hasBody && body !== null && typeof body === "object" && Object.keys(body).length > 0)
+    throw new InputError("this route takes no body: its input is the path", "body");
+  queryParameters(req);
 }
 
 export function fleetRoutes(fleet: FleetService, writeLimit: RequestHandler): Router {
@@ -96,7 +112,7 @@ export function fleetRoutes(fleet: FleetService, writeLimit: RequestHandler): Ro
     res.json({ items: await fleet.alerts.deliveries({ ...rest, eventId: event }) });
   });
   router.post("/deliveries/:id/replay", writeLimit, async (req, res) => {
-    queryParameters(req);
+    noBody(req);
     editor(res, "replaying a delivery");
     const id = parameter(idParameter, req, "id");
     await fleet.alerts.replay(id);

@@ -18,6 +18,8 @@ import { FixedKnowledgeBase, KnowledgeBase } from "../../src/services/knowledge-
 import { generateSecret, hashSecret, secretPrefix, type Role } from "../../src/core/tokens.js";
 import { insertToken } from "../../src/db/token-store.js";
 import { createLogger } from "../../src/core/logger.js";
+import { DEFAULT_FLEET_CONFIG } from "../../src/core/fleet-config.js";
+import { startFleet } from "../../src/fleet-runtime.js";
 import { createPreparedDatabase, createTestDatabase, type TestDatabase } from "./database.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -38,6 +40,8 @@ export async function startTestRuntime(
     chatops?: Config["chatops"];
     requireAuthForReads?: boolean;
     largeRequests?: LargeRequestLimits;
+    /** With the fleet (its pg-boss queue, worker and watch), so every documented route is mounted. */
+    fleet?: boolean;
   } = {},
 ): Promise<TestRuntime> {
   const logger = createLogger("silent");
@@ -54,6 +58,16 @@ export async function startTestRuntime(
   const kb = new KnowledgeBase(db);
   await kb.refresh();
   const curator = new Curator(db, kb);
+  const fleet =
+    options.fleet === true
+      ? await startFleet({
+          db,
+          kb,
+          databaseUrl: database.url,
+          config: DEFAULT_FLEET_CONFIG,
+          logger,
+        })
+      : undefined;
   const app = await createApp({
     kb,
     isDatabaseReachable: () => pingDatabase(db),
@@ -65,6 +79,7 @@ export async function startTestRuntime(
     authenticator: new Authenticator(db, logger),
     requireAuthForReads: options.requireAuthForReads,
     largeRequests: options.largeRequests,
+    fleet: fleet?.fleet,
   });
   return {
     database,
@@ -72,6 +87,7 @@ export async function startTestRuntime(
     kb,
     app,
     async close() {
+      await fleet?.stop();
       await db.$disconnect();
       await database.drop();
     },

@@ -17,6 +17,8 @@ export const COMMANDS = [
   "mcp",
   "register",
   "fleet",
+  "subscribe",
+  "waive",
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -143,6 +145,43 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> =
     KUBECTL_WORKLOADS,
     BUNDLE,
     PLATFORM,
+  ],
+  subscribe: [
+    {
+      name: "slack",
+      value: null,
+      description:
+        "URL is a Slack incoming webhook (a message, unsigned) rather than a signed webhook",
+    },
+    {
+      name: "secret",
+      value: "SECRET",
+      description:
+        "the webhook's signing secret (16+ characters); one is made and shown once when left out",
+    },
+    { name: "env", value: "ENV,...", description: "only events of clusters in these environments" },
+    { name: "owner", value: "OWNER,...", description: "only events of these owners' clusters" },
+    {
+      name: "labels",
+      value: "K=V,...",
+      description: "only events of clusters with all these labels",
+    },
+    {
+      name: "min-severity",
+      value: "LEVEL",
+      description: "the lowest severity told: info (default), warning or error",
+    },
+  ],
+  waive: [
+    { name: "cluster", value: "NAME", description: "the cluster it applies to (or --label)" },
+    { name: "label", value: "K=V", description: "every cluster with this label (or --cluster)" },
+    { name: "until", value: "YYYY-MM-DD", description: "the last day it applies (required)" },
+    {
+      name: "reason",
+      value: "TEXT",
+      description: "why the finding is accepted for now (required)",
+    },
+    { name: "owner", value: "WHO", description: "who answers for the waiver (required)" },
   ],
   fleet: [
     { name: "env", value: "ENV", description: "only this environment's clusters" },

@@ -107,6 +107,32 @@ const COMMAND_HELP: Readonly<
       "Exits 1 when a cluster is UNSUPPORTED or not judged (--fail-on warning: also with warnings).",
     examples: ["kubecompat fleet --env prod", "kubecompat fleet --label team=payments -o json"],
   },
+  subscribe: {
+    line: "tell a webhook or a Slack channel about the fleet's events",
+    usage: [
+      "kubecompat subscribe URL [--slack] [--secret S] [--env E,...] [--owner O,...] [--labels k=v,...] [--min-severity LEVEL]",
+    ],
+    summary:
+      "Subscribes URL to the fleet's events (POST /api/v1/subscriptions): changed verdicts, new blocking findings,\n" +
+      "deadlines near, waivers expired. A webhook gets JSON signed with HMAC-SHA256 (x-kubecompat-signature);\n" +
+      "failed deliveries are retried, then listed as dead (GET /api/v1/deliveries?status=DEAD). Editor's token.",
+    examples: [
+      "kubecompat subscribe https://hooks.slack.com/services/T/B/X --slack --env prod --min-severity warning",
+      "kubecompat subscribe https://alerts.example.com/kubecompat --labels team=payments",
+    ],
+  },
+  waive: {
+    line: "accept a finding for a while: it leaves the verdict until the waiver expires",
+    usage: [
+      "kubecompat waive CODE (--cluster NAME | --label K=V) --until YYYY-MM-DD --reason TEXT --owner WHO",
+    ],
+    summary:
+      "Waives a finding code for one cluster or every cluster with a label (POST /api/v1/waivers). The fleet is\n" +
+      "judged again at once; when the waiver expires, the finding counts again and subscribers are told.",
+    examples: [
+      'kubecompat waive PLATFORM_EXTENDED_SUPPORT --cluster pay-prod --until 2027-01-31 --reason "upgrade booked for January" --owner jane@example.com',
+    ],
+  },
   "scan-cluster": {
     line: "what runs in a cluster (Helm releases, objects, deprecated API requests) judged for a target version",
     usage: [

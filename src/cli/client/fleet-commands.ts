@@ -67,7 +67,10 @@ function requiredFlag(commandLine: CommandLine, name: string, example: string): 
 }
 
 /** "team=payments,region=eu" as labels; a pair without "=" is refused. */
-function labelsOf(text: string | undefined): Record<string, string> {
+function labelsOf(
+  text: string | undefined,
+  command: "register" | "subscribe" = "register",
+): Record<string, string> {
   if (text === undefined) return {};
   const labels: Record<string, string> = {};
   for (const pair of text.split(",")) {
@@ -75,7 +78,7 @@ function labelsOf(text: string | undefined): Record<string, string> {
     if (at <= 0)
       throw new UsageError(
         `--labels takes key=value pairs separated by commas (got "${pair}")`,
-        "register",
+        command,
       );
     labels[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
   }
@@ -252,4 +255,79 @@ export async function checkAgainstBaseline(
   return raw.added.some((entry) => entry.severity === "ERROR" || level !== "error")
     ? EXIT_FINDINGS
     : EXIT_OK;
+}
+
+/** "environments=prod,staging" style filters of `subscribe` into the API's filters. */
+function listFlag(commandLine: CommandLine, name: string): string[] | undefined {
+  const value = flagValue(commandLine, name);
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== "");
+}
+
+/** `kubecompat subscribe URL [--slack] [--env E,...] [--owner O,...] [--labels k=v,...] [--min-severity S]`. */
+export async function subscribe(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const [url, ...rest] = commandLine.positionals;
+  if (url === undefined || rest.length > 0)
+    throw new UsageError(
+      "kubecompat subscribe takes one URL: the webhook (or, with --slack, the Slack incoming webhook) to tell",
+      "subscribe",
+    );
+  const labels = flagValue(commandLine, "labels");
+  const filters = defined({
+    environments: listFlag(commandLine, "env"),
+    owners: listFlag(commandLine, "owner"),
+    labels: labels === undefined ? undefined : labelsOf(labels, "subscribe"),
+    minSeverity: flagValue(commandLine, "min-severity")?.toUpperCase(),
+  });
+  const raw = (await ask(context, "/api/v1/subscriptions", {
+    kind: commandLine.flags.has("slack") ? "slack" : "webhook",
+    url,
+    ...defined({ secret: flagValue(commandLine, "secret") }),
+    filters,
+  })) as { item: { id: number; kind: string; secret: string | null } };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else
+    context.write(
+      `subscription ${raw.item.id} (${raw.item.kind}) to ${url}\n` +
+        (raw.item.secret === null
+          ? ""
+          : `signing secret (shown once; the receiver checks x-kubecompat-signature with it): ${raw.item.secret}\n`),
+    );
+  return EXIT_OK;
+}
+
+/** `kubecompat waive CODE (--cluster NAME | --label K=V) --until DAY --reason TEXT --owner WHO`. */
+export async function waive(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const [code, ...rest] = commandLine.positionals;
+  if (code === undefined || rest.length > 0)
+    throw new UsageError(
+      "kubecompat waive takes one finding code, e.g. kubecompat waive PLATFORM_EXTENDED_SUPPORT --cluster pay-prod ...",
+      "waive",
+    );
+  const needed = (name: string, example: string) => {
+    const value = flagValue(commandLine, name);
+    if (value === undefined)
+      throw new UsageError(`kubecompat waive needs --${name} (e.g. --${name} ${example})`, "waive");
+    return value;
+  };
+  const raw = (await ask(
+    context,
+    "/api/v1/waivers",
+    defined({
+      code,
+      cluster: flagValue(commandLine, "cluster"),
+      label: flagValue(commandLine, "label"),
+      expiresOn: needed("until", "2027-03-31"),
+      reason: needed("reason", '"moving to 1.33 this sprint"'),
+      owner: needed("owner", "jane@example.com"),
+    }),
+  )) as { item: { id: number; code: string; expiresOn: string } };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else
+    context.write(`waiver ${raw.item.id}: ${raw.item.code} waived until ${raw.item.expiresOn}\n`);
+  return EXIT_OK;
 }
