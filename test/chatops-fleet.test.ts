@@ -18,13 +18,14 @@ import { createApp } from "../src/app.js";
 import { parseCommand, type ChatCommand } from "../src/chatops/commands.js";
 import type { Config } from "../src/core/config.js";
 import { createLogger } from "../src/core/logger.js";
-import { createDatabase } from "../src/db/client.js";
-import { migrate } from "../src/db/migrator.js";
-import { importKbDirectory } from "../src/services/import.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { type TestDatabase } from "./support/database.js";
 import { eventually } from "./support/eventually.js";
-import { startFleetInstance, type FleetInstance } from "./support/fleet-instance.js";
-import { KB_DIR, createTestToken } from "./support/runtime.js";
+import {
+  createFleetDatabase,
+  editEksRow,
+  startFleetInstance,
+  type FleetInstance,
+} from "./support/fleet-instance.js";
 import { slackBody, slackEscape, slackSignature, unixNow } from "./support/slack-request.js";
 
 const SECRET = "test-signing-secret-0123456789";
@@ -239,20 +240,6 @@ describe("the fleet in chat", () => {
     (await request(instance.app).get(`/api/v1/clusters${query}`).expect(200)).body
       .items as ClusterJson[];
 
-  async function editEksRow(minor: string, change: Record<string, string>): Promise<number> {
-    const list = await request(instance.app).get("/api/v1/platforms").expect(200);
-    const eks = list.body.items.find((item: { name: string }) => item.name === "eks");
-    const releases = eks.releases.map((row: { minor: string }) =>
-      row.minor === minor ? { ...row, ...change } : row,
-    );
-    const answer = await request(instance.app)
-      .put("/api/v1/platforms/eks")
-      .set(bearer(editor))
-      .send({ ...eks, releases })
-      .expect(200);
-    return answer.body.kbRevision as number;
-  }
-
   /** `fleet` and `fleet NAME` in chat say what GET /api/v1/clusters and GET /api/v1/clusters/NAME say. */
   async function chatAgreesWithRest(): Promise<void> {
     const listed = await clusters();
@@ -336,12 +323,10 @@ describe("the fleet in chat", () => {
   }
 
   before(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    const seed = createDatabase(database.url, 2, createLogger("silent"));
-    await importKbDirectory(seed, KB_DIR);
-    editor = await createTestToken({ db: seed }, "platform-team", "editor");
-    await seed.$disconnect();
+    ({
+      database,
+      tokens: { "platform-team": editor },
+    } = await createFleetDatabase({ "platform-team": "editor" }));
     instance = await startFleetInstance(database.url, {
       clock: () => DAY,
       chatops: CHATOPS,
@@ -382,7 +367,7 @@ describe("the fleet in chat", () => {
         .expect(201);
     await chatAgreesWithRest();
     // EKS moves the end of extended support of 1.32 to a day already past: pay-* turn red.
-    await editEksRow("1.32", { endOfExtendedSupport: "2026-12-05" });
+    await editEksRow(instance.app, editor, "1.32", { endOfExtendedSupport: "2026-12-05" });
     await eventually(
       "pay-prod judged again",
       async () => {

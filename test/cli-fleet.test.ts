@@ -13,14 +13,14 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { BUNDLE_KIND } from "../src/cli/client/inputs.js";
-import { createDatabase } from "../src/db/client.js";
-import { migrate } from "../src/db/migrator.js";
-import { createLogger } from "../src/core/logger.js";
-import { importKbDirectory } from "../src/services/import.js";
 import { kubecompat } from "./support/cli-process.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { startFleetInstance, type FleetInstance } from "./support/fleet-instance.js";
-import { KB_DIR, REPO_ROOT, createTestToken } from "./support/runtime.js";
+import { type TestDatabase } from "./support/database.js";
+import {
+  createFleetDatabase,
+  startFleetInstance,
+  type FleetInstance,
+} from "./support/fleet-instance.js";
+import { REPO_ROOT } from "./support/runtime.js";
 
 const fixture = (name: string) => path.join(REPO_ROOT, "test", "fixtures", name);
 
@@ -33,13 +33,10 @@ describe("the fleet from the CLI", () => {
   let reader: string;
 
   before(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    const seed = createDatabase(database.url, 2, createLogger("silent"));
-    await importKbDirectory(seed, KB_DIR);
-    editor = await createTestToken({ db: seed }, "ci", "editor");
-    reader = await createTestToken({ db: seed }, "viewer", "reader");
-    await seed.$disconnect();
+    ({
+      database,
+      tokens: { ci: editor, viewer: reader },
+    } = await createFleetDatabase({ ci: "editor", viewer: "reader" }));
     instance = await startFleetInstance(database.url, { clock: () => "2026-12-06" });
     server = instance.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));

@@ -13,20 +13,16 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import request from "supertest";
-import { createLogger } from "../src/core/logger.js";
-import { createDatabase } from "../src/db/client.js";
-import { migrate } from "../src/db/migrator.js";
-import { importKbDirectory } from "../src/services/import.js";
 import { PROPERTY_SEED, propertyRuns } from "./support/cluster-generators.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { type TestDatabase } from "./support/database.js";
 import { eventually } from "./support/eventually.js";
 import {
+  createFleetDatabase,
   startFleetInstance,
   startReceiver,
   type FleetInstance,
   type Receiver,
 } from "./support/fleet-instance.js";
-import { KB_DIR, createTestToken } from "./support/runtime.js";
 
 const SECRET = "a-graphql-test-secret-long-enough";
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -299,13 +295,10 @@ describe("the fleet over GraphQL", () => {
   }
 
   before(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    const seed = createDatabase(database.url, 2, createLogger("silent"));
-    await importKbDirectory(seed, KB_DIR);
-    editor = await createTestToken({ db: seed }, "platform-team", "editor");
-    reader = await createTestToken({ db: seed }, "dashboard", "reader");
-    await seed.$disconnect();
+    ({
+      database,
+      tokens: { "platform-team": editor, dashboard: reader },
+    } = await createFleetDatabase({ "platform-team": "editor", dashboard: "reader" }));
     receiver = await startReceiver(SECRET);
     instance = await startFleetInstance(database.url, { clock: () => day });
   });

@@ -14,14 +14,15 @@ import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import request from "supertest";
 import { createApp } from "../src/app.js";
-import { createDatabase } from "../src/db/client.js";
-import { migrate } from "../src/db/migrator.js";
 import { createLogger } from "../src/core/logger.js";
 import { AXIS_CAP_DAYS, fleetTimelineSvg, type TimelineRow } from "../src/rest/fleet-timeline.js";
 import { Authenticator } from "../src/services/authenticator.js";
-import { importKbDirectory } from "../src/services/import.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { startFleetInstance, type FleetInstance } from "./support/fleet-instance.js";
+import { type TestDatabase } from "./support/database.js";
+import {
+  createFleetDatabase,
+  startFleetInstance,
+  type FleetInstance,
+} from "./support/fleet-instance.js";
 import {
   HOSTILE_LABEL,
   HOSTILE_OWNER,
@@ -34,7 +35,6 @@ import {
   textOf,
   upgradeDue,
 } from "./support/fleet-page.js";
-import { KB_DIR, createTestToken } from "./support/runtime.js";
 
 const DAY = "2026-12-06";
 
@@ -57,13 +57,13 @@ describe("GET /fleet (the fleet page)", () => {
   let reader: string;
 
   before(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    const seed = createDatabase(database.url, 2, createLogger("silent"));
-    await importKbDirectory(seed, KB_DIR);
-    editor = await createTestToken({ db: seed }, "fleet-page-editor", "editor");
-    reader = await createTestToken({ db: seed }, "fleet-page-reader", "reader");
-    await seed.$disconnect();
+    ({
+      database,
+      tokens: { "fleet-page-editor": editor, "fleet-page-reader": reader },
+    } = await createFleetDatabase({
+      "fleet-page-editor": "editor",
+      "fleet-page-reader": "reader",
+    }));
     instance = await startFleetInstance(database.url, { clock: () => DAY });
   });
   after(async () => {

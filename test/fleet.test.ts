@@ -14,19 +14,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import ICAL from "ical.js";
 import request from "supertest";
-import { createDatabase } from "../src/db/client.js";
-import { migrate } from "../src/db/migrator.js";
-import { createLogger } from "../src/core/logger.js";
-import { importKbDirectory } from "../src/services/import.js";
-import { createTestDatabase, query, type TestDatabase } from "./support/database.js";
+import { query, type TestDatabase } from "./support/database.js";
 import { eventually, sleep } from "./support/eventually.js";
 import {
+  createFleetDatabase,
+  editEksRow,
   startFleetInstance,
   startReceiver,
   type FleetInstance,
   type Receiver,
 } from "./support/fleet-instance.js";
-import { KB_DIR, createTestToken } from "./support/runtime.js";
 
 const SECRET = "a-test-secret-of-enough-length";
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -83,20 +80,6 @@ describe("the fleet", () => {
     return answer.body.items as EventRow[];
   }
 
-  async function editEksRow(minor: string, change: Record<string, string>) {
-    const list = await request(first.app).get("/api/v1/platforms").expect(200);
-    const eks = list.body.items.find((item: { name: string }) => item.name === "eks");
-    const releases = eks.releases.map((row: { minor: string }) =>
-      row.minor === minor ? { ...row, ...change } : row,
-    );
-    const answer = await request(first.app)
-      .put("/api/v1/platforms/eks")
-      .set(bearer(editor))
-      .send({ ...eks, releases })
-      .expect(200);
-    return answer.body.kbRevision as number;
-  }
-
   async function deliveryCount(): Promise<number> {
     const rows = await query<{ count: string }>(
       database.url,
@@ -121,12 +104,10 @@ describe("the fleet", () => {
   }
 
   before(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    const seed = createDatabase(database.url, 2, createLogger("silent"));
-    await importKbDirectory(seed, KB_DIR);
-    editor = await createTestToken({ db: seed }, "platform-team", "editor");
-    await seed.$disconnect();
+    ({
+      database,
+      tokens: { "platform-team": editor },
+    } = await createFleetDatabase({ "platform-team": "editor" }));
     receiver = await startReceiver(SECRET);
     flaky = await startReceiver(SECRET);
     first = await startFleetInstance(database.url, { clock });
@@ -260,7 +241,9 @@ describe("the fleet", () => {
     assert.ok(listed.body.items.every((item: object) => !("secret" in item)));
 
     // EKS moves the end of extended support of 1.32 to a day already past.
-    const revision = await editEksRow("1.32", { endOfExtendedSupport: "2026-12-05" });
+    const revision = await editEksRow(first.app, editor, "1.32", {
+      endOfExtendedSupport: "2026-12-05",
+    });
     const raised = await eventually(
       "three events",
       async () => {
@@ -337,7 +320,7 @@ describe("the fleet", () => {
       const before = receiver.received.length;
       const eventsBefore = (await events()).length;
       // 1.35's standard support ends in 14 days: web-dev and web-staging cross the 30-day warning.
-      await editEksRow("1.35", { endOfStandardSupport: "2026-12-21" });
+      await editEksRow(first.app, editor, "1.35", { endOfStandardSupport: "2026-12-21" });
       await eventually(
         "both replicas at the edit's revision and the events written",
         async () => ((await events(second)).length >= eventsBefore + 2 ? true : undefined),

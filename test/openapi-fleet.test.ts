@@ -15,21 +15,18 @@ import type { RouteConfig } from "@asteasolutions/zod-to-openapi";
 import type { Router } from "express";
 import request from "supertest";
 import type { z } from "zod";
-import { createLogger } from "../src/core/logger.js";
-import { createDatabase } from "../src/db/client.js";
-import { migrate } from "../src/db/migrator.js";
 import { fleetRoutes } from "../src/rest/fleet-routes.js";
 import { buildRegistry, openApiDocument } from "../src/rest/openapi.js";
-import { importKbDirectory } from "../src/services/import.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { type TestDatabase } from "./support/database.js";
 import { eventually } from "./support/eventually.js";
 import {
+  createFleetDatabase,
+  editEksRow,
   startFleetInstance,
   startReceiver,
   type FleetInstance,
   type Receiver,
 } from "./support/fleet-instance.js";
-import { KB_DIR, createTestToken } from "./support/runtime.js";
 
 const SECRET = "a-test-secret-of-enough-length";
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -151,20 +148,6 @@ describe("the OpenAPI document and the fleet", () => {
     );
   }
 
-  /** As test/fleet.test.ts: EKS moves a minor's dates, an edit of the knowledge base like any other. */
-  async function editEksRow(minor: string, change: Record<string, string>) {
-    const list = await request(instance.app).get("/api/v1/platforms").expect(200);
-    const eks = list.body.items.find((item: { name: string }) => item.name === "eks");
-    const releases = eks.releases.map((row: { minor: string }) =>
-      row.minor === minor ? { ...row, ...change } : row,
-    );
-    await request(instance.app)
-      .put("/api/v1/platforms/eks")
-      .set(bearer(editor))
-      .send({ ...eks, releases })
-      .expect(200);
-  }
-
   const registration = (name: string, environment: string, version: string, extra = {}) => ({
     name,
     environment,
@@ -179,12 +162,10 @@ describe("the OpenAPI document and the fleet", () => {
   });
 
   before(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    const seed = createDatabase(database.url, 2, createLogger("silent"));
-    await importKbDirectory(seed, KB_DIR);
-    editor = await createTestToken({ db: seed }, "platform-team", "editor");
-    await seed.$disconnect();
+    ({
+      database,
+      tokens: { "platform-team": editor },
+    } = await createFleetDatabase({ "platform-team": "editor" }));
     receiver = await startReceiver(SECRET);
     flaky = await startReceiver(SECRET);
     instance = await startFleetInstance(database.url, { clock: () => day });
@@ -320,7 +301,7 @@ describe("the OpenAPI document and the fleet", () => {
     assert.equal(subscriptions.body.items.length, 3);
 
     // An EKS edit turns pay-prod red (VERDICT_CHANGED); a new state adds a blocking finding (BLOCKING_FINDING).
-    await editEksRow("1.32", { endOfExtendedSupport: "2026-12-05" });
+    await editEksRow(instance.app, editor, "1.32", { endOfExtendedSupport: "2026-12-05" });
     await eventually(
       "pay-prod's verdict changed",
       async () => ((await eventKinds()).includes("pay-prod VERDICT_CHANGED") ? true : undefined),

@@ -19,6 +19,12 @@ import { Curator } from "../../src/services/curation.js";
 import { signature } from "../../src/services/fleet-delivery.js";
 import { KnowledgeBase } from "../../src/services/knowledge-base.js";
 import { KbSync } from "../../src/services/sync.js";
+import { migrate } from "../../src/db/migrator.js";
+import { importKbDirectory } from "../../src/services/import.js";
+import type { Role } from "../../src/core/tokens.js";
+import request from "supertest";
+import { createTestDatabase, type TestDatabase } from "./database.js";
+import { KB_DIR, createTestToken } from "./runtime.js";
 
 export interface FleetInstance {
   readonly app: Express;
@@ -155,4 +161,43 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A database for a fleet test: migrated, kb/ imported, and one token per name given (name → role). */
+export async function createFleetDatabase<Name extends string>(
+  roles: Readonly<Record<Name, Role>>,
+): Promise<{ database: TestDatabase; tokens: Record<Name, string> }> {
+  const database = await createTestDatabase();
+  await migrate(database.url);
+  const seed = createDatabase(database.url, 2, createLogger("silent"));
+  try {
+    await importKbDirectory(seed, KB_DIR);
+    const tokens = {} as Record<Name, string>;
+    for (const [name, role] of Object.entries(roles) as Array<[Name, Role]>)
+      tokens[name] = await createTestToken({ db: seed }, name, role);
+    return { database, tokens };
+  } finally {
+    await seed.$disconnect();
+  }
+}
+
+/** EKS moves a minor's dates: an edit of the knowledge base like any other (an editor's PUT); answers its revision. */
+export async function editEksRow(
+  app: Express,
+  editor: string,
+  minor: string,
+  change: Readonly<Record<string, string>>,
+): Promise<number> {
+  const list = await request(app).get("/api/v1/platforms").expect(200);
+  const items = (
+    list.body as { items: Array<{ name: string; releases: Array<{ minor: string }> }> }
+  ).items;
+  const eks = items.find((item) => item.name === "eks")!;
+  const releases = eks.releases.map((row) => (row.minor === minor ? { ...row, ...change } : row));
+  const answer = await request(app)
+    .put("/api/v1/platforms/eks")
+    .set("Authorization", `Bearer ${editor}`)
+    .send({ ...eks, releases })
+    .expect(200);
+  return (answer.body as { kbRevision: number }).kbRevision;
 }
