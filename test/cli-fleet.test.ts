@@ -15,9 +15,11 @@ import request from "supertest";
 import { BUNDLE_KIND } from "../src/cli/client/inputs.js";
 import { kubecompat } from "./support/cli-process.js";
 import { type TestDatabase } from "./support/database.js";
+import { eventually } from "./support/eventually.js";
 import {
   createFleetDatabase,
   startFleetInstance,
+  startReceiver,
   type FleetInstance,
 } from "./support/fleet-instance.js";
 import { REPO_ROOT } from "./support/runtime.js";
@@ -226,5 +228,130 @@ describe("the fleet from the CLI", () => {
     );
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /needs --reason/);
+  });
+
+  it("GraphQL's fleetBaselineCheck answers as REST's baseline-check", async () => {
+    const state = {
+      components: [
+        { component: "kube-apiserver", version: "1.30.4" },
+        { component: "kubelet", version: "1.25.16", instance: "pool-legacy" },
+      ],
+    };
+    const rest = (
+      await request(instance.app)
+        .post("/api/v1/clusters/ci-cluster/baseline-check")
+        .send(state)
+        .expect(200)
+    ).body as {
+      status: string;
+      baselineStatus: string;
+      added: Array<{ code: string }>;
+      resolved: Array<{ code: string }>;
+      unchanged: number;
+      baseline: { snapshot: number };
+    };
+    const answer = await request(instance.app)
+      .post("/graphql")
+      .send({
+        query: `query ($state: FleetStateInput!) { fleetBaselineCheck(name: "ci-cluster", state: $state) {
+          status baselineStatus added { code } resolved { code } unchanged baselineSnapshot } }`,
+        variables: { state },
+      })
+      .expect(200);
+    const graphql = (answer.body as { data: { fleetBaselineCheck: Record<string, unknown> } }).data
+      .fleetBaselineCheck;
+    assert.deepEqual(graphql, {
+      status: rest.status,
+      baselineStatus: rest.baselineStatus,
+      added: rest.added.map(({ code }) => ({ code })),
+      resolved: rest.resolved.map(({ code }) => ({ code })),
+      unchanged: rest.unchanged,
+      baselineSnapshot: String(rest.baseline.snapshot),
+    });
+    assert.ok(rest.added.length > 0, "the skew is new since the baseline");
+    const typo = await request(instance.app).post("/graphql").send({
+      query: `query { fleetBaselineCheck(name: "ci-cluster", state: { components: [{ component: "kube-apiserver", version: "1.3" }] }) { status } }`,
+    });
+    const restTypo = await request(instance.app)
+      .post("/api/v1/clusters/ci-cluster/baseline-check")
+      .send({ components: [{ component: "kube-apiserver", version: "1.3" }] })
+      .expect(400);
+    const errors = (
+      typo.body as { errors: Array<{ message: string; extensions: { code: string } }> }
+    ).errors;
+    assert.equal(errors[0]!.extensions.code, "BAD_USER_INPUT");
+    assert.equal(
+      errors[0]!.message,
+      (restTypo.body as { error: { message: string } }).error.message,
+    );
+  });
+
+  it("lists the dead-letter list and replays a delivery from the command line", async () => {
+    const env = { KUBECOMPAT_URL: url, KUBECOMPAT_TOKEN: editor };
+    const receiver = await startReceiver("cli-secret-of-enough-length");
+    try {
+      receiver.fail = true;
+      const subscribed = await kubecompat(
+        [
+          "subscribe",
+          `${receiver.url}/hook`,
+          "--secret",
+          "cli-secret-of-enough-length",
+          "--owner",
+          "team-ci",
+        ],
+        { env },
+      );
+      assert.equal(subscribed.code, 0, subscribed.stderr);
+      // A worse state of ci-cluster: its verdict changes, an event for team-ci's subscription.
+      const worse = await kubecompat(
+        [
+          "register",
+          "ci-cluster",
+          fixture("cli/out-of-skew.yaml"),
+          "--env",
+          "staging",
+          "--owner",
+          "team-ci",
+        ],
+        { env },
+      );
+      assert.equal(worse.code, 0, worse.stderr);
+      const listed = await eventually(
+        "the delivery on the dead-letter list",
+        async () => {
+          const run = await kubecompat(["deliveries", "--status", "dead"], { env });
+          // The list also holds test 3's subscription's dead delivery (a host that does not resolve).
+          return /DEAD .*ci-cluster:/.test(run.stdout) ? run : undefined;
+        },
+        { withinMs: 20_000 },
+      );
+      assert.equal(listed.code, 1, "a dead delivery fails the listing");
+      assert.match(listed.stdout, /ci-cluster: [A-Z_]+ → UNSUPPORTED/);
+      assert.match(listed.stdout, /last error: attempt 3: the receiver answered 500/);
+      const id = /^(\d+)\s+DEAD .*ci-cluster:/m.exec(listed.stdout)![1]!;
+      receiver.fail = false;
+      const replayed = await kubecompat(["replay", id], { env });
+      assert.equal(replayed.code, 0, replayed.stderr);
+      await eventually(
+        "the replayed delivery",
+        () => (receiver.received.length > 0 ? true : undefined),
+        {
+          withinMs: 10_000,
+        },
+      );
+      assert.ok(receiver.received[0]!.validSignature);
+      const again = await eventually(
+        "a delivered delivery refused",
+        async () => {
+          const run = await kubecompat(["replay", id], { env });
+          return run.code === 2 && /DELIVERED, not DEAD/.test(run.stderr) ? run : undefined;
+        },
+        { withinMs: 10_000 },
+      );
+      assert.match(again.stderr, /409 CONFLICT/);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -24,6 +24,7 @@
  *   kubecompat fleet [--env E] [--owner O] [--label K=V]                 GET /api/v1/clusters
  *   kubecompat subscribe URL [--slack] [--env E,...] [--min-severity L]  POST /api/v1/subscriptions
  *   kubecompat waive CODE --cluster NAME --until DAY --reason R --owner O POST /api/v1/waivers
+ *   kubecompat deliveries [--status dead] / kubecompat replay ID         GET /api/v1/deliveries, POST .../replay
  *   kubecompat check ... --baseline NAME[@SNAPSHOT]                      POST /api/v1/clusters/NAME/baseline-check
  *
  * Server: --server URL, else $KUBECOMPAT_URL, else http://localhost:4000;
@@ -102,7 +103,7 @@ import { nodepool } from "./client/node-pool-command.js";
 import { impact } from "./client/impact-command.js";
 import { firewall, flows } from "./client/network-commands.js";
 import { collect, scanCluster } from "./client/cluster-commands.js";
-import { fleet, register, subscribe, waive } from "./client/fleet-commands.js";
+import { deliveries, fleet, register, replay, subscribe, waive } from "./client/fleet-commands.js";
 import { COMMANDS, DEFAULT_SERVER, type CommandName } from "./client/command-flags.js";
 import { commandHelp, topLevelHelp } from "./client/command-help.js";
 import {
@@ -148,6 +149,8 @@ const RUN: Readonly<
   fleet,
   subscribe,
   waive,
+  deliveries,
+  replay,
   // Relays MCP between stdio and the server's /mcp until the agent closes stdin.
   mcp: async (_commandLine, context) => {
     await relayMcp({
@@ -188,6 +191,8 @@ const FLEET_COMMANDS: ReadonlySet<CommandName> = new Set([
   "fleet",
   "subscribe",
   "waive",
+  "deliveries",
+  "replay",
 ]);
 
 /** Commands that ask no server: --offline starts none for them. */

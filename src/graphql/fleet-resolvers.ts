@@ -9,7 +9,7 @@
  */
 import { InputError, NotFoundError, UnavailableError } from "../core/errors.js";
 import { requireEditor } from "../http/auth.js";
-import { registrationOf, waiverOf } from "../http/fleet-input.js";
+import { clusterStateOf, registrationOf, waiverOf } from "../http/fleet-input.js";
 import { parseInput } from "../http/input.js";
 import {
   clusterListQuery,
@@ -17,6 +17,7 @@ import {
   deliveryListQuery,
   eventListQuery,
   idParameter,
+  baselineCheckRequest,
   registerClusterRequest,
   subscribeRequest,
   waiverRequest,
@@ -140,6 +141,26 @@ export const fleetResolvers: Resolvers = {
       return alerts.deliveries({ ...rest, eventId: event });
     },
     fleetWaivers: (_parent, _args, { fleet }) => fleetOf(fleet).waivers(),
+    fleetBaselineCheck: async (_parent, { name, state, baseline }, { fleet }) => {
+      const { kubectl, ...rest } = state;
+      const body = parseInput(
+        baselineCheckRequest,
+        given({ ...rest, ...(kubectl == null ? {} : kubectlInputs(kubectl)), baseline }),
+        "state",
+      );
+      const answer = await fleetOf(fleet).baselineCheck(
+        parseInput(clusterName, name, "name"),
+        clusterStateOf(body).state,
+        body.baseline,
+      );
+      return {
+        ...answer,
+        added: [...answer.added],
+        resolved: [...answer.resolved],
+        baselineSnapshot: String(answer.baseline.snapshot),
+        baselineTakenAt: answer.baseline.takenAt,
+      };
+    },
   },
   Mutation: {
     registerCluster: (_parent, { input }, { fleet, principal }) => {

@@ -40,6 +40,7 @@ export const DATABASE_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "fleetSubscriptions",
   "fleetDeliveries",
   "fleetWaivers",
+  "fleetBaselineCheck",
 ]);
 
 /**

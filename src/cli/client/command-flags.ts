@@ -19,6 +19,8 @@ export const COMMANDS = [
   "fleet",
   "subscribe",
   "waive",
+  "deliveries",
+  "replay",
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -183,6 +185,15 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> =
     },
     { name: "owner", value: "WHO", description: "who answers for the waiver (required)" },
   ],
+  deliveries: [
+    {
+      name: "status",
+      value: "STATUS",
+      description:
+        "only deliveries in this state: dead (the dead-letter list), pending or delivered",
+    },
+  ],
+  replay: [],
   fleet: [
     { name: "env", value: "ENV", description: "only this environment's clusters" },
     { name: "owner", value: "OWNER", description: "only this owner's clusters" },

@@ -133,6 +133,22 @@ const COMMAND_HELP: Readonly<
       'kubecompat waive PLATFORM_EXTENDED_SUPPORT --cluster pay-prod --until 2027-01-31 --reason "upgrade booked for January" --owner jane@example.com',
     ],
   },
+  deliveries: {
+    line: "what became of the fleet's events: delivered, pending, or dead after their retries",
+    usage: ["kubecompat deliveries [--status dead|pending|delivered]"],
+    summary:
+      "Lists deliveries newest first (GET /api/v1/deliveries), each with its event, subscription, attempts\n" +
+      "and last error. Exits 1 while any listed delivery is dead. Editor's token.",
+    examples: ["kubecompat deliveries --status dead"],
+  },
+  replay: {
+    line: "put a dead delivery back on the queue",
+    usage: ["kubecompat replay ID"],
+    summary:
+      "Replays a dead delivery (POST /api/v1/deliveries/ID/replay); a delivered or pending one is refused\n" +
+      "(it is not sent twice). Editor's token.",
+    examples: ["kubecompat replay 42"],
+  },
   "scan-cluster": {
     line: "what runs in a cluster (Helm releases, objects, deprecated API requests) judged for a target version",
     usage: [

@@ -331,3 +331,50 @@ export async function waive(commandLine: CommandLine, context: CliContext): Prom
     context.write(`waiver ${raw.item.id}: ${raw.item.code} waived until ${raw.item.expiresOn}\n`);
   return EXIT_OK;
 }
+
+interface DeliveryRow {
+  readonly id: number;
+  readonly status: string;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly event: { readonly cluster: string; readonly kind: string; readonly summary: string };
+  readonly subscription: { readonly id: number; readonly kind: string; readonly url: string };
+}
+
+/** `kubecompat deliveries [--status dead|pending|delivered]`: what became of the fleet's events, newest first. */
+export async function deliveries(commandLine: CommandLine, context: CliContext): Promise<number> {
+  if (commandLine.positionals.length > 0)
+    throw new UsageError(
+      `kubecompat deliveries takes no arguments (got "${commandLine.positionals[0]}")`,
+      "deliveries",
+    );
+  const raw = (await read(context, "/api/v1/deliveries", {
+    status: flagValue(commandLine, "status")?.toUpperCase(),
+  })) as { items: DeliveryRow[] };
+  if (context.output === "json") context.write(`${JSON.stringify(raw, null, 2)}\n`);
+  else if (raw.items.length === 0) context.write("no delivery\n");
+  else
+    context.write(
+      raw.items
+        .map(
+          (row) =>
+            `${row.id}  ${row.status}  ${row.attempts} attempt${row.attempts === 1 ? "" : "s"}  subscription ${row.subscription.id} (${row.subscription.kind}, ${new URL(row.subscription.url).host})  ${row.event.summary}${row.lastError === null ? "" : `\n    last error: ${row.lastError}`}\n`,
+        )
+        .join(""),
+    );
+  // The dead-letter list in a pipeline: exit 1 while anything is dead.
+  return raw.items.some((row) => row.status === "DEAD") ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/** `kubecompat replay ID`: a dead delivery back on the queue. */
+export async function replay(commandLine: CommandLine, context: CliContext): Promise<number> {
+  const [id, ...rest] = commandLine.positionals;
+  if (id === undefined || rest.length > 0 || !/^\d+$/.test(id))
+    throw new UsageError(
+      "kubecompat replay takes one delivery id (kubecompat deliveries --status dead lists them)",
+      "replay",
+    );
+  await ask(context, `/api/v1/deliveries/${id}/replay`, {});
+  context.write(`delivery ${id} is queued again\n`);
+  return EXIT_OK;
+}

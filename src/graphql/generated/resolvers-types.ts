@@ -997,6 +997,31 @@ export type FlagChange = {
   sourceUrl: Scalars['String']['output'];
 };
 
+/** A new state against its baseline: what is new, what is resolved, what both have. */
+export type FleetBaselineCheck = {
+  __typename?: 'FleetBaselineCheck';
+  /** ERRORs and WARNINGs the new state has that the baseline had not: what a pipeline fails on. */
+  added: Array<FleetFinding>;
+  /** The day both were judged on. */
+  asOf: Scalars['String']['output'];
+  /** The snapshot compared with. */
+  baselineSnapshot: Scalars['ID']['output'];
+  /** The verdict of the baseline's state, judged today. */
+  baselineStatus: Verdict;
+  /** When that snapshot was submitted (ISO 8601). */
+  baselineTakenAt: Scalars['String']['output'];
+  /** The registered cluster. */
+  cluster: Scalars['String']['output'];
+  /** The knowledge-base revision both were judged with. */
+  kbRevision: Scalars['Int']['output'];
+  /** ERRORs and WARNINGs the baseline had that the new state has not. */
+  resolved: Array<FleetFinding>;
+  /** The verdict of the new state. */
+  status: Verdict;
+  /** Findings both have (accepted by the baseline), counted. */
+  unchanged: Scalars['Int']['output'];
+};
+
 /**
  * A cluster of the fleet: who answers for it, where it stands in the rollout, and its newest judgement, with
  * the days left counted on the day asked. plan, history, snapshots and events are read only when asked for.
@@ -1240,6 +1265,20 @@ export type FleetStartBy = {
   leadDays: Scalars['Int']['output'];
   /** Whether that day is already past. */
   overdue: Scalars['Boolean']['output'];
+};
+
+/** A cluster's state, as registerCluster takes it: exactly one of components, kubectl or bundle. */
+export type FleetStateInput = {
+  /** A `kubecompat collect` bundle (its kubectlVersion, nodes and workloads are read). */
+  bundle?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** The state as validateCluster takes it: every component with its version. */
+  components?: InputMaybe<Array<ComponentVersionInput>>;
+  /** The state as validateFromKubectl takes it: what kubectl printed. */
+  kubectl?: InputMaybe<KubectlOutputsInput>;
+  /** The managed platform: eks, gke or aks, or upstream; recognised from the versions and node labels when omitted. */
+  platform?: InputMaybe<Scalars['String']['input']>;
+  /** Policy profile: upstream (default) or strict. */
+  profile?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A subscription to the fleet's events. Its secret is never shown after the subscribeFleet answer. */
@@ -2408,6 +2447,12 @@ export type Query = {
   firewallRules: FirewallRules;
   /** Deprecated and removed command-line flags and configuration fields, optionally of one component. */
   flagChanges: Array<FlagChange>;
+  /**
+   * CI's baseline mode: a new state of a registered cluster compared with a snapshot the fleet keeps (its newest,
+   * or `baseline`), both judged with today's knowledge, so only what the change brought is reported. Nothing is
+   * stored. As POST /api/v1/clusters/{name}/baseline-check.
+   */
+  fleetBaselineCheck: FleetBaselineCheck;
   /** One cluster of the fleet by name; null when no cluster of that name is registered. */
   fleetCluster?: Maybe<FleetCluster>;
   /** The fleet's clusters with their verdicts and deadlines, by environment in rollout order then by name, as GET /api/v1/clusters lists them; every filter given must match. */
@@ -2729,6 +2774,23 @@ export type QueryFirewallRulesArgs = {
  */
 export type QueryFlagChangesArgs = {
   component?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryFleetBaselineCheckArgs = {
+  baseline?: InputMaybe<Scalars['ID']['input']>;
+  name: Scalars['String']['input'];
+  state: FleetStateInput;
 };
 
 
@@ -3583,6 +3645,7 @@ export type ResolversTypes = {
   FirewallFormat: FirewallFormat;
   FirewallRules: ResolverTypeWrapper<Omit<FirewallRules, 'notes'> & { notes: Array<ResolversTypes['Finding']> }>;
   FlagChange: ResolverTypeWrapper<FlagChangeRecord>;
+  FleetBaselineCheck: ResolverTypeWrapper<FleetBaselineCheck>;
   FleetCluster: ResolverTypeWrapper<FleetClusterModel>;
   FleetDelivery: ResolverTypeWrapper<FleetDeliveryModel>;
   FleetDeliveryStatus: FleetDeliveryStatus;
@@ -3596,6 +3659,7 @@ export type ResolversTypes = {
   FleetReplay: ResolverTypeWrapper<FleetReplay>;
   FleetSnapshot: ResolverTypeWrapper<FleetSnapshot>;
   FleetStartBy: ResolverTypeWrapper<FleetStartBy>;
+  FleetStateInput: FleetStateInput;
   FleetSubscription: ResolverTypeWrapper<FleetSubscriptionModel>;
   FleetSubscriptionCreated: ResolverTypeWrapper<Omit<FleetSubscriptionCreated, 'subscription'> & { subscription: ResolversTypes['FleetSubscription'] }>;
   FleetSubscriptionFilters: ResolverTypeWrapper<SubscriptionFilters>;
@@ -3712,6 +3776,7 @@ export type ResolversParentTypes = {
   FirewallCheck: FirewallCheckAnswer;
   FirewallRules: Omit<FirewallRules, 'notes'> & { notes: Array<ResolversParentTypes['Finding']> };
   FlagChange: FlagChangeRecord;
+  FleetBaselineCheck: FleetBaselineCheck;
   FleetCluster: FleetClusterModel;
   FleetDelivery: FleetDeliveryModel;
   FleetDeliveryTarget: FleetDeliveryTargetModel;
@@ -3723,6 +3788,7 @@ export type ResolversParentTypes = {
   FleetReplay: FleetReplay;
   FleetSnapshot: FleetSnapshot;
   FleetStartBy: FleetStartBy;
+  FleetStateInput: FleetStateInput;
   FleetSubscription: FleetSubscriptionModel;
   FleetSubscriptionCreated: Omit<FleetSubscriptionCreated, 'subscription'> & { subscription: ResolversParentTypes['FleetSubscription'] };
   FleetSubscriptionFilters: SubscriptionFilters;
@@ -4158,6 +4224,19 @@ export type FlagChangeResolvers<ContextType = GraphQLContext, ParentType extends
   replacementFlag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   revision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FleetBaselineCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetBaselineCheck'] = ResolversParentTypes['FleetBaselineCheck']> = {
+  added?: Resolver<Array<ResolversTypes['FleetFinding']>, ParentType, ContextType>;
+  asOf?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  baselineSnapshot?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  baselineStatus?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  baselineTakenAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  cluster?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  resolved?: Resolver<Array<ResolversTypes['FleetFinding']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  unchanged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type FleetClusterResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FleetCluster'] = ResolversParentTypes['FleetCluster']> = {
@@ -4671,6 +4750,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   fieldRules?: Resolver<Array<ResolversTypes['FieldRule']>, ParentType, ContextType>;
   firewallRules?: Resolver<ResolversTypes['FirewallRules'], ParentType, ContextType, Partial<QueryFirewallRulesArgs>>;
   flagChanges?: Resolver<Array<ResolversTypes['FlagChange']>, ParentType, ContextType, Partial<QueryFlagChangesArgs>>;
+  fleetBaselineCheck?: Resolver<ResolversTypes['FleetBaselineCheck'], ParentType, ContextType, RequireFields<QueryFleetBaselineCheckArgs, 'name' | 'state'>>;
   fleetCluster?: Resolver<Maybe<ResolversTypes['FleetCluster']>, ParentType, ContextType, RequireFields<QueryFleetClusterArgs, 'name'>>;
   fleetClusters?: Resolver<Array<ResolversTypes['FleetCluster']>, ParentType, ContextType, Partial<QueryFleetClustersArgs>>;
   fleetDeliveries?: Resolver<Array<ResolversTypes['FleetDelivery']>, ParentType, ContextType, Partial<QueryFleetDeliveriesArgs>>;
@@ -4910,6 +4990,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FirewallCheck?: FirewallCheckResolvers<ContextType>;
   FirewallRules?: FirewallRulesResolvers<ContextType>;
   FlagChange?: FlagChangeResolvers<ContextType>;
+  FleetBaselineCheck?: FleetBaselineCheckResolvers<ContextType>;
   FleetCluster?: FleetClusterResolvers<ContextType>;
   FleetDelivery?: FleetDeliveryResolvers<ContextType>;
   FleetDeliveryTarget?: FleetDeliveryTargetResolvers<ContextType>;
