@@ -8,7 +8,10 @@
  * reviewer is what REST's GET then shows, and its bad inputs get REST's
  * messages; a non-reviewer, a bot and dev mode are refused and nothing is
  * stored; a waiver in chat is one REST sees; the edit's events are listed.
- * Without a fleet, the commands say so.
+ * A subscription made in chat is the one REST lists, its secret (in a reply
+ * only the asker sees) signs what a local receiver gets, and `fleet
+ * deliveries` and `fleet replay` say and do what GET /api/v1/deliveries and
+ * its replay do. Without a fleet, the commands say so.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -24,7 +27,9 @@ import {
   createFleetDatabase,
   editEksRow,
   startFleetInstance,
+  startReceiver,
   type FleetInstance,
+  type Receiver,
 } from "./support/fleet-instance.js";
 import { slackBody, slackEscape, slackSignature, unixNow } from "./support/slack-request.js";
 
@@ -187,6 +192,34 @@ describe("fleet commands as chat reads them", () => {
     ],
     ["fleet unwaive #7", { kind: "fleet-unwaive", id: 7 }],
     ["fleet waivers", { kind: "fleet-waivers" }],
+    [
+      // The URL is one word whatever it holds (a comma, an =); env= and owner= lists are read from the line.
+      "fleet subscribe https://hooks.example.com/k?team=a,b slack env=prod,staging owner=team-pay labels=team=pay,region=eu min=warning",
+      {
+        kind: "fleet-subscribe",
+        url: "https://hooks.example.com/k?team=a,b",
+        slack: true,
+        environments: ["prod", "staging"],
+        owners: ["team-pay"],
+        labels: { team: "pay", region: "eu" },
+        minSeverity: "WARNING",
+      },
+    ],
+    [
+      // As Slack sends a link it recognised.
+      "fleet subscribe env=dev <https://hooks.slack.com/services/T0/B0/x|hooks.slack.com/services/T0/B0/x> slack",
+      {
+        kind: "fleet-subscribe",
+        url: "https://hooks.slack.com/services/T0/B0/x",
+        slack: true,
+        environments: ["dev"],
+      },
+    ],
+    ["fleet subscriptions", { kind: "fleet-subscriptions" }],
+    ["fleet unsubscribe #3", { kind: "fleet-unsubscribe", id: 3 }],
+    ["fleet deliveries", { kind: "fleet-deliveries" }],
+    ["fleet deliveries dead", { kind: "fleet-deliveries", status: "dead" }],
+    ["fleet replay 42", { kind: "fleet-replay", id: 42 }],
   ];
   for (const [text, command] of read)
     it(`reads ${JSON.stringify(text.slice(0, 60))}`, () => {
@@ -204,6 +237,12 @@ describe("fleet commands as chat reads them", () => {
     ["fleet pay-prod extra", "fleet", /I do not know "fleet pay-prod"/],
     ["fleet labels=a=b", "fleet", /labels= is for fleet register/],
     ["fleet nowhere=1", "fleet", /I do not understand "nowhere=1"/],
+    ["fleet subscribe slack env=prod", "fleet-subscribe", /give the receiver's URL/],
+    ["fleet subscribe https://a.example https://b.example", "fleet-subscribe", /one URL/],
+    ["fleet subscribe https://a.example min=", "fleet-subscribe", /min= needs a value/],
+    ["fleet replay soon", "fleet-replay", /"soon" is not a delivery id/],
+    ["fleet unsubscribe", "fleet-unsubscribe", /`fleet subscriptions` lists them/],
+    ["fleet deliveries dead pending", "fleet-deliveries", /at most one status/],
   ];
   for (const [text, kind, problem] of refused)
     it(`explains what is wrong with ${JSON.stringify(text)}`, () => {
@@ -221,7 +260,14 @@ describe("the fleet in chat", () => {
   let editor: string;
 
   /** A signed slash command from `user`, as Slack sends it; the reply as a person reads it. */
-  const slack = async (text: string, user = REVIEWER): Promise<string> => {
+  const slack = async (text: string, user = REVIEWER): Promise<string> =>
+    (await slackReply(text, user)).said;
+
+  /** The same, with who Slack shows the reply to (`ephemeral`: the asker only). */
+  const slackReply = async (
+    text: string,
+    user = REVIEWER,
+  ): Promise<{ said: string; context: string; visibility: string }> => {
     // A trigger id of its own: the same text twice in a second is not a replay.
     const body = slackBody(slackEscape(text), { user_id: user, trigger_id: randomUUID() });
     const timestamp = unixNow();
@@ -232,8 +278,19 @@ describe("the fleet in chat", () => {
       .type("form")
       .send(body)
       .expect(200);
-    const blocks = (answer.body as { blocks: Array<{ text?: { text: string } }> }).blocks;
-    return unescape(blocks.map((block) => block.text?.text ?? "").join("\n"));
+    const { blocks, response_type } = answer.body as {
+      blocks: Array<{ text?: { text: string }; elements?: Array<{ text: string }> }>;
+      response_type: string;
+    };
+    return {
+      said: unescape(blocks.map((block) => block.text?.text ?? "").join("\n")),
+      context: unescape(
+        blocks
+          .flatMap((block) => (block.elements ?? []).map((element) => element.text))
+          .join(" · "),
+      ),
+      visibility: response_type,
+    };
   };
 
   const clusters = async (query = ""): Promise<ClusterJson[]> =>
@@ -675,12 +732,371 @@ describe("the fleet in chat", () => {
       "fleet register",
       "fleet waive",
       "fleet unwaive",
+      "fleet subscribe https://",
+      "fleet subscriptions",
+      "fleet unsubscribe",
+      "fleet deliveries [dead|pending|delivered]",
+      "fleet replay",
     ])
       assert.ok(help.includes(`/kubecompat ${words}`), words);
     assert.match(await slack("fleet unwaive soon"), /Usage: `\/kubecompat fleet unwaive 7`/);
     assert.match(await slack("fleet pay-prod extra"), /Usage: `\/kubecompat fleet \[env=/);
   });
+
+  describe("subscriptions and deliveries", () => {
+    /** The secret each subscription made in chat told (read back out of its reply), by receiver. */
+    const secrets = new Map<Receiver, string>();
+    let receiver: Receiver;
+    let flaky: Receiver;
+    let subscription: number;
+
+    const rest = (path: string) => request(instance.app).get(path).set(bearer(editor));
+    const subscriptions = async () =>
+      (await rest("/api/v1/subscriptions").expect(200)).body.items as SubscriptionJson[];
+
+    /** A reviewer subscribes `target` in chat; the id and the secret its reply tells. */
+    async function subscribeInChat(target: Receiver, options: string) {
+      const reply = await slackReply(`fleet subscribe ${target.url}/hook ${options} --public`);
+      const id = /^🔔 Subscription #(\d+): webhook to (\S+)$/m.exec(reply.said);
+      assert.ok(id, reply.said);
+      assert.equal(id[2], new URL(target.url).host, "the receiver by its host");
+      const secret = /\*Signing secret\* \(shown this once\): `([^`]+)`/.exec(reply.said)?.[1];
+      assert.ok(secret, reply.said);
+      secrets.set(target, secret);
+      // Asked for the channel, answered to the asker only, and said so.
+      assert.equal(reply.visibility, "ephemeral");
+      assert.match(reply.context, /only you see this reply, even with --public/);
+      return { id: Number(id[1]), reply };
+    }
+
+    /** `fleet deliveries [status]` read back as REST's fields. */
+    async function deliveriesInChat(status = "") {
+      const said = await slack(`fleet deliveries ${status}`.trim());
+      return [
+        ...said.matchAll(
+          /^• \S+ \*#(\d+)\* ([A-Z]+) · event #(\d+) \*([^*]+)\* `([A-Z_]+)` (.*) · subscription #(\d+) \(([^)]+)\) · (\d+) attempts?(?: · last error: (.*))?$/gm,
+        ),
+      ].map((m) => ({
+        id: Number(m[1]),
+        status: m[2],
+        event: { id: Number(m[3]), cluster: m[4], kind: m[5], summary: m[6] },
+        subscription: Number(m[7]),
+        host: m[8],
+        attempts: Number(m[9]),
+        lastError: m[10] ?? null,
+      }));
+    }
+
+    async function deliveriesOverRest(query: string) {
+      const items = (await rest(`/api/v1/deliveries?limit=15${query}`).expect(200)).body
+        .items as DeliveryJson[];
+      return items.map((item) => ({
+        id: item.id,
+        status: item.status,
+        event: {
+          id: item.event.id,
+          cluster: item.event.cluster,
+          kind: item.event.kind,
+          summary: item.event.summary,
+        },
+        subscription: item.subscription.id,
+        host: new URL(item.subscription.url).host,
+        attempts: item.attempts,
+        lastError: item.lastError,
+      }));
+    }
+
+    before(async () => {
+      receiver = await startReceiver(() => secrets.get(receiver) ?? "none told yet");
+      flaky = await startReceiver(() => secrets.get(flaky) ?? "none told yet");
+    });
+    after(async () => {
+      await receiver?.close();
+      await flaky?.close();
+    });
+
+    it("subscribes a receiver for a reviewer, in a reply only they see, as REST then lists it", async () => {
+      const words = `fleet subscribe ${receiver.url}/hook env=prod`;
+      const stranger = await slackReply(`${words} --public`, STRANGER);
+      assert.match(
+        stranger.said,
+        /only the Slack users named in CHATOPS_REVIEWERS may subscribe to the fleet's events/,
+      );
+      assert.equal(stranger.visibility, "ephemeral");
+      const bot = await request(instance.app)
+        .post("/chatops/command")
+        .set(bearer(BOT_TOKEN))
+        .send({ text: words })
+        .expect(200);
+      assert.match(bot.body.text, /names no person, so it cannot subscribe/);
+      const dev = await request(instance.app)
+        .post("/chatops/dev")
+        .send({ text: words })
+        .expect(200);
+      assert.match(dev.body.text, /proves nobody's identity, so it cannot subscribe/);
+      assert.deepEqual(await subscriptions(), []);
+
+      ({ id: subscription } = await subscribeInChat(receiver, "env=prod"));
+      const listed = await subscriptions();
+      assert.deepEqual(
+        listed.map((item) => [
+          item.id,
+          item.kind,
+          item.url,
+          item.filters,
+          item.createdBy,
+          item.signed,
+        ]),
+        [
+          [
+            subscription,
+            "webhook",
+            `${receiver.url}/hook`,
+            { environments: ["prod"] },
+            `slack:${REVIEWER}`,
+            true,
+          ],
+        ],
+      );
+      // The same filters REST stores for the same body.
+      const twin = await request(instance.app)
+        .post("/api/v1/subscriptions")
+        .set(bearer(editor))
+        .send({ kind: "webhook", url: `${receiver.url}/twin`, filters: { environments: ["prod"] } })
+        .expect(201);
+      assert.deepEqual(twin.body.item.filters, listed[0]!.filters);
+      await request(instance.app)
+        .delete(`/api/v1/subscriptions/${twin.body.item.id as number}`)
+        .set(bearer(editor))
+        .expect(204);
+
+      // Listed by host, never by the path (a Slack webhook's token is in it); for reviewers only.
+      const list = await slack("fleet subscriptions");
+      assert.match(
+        list,
+        new RegExp(
+          `^• \\*#${subscription}\\* webhook to \`${escapeRegExp(new URL(receiver.url).host)}\` · environments prod · signed · by slack:${REVIEWER} on `,
+          "m",
+        ),
+      );
+      assert.ok(!list.includes("/hook"), list);
+      assert.match(
+        await slack("fleet subscriptions", STRANGER),
+        /may list subscriptions or deliveries/,
+      );
+    });
+
+    it("answers a bad URL or severity with REST's message, and stores nothing", async () => {
+      const before = await subscriptions();
+      const cases: Array<[string, object, string]> = [
+        [
+          "a URL that is not http(s)",
+          { kind: "webhook", url: "ftp://files.example.com/x", filters: {} },
+          "ftp://files.example.com/x",
+        ],
+        [
+          "an unknown severity",
+          { kind: "webhook", url: `${receiver.url}/x`, filters: { minSeverity: "LOUD" } },
+          `${receiver.url}/x min=loud`,
+        ],
+      ];
+      for (const [what, body, words] of cases) {
+        const refused = await request(instance.app)
+          .post("/api/v1/subscriptions")
+          .set(bearer(editor))
+          .send(body)
+          .expect(400);
+        const reply = await slackReply(`fleet subscribe ${words} --public`);
+        assert.ok(
+          reply.said.includes(`>${refused.body.error.message as string}`),
+          `${what}: REST says ${refused.body.error.message}; chat says ${reply.said}`,
+        );
+        assert.match(reply.said, /Usage: `\/kubecompat fleet subscribe/, what);
+        assert.equal(reply.visibility, "ephemeral", what);
+      }
+      // A usage problem, which may quote the URL typed, is for the asker only too.
+      const usage = await slackReply(
+        `fleet subscribe ${receiver.url}/a ${receiver.url}/b --public`,
+      );
+      assert.match(usage.said, /one URL/);
+      assert.equal(usage.visibility, "ephemeral");
+      assert.deepEqual(await subscriptions(), before);
+    });
+
+    it("tells the receiver of an EKS edit, and lists the delivery as GET /api/v1/deliveries does", async () => {
+      // EKS ends the extended support of 1.34 on a day already past: web-prod (prod) turns red.
+      await editEksRow(instance.app, editor, "1.34", { endOfExtendedSupport: "2026-12-05" });
+      await eventually(
+        "the receiver told",
+        () => (receiver.received.length > 0 ? true : undefined),
+        {
+          withinMs: 15_000,
+        },
+      );
+      await instance.fleet.fleet.settled();
+      const told = receiver.received.map((entry) => entry.body.event?.cluster);
+      assert.ok(told.includes("web-prod"), JSON.stringify(told));
+      assert.ok(
+        receiver.received.every((entry) => entry.validSignature),
+        "signed with the secret chat told",
+      );
+      const overRest = await deliveriesOverRest("");
+      assert.equal(
+        overRest.filter((item) => item.status === "DELIVERED").length,
+        receiver.received.length,
+      );
+      assert.deepEqual(await deliveriesInChat(), overRest);
+      assert.deepEqual(
+        await deliveriesInChat("delivered"),
+        await deliveriesOverRest("&status=DELIVERED"),
+      );
+      assert.match(await slack("fleet deliveries dead"), /No dead deliveries/);
+      assert.match(
+        await slack("fleet deliveries", STRANGER),
+        /may list subscriptions or deliveries/,
+      );
+      const typo = await rest("/api/v1/deliveries?status=LOST").expect(400);
+      assert.ok(
+        (await slack("fleet deliveries lost")).includes(`>${typo.body.error.message as string}`),
+      );
+    });
+
+    it("lists a failing receiver's delivery once dead, replays it when it is back, and refuses a second replay as REST does", async () => {
+      flaky.fail = true;
+      const { id: flakyId } = await subscribeInChat(flaky, "env=dev min=error");
+      assert.deepEqual((await subscriptions()).find((item) => item.id === flakyId)?.filters, {
+        environments: ["dev"],
+        minSeverity: "ERROR",
+      });
+      const toldBefore = receiver.received.length;
+      // EKS ends all support of 1.35 on days already past: web-dev (dev) turns red.
+      await editEksRow(instance.app, editor, "1.35", {
+        endOfStandardSupport: "2026-11-01",
+        endOfExtendedSupport: "2026-12-05",
+      });
+      // web-dev's verdict and its support's end are events of their own; both fail every retry.
+      const dead = await eventually(
+        "the dead-letter list in chat, nothing of the receiver's still pending",
+        async () => {
+          const listed = await deliveriesInChat("dead");
+          const pending = (await deliveriesOverRest("&status=PENDING")).filter(
+            (item) => item.subscription === flakyId,
+          );
+          return listed.length > 0 && pending.length === 0 ? listed : undefined;
+        },
+        { withinMs: 20_000 },
+      );
+      assert.deepEqual(dead, await deliveriesOverRest("&status=DEAD"));
+      for (const letter of dead) {
+        assert.equal(letter.subscription, flakyId);
+        assert.equal(letter.event.cluster, "web-dev");
+        // The first attempt and two retries (TEST_FLEET_CONFIG).
+        assert.equal(letter.attempts, 3);
+        assert.match(letter.lastError ?? "", /attempt 3: the receiver answered 500/);
+      }
+      assert.equal(flaky.attempts, 3 * dead.length);
+      assert.equal(
+        receiver.received.length,
+        toldBefore,
+        "a dev event is not told to prod's receiver",
+      );
+      const [letter, ...others] = dead;
+      assert.match(await slack(`fleet replay ${letter!.id}`, STRANGER), /may replay deliveries/);
+
+      flaky.fail = false;
+      assert.match(
+        await slack(`fleet replay ${letter!.id}`),
+        new RegExp(`Delivery #${letter!.id} queued again`),
+      );
+      await eventually(
+        "the replay delivered",
+        () => (flaky.received.length > 0 ? true : undefined),
+        {
+          withinMs: 10_000,
+        },
+      );
+      assert.equal(flaky.received.length, 1);
+      assert.ok(flaky.received[0]!.validSignature, "signed with the secret chat told");
+      assert.equal(flaky.received[0]!.body.event?.cluster, "web-dev");
+      const delivered = await eventually(
+        "the replay recorded",
+        async () =>
+          (await deliveriesInChat()).find(
+            (item) => item.id === letter!.id && item.status === "DELIVERED",
+          ),
+        { withinMs: 10_000 },
+      );
+      assert.equal(delivered.lastError, null);
+
+      const conflict = await request(instance.app)
+        .post(`/api/v1/deliveries/${letter!.id}/replay`)
+        .set(bearer(editor))
+        .expect(409);
+      const again = await slack(`fleet replay ${letter!.id}`);
+      assert.ok(
+        again.includes(`>${conflict.body.error.message as string}`),
+        `REST says ${conflict.body.error.message}; chat says ${again}`,
+      );
+      assert.match(again, /DELIVERED, not DEAD/);
+      assert.deepEqual(
+        (await deliveriesInChat("dead")).map((item) => item.id),
+        others.map((item) => item.id),
+        "the others are still dead",
+      );
+      const missing = await request(instance.app)
+        .post("/api/v1/deliveries/999999/replay")
+        .set(bearer(editor))
+        .expect(404);
+      assert.ok(
+        (await slack("fleet replay 999999")).includes(`>${missing.body.error.message as string}`),
+      );
+    });
+
+    it("removes a subscription for a reviewer only, as REST then lists them", async () => {
+      assert.match(
+        await slack(`fleet unsubscribe ${subscription}`, STRANGER),
+        /may subscribe to the fleet's events or remove subscriptions/,
+      );
+      assert.ok((await subscriptions()).some((item) => item.id === subscription));
+      assert.match(
+        await slack(`fleet unsubscribe ${subscription}`),
+        new RegExp(`Subscription #${subscription} removed`),
+      );
+      assert.ok(!(await subscriptions()).some((item) => item.id === subscription));
+      assert.ok(
+        !(await deliveriesInChat()).some((item) => item.subscription === subscription),
+        "its deliveries went with it",
+      );
+      const gone = await request(instance.app)
+        .delete(`/api/v1/subscriptions/${subscription}`)
+        .set(bearer(editor))
+        .expect(404);
+      assert.ok(
+        (await slack(`fleet unsubscribe ${subscription}`)).includes(
+          `>${gone.body.error.message as string}`,
+        ),
+      );
+    });
+  });
 });
+
+interface SubscriptionJson {
+  id: number;
+  kind: string;
+  url: string;
+  filters: object;
+  createdBy: string | null;
+  signed: boolean;
+}
+
+interface DeliveryJson {
+  id: number;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  event: { id: number; cluster: string; kind: string; summary: string };
+  subscription: { id: number; url: string };
+}
 
 /** A judgement as what was judged, not when. */
 function judged(cluster: ClusterJson): object {

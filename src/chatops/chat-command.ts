@@ -65,7 +65,9 @@ export type ProposalCommand =
 
 /**
  * The fleet (fleet-answers.ts): registered clusters, one in full, events and waivers, and a reviewer's
- * registrations and waivers. Answered from the database; writing needs a reviewer (CHATOPS_REVIEWERS).
+ * registrations and waivers, subscriptions and their deliveries. Answered from the database; writing,
+ * and reading subscriptions and deliveries (as REST asks an editor's token), needs a reviewer
+ * (CHATOPS_REVIEWERS).
  * Values are kept as typed: the fleet's zod schemas (src/http/schemas/fleet.ts) check them as REST does.
  */
 export type FleetCommand =
@@ -102,7 +104,32 @@ export type FleetCommand =
       /** Who answers for it; the reviewer who waives by default. */
       readonly owner?: string;
     }
-  | { readonly kind: "fleet-unwaive"; readonly id: number };
+  | { readonly kind: "fleet-unwaive"; readonly id: number }
+  | {
+      readonly kind: "fleet-subscribe";
+      /** The receiver: a signed webhook, or with `slack` a Slack incoming webhook. */
+      readonly url: string;
+      readonly slack: boolean;
+      readonly environments?: readonly string[];
+      readonly owners?: readonly string[];
+      readonly labels?: Readonly<Record<string, string>>;
+      /** The lowest severity it is told of, as typed (the schema names ERROR, WARNING and INFO). */
+      readonly minSeverity?: string;
+    }
+  | { readonly kind: "fleet-subscriptions" }
+  | { readonly kind: "fleet-unsubscribe"; readonly id: number }
+  /** The status as typed (dead, pending, delivered); none: every delivery. */
+  | { readonly kind: "fleet-deliveries"; readonly status?: string }
+  | { readonly kind: "fleet-replay"; readonly id: number };
+
+/**
+ * Commands whose reply only the asker sees, even when --public asks for the channel: a subscription's
+ * reply holds its signing secret, and what was typed may be a Slack webhook URL, itself a secret (a
+ * usage reply may quote it).
+ */
+export const ANSWERED_TO_ASKER_ONLY: ReadonlySet<CommandKind> = new Set<CommandKind>([
+  "fleet-subscribe",
+]);
 
 /** What every cluster question (check, plan, upgrade) takes alike: `profile=`, `asof=` and `platform=`. */
 export interface ClusterOptions {

@@ -92,6 +92,11 @@ function answerDoc(snapshot: KbSnapshot, command: ChatCommand, options: RunOptio
     case "fleet-register":
     case "fleet-waive":
     case "fleet-unwaive":
+    case "fleet-subscribe":
+    case "fleet-subscriptions":
+    case "fleet-unsubscribe":
+    case "fleet-deliveries":
+    case "fleet-replay":
       // The router answers these from the fleet (fleet-answers.ts); a snapshot alone holds no clusters.
       throw new UnavailableError(
         "the fleet is answered by the service's chat endpoints, from its database",

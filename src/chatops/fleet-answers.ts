@@ -2,7 +2,8 @@
  * The fleet in chat: the registered clusters by environment (verdict, last
  * day of standard support, days left, start-by date, blocking codes), one
  * cluster in full, the newest events and the waivers, and a reviewer's
- * registrations and waivers. Translation only, as REST's and GraphQL's
+ * registrations and waivers, subscriptions and deliveries
+ * (fleet-alert-answers.ts). Translation only, as REST's and GraphQL's
  * faces are: input is checked by the same zod schemas and turned into the
  * FleetService's by the same functions (src/http/fleet-input.ts), so a bad
  * version or day gets the message REST gives; the FleetService judges and
@@ -18,6 +19,13 @@ import { registerClusterRequest, waiverRequest } from "../http/schemas/fleet.js"
 import type { FleetService } from "../services/fleet.js";
 import { chatEditorOf, type ChatAsker, type ChatWrite } from "./chat-asker.js";
 import type { ChatCommand, FleetCommand, RunOptions } from "./chat-command.js";
+import {
+  deliveriesDoc,
+  replayDoc,
+  subscribeDoc,
+  subscriptionsDoc,
+  unsubscribeDoc,
+} from "./fleet-alert-answers.js";
 import { eventsDoc, listDoc, showDoc, waiversDoc } from "./fleet-views.js";
 import type { ChatReplyDoc } from "./reply.js";
 import { errorDoc } from "./usage.js";
@@ -38,6 +46,11 @@ const FLEET_KINDS: ReadonlySet<string> = new Set<FleetCommand["kind"]>([
   "fleet-register",
   "fleet-waive",
   "fleet-unwaive",
+  "fleet-subscribe",
+  "fleet-subscriptions",
+  "fleet-unsubscribe",
+  "fleet-deliveries",
+  "fleet-replay",
 ]);
 
 export function isFleetCommand(command: ChatCommand): command is FleetCommand {
@@ -53,6 +66,22 @@ const WAIVING: ChatWrite = {
   action: "waive findings or remove waivers",
   elsewhere:
     "or waive with an editor token over REST (POST /api/v1/waivers, DELETE /api/v1/waivers/{id}) or GraphQL (waiveFinding, removeWaiver)",
+};
+
+const SUBSCRIBING: ChatWrite = {
+  action: "subscribe to the fleet's events or remove subscriptions",
+  elsewhere:
+    "or subscribe with an editor token over REST (POST /api/v1/subscriptions, DELETE /api/v1/subscriptions/{id}) or the CLI (kubecompat subscribe)",
+};
+/** REST asks an editor's token to list subscriptions and deliveries too: they name receivers. */
+const READING_ALERTS: ChatWrite = {
+  action: "list subscriptions or deliveries",
+  elsewhere:
+    "or list them with an editor token over REST (GET /api/v1/subscriptions, GET /api/v1/deliveries)",
+};
+const REPLAYING: ChatWrite = {
+  action: "replay deliveries",
+  elsewhere: "or replay with an editor token over REST (POST /api/v1/deliveries/{id}/replay)",
 };
 
 async function registerDoc(
@@ -175,6 +204,22 @@ async function answerDoc(
         context: [`by ${editor.name}`, `today ${fleet.today()}`],
       };
     }
+    case "fleet-subscribe":
+      return subscribeDoc(fleet, command, chatEditorOf(asker, chat.reviewers, SUBSCRIBING).name);
+    case "fleet-subscriptions":
+      chatEditorOf(asker, chat.reviewers, READING_ALERTS);
+      return subscriptionsDoc(fleet);
+    case "fleet-unsubscribe":
+      return unsubscribeDoc(
+        fleet,
+        command.id,
+        chatEditorOf(asker, chat.reviewers, SUBSCRIBING).name,
+      );
+    case "fleet-deliveries":
+      chatEditorOf(asker, chat.reviewers, READING_ALERTS);
+      return deliveriesDoc(fleet, command.status);
+    case "fleet-replay":
+      return replayDoc(fleet, command.id, chatEditorOf(asker, chat.reviewers, REPLAYING).name);
   }
 }
 

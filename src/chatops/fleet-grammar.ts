@@ -4,7 +4,10 @@
  * `fleet register NAME env=ENV owner=OWNER [labels=k=v,...] [platform=eks]`
  * with components as `check` takes them (or kubectl's outputs pasted after
  * the first line), `fleet waive CODE cluster=NAME|label=K=V until=DAY
- * reason="..."` and `fleet unwaive ID`. Only the shape is read here: the
+ * reason="..."` and `fleet unwaive ID`; `fleet subscribe URL [slack] [env=A,B]
+ * [owner=A,B] [labels=k=v,...] [min=warning]`, `fleet subscriptions`,
+ * `fleet unsubscribe ID`, `fleet deliveries [dead|pending|delivered]` and
+ * `fleet replay ID`. Only the shape is read here: the
  * values are checked by the fleet's zod schemas, as REST checks them, so a
  * bad name or day gets REST's message (fleet-answers.ts).
  */
@@ -20,6 +23,19 @@ const FLEET = /^\s*(?:(?:@?kubecompat|<@\w+>|\/\S+)\s+)?fleet(?=[\s`]|$)([^\n`]*
  * values (`labels="a=b, c=d"`) work too.
  */
 const LABELS = /(^|\s)labels\s*=\s*("[^"]*"|\u201C[^\u201D]*\u201D|'[^']*'|\S+)/gi;
+
+/**
+ * `env=prod,staging` and `owner=a,b` of a subscription: read from the raw line, as labels= is, because
+ * words are split at commas.
+ */
+const LISTED =
+  /(^|\s)(env|envs|environments?|owners?)\s*=\s*("[^"]*"|\u201C[^\u201D]*\u201D|'[^']*'|\S+)/gi;
+
+/** `fleet subscribe …`: its line is read raw, since a URL is not split into words (a comma, a quote). */
+const SUBSCRIBE = /^\s*subscribe(?=\s|$)(.*)$/i;
+
+/** Slack may send a link as `<https://…>` or `<https://…|label>` (https://docs.slack.dev/messaging/formatting-message-text#linking-urls). */
+const SLACK_LINK = /^<([^|>]+)(?:\|[^>]*)?>$/;
 
 type Kind = FleetCommand["kind"];
 
@@ -80,21 +96,15 @@ function takeKeyed<K extends string>(
 }
 
 /** `team=payments` pairs as the labels object REST takes; a key given twice would lose a value unseen. */
-function labelsOf(pairs: readonly string[]): Record<string, string> {
+function labelsOf(pairs: readonly string[], kind: Kind): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf("=");
     if (at <= 0)
-      throw new Problem(
-        `label ${quote(pair)} is not key=value, e.g. team=payments`,
-        "fleet-register",
-      );
+      throw new Problem(`label ${quote(pair)} is not key=value, e.g. team=payments`, kind);
     const key = pair.slice(0, at);
     if (Object.hasOwn(labels, key))
-      throw new Problem(
-        `label key ${quote(key)} is given twice; give each key once`,
-        "fleet-register",
-      );
+      throw new Problem(`label key ${quote(key)} is given twice; give each key once`, kind);
     labels[key] = pair.slice(at + 1);
   }
   return labels;
@@ -148,7 +158,7 @@ function parseRegister(words: readonly string[], labelGroups: readonly string[],
     name,
     ...(values.environment === undefined ? {} : { environment: values.environment }),
     ...(values.owner === undefined ? {} : { owner: values.owner }),
-    labels: labelsOf(pairs),
+    labels: labelsOf(pairs, "fleet-register"),
     ...(values.platform === undefined ? {} : { platform: values.platform }),
     ...(values.profile === undefined ? {} : { profile: values.profile }),
     components,
@@ -184,18 +194,85 @@ function parseWaive(words: readonly string[]): FleetCommand {
   };
 }
 
-function parseUnwaive(words: readonly string[]): FleetCommand {
+/** The one id a command takes (`7` or `#7`), as the list named in `listedBy` shows it. */
+function idOf(words: readonly string[], kind: Kind, what: string, listedBy: string): number {
   const [word, ...extra] = words;
   if (word === undefined)
-    throw new Problem("give the waiver's id (`fleet waivers` lists them)", "fleet-unwaive");
-  noMore(extra, "fleet-unwaive", "after the waiver's id");
+    throw new Problem(`give the ${what}'s id (\`${listedBy}\` lists them)`, kind);
+  noMore(extra, kind, `after the ${what}'s id`);
   const digits = word.startsWith("#") ? word.slice(1) : word;
   if (!/^[1-9]\d{0,8}$/.test(digits))
     throw new Problem(
-      `${quote(word)} is not a waiver id (a positive whole number, as \`fleet waivers\` lists them)`,
-      "fleet-unwaive",
+      `${quote(word)} is not a ${what} id (a positive whole number, as \`${listedBy}\` lists them)`,
+      kind,
     );
-  return { kind: "fleet-unwaive", id: Number(digits) };
+  return Number(digits);
+}
+
+/** The option words of a subscription besides env=, owner= and labels= (taken from the raw line). */
+const SUBSCRIBE_KEYS = {
+  min: "minSeverity",
+  minseverity: "minSeverity",
+  "min-severity": "minSeverity",
+  severity: "minSeverity",
+  label: "label",
+};
+
+/**
+ * `fleet subscribe URL [slack] [env=A,B] [owner=A,B] [labels=k=v,...] [min=warning]`, from the raw line
+ * after `subscribe`; the URL is the one word that is neither an option nor `slack`.
+ */
+function parseSubscribe(line: string, labelGroups: readonly string[]): FleetCommand {
+  const lists = { environments: [] as string[], owners: [] as string[] };
+  const rest = line.replace(LISTED, (_whole, before: string, key: string, value: string) => {
+    const field = key.toLowerCase().startsWith("env") ? "environments" : "owners";
+    lists[field].push(
+      ...value
+        .replace(/^["'\u201C]|["'\u201D]$/g, "")
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ""),
+    );
+    return before;
+  });
+  // `min = warning` reads as `min=warning`, as tokenize reads the other commands; a URL holds no blank.
+  const words = rest
+    .replace(/\s*=\s*/g, "=")
+    .split(/\s+/)
+    .filter((word) => word !== "");
+  let url: string | undefined;
+  let slack = false;
+  const options: string[] = [];
+  for (const word of words) {
+    const key = word.includes("=") ? word.slice(0, word.indexOf("=")).toLowerCase() : "";
+    if (/^(?:--)?slack$/i.test(word)) slack = true;
+    else if (Object.hasOwn(SUBSCRIBE_KEYS, key)) options.push(word);
+    else if (url === undefined) url = SLACK_LINK.exec(word)?.[1] ?? word;
+    else
+      throw new Problem(
+        `I do not understand ${quote(word)}: a subscription takes one URL, then slack, env=, owner=, labels= and min=`,
+        "fleet-subscribe",
+      );
+  }
+  if (url === undefined)
+    throw new Problem(
+      "give the receiver's URL: fleet subscribe https://hooks.example.com/kubecompat (add slack for a Slack incoming webhook)",
+      "fleet-subscribe",
+    );
+  const { values, labels } = takeKeyed(options, "fleet-subscribe", SUBSCRIBE_KEYS);
+  const pairs = [...labelGroups.flatMap((group) => group.split(",")), ...labels]
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== "");
+  return {
+    kind: "fleet-subscribe",
+    url,
+    slack,
+    ...(lists.environments.length === 0 ? {} : { environments: lists.environments }),
+    ...(lists.owners.length === 0 ? {} : { owners: lists.owners }),
+    ...(pairs.length === 0 ? {} : { labels: labelsOf(pairs, "fleet-subscribe") }),
+    // The schema names the severities in capitals, as REST's JSON carries them; chat is typed in lower case.
+    ...(values.minSeverity === undefined ? {} : { minSeverity: values.minSeverity.toUpperCase() }),
+  };
 }
 
 function parseWords(
@@ -208,7 +285,7 @@ function parseWords(
   if (sub === "register" || sub === "add") return parseRegister(args, labelGroups, paste);
   if (labelGroups.length > 0)
     throw new Problem(
-      "labels= is for fleet register; the list selects with label=key=value",
+      "labels= is for fleet register and fleet subscribe; the list selects with label=key=value",
       "fleet",
     );
   if (paste.trim() !== "")
@@ -241,7 +318,34 @@ function parseWords(
     case "waive":
       return parseWaive(args);
     case "unwaive":
-      return parseUnwaive(args);
+      return {
+        kind: "fleet-unwaive",
+        id: idOf(args, "fleet-unwaive", "waiver", "fleet waivers"),
+      };
+    case "subscriptions": {
+      noMore(args, "fleet-subscriptions", "after fleet subscriptions");
+      return { kind: "fleet-subscriptions" };
+    }
+    case "unsubscribe":
+      return {
+        kind: "fleet-unsubscribe",
+        id: idOf(args, "fleet-unsubscribe", "subscription", "fleet subscriptions"),
+      };
+    case "deliveries": {
+      const { rest, values } = takeKeyed(args, "fleet-deliveries", { status: "status" });
+      if (rest.length + (values.status === undefined ? 0 : 1) > 1)
+        throw new Problem(
+          "name at most one status: fleet deliveries [dead|pending|delivered]",
+          "fleet-deliveries",
+        );
+      const status = values.status ?? rest[0];
+      return { kind: "fleet-deliveries", ...(status === undefined ? {} : { status }) };
+    }
+    case "replay":
+      return {
+        kind: "fleet-replay",
+        id: idOf(args, "fleet-replay", "delivery", "fleet deliveries"),
+      };
     default:
       if (first!.includes("=")) return parseList(words);
       if (args.length > 0)
@@ -263,6 +367,12 @@ export function parseFleet(text: string): ParseResult | undefined {
     return before;
   });
   try {
+    const subscribe = SUBSCRIBE.exec(line);
+    if (subscribe !== null) {
+      if (match[2]!.trim() !== "")
+        throw new Problem("fleet subscribe takes one line", "fleet-subscribe");
+      return { ok: true, command: parseSubscribe(subscribe[1]!, labelGroups) };
+    }
     return { ok: true, command: parseWords(tokenize(line), labelGroups, match[2]!) };
   } catch (error) {
     if (error instanceof Problem)

@@ -58,6 +58,8 @@ export interface ChatReply {
   readonly blocks: readonly SlackBlock[];
   /** One plain line for notifications and clients that cannot show blocks (Slack's `text`). */
   readonly fallback: string;
+  /** Shown to the asker only, whatever visibility was asked for: it may hold a secret (ANSWERED_TO_ASKER_ONLY). */
+  readonly askerOnly?: true;
 }
 
 /** How many entries of a list a chat answer shows before "…and N more". */

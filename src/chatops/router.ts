@@ -41,6 +41,7 @@ import {
   usageReply,
 } from "./commands.js";
 import { renderReply, type ChatReply } from "./reply.js";
+import { ANSWERED_TO_ASKER_ONLY, type ParseResult } from "./chat-command.js";
 import type { ChatAsker } from "./chat-asker.js";
 import { isFleetCommand, runFleetCommand } from "./fleet-answers.js";
 import { isProposalCommand, runProposalCommand } from "./proposal-answers.js";
@@ -125,7 +126,8 @@ function unverifiedRefusal(gate: ChatGate, req: Request, res: Response, error: E
 /**
  * Parses and answers a text; the domain core does the rest (the review queue: proposal-answers.ts; the
  * fleet: fleet-answers.ts; both write only for a reviewer, chat-asker.ts).
- * Logged with the request id, as the request's own line is.
+ * Logged with the request id, as the request's own line is. A command that may carry a secret (a
+ * subscription's) is answered to the asker only, its usage and refusals too.
  */
 async function reply(
   deps: ChatopsDependencies,
@@ -135,8 +137,23 @@ async function reply(
   asker: ChatAsker,
   who: Record<string, string | undefined>,
 ): Promise<ChatReply> {
-  const snapshot = deps.kb.current();
   const parsed = parseCommand(text);
+  const kind = parsed.ok ? parsed.command.kind : parsed.kind;
+  const answer = await answerOf(deps, res, parsed, invokedAs, asker, who);
+  return kind !== undefined && ANSWERED_TO_ASKER_ONLY.has(kind)
+    ? { ...answer, askerOnly: true }
+    : answer;
+}
+
+async function answerOf(
+  deps: ChatopsDependencies,
+  res: Response,
+  parsed: ParseResult,
+  invokedAs: string | undefined,
+  asker: ChatAsker,
+  who: Record<string, string | undefined>,
+): Promise<ChatReply> {
+  const snapshot = deps.kb.current();
   deps.logger.info(
     {
       requestId: requestId(res),
@@ -245,7 +262,7 @@ function slackRoute(deps: ChatopsDependencies, gate: ChatGate): RequestHandler[]
         }
       }
       res.json({
-        response_type: inChannel ? "in_channel" : "ephemeral",
+        response_type: inChannel && answer.askerOnly !== true ? "in_channel" : "ephemeral",
         text: answer.fallback,
         blocks: answer.blocks,
       });

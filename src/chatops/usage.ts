@@ -40,6 +40,12 @@ const USAGE: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   "fleet-waive":
     'fleet waive PLATFORM_EXTENDED_SUPPORT cluster=pay-prod|label=team=payments until=2027-03-31 reason="moving to 1.33 this sprint" [owner=jane]',
   "fleet-unwaive": "fleet unwaive 7",
+  "fleet-subscribe":
+    "fleet subscribe https://hooks.example.com/kubecompat [slack] [env=prod,staging] [owner=team-pay,team-web] [labels=team=payments,region=eu] [min=warning]",
+  "fleet-subscriptions": "fleet subscriptions",
+  "fleet-unsubscribe": "fleet unsubscribe 3",
+  "fleet-deliveries": "fleet deliveries [dead|pending|delivered]",
+  "fleet-replay": "fleet replay 42",
 };
 
 const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
@@ -77,6 +83,14 @@ const WHAT_IT_DOES: Readonly<Record<Exclude<CommandKind, "help">, string>> = {
   "fleet-waive":
     "hold a finding out of a cluster's (or a label's) verdict until a day (reviewers named in CHATOPS_REVIEWERS)",
   "fleet-unwaive": "remove a waiver (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-subscribe":
+    "tell a webhook (signed; its secret is shown once) or, with slack, a Slack incoming webhook of the fleet's events, filtered; the reply is only for you (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-subscriptions":
+    "the subscriptions: id, kind, the receiver's host, filters (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-unsubscribe": "remove a subscription (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-deliveries":
+    "the newest deliveries (dead: the dead-letter list) with their event, subscription, attempts and last error (reviewers named in CHATOPS_REVIEWERS)",
+  "fleet-replay": "send a dead delivery again (reviewers named in CHATOPS_REVIEWERS)",
 };
 
 function usageLine(kind: Exclude<CommandKind, "help">, invokedAs: string): Line {

@@ -112,7 +112,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(secret: string): Promise<Receiver> {
+/** `secret` may be read when a delivery comes: a subscription that makes its own secret tells it later. */
+export async function startReceiver(secret: string | (() => string)): Promise<Receiver> {
+  const secretNow = typeof secret === "string" ? () => secret : secret;
   const received: ReceivedDelivery[] = [];
   let attempts = 0;
   const state = { fail: false };
@@ -134,7 +136,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         signed: given !== undefined,
         // What a receiver does: recompute over timestamp.body and refuse a stale timestamp.
         validSignature:
-          given === signature(secret, timestamp, body) &&
+          given === signature(secretNow(), timestamp, body) &&
           Math.abs(Date.now() / 1000 - timestamp) < 300,
         body: JSON.parse(body) as ReceivedDelivery["body"],
       });
