@@ -79,7 +79,7 @@ const config: CodegenConfig = {
           FleetDelivery: "../fleet-models.js#FleetDeliveryModel",
           FleetDeliveryTarget: "../fleet-models.js#FleetDeliveryTargetModel",
         },
-        scalars: { JSONObject: "Record<string, unknown>" },
+        scalars: { JSONObject: "Record<string, unknown>", JSON: "unknown" },
       },
     },
   },

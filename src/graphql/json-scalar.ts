@@ -39,3 +39,12 @@ export const JSONObjectScalar = new GraphQLScalarType({
   parseValue: (value) => object(value),
   parseLiteral: (node, variables) => object(literal(node, variables)),
 });
+
+/** The JSON scalar: any JSON value, as it is. */
+export const JSONScalar = new GraphQLScalarType({
+  name: "JSON",
+  description: "Any JSON value.",
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (node, variables) => literal(node, variables),
+});

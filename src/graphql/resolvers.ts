@@ -32,7 +32,7 @@ import type { Curator } from "../services/curation.js";
 import type { EntityName } from "../knowledge/records.js";
 import { entityOfGraphqlValue } from "../knowledge/registry.js";
 import type { KbEntity, KubectlOutputsInput, Resolvers } from "./generated/resolvers-types.js";
-import { JSONObjectScalar } from "./json-scalar.js";
+import { JSONObjectScalar, JSONScalar } from "./json-scalar.js";
 import { inDetail, summaryOf } from "./answer-detail.js";
 
 const optional = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
@@ -319,6 +319,7 @@ export const resolvers: Resolvers = {
     },
   },
   JSONObject: JSONObjectScalar,
+  JSON: JSONScalar,
   Component: {
     ports: (component, _args, { snapshot }) =>
       snapshot.ports.filter((port) => port.component === component.name),

@@ -34,6 +34,7 @@ import {
   skewRuleRecord,
   upgradeDependencyRecord,
 } from "./records.js";
+import { apiConversionRecord } from "./conversion-records.js";
 import type { EntityDefinition } from "./registry.js";
 
 /** A row, typed by its schema's records, so that KbBundle can be read off the rows. */
@@ -412,6 +413,23 @@ export const BUILT_IN_KINDS = {
       field: "fieldRules",
       description:
         "Field-level scan rules: the fields and annotations a behaviour change breaks, with the severity from each minor.",
+    },
+    store: { model: null },
+  }),
+  apiConversions: kind({
+    file: "api-conversions.yaml",
+    schema: apiConversionRecord,
+    key: (r) => `${r.fromApiVersion} ${r.kind} -> ${r.toApiVersion}`,
+    keyExample: "extensions/v1beta1 Ingress -> networking.k8s.io/v1",
+    collection: "api-conversions",
+    title:
+      "Conversions of objects from a removed apiVersion to its replacement: the fields that move, get a default or are lost",
+    typeName: "ApiConversion",
+    graphqlEnum: null,
+    graphqlList: {
+      field: "apiConversions",
+      description:
+        "How `fix` rewrites an object of a removed apiVersion to its replacement: the fields that move, get a default or are lost (kb/api-conversions.yaml).",
     },
     store: { model: null },
   }),

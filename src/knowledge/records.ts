@@ -15,6 +15,7 @@ export * from "./upgrade-rule-records.js";
 export * from "./node-records.js";
 export * from "./component-config-records.js";
 export * from "./api-records.js";
+export * from "./conversion-records.js";
 export * from "./release-records.js";
 export * from "./ecosystem-records.js";
 

@@ -34,6 +34,7 @@ export function crossCheckBundle(bundle: KbBundle): KbIssue[] {
   upgradeOrderHasNoCycle(check);
   componentsNamedByComponentFacts(check);
   behaviourChangesNamedExist(check);
+  conversionsNameRemovals(check);
   namesComponents(check, "rollbackPolicies", (policy) => each("components", policy.components));
   platformsNamedExist(check);
   coverageIsBacked(check);
@@ -186,6 +187,35 @@ function behaviourChangesNamedExist({ bundle, perRecord }: CrossCheck): void {
           index,
           "behaviourChange",
           `names behaviour change "${rule.behaviourChange}", which kb/behaviour-changes.yaml does not have`,
+        );
+    },
+  );
+}
+
+/** A conversion starts from a removed apiVersion (kb/api-removals.yaml) and ends at that record's replacement. */
+function conversionsNameRemovals({ bundle, perRecord }: CrossCheck): void {
+  perRecord(
+    "API removals named by apiConversions",
+    [bundle.apiRemovals],
+    "apiConversions",
+    (conversion, index, { at }) => {
+      const removal = bundle.apiRemovals.find(
+        (record) =>
+          record.apiVersion === conversion.fromApiVersion && record.kind === conversion.kind,
+      );
+      if (removal === undefined)
+        at(
+          "apiConversions",
+          index,
+          "fromApiVersion",
+          `converts ${conversion.fromApiVersion} ${conversion.kind}, which kb/api-removals.yaml does not have`,
+        );
+      else if (removal.replacement !== conversion.toApiVersion)
+        at(
+          "apiConversions",
+          index,
+          "toApiVersion",
+          `must be the replacement kb/api-removals.yaml names for ${conversion.fromApiVersion} ${conversion.kind}: ${removal.replacement ?? "none"}`,
         );
     },
   );

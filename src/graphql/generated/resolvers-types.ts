@@ -27,6 +27,8 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** Any JSON value: a string, number, boolean, list, object or null (a value a conversion writes). */
+  JSON: { input: unknown; output: unknown; }
   /** A JSON object (a knowledge-base record). */
   JSONObject: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
@@ -186,6 +188,68 @@ export type AnswerSummary = {
   steps?: Maybe<Array<Scalars['String']['output']>>;
   /** The target minor of a plan or a scan, the version of a firewall check; null for other answers. */
   targetVersion?: Maybe<Scalars['String']['output']>;
+};
+
+/**
+ * How `fix` rewrites an object of a removed apiVersion to its replacement (kb/api-conversions.yaml): the
+ * fields that move, get a default or are lost, in order, with the primary source.
+ */
+export type ApiConversion = {
+  __typename?: 'ApiConversion';
+  /** The removed apiVersion, e.g. `extensions/v1beta1`. */
+  fromApiVersion: Scalars['String']['output'];
+  /** The kind, the same at both ends. */
+  kind: Scalars['String']['output'];
+  /** Further notes, or null. */
+  notes?: Maybe<Scalars['String']['output']>;
+  /** The primary source of the field mapping. */
+  sourceUrl: Scalars['String']['output'];
+  /** The field changes in order; none for a move of the apiVersion only. */
+  steps: Array<ApiConversionStep>;
+  /** The replacement apiVersion, e.g. `networking.k8s.io/v1`. */
+  toApiVersion: Scalars['String']['output'];
+};
+
+/**
+ * One field change of a conversion. Exactly one of `move`, `default`, `drop` and `replace` is set; paths are
+ * relative to each place named by `at` (the object itself when `at` is empty).
+ */
+export type ApiConversionStep = {
+  __typename?: 'ApiConversionStep';
+  /** The sibling a `default` step's field follows (at the start of its map when the sibling is absent); last when null. */
+  after?: Maybe<Scalars['String']['output']>;
+  /** Where the step applies, e.g. `spec.rules[].http.paths[]` (`[]`: every element). */
+  at: Array<Scalars['String']['output']>;
+  /** A field added where absent, with `value`: what the old version defaulted it to. */
+  default?: Maybe<Scalars['String']['output']>;
+  /** A field dropped (the target has no counterpart). */
+  drop?: Maybe<Scalars['String']['output']>;
+  /** What is lost when the step applies: a conversion with a lossy step is applied only when asked. */
+  lossy?: Maybe<Scalars['String']['output']>;
+  /** The field moved to `to`. */
+  move?: Maybe<Scalars['String']['output']>;
+  /** Why the step is there. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** A field whose value is replaced by `with` (when it equals `whenEquals` or is an empty map), as the API server stores the old value. */
+  replace?: Maybe<Scalars['String']['output']>;
+  /** Fields set beside a moved one, e.g. `{"target.type": "Utilization"}`. */
+  set?: Maybe<Scalars['JSONObject']['output']>;
+  /** Where a moved field goes. */
+  to?: Maybe<Scalars['String']['output']>;
+  /** A `replace` step does nothing when this field (a path from the object's root) is present. */
+  unlessPresent?: Maybe<Scalars['String']['output']>;
+  /** The value a `default` step adds, as text. */
+  value?: Maybe<Scalars['String']['output']>;
+  /** Only a value of this type moves: integer or string (IntOrString). */
+  when?: Maybe<Scalars['String']['output']>;
+  /** A `replace` step applies when the field is an empty map, `{}`. */
+  whenEmptyMap?: Maybe<Scalars['Boolean']['output']>;
+  /** The value a `drop` or `replace` step applies to, as text; any value when null (and whenEmptyMap is null). */
+  whenEquals?: Maybe<Scalars['String']['output']>;
+  /** `drop-if-equal`: a moved field whose destination already holds the same value is dropped; with another value it stays. */
+  whenTaken?: Maybe<Scalars['String']['output']>;
+  /** The value a `replace` step writes. */
+  with?: Maybe<Scalars['JSON']['output']>;
 };
 
 /** An API group/version the Kubernetes API server serves or served. */
@@ -2402,6 +2466,8 @@ export type Query = {
   addonApis: Array<AddonApi>;
   /** Add-ons with the Kubernetes minors each version line supports (kb/addons.yaml); one add-on when `name` is given. */
   addons: Array<Addon>;
+  /** How `fix` rewrites an object of a removed apiVersion to its replacement: the fields that move, get a default or are lost (kb/api-conversions.yaml). */
+  apiConversions: Array<ApiConversion>;
   /** The API group/versions the Kubernetes API server serves or served; a scanned object of any other (a custom resource's) is reported API_NOT_JUDGED. */
   apiGroupVersions: Array<ApiGroupVersion>;
   /** API versions with `fromVersion < removedIn <= toVersion` (either bound optional). */
@@ -3611,6 +3677,8 @@ export type ResolversTypes = {
   AddonVersionInput: AddonVersionInput;
   AnswerCounts: ResolverTypeWrapper<AnswerCounts>;
   AnswerSummary: ResolverTypeWrapper<DomainAnswerSummary>;
+  ApiConversion: ResolverTypeWrapper<ApiConversion>;
+  ApiConversionStep: ResolverTypeWrapper<ApiConversionStep>;
   ApiGroupVersion: ResolverTypeWrapper<ApiGroupVersionRecord>;
   ApiRemoval: ResolverTypeWrapper<ApiRemovalRecord>;
   AuditEntry: ResolverTypeWrapper<AuditEntry>;
@@ -3681,6 +3749,7 @@ export type ResolversTypes = {
   ImpactRelease: ResolverTypeWrapper<DomainImpactRelease>;
   ImportResult: ResolverTypeWrapper<ImportResult>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
   KbConflict: ResolverTypeWrapper<KbConflict>;
   KbEntity: KbEntity;
@@ -3746,6 +3815,8 @@ export type ResolversParentTypes = {
   AddonVersionInput: AddonVersionInput;
   AnswerCounts: AnswerCounts;
   AnswerSummary: DomainAnswerSummary;
+  ApiConversion: ApiConversion;
+  ApiConversionStep: ApiConversionStep;
   ApiGroupVersion: ApiGroupVersionRecord;
   ApiRemoval: ApiRemovalRecord;
   AuditEntry: AuditEntry;
@@ -3809,6 +3880,7 @@ export type ResolversParentTypes = {
   ImpactRelease: DomainImpactRelease;
   ImportResult: ImportResult;
   Int: Scalars['Int']['output'];
+  JSON: Scalars['JSON']['output'];
   JSONObject: Scalars['JSONObject']['output'];
   KbConflict: KbConflict;
   KnowledgeBase: KbSummary;
@@ -3921,6 +3993,35 @@ export type AnswerSummaryResolvers<ContextType = GraphQLContext, ParentType exte
   status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
   steps?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   targetVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ApiConversionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiConversion'] = ResolversParentTypes['ApiConversion']> = {
+  fromApiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['ApiConversionStep']>, ParentType, ContextType>;
+  toApiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ApiConversionStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiConversionStep'] = ResolversParentTypes['ApiConversionStep']> = {
+  after?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  at?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  default?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  drop?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lossy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  move?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replace?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  set?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  to?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  unlessPresent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  when?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  whenEmptyMap?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  whenEquals?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  whenTaken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  with?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
 };
 
 export type ApiGroupVersionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiGroupVersion'] = ResolversParentTypes['ApiGroupVersion']> = {
@@ -4486,6 +4587,10 @@ export type ImportResultResolvers<ContextType = GraphQLContext, ParentType exten
   revisionBefore?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
+
 export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSONObject'], any> {
   name: 'JSONObject';
 }
@@ -4733,6 +4838,7 @@ export type ProxyModeResolvers<ContextType = GraphQLContext, ParentType extends 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   addonApis?: Resolver<Array<ResolversTypes['AddonApi']>, ParentType, ContextType, Partial<QueryAddonApisArgs>>;
   addons?: Resolver<Array<ResolversTypes['Addon']>, ParentType, ContextType, Partial<QueryAddonsArgs>>;
+  apiConversions?: Resolver<Array<ResolversTypes['ApiConversion']>, ParentType, ContextType>;
   apiGroupVersions?: Resolver<Array<ResolversTypes['ApiGroupVersion']>, ParentType, ContextType>;
   apiRemovals?: Resolver<Array<ResolversTypes['ApiRemoval']>, ParentType, ContextType, Partial<QueryApiRemovalsArgs>>;
   auditLog?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType, Partial<QueryAuditLogArgs>>;
@@ -4963,6 +5069,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AddonLine?: AddonLineResolvers<ContextType>;
   AnswerCounts?: AnswerCountsResolvers<ContextType>;
   AnswerSummary?: AnswerSummaryResolvers<ContextType>;
+  ApiConversion?: ApiConversionResolvers<ContextType>;
+  ApiConversionStep?: ApiConversionStepResolvers<ContextType>;
   ApiGroupVersion?: ApiGroupVersionResolvers<ContextType>;
   ApiRemoval?: ApiRemovalResolvers<ContextType>;
   AuditEntry?: AuditEntryResolvers<ContextType>;
@@ -5018,6 +5126,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ImpactItem?: ImpactItemResolvers<ContextType>;
   ImpactRelease?: ImpactReleaseResolvers<ContextType>;
   ImportResult?: ImportResultResolvers<ContextType>;
+  JSON?: GraphQLScalarType;
   JSONObject?: GraphQLScalarType;
   KbConflict?: KbConflictResolvers<ContextType>;
   KnowledgeBase?: KnowledgeBaseResolvers<ContextType>;
