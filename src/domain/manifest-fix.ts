@@ -69,6 +69,18 @@ export interface ObjectFix extends Omit<ReturnType<typeof placeOf>, never> {
   readonly sourceUrls: readonly string[];
   /** How the text was written where that is worth saying (a JSON document written again whole). */
   readonly notes: readonly string[];
+  /** The edits of the input that fix the object (none when NOT_FIXED): regions as SARIF gives them, the end exclusive. */
+  readonly replacements: readonly TextReplacement[];
+}
+
+/** A region of the input (1-based lines and columns; the end is the position after the last character) and its new text. */
+export interface TextReplacement {
+  readonly startLine: number;
+  readonly startColumn: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+  readonly deletedText: string;
+  readonly insertedText: string;
 }
 
 export interface ManifestFixReport {
@@ -187,6 +199,7 @@ function planFixes(
           finding,
           sourceUrls: decided.sourceUrls,
           notes: [],
+          replacements: [],
         },
       });
     }
@@ -312,18 +325,19 @@ function lossesOf(converted: ConvertedObject | null): string[] {
  */
 function rewriteAll(text: string, planned: PlannedFix[]): string {
   for (;;) {
-    const edits: TextEdit[] = [];
+    const perPlan = new Map<PlannedFix, TextEdit[]>();
     const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
     for (const document of new Set(fixed.map((plan) => plan.document))) {
       const plans = fixed.filter((plan) => plan.document === document);
       if (isMap(document.contents) && document.contents.flow === true) {
-        edits.push(jsonDocumentEdit(text, document, plans));
+        // One edit writes the whole JSON document; it is told with the document's first object.
+        perPlan.set(plans[0]!, [jsonDocumentEdit(text, document, plans)]);
         continue;
       }
       const style = blockStyle(text, document);
       for (const plan of plans) {
         try {
-          edits.push(...objectEdits(text, document, plan.objectPath, plan.converted!, style));
+          perPlan.set(plan, objectEdits(text, document, plan.objectPath, plan.converted!, style));
         } catch (error) {
           if (!(error instanceof RewriteRefused)) throw error;
           leaveAsIs(
@@ -333,16 +347,47 @@ function rewriteAll(text: string, planned: PlannedFix[]): string {
         }
       }
     }
-    const rewritten = applyEdits(text, edits);
+    const rewritten = applyEdits(text, [...perPlan.values()].flat());
     const wrong = misread(rewritten, planned);
-    if (wrong.length === 0) return rewritten;
+    if (wrong.length === 0) {
+      tellReplacements(text, perPlan);
+      return rewritten;
+    }
     for (const plan of wrong)
       leaveAsIs(plan, "its rewritten text did not read back as the conversion; rewrite it by hand");
   }
 }
 
+/** Each fixed object's edits as regions of the input (1-based lines and columns, SARIF's), with the new text. */
+function tellReplacements(
+  text: string,
+  perPlan: ReadonlyMap<PlannedFix, readonly TextEdit[]>,
+): void {
+  const lines = new LineCounter();
+  lines.addNewLine(0);
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1))
+    lines.addNewLine(at + 1);
+  for (const [plan, edits] of perPlan) {
+    const replacements = [...edits]
+      .sort((a, b) => a.start - b.start || a.end - b.end)
+      .map((edit) => {
+        const start = lines.linePos(edit.start);
+        const end = lines.linePos(edit.end);
+        return {
+          startLine: start.line,
+          startColumn: start.col,
+          endLine: end.line,
+          endColumn: end.col,
+          deletedText: text.slice(edit.start, edit.end),
+          insertedText: edit.text,
+        };
+      });
+    plan.fix = { ...plan.fix, replacements };
+  }
+}
+
 function leaveAsIs(plan: PlannedFix, reason: string): void {
-  plan.fix = { ...plan.fix, status: "NOT_FIXED", reason };
+  plan.fix = { ...plan.fix, status: "NOT_FIXED", reason, replacements: [] };
 }
 
 /** The fixed objects whose text does not read back as their conversion. */
