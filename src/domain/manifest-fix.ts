@@ -24,7 +24,7 @@ import { perList } from "../knowledge/lists.js";
 import { compareMinors } from "../core/versions.js";
 import { findingFor, removalIndex, removalKey } from "./api-removal-findings.js";
 import { describeObject, locate, placeOf, type ManifestFinding } from "./scan-findings.js";
-import { scanManifests, type ManifestScanReport, type ScanOptions } from "./scan.js";
+import { scanManifests, type ScanOptions } from "./scan.js";
 import { isPlainMap, type PlainMap } from "./manifest-values.js";
 import { isAbsent, readMinor } from "./version-reader.js";
 import {
@@ -34,68 +34,21 @@ import {
   type FieldChange,
   type FieldPath,
 } from "./conversion-steps.js";
-import {
-  applyEdits,
-  objectEdits,
-  RewriteRefused,
-  sameJson,
-  type BlockStyle,
-  type TextEdit,
-} from "./yaml-rewrite.js";
+import { rewriteAll, type PlannedFix } from "./fix-writing.js";
+import type { ManifestFixReport } from "./fix-report.js";
+
+export type {
+  ManifestFixReport,
+  ObjectFix,
+  ObjectFixStatus,
+  TextReplacement,
+} from "./fix-report.js";
 
 export interface FixOptions extends Pick<ScanOptions, "fromVersion" | "asOf"> {
   /** Apply conversions that lose information (a field with no counterpart, a meaning that changes); they are reported either way. */
   readonly allowLossy?: boolean | null | undefined;
   /** The file name the diff names; "manifests" when absent. */
   readonly fileName?: string | null | undefined;
-}
-
-export type ObjectFixStatus = "FIXED" | "NOT_FIXED";
-
-/** What `fix` did with one object of a removed apiVersion. */
-export interface ObjectFix extends Omit<ReturnType<typeof placeOf>, never> {
-  readonly status: ObjectFixStatus;
-  /** The apiVersion it was rewritten to (or would be, for NOT_FIXED), the scan's advised replacement; null when none exists. */
-  readonly toApiVersion: string | null;
-  /** The field changes, in order; for NOT_FIXED, those the conversion would make. */
-  readonly changes: readonly FieldChange[];
-  /** What the conversion loses; applied only with allowLossy. */
-  readonly lossy: readonly string[];
-  /** Why the object was left as it is; null when fixed. */
-  readonly reason: string | null;
-  /** The scan's finding about the object, before the fix. */
-  readonly finding: ManifestFinding;
-  /** The conversions' sources, one per step of the way. */
-  readonly sourceUrls: readonly string[];
-  /** How the text was written where that is worth saying (a JSON document written again whole). */
-  readonly notes: readonly string[];
-  /** The edits of the input that fix the object (none when NOT_FIXED): regions as SARIF gives them, the end exclusive. */
-  readonly replacements: readonly TextReplacement[];
-}
-
-/** A region of the input (1-based lines and columns; the end is the position after the last character) and its new text. */
-export interface TextReplacement {
-  readonly startLine: number;
-  readonly startColumn: number;
-  readonly endLine: number;
-  readonly endColumn: number;
-  readonly deletedText: string;
-  readonly insertedText: string;
-}
-
-export interface ManifestFixReport {
-  readonly targetVersion: string;
-  readonly kbRevision: number;
-  /** True when the text changed. */
-  readonly changed: boolean;
-  /** The manifests rewritten (the input itself when nothing changed). */
-  readonly manifests: string;
-  /** A unified diff of the input to the rewritten manifests; empty when nothing changed. */
-  readonly diff: string;
-  /** Every object of a removed apiVersion, fixed or not, in input order. */
-  readonly objects: readonly ObjectFix[];
-  /** The scan of the rewritten manifests at the target: what is still wrong after the fix. */
-  readonly after: ManifestScanReport;
 }
 
 const conversionIndexes = new WeakMap<
@@ -141,15 +94,6 @@ export function fixManifests(
     objects: planned.map((plan) => plan.fix),
     after,
   };
-}
-
-/** One object of a removed apiVersion: where it is, and what to make of it. */
-interface PlannedFix {
-  fix: ObjectFix;
-  readonly documentIndex: number;
-  readonly document: Document.Parsed;
-  readonly objectPath: FieldPath;
-  readonly converted: ConvertedObject | null;
 }
 
 function planFixes(
@@ -316,148 +260,4 @@ function lossesOf(converted: ConvertedObject | null): string[] {
   return (converted?.changes ?? []).flatMap((change) =>
     change.lossy === null ? [] : [`${change.field}: ${change.lossy}`],
   );
-}
-
-/**
- * The input with every fixable object rewritten. The result is read back: an object that does not read as
- * its conversion (a shape the edits do not handle) is left as it was, with the reason, and the rest is
- * rewritten again without it.
- */
-function rewriteAll(text: string, planned: PlannedFix[]): string {
-  for (;;) {
-    const perPlan = new Map<PlannedFix, TextEdit[]>();
-    const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
-    for (const document of new Set(fixed.map((plan) => plan.document))) {
-      const plans = fixed.filter((plan) => plan.document === document);
-      if (isMap(document.contents) && document.contents.flow === true) {
-        // One edit writes the whole JSON document; it is told with the document's first object.
-        perPlan.set(plans[0]!, [jsonDocumentEdit(text, document, plans)]);
-        continue;
-      }
-      const style = blockStyle(text, document);
-      for (const plan of plans) {
-        try {
-          perPlan.set(plan, objectEdits(text, document, plan.objectPath, plan.converted!, style));
-        } catch (error) {
-          if (!(error instanceof RewriteRefused)) throw error;
-          leaveAsIs(
-            plan,
-            `its text could not be rewritten in place (${error.message}); rewrite it by hand`,
-          );
-        }
-      }
-    }
-    const rewritten = applyEdits(text, [...perPlan.values()].flat());
-    const wrong = misread(rewritten, planned);
-    if (wrong.length === 0) {
-      tellReplacements(text, perPlan);
-      return rewritten;
-    }
-    for (const plan of wrong)
-      leaveAsIs(plan, "its rewritten text did not read back as the conversion; rewrite it by hand");
-  }
-}
-
-/** Each fixed object's edits as regions of the input (1-based lines and columns, SARIF's), with the new text. */
-function tellReplacements(
-  text: string,
-  perPlan: ReadonlyMap<PlannedFix, readonly TextEdit[]>,
-): void {
-  const lines = new LineCounter();
-  lines.addNewLine(0);
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1))
-    lines.addNewLine(at + 1);
-  for (const [plan, edits] of perPlan) {
-    const replacements = [...edits]
-      .sort((a, b) => a.start - b.start || a.end - b.end)
-      .map((edit) => {
-        const start = lines.linePos(edit.start);
-        const end = lines.linePos(edit.end);
-        return {
-          startLine: start.line,
-          startColumn: start.col,
-          endLine: end.line,
-          endColumn: end.col,
-          deletedText: text.slice(edit.start, edit.end),
-          insertedText: edit.text,
-        };
-      });
-    plan.fix = { ...plan.fix, replacements };
-  }
-}
-
-function leaveAsIs(plan: PlannedFix, reason: string): void {
-  plan.fix = { ...plan.fix, status: "NOT_FIXED", reason, replacements: [] };
-}
-
-/** The fixed objects whose text does not read back as their conversion. */
-function misread(text: string, planned: readonly PlannedFix[]): PlannedFix[] {
-  const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
-  if (fixed.length === 0) return [];
-  const documents = parseAllDocuments(text, { merge: true });
-  return fixed.filter((plan) => {
-    const document = documents[plan.documentIndex];
-    if (document === undefined || !("errors" in document) || document.errors.length > 0)
-      return true;
-    const node = document.getIn(plan.objectPath, true);
-    return !isMap(node) || !sameJson(node.toJS(document), plan.converted!.value);
-  });
-}
-
-/** A JSON document written again whole, in its own indentation, with its objects converted. */
-function jsonDocumentEdit(
-  text: string,
-  document: Document.Parsed,
-  plans: readonly PlannedFix[],
-): TextEdit {
-  const contents = document.contents as YAMLMap;
-  const [start, end] = contents.range!;
-  const original = text.slice(start, end);
-  const indent = /\n( +)\S/.exec(original)?.[1]?.length ?? 4;
-  const value = document.toJS() as unknown;
-  const asWritten = JSON.stringify(value, null, indent);
-  let converted = value;
-  for (const plan of plans)
-    converted = withValueAt(converted, plan.objectPath, plan.converted!.value);
-  const note =
-    original.trimEnd() === asWritten
-      ? "the JSON document was written again whole, in its own indentation"
-      : "the JSON document was written again whole, with an indentation of " + String(indent);
-  for (const plan of plans) plan.fix = { ...plan.fix, notes: [note] };
-  const trailing = original.slice(original.trimEnd().length);
-  return { start, end, text: JSON.stringify(converted, null, indent) + trailing };
-}
-
-function withValueAt(root: unknown, path: FieldPath, value: unknown): unknown {
-  if (path.length === 0) return value;
-  const [head, ...rest] = path;
-  if (Array.isArray(root) && typeof head === "number")
-    return (root as unknown[]).map((item, index) =>
-      index === head ? withValueAt(item, rest, value) : item,
-    );
-  if (isPlainMap(root) && typeof head === "string")
-    return { ...root, [head]: withValueAt(root[head], rest, value) };
-  return root;
-}
-
-/** How the document indents nested blocks, read off its first nested mapping and list. */
-function blockStyle(text: string, document: Document.Parsed): BlockStyle {
-  let indent: number | null = null;
-  let indentSeq: boolean | null = null;
-  const column = (offset: number): number => offset - (text.lastIndexOf("\n", offset - 1) + 1);
-  visit(document, {
-    Pair: (_, pair) => {
-      if (!isScalar(pair.key) || pair.key.range === undefined || pair.key.range === null) return;
-      const keyColumn = column(pair.key.range[0]);
-      const value = pair.value;
-      if (indent === null && isMap(value) && value.flow !== true) {
-        const first = value.items[0]?.key;
-        if (isScalar(first) && first.range) indent = column(first.range[0]) - keyColumn;
-      }
-      if (indentSeq === null && isSeq(value) && value.flow !== true && value.range)
-        indentSeq = column(value.range[0]) > keyColumn;
-      return indent !== null && indentSeq !== null ? visit.BREAK : undefined;
-    },
-  });
-  return { indent: indent !== null && indent > 0 ? indent : 2, indentSeq: indentSeq ?? true };
 }

@@ -1,0 +1,179 @@
+/**
+ * Writes the planned fixes into the text: YAML objects by edits in place (yaml-rewrite.ts), JSON documents
+ * again whole; then reads the result back, and leaves as it was any object that does not read as its
+ * conversion. Each fixed object is told its edits as regions of the input.
+ */
+import {
+  LineCounter,
+  parseAllDocuments,
+  isMap,
+  isSeq,
+  isScalar,
+  visit,
+  type Document,
+  type YAMLMap,
+} from "yaml";
+import { isPlainMap } from "./manifest-values.js";
+import type { ConvertedObject, FieldPath } from "./conversion-steps.js";
+import type { ObjectFix } from "./fix-report.js";
+import {
+  applyEdits,
+  objectEdits,
+  RewriteRefused,
+  sameJson,
+  type BlockStyle,
+  type TextEdit,
+} from "./yaml-rewrite.js";
+
+/** One object of a removed apiVersion: where it is, and what to make of it. */
+export interface PlannedFix {
+  fix: ObjectFix;
+  readonly documentIndex: number;
+  readonly document: Document.Parsed;
+  readonly objectPath: FieldPath;
+  readonly converted: ConvertedObject | null;
+}
+
+/**
+ * The input with every fixable object rewritten. The result is read back: an object that does not read as
+ * its conversion (a shape the edits do not handle) is left as it was, with the reason, and the rest is
+ * rewritten again without it.
+ */
+export function rewriteAll(text: string, planned: PlannedFix[]): string {
+  for (;;) {
+    const perPlan = new Map<PlannedFix, TextEdit[]>();
+    const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
+    for (const document of new Set(fixed.map((plan) => plan.document))) {
+      const plans = fixed.filter((plan) => plan.document === document);
+      if (isMap(document.contents) && document.contents.flow === true) {
+        // One edit writes the whole JSON document; it is told with the document's first object.
+        perPlan.set(plans[0]!, [jsonDocumentEdit(text, document, plans)]);
+        continue;
+      }
+      const style = blockStyle(text, document);
+      for (const plan of plans) {
+        try {
+          perPlan.set(plan, objectEdits(text, document, plan.objectPath, plan.converted!, style));
+        } catch (error) {
+          if (!(error instanceof RewriteRefused)) throw error;
+          leaveAsIs(
+            plan,
+            `its text could not be rewritten in place (${error.message}); rewrite it by hand`,
+          );
+        }
+      }
+    }
+    const rewritten = applyEdits(text, [...perPlan.values()].flat());
+    const wrong = misread(rewritten, planned);
+    if (wrong.length === 0) {
+      tellReplacements(text, perPlan);
+      return rewritten;
+    }
+    for (const plan of wrong)
+      leaveAsIs(plan, "its rewritten text did not read back as the conversion; rewrite it by hand");
+  }
+}
+
+/** Each fixed object's edits as regions of the input (1-based lines and columns, SARIF's), with the new text. */
+function tellReplacements(
+  text: string,
+  perPlan: ReadonlyMap<PlannedFix, readonly TextEdit[]>,
+): void {
+  const lines = new LineCounter();
+  lines.addNewLine(0);
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1))
+    lines.addNewLine(at + 1);
+  for (const [plan, edits] of perPlan) {
+    const replacements = [...edits]
+      .sort((a, b) => a.start - b.start || a.end - b.end)
+      .map((edit) => {
+        const start = lines.linePos(edit.start);
+        const end = lines.linePos(edit.end);
+        return {
+          startLine: start.line,
+          startColumn: start.col,
+          endLine: end.line,
+          endColumn: end.col,
+          deletedText: text.slice(edit.start, edit.end),
+          insertedText: edit.text,
+        };
+      });
+    plan.fix = { ...plan.fix, replacements };
+  }
+}
+
+function leaveAsIs(plan: PlannedFix, reason: string): void {
+  plan.fix = { ...plan.fix, status: "NOT_FIXED", reason, replacements: [] };
+}
+
+/** The fixed objects whose text does not read back as their conversion. */
+function misread(text: string, planned: readonly PlannedFix[]): PlannedFix[] {
+  const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
+  if (fixed.length === 0) return [];
+  const documents = parseAllDocuments(text, { merge: true });
+  return fixed.filter((plan) => {
+    const document = documents[plan.documentIndex];
+    if (document === undefined || !("errors" in document) || document.errors.length > 0)
+      return true;
+    const node = document.getIn(plan.objectPath, true);
+    return !isMap(node) || !sameJson(node.toJS(document), plan.converted!.value);
+  });
+}
+
+/** A JSON document written again whole, in its own indentation, with its objects converted. */
+function jsonDocumentEdit(
+  text: string,
+  document: Document.Parsed,
+  plans: readonly PlannedFix[],
+): TextEdit {
+  const contents = document.contents as YAMLMap;
+  const [start, end] = contents.range!;
+  const original = text.slice(start, end);
+  const indent = /\n( +)\S/.exec(original)?.[1]?.length ?? 4;
+  const value = document.toJS() as unknown;
+  const asWritten = JSON.stringify(value, null, indent);
+  let converted = value;
+  for (const plan of plans)
+    converted = withValueAt(converted, plan.objectPath, plan.converted!.value);
+  const note =
+    original.trimEnd() === asWritten
+      ? "the JSON document was written again whole, in its own indentation"
+      : "the JSON document was written again whole, with an indentation of " + String(indent);
+  for (const plan of plans) plan.fix = { ...plan.fix, notes: [note] };
+  const trailing = original.slice(original.trimEnd().length);
+  return { start, end, text: JSON.stringify(converted, null, indent) + trailing };
+}
+
+function withValueAt(root: unknown, path: FieldPath, value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  if (Array.isArray(root) && typeof head === "number")
+    return (root as unknown[]).map((item, index) =>
+      index === head ? withValueAt(item, rest, value) : item,
+    );
+  if (isPlainMap(root) && typeof head === "string")
+    return { ...root, [head]: withValueAt(root[head], rest, value) };
+  return root;
+}
+
+/** How the document indents nested blocks, read off its first nested mapping and list. */
+function blockStyle(text: string, document: Document.Parsed): BlockStyle {
+  let indent: number | null = null;
+  let indentSeq: boolean | null = null;
+  const column = (offset: number): number => offset - (text.lastIndexOf("\n", offset - 1) + 1);
+  visit(document, {
+    Pair: (_, pair) => {
+      if (!isScalar(pair.key) || pair.key.range === undefined || pair.key.range === null) return;
+      const keyColumn = column(pair.key.range[0]);
+      const value = pair.value;
+      if (indent === null && isMap(value) && value.flow !== true) {
+        const first = value.items[0]?.key;
+        if (isScalar(first) && first.range) indent = column(first.range[0]) - keyColumn;
+      }
+      if (indentSeq === null && isSeq(value) && value.flow !== true && value.range)
+        indentSeq = column(value.range[0]) > keyColumn;
+      return indent !== null && indentSeq !== null ? visit.BREAK : undefined;
+    },
+  });
+  return { indent: indent !== null && indent > 0 ? indent : 2, indentSeq: indentSeq ?? true };
+}
