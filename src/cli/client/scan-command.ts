@@ -17,6 +17,7 @@ import { ask, ciReport, defined, requiredTarget, type CliContext } from "./comma
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from "./errors.js";
 import { scanMarkdown, scanText, type FileFinding } from "./scan-format.js";
 import { STDIN, labelOf, manifestFiles } from "./inputs.js";
+import { isChart, scanChart } from "./chart-scan-command.js";
 
 /** Files are scanned a few at a time: faster over a network, still gentle on the server. */
 const SCAN_CONCURRENCY = 4;
@@ -32,6 +33,15 @@ type ScanNote = NonNullable<ScanAnswer["notes"]>[number];
 export async function scan(commandLine: CommandLine, context: CliContext): Promise<number> {
   const targetVersion = requiredTarget("scan", commandLine);
   checkScanPaths(commandLine.positionals);
+  const charts = await chartsAmong(commandLine.positionals);
+  if (charts.length > 0) {
+    if (commandLine.positionals.length > 1)
+      throw new UsageError(
+        `scan a chart on its own: ${charts[0]} is a Helm chart; give it as the only path`,
+        "scan",
+      );
+    return scanChart(commandLine, context, charts[0]!, targetVersion);
+  }
   const files = await manifestFiles(commandLine.positionals);
   const results = await scanFiles(files, context, {
     targetVersion,
@@ -44,6 +54,13 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   return fails({ status, findings: [...findings, ...notes] }, failOn(commandLine))
     ? EXIT_FINDINGS
     : EXIT_OK;
+}
+
+async function chartsAmong(positionals: readonly string[]): Promise<string[]> {
+  const charts: string[] = [];
+  for (const given of positionals)
+    if (given !== STDIN && (await isChart(given))) charts.push(given);
+  return charts;
 }
 
 function checkScanPaths(positionals: readonly string[]): void {
