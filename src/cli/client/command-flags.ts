@@ -252,6 +252,12 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> =
       repeatable: true,
       description: "for a chart: a value helm renders with (repeatable)",
     },
+    {
+      name: "kubectl",
+      value: "PATH",
+      description:
+        "for a kustomization (a folder with kustomization.yaml): the kubectl that builds it with kubectl kustomize (default: $KUBECTL, else kubectl on PATH)",
+    },
   ],
   impact: [
     { name: "from", value: "VERSION", description: "the minor the cluster runs (required)" },

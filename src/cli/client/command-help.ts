@@ -62,11 +62,14 @@ const COMMAND_HELP: Readonly<
       "helm template --kube-version VERSION (--helm PATH, else helm on PATH) and sent with its files to\n" +
       "POST /api/v1/scan/chart, so each finding is at its template file and line (templates/ingress.yaml:3).\n" +
       "Without helm (or with --no-helm) the templates are read directly: apiVersion and kind only, and the\n" +
-      "answer says the reading was partial. helm failing to render is exit 2 with helm's error.",
+      "answer says the reading was partial. helm failing to render is exit 2 with helm's error.\n" +
+      "A folder with a kustomization (kustomization.yaml) is built with kubectl kustomize (--kubectl PATH,\n" +
+      "else $KUBECTL, else kubectl on PATH) and each finding shown at the base or overlay file of its object.",
     examples: [
       "kubecompat scan --to 1.29 manifests/",
       "kubecompat scan --to 1.29 ./charts/shop --values prod-values.yaml",
       "kubecompat scan --to 1.29 --no-helm shop-1.4.2.tgz -o sarif > kubecompat.sarif",
+      "kubecompat scan --to 1.29 deploy/overlays/prod",
       "helm template shop ./chart | kubecompat scan --to 1.29 -",
     ],
   },
