@@ -137,7 +137,7 @@ const RUN: Readonly<
 > = {
   check,
   plan,
-  scan,
+  scan: (commandLine, context) => scan(commandLine, context, { kubectl: kubectlFromEnvironment }),
   nodepool,
   impact,
   flows,

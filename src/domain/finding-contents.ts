@@ -81,6 +81,51 @@ export const CONTENT_FINDING_CODES = {
     description:
       "The pool changes kube-proxy mode in the upgrade; Services are reprogrammed, plan the switch.",
   },
+  CHART_KUBE_VERSION_EXCLUDES_TARGET: {
+    check: "CHART",
+    description:
+      "A scanned chart's kubeVersion constraint admits no patch of the target: helm install and helm upgrade refuse the chart (for a subchart, whose constraint helm does not check, a WARNING).",
+  },
+  CHART_KUBE_VERSION_EXCLUDES_PATCHES: {
+    check: "CHART",
+    description:
+      "A scanned chart's kubeVersion constraint admits only some patches of the target: helm refuses the chart on the others.",
+  },
+  CHART_KUBE_VERSION_REFUSES_VENDOR_VERSIONS: {
+    check: "CHART",
+    description:
+      "A scanned chart's kubeVersion constraint admits the target's patches but not as managed platforms report them (v1.29.3-eks-..., -gke.): its bounds lack the -0 pre-release part Helm's semver needs.",
+  },
+  CHART_KUBE_VERSION_INVALID: {
+    check: "CHART",
+    description:
+      "A scanned chart's kubeVersion is not a semver constraint Helm can read; helm refuses to install the chart.",
+  },
+  CHART_API_VERSION_V1: {
+    check: "CHART",
+    description:
+      "A scanned chart is in Helm 2's format (Chart.yaml apiVersion v1): Helm 3 and 4 still install it; move it to v2.",
+  },
+  CHART_API_VERSION_UNKNOWN: {
+    check: "CHART",
+    description:
+      "A scanned chart's Chart.yaml has no apiVersion (WARNING) or one that is neither v1 nor v2 (ERROR).",
+  },
+  CHART_DEPENDENCY_MISSING: {
+    check: "COVERAGE",
+    description:
+      "A dependency a scanned chart lists is not among its files (charts/<name>/): its templates were not scanned.",
+  },
+  CHART_NOT_RENDERED: {
+    check: "COVERAGE",
+    description:
+      "A chart was scanned without rendering (no helm): its templates' objects were judged by apiVersion and kind only, not by their fields; the answer says complete: false.",
+  },
+  TEMPLATE_NOT_READ: {
+    check: "COVERAGE",
+    description:
+      "A document of a chart's templates whose apiVersion or kind is templated (or made entirely by template actions) could not be read without rendering; one per document, with its file and line.",
+  },
   CHART_KUBE_VERSION: {
     check: "NODE",
     description:

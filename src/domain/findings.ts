@@ -102,6 +102,8 @@ export const FINDING_CHECKS = {
   CRD: "Objects of a custom resource against the versions its CustomResourceDefinition serves, and a CRD update against the versions the cluster has stored.",
   PLATFORM:
     "A managed platform's own calendar, rules and facts (kb/platforms.yaml), where they differ from upstream.",
+  CHART:
+    "A Helm chart's own metadata: its format (Chart.yaml apiVersion) and the kubeVersion constraints of it and its subcharts, against the target.",
   ETCD: "etcd as a cluster: members on more than one minor, the upgrade path between etcd minors, and the number of members.",
 } as const;
 

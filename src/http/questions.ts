@@ -16,6 +16,7 @@ import { getRelease } from "../domain/catalog.js";
 import { releaseStatus } from "../domain/release-status.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanSteps } from "../domain/scan.js";
+import { chartScanSteps } from "../domain/chart-scan.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { inSlices } from "../core/slices.js";
@@ -30,7 +31,7 @@ import {
 } from "./schemas/cluster-requests.js";
 import { firewallCheckRequest } from "./schemas/firewall-requests.js";
 import { nodePoolRollbackRequest, nodePoolUpgradeRequest } from "./schemas/node-pool-requests.js";
-import { clusterScanRequest, scanRequest } from "./schemas/scan-requests.js";
+import { chartScanRequest, clusterScanRequest, scanRequest } from "./schemas/scan-requests.js";
 import {
   coverageQuery,
   flowQuery,
@@ -83,6 +84,7 @@ const CLUSTER_PATHS = new Set([
   "/node-pool/upgrade-check",
   "/node-pool/rollback-check",
   "/scan",
+  "/scan/chart",
 ]);
 
 export type Detail = "full" | "summary";
@@ -202,6 +204,20 @@ export const CLUSTER_QUESTIONS: readonly Question[] = [
     rest: { method: "post", path: "/node-pool/rollback-check" },
     input: nodePoolRollbackRequest,
     answer: (snapshot, body) => checkNodePoolRollback(snapshot, body),
+  }),
+  question({
+    name: "scan_chart",
+    title: "Scan a Helm chart for removed and deprecated APIs",
+    description: `A Helm chart's files (Chart.yaml, values.yaml, templates/**, subcharts under charts/) judged against a target minor, each finding placed at its template file and line. Give \`rendered\` (what \`helm template <release> <chart> --kube-version <target>\` printed) for a complete scan; without it the templates are read directly, apiVersion and kind only, and the answer says complete: false and lists the documents it could not read. Chart.yaml's apiVersion and the kubeVersion constraints of the chart and its subcharts are checked as Helm checks them. ${ANSWER_SAYS}`,
+    rest: { method: "post", path: "/scan/chart" },
+    input: chartScanRequest,
+    answer: (snapshot, body) =>
+      inSlices(
+        chartScanSteps(snapshot, body.files, body.targetVersion, {
+          fromVersion: body.fromVersion,
+          rendered: body.rendered,
+        }),
+      ),
   }),
   question({
     name: "scan_manifests",

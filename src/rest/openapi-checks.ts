@@ -5,6 +5,7 @@
  */
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import {
+  chartScanReport,
   manifestScanReport,
   nodePoolReport,
   upgradePlan,
@@ -25,7 +26,11 @@ import {
   nodePoolUpgradeRequest,
 } from "../http/schemas/node-pool-requests.js";
 import { z } from "../http/schemas/openapi-zod.js";
-import { clusterScanRequest, scanRequest } from "../http/schemas/scan-requests.js";
+import {
+  chartScanRequest,
+  clusterScanRequest,
+  scanRequest,
+} from "../http/schemas/scan-requests.js";
 import { errors, json, readErrors, text } from "./openapi-responses.js";
 
 /** The operations that judge a cluster or a node pool: same body in, report out. */
@@ -257,6 +262,23 @@ export function registerScans(registry: OpenAPIRegistry): void {
     },
     responses: {
       200: { description: "Findings per object", ...json(manifestScanReport) },
+      ...errors,
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/scan/chart",
+    summary:
+      "Scan a Helm chart's files for removed and deprecated APIs, each finding with its template file and line",
+    description:
+      "JSON {files, targetVersion, rendered?}: the chart's files by path, and optionally what `helm template --kube-version <target>` printed. Chart.yaml's format and the kubeVersion of the chart and its subcharts are checked too.",
+    tags: ["checks"],
+    request: { body: { required: true, ...json(chartScanRequest) } },
+    responses: {
+      200: {
+        description: "Findings per object, placed in the chart's templates",
+        ...json(chartScanReport),
+      },
       ...errors,
     },
   });

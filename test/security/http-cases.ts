@@ -530,6 +530,43 @@ function sqlEverywhere(): HostileCase[] {
       { manifests: "apiVersion: v1\nkind: Pod\n", targetVersion: SQL },
       "targetVersion",
     ),
+    post(
+      "scan/chart targetVersion",
+      "/api/v1/scan/chart",
+      {
+        files: { "Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n" },
+        targetVersion: SQL,
+      },
+      "targetVersion",
+    ),
+    {
+      // A chart's files are text keyed by path: nothing is opened, a hostile name is only a name.
+      name: "200 for SQL and ../ as chart file names and texts, read as text only",
+      method: "POST",
+      path: "/api/v1/scan/chart",
+      body: {
+        files: {
+          "Chart.yaml": `apiVersion: v2\nname: web\nversion: 1.0.0\ndescription: |\n  ${SQL}\n`,
+          "../../etc/passwd": SQL,
+          [`templates/${SQL}.yaml`]: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n`,
+        },
+        targetVersion: "1.29",
+      },
+      status: 200,
+      code: null,
+      check: (body) => {
+        const scan = body as { objectsScanned: number; rendering: string; chart: { name: string } };
+        assert.equal(scan.objectsScanned, 1);
+        assert.equal(scan.rendering, "TEMPLATES");
+        assert.equal(scan.chart.name, "web");
+      },
+    },
+    post(
+      "scan/chart without Chart.yaml",
+      "/api/v1/scan/chart",
+      { files: { "templates/x.yaml": SQL }, targetVersion: "1.29" },
+      "files",
+    ),
     {
       // Not YAML an object can be read from: reported as an unreadable document, never executed.
       name: "200 for SQL in scan manifests, which is no manifest",
@@ -807,6 +844,10 @@ function prototypePollution(): HostileCase[] {
     [
       "/api/v1/scan",
       '{"manifests": "", "targetVersion": "1.29", "__proto__": {"polluted": "yes"}}',
+    ],
+    [
+      "/api/v1/scan/chart",
+      '{"files": {"Chart.yaml": "name: a\\nversion: 1.0.0\\n"}, "targetVersion": "1.29", "__proto__": {"polluted": "yes"}}',
     ],
     ["/api/v1/validate/from-kubectl", '{"__proto__": {"polluted": "yes"}}'],
     [

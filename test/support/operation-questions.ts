@@ -91,6 +91,14 @@ export const OPERATIONS: Readonly<Record<string, unknown>> = {
     rollbackTo: { name: "gpu", kubeletVersion: "1.28.9" },
   },
   "/api/v1/scan": { manifests: cronJob, targetVersion: "1.29", fromVersion: "1.24" },
+  "/api/v1/scan/chart": {
+    files: {
+      "Chart.yaml": 'apiVersion: v2\nname: web\nversion: 1.0.0\nkubeVersion: ">=1.19.0"\n',
+      "templates/cronjob.yaml": cronJob,
+    },
+    targetVersion: "1.29",
+    fromVersion: "1.24",
+  },
   "/api/v1/scan/cluster": {
     targetVersion: "1.25",
     metrics,

@@ -32,6 +32,8 @@ export interface FlagSpec {
   /** Placeholder shown in help for flags that take a value; null for switches. */
   readonly value: string | null;
   readonly description: string;
+  /** May be given more than once (its values are read with flagValues). */
+  readonly repeatable?: boolean;
 }
 
 export const GLOBAL_FLAGS: readonly FlagSpec[] = [
@@ -224,6 +226,37 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> =
       value: "VERSION",
       description:
         "the version the cluster runs now: findings say whether they are already removed there or break within the upgrade",
+    },
+    {
+      name: "helm",
+      value: "PATH",
+      description:
+        "for a chart (a folder with Chart.yaml, or a .tgz): the helm that renders it with helm template --kube-version (default: helm on PATH)",
+    },
+    {
+      name: "no-helm",
+      value: null,
+      description:
+        "for a chart: read its templates without rendering (apiVersion and kind only; the answer says it is partial)",
+    },
+    {
+      name: "values",
+      short: "f",
+      value: "FILE",
+      repeatable: true,
+      description: "for a chart: a values file helm renders with (repeatable)",
+    },
+    {
+      name: "set",
+      value: "KEY=VALUE",
+      repeatable: true,
+      description: "for a chart: a value helm renders with (repeatable)",
+    },
+    {
+      name: "kubectl",
+      value: "PATH",
+      description:
+        "for a kustomization (a folder with kustomization.yaml): the kubectl that builds it with kubectl kustomize (default: $KUBECTL, else kubectl on PATH)",
     },
   ],
   impact: [

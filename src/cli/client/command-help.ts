@@ -50,13 +50,26 @@ const COMMAND_HELP: Readonly<
   },
   scan: {
     line: "manifests using API versions removed or deprecated at a target version",
-    usage: ["kubecompat scan --to VERSION PATH..."],
+    usage: [
+      "kubecompat scan --to VERSION PATH...",
+      "kubecompat scan --to VERSION CHART [--helm PATH | --no-helm] [--values FILE]... [--set K=V]...",
+    ],
     summary:
       "Which objects use API versions removed or deprecated at the target version? Each PATH is a file, a\n" +
       "folder (searched recursively for *.yaml, *.yml and *.json, in sorted order; folders starting with a dot\n" +
-      "are skipped) or - for stdin. Each file is sent on its own to POST /api/v1/scan, so findings name it.",
+      "are skipped) or - for stdin. Each file is sent on its own to POST /api/v1/scan, so findings name it.\n" +
+      "A Helm chart (a folder with Chart.yaml, or a packaged .tgz) is scanned on its own: rendered locally with\n" +
+      "helm template --kube-version VERSION (--helm PATH, else helm on PATH) and sent with its files to\n" +
+      "POST /api/v1/scan/chart, so each finding is at its template file and line (templates/ingress.yaml:3).\n" +
+      "Without helm (or with --no-helm) the templates are read directly: apiVersion and kind only, and the\n" +
+      "answer says the reading was partial. helm failing to render is exit 2 with helm's error.\n" +
+      "A folder with a kustomization (kustomization.yaml) is built with kubectl kustomize (--kubectl PATH,\n" +
+      "else $KUBECTL, else kubectl on PATH) and each finding shown at the base or overlay file of its object.",
     examples: [
       "kubecompat scan --to 1.29 manifests/",
+      "kubecompat scan --to 1.29 ./charts/shop --values prod-values.yaml",
+      "kubecompat scan --to 1.29 --no-helm shop-1.4.2.tgz -o sarif > kubecompat.sarif",
+      "kubecompat scan --to 1.29 deploy/overlays/prod",
       "helm template shop ./chart | kubecompat scan --to 1.29 -",
     ],
   },

@@ -27,12 +27,15 @@ export interface CommandLine {
   readonly positionals: readonly string[];
   /** Flag name (long form, without dashes) to its value; switches map to true. */
   readonly flags: ReadonlyMap<string, string | true>;
+  /** Every value of each repeatable flag, in order (--values a.yaml --values b.yaml). */
+  readonly lists?: ReadonlyMap<string, readonly string[]>;
 }
 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
   let command: CommandName | "help" | null = null;
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   let flagsEnded = false;
 
   for (let index = 0; index < argv.length; index += 1) {
@@ -47,7 +50,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       continue;
     }
     const { spec, inlineValue } = flagOf(token, command);
-    if (flags.has(spec.name))
+    if (flags.has(spec.name) && spec.repeatable !== true)
       throw new UsageError(`--${spec.name} is given twice; give it once`, commandOrNull(command));
     if (spec.value === null) {
       if (inlineValue !== undefined)
@@ -71,6 +74,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       value = next;
       index += 1;
     }
+    if (spec.repeatable === true) lists.set(spec.name, [...(lists.get(spec.name) ?? []), value]);
     flags.set(spec.name, value);
   }
 
@@ -97,7 +101,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       );
     }
   }
-  return { command, positionals, flags };
+  return { command, positionals, flags, lists };
 }
 
 function commandOrNull(command: CommandName | "help" | null): CommandName | null {
@@ -171,6 +175,11 @@ function nearest(word: string, candidates: readonly string[]): string | null {
 export function flagValue(commandLine: CommandLine, name: string): string | undefined {
   const value = commandLine.flags.get(name);
   return typeof value === "string" ? value : undefined;
+}
+
+/** Every value of a repeatable flag, in the order given; none when it was not given. */
+export function flagValues(commandLine: CommandLine, name: string): readonly string[] {
+  return commandLine.lists?.get(name) ?? [];
 }
 
 export const FAIL_ON_LEVELS = ["error", "warning", "eol"] as const;

@@ -17,6 +17,8 @@ import { ask, ciReport, defined, requiredTarget, type CliContext } from "./comma
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from "./errors.js";
 import { scanMarkdown, scanText, type FileFinding } from "./scan-format.js";
 import { STDIN, labelOf, manifestFiles } from "./inputs.js";
+import { isChart, scanChart } from "./chart-scan-command.js";
+import { isKustomization, scanKustomization } from "./kustomize-command.js";
 
 /** Files are scanned a few at a time: faster over a network, still gentle on the server. */
 const SCAN_CONCURRENCY = 4;
@@ -29,9 +31,44 @@ interface ScannedFile {
 
 type ScanNote = NonNullable<ScanAnswer["notes"]>[number];
 
-export async function scan(commandLine: CommandLine, context: CliContext): Promise<number> {
+export async function scan(
+  commandLine: CommandLine,
+  context: CliContext,
+  environment: { readonly kubectl?: string | undefined } = {},
+): Promise<number> {
   const targetVersion = requiredTarget("scan", commandLine);
   checkScanPaths(commandLine.positionals);
+  const [only, ...others] = commandLine.positionals;
+  if (only !== undefined && only !== STDIN && (await isKustomization(only))) {
+    if (others.length > 0)
+      throw new UsageError(
+        `scan a kustomization on its own: ${only} holds a kustomization; give it as the only path`,
+        "scan",
+      );
+    const built = await scanKustomization(
+      commandLine,
+      context,
+      only,
+      targetVersion,
+      environment.kubectl,
+    );
+    const results = [{ file: only, answer: built.answer }];
+    const notes = scanNotes(results);
+    const status = scanStatus([built.answer.status]);
+    writeScanReport(context, results, { findings: built.findings, notes, status });
+    return fails({ status, findings: [...built.findings, ...notes] }, failOn(commandLine))
+      ? EXIT_FINDINGS
+      : EXIT_OK;
+  }
+  const charts = await chartsAmong(commandLine.positionals);
+  if (charts.length > 0) {
+    if (commandLine.positionals.length > 1)
+      throw new UsageError(
+        `scan a chart on its own: ${charts[0]} is a Helm chart; give it as the only path`,
+        "scan",
+      );
+    return scanChart(commandLine, context, charts[0]!, targetVersion);
+  }
   const files = await manifestFiles(commandLine.positionals);
   const results = await scanFiles(files, context, {
     targetVersion,
@@ -44,6 +81,13 @@ export async function scan(commandLine: CommandLine, context: CliContext): Promi
   return fails({ status, findings: [...findings, ...notes] }, failOn(commandLine))
     ? EXIT_FINDINGS
     : EXIT_OK;
+}
+
+async function chartsAmong(positionals: readonly string[]): Promise<string[]> {
+  const charts: string[] = [];
+  for (const given of positionals)
+    if (given !== STDIN && (await isChart(given))) charts.push(given);
+  return charts;
 }
 
 function checkScanPaths(positionals: readonly string[]): void {

@@ -900,6 +900,15 @@ export type Finding = {
    * - `PROXY_MODE_NOT_AVAILABLE` (NODE): The kube-proxy mode is not available on the pool's OS at the target minor.
    * - `PROXY_MODE_NOT_GA` (NODE): The kube-proxy mode is not generally available at the target minor (alpha or beta).
    * - `PROXY_MODE_SWITCH` (NODE): The pool changes kube-proxy mode in the upgrade; Services are reprogrammed, plan the switch.
+   * - `CHART_KUBE_VERSION_EXCLUDES_TARGET` (CHART): A scanned chart's kubeVersion constraint admits no patch of the target: helm install and helm upgrade refuse the chart (for a subchart, whose constraint helm does not check, a WARNING).
+   * - `CHART_KUBE_VERSION_EXCLUDES_PATCHES` (CHART): A scanned chart's kubeVersion constraint admits only some patches of the target: helm refuses the chart on the others.
+   * - `CHART_KUBE_VERSION_REFUSES_VENDOR_VERSIONS` (CHART): A scanned chart's kubeVersion constraint admits the target's patches but not as managed platforms report them (v1.29.3-eks-..., -gke.): its bounds lack the -0 pre-release part Helm's semver needs.
+   * - `CHART_KUBE_VERSION_INVALID` (CHART): A scanned chart's kubeVersion is not a semver constraint Helm can read; helm refuses to install the chart.
+   * - `CHART_API_VERSION_V1` (CHART): A scanned chart is in Helm 2's format (Chart.yaml apiVersion v1): Helm 3 and 4 still install it; move it to v2.
+   * - `CHART_API_VERSION_UNKNOWN` (CHART): A scanned chart's Chart.yaml has no apiVersion (WARNING) or one that is neither v1 nor v2 (ERROR).
+   * - `CHART_DEPENDENCY_MISSING` (COVERAGE): A dependency a scanned chart lists is not among its files (charts/<name>/): its templates were not scanned.
+   * - `CHART_NOT_RENDERED` (COVERAGE): A chart was scanned without rendering (no helm): its templates' objects were judged by apiVersion and kind only, not by their fields; the answer says complete: false.
+   * - `TEMPLATE_NOT_READ` (COVERAGE): A document of a chart's templates whose apiVersion or kind is templated (or made entirely by template actions) could not be read without rendering; one per document, with its file and line.
    * - `CHART_KUBE_VERSION` (NODE): The node-pool chart's kubeVersion constraint does not admit the target version; helm refuses the upgrade.
    * - `FEATURE_GATE_REMOVED` (FEATURE_GATE): A feature gate set for a component was removed at or before its version; the component refuses to start.
    * - `FEATURE_GATE_NOT_YET` (FEATURE_GATE): A feature gate set for a component exists only from a later minor; the component refuses to start.
@@ -948,6 +957,8 @@ export type FindingCheck =
   | 'ADVICE'
   /** The API versions manifests use, against what the target serves. */
   | 'API'
+  /** A Helm chart's own metadata: its format (Chart.yaml apiVersion) and the kubeVersion constraints of it and its subcharts, against the target. */
+  | 'CHART'
   /** The version of a configuration file (KubeletConfiguration, KubeSchedulerConfiguration ...) against what the component of the target reads. */
   | 'CONFIG_API'
   /** What was not judged: no control plane named, an instance that matches no kubelet, an unknown API group, where the knowledge ends. */

@@ -151,6 +151,55 @@ export const manifestScanReport = z
   })
   .openapi("ManifestScanReport");
 
+/** Where in a chart a finding's object is (POST /api/v1/scan/chart). */
+const templatePlace = {
+  template: z.string().nullable().openapi({
+    description:
+      "The template file, relative to the chart (templates/ingress.yaml, charts/redis/templates/pdb.yaml); null when it could not be traced.",
+  }),
+  templateLine: z.number().int().nullable().openapi({
+    description:
+      "1-based line of the object's apiVersion in the template (its kind when the apiVersion is templated).",
+  }),
+  condition: z.string().nullable().openapi({
+    description:
+      "Read without rendering: the template blocks the object sits in (`if .Values.psp.enabled`); null when unconditional or rendered by helm.",
+  }),
+};
+
+export const chartScanReport = manifestScanReport
+  .extend({
+    chart: z
+      .object({
+        name: z.string(),
+        version: z.string(),
+        apiVersion: z.string().nullable(),
+        kubeVersion: z.string().nullable(),
+      })
+      .openapi("ChartSummary"),
+    rendering: z.enum(["HELM", "TEMPLATES"]).openapi({
+      description:
+        "HELM: helm's rendering (`rendered`) was scanned; TEMPLATES: the templates were read without rendering, apiVersion and kind only (complete is then false).",
+    }),
+    findings: z.array(z.object({ ...templatePlace }).catchall(z.unknown())).openapi({
+      description: "As ManifestFinding, each with its template, templateLine and condition.",
+    }),
+    changeFindings: z.array(z.object({ ...templatePlace }).catchall(z.unknown())).openapi({
+      description: "As ChangeFinding, each with its template, templateLine and condition.",
+    }),
+    unreadTemplates: z
+      .array(
+        z
+          .object({ template: z.string(), templateLine: z.number().int(), reason: z.string() })
+          .openapi("UnreadTemplate"),
+      )
+      .openapi({
+        description:
+          "Template documents that could not be read without rendering (a templated apiVersion or kind, an object made by template actions); each also a TEMPLATE_NOT_READ note.",
+      }),
+  })
+  .openapi("ChartScanReport");
+
 export const nodePoolReport = z
   .object({
     ok: okField,

@@ -62,3 +62,43 @@ export const clusterScanRequest = z
     detail,
   })
   .openapi("ClusterScanRequest");
+
+/** The most files a chart scan takes (a chart with its subcharts unpacked). */
+export const MAX_CHART_FILES = 2000;
+export const chartScanRequest = z
+  .strictObject({
+    files: z
+      .record(
+        z
+          .string()
+          .min(1)
+          .max(500)
+          .openapi({ description: "A path relative to the chart's folder." }),
+        z.string(),
+      )
+      .refine((files) => Object.keys(files).length <= MAX_CHART_FILES, {
+        message: `must hold at most ${MAX_CHART_FILES} files`,
+      })
+      .refine(
+        (files) =>
+          Object.values(files).reduce((sum, text) => sum + text.length, 0) <= MAX_MANIFEST_CHARS,
+        { message: "must be at most 10 MiB in all" },
+      )
+      .openapi({
+        description:
+          "The chart's files as text, by their path relative to the chart's folder: Chart.yaml, values.yaml, templates/**, and each subchart's charts/<name>/Chart.yaml and templates (requirements.yaml for a v1 chart).",
+        example: {
+          "Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+          "templates/cronjob.yaml":
+            "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: {{ .Release.Name }}-nightly\n",
+        },
+      }),
+    rendered: z.string().max(MAX_MANIFEST_CHARS, "must be at most 10 MiB").nullish().openapi({
+      description:
+        "What `helm template <release> <chart> --kube-version <target>` printed for these files: scanned whole, each finding traced to its template by helm's # Source: comments. Without it the templates are read directly (apiVersion and kind only) and the answer says complete: false.",
+    }),
+    targetVersion,
+    fromVersion: shortText("The version the cluster runs now (as in scan).", "1.24").nullish(),
+    detail,
+  })
+  .openapi("ChartScanRequest");
