@@ -73,8 +73,13 @@ export function describePath(path: FieldPath): string {
 }
 
 /** The object converted by the record's steps, with its new apiVersion. */
-export function convertObject(object: PlainMap, conversion: ApiConversionRecord): ConvertedObject {
+export function convertObject(
+  object: PlainMap,
+  conversion: ApiConversionRecord,
+  opaque: (value: unknown) => boolean = () => false,
+): ConvertedObject {
   const state: ConversionState = {
+    opaque,
     root: structuredClone<PlainMap>(object),
     changes: [],
     renames: [],
@@ -89,6 +94,8 @@ export function convertObject(object: PlainMap, conversion: ApiConversionRecord)
 }
 
 interface ConversionState {
+  /** A value whose content is not known (a template's action): a step whose condition reads it cannot apply. */
+  readonly opaque: (value: unknown) => boolean;
   root: PlainMap;
   changes: FieldChange[];
   renames: KeyRename[];
@@ -173,6 +180,7 @@ function moveField(state: ConversionState, place: Place, step: MoveStep): void {
   const source = holder(place.map, fromKeys);
   if (source === null || !(source.key in source.map)) return;
   const value = source.map[source.key];
+  if (step.when !== undefined && !unknowable(state, place, fromKeys, value)) return;
   if (step.when === "integer" && !Number.isInteger(value)) return;
   if (step.when === "string" && typeof value !== "string") return;
   const fromPath = [...place.path, ...fromKeys];
@@ -331,6 +339,7 @@ function dropField(
   const target = holder(place.map, keys);
   if (target === null || !(target.key in target.map)) return;
   const value = target.map[target.key];
+  if (step.whenEquals !== undefined && !unknowable(state, place, keys, value)) return;
   if (step.whenEquals !== undefined && value !== step.whenEquals) return;
   delete target.map[target.key];
   const lossy = step.lossy !== undefined && !isEmpty(value) ? step.lossy : null;
@@ -348,6 +357,7 @@ function replaceField(
   const target = holder(place.map, keys);
   if (target === null || !(target.key in target.map)) return;
   const value = target.map[target.key];
+  if (!unknowable(state, place, keys, value)) return;
   const applies =
     step.whenEmptyMap === true
       ? isPlainMap(value) && Object.keys(value).length === 0
@@ -382,4 +392,17 @@ export function followedBy(first: ConvertedObject, next: ConvertedObject): Conve
     ],
     problems: [...first.problems, ...next.problems],
   };
+}
+
+/** True when the step may read the value; an opaque one is a problem (the step's condition cannot be judged). */
+function unknowable(
+  state: ConversionState,
+  place: Place,
+  keys: readonly string[],
+  value: unknown,
+): boolean {
+  if (!state.opaque(value)) return true;
+  const problem = `${describePath([...place.path, ...keys])} is templated: what it renders to decides how it converts`;
+  if (!state.problems.includes(problem)) state.problems.push(problem);
+  return false;
 }

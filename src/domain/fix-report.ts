@@ -3,6 +3,7 @@
  * of the input that rewrite it; and the rewritten manifests with their diff and their scan.
  */
 import type { FieldChange } from "./conversion-steps.js";
+import type { Finding } from "./findings.js";
 import type { ManifestScanReport } from "./scan.js";
 import type { ManifestFinding, placeOf } from "./scan-findings.js";
 
@@ -52,4 +53,6 @@ export interface ManifestFixReport {
   readonly objects: readonly ObjectFix[];
   /** The scan of the rewritten manifests at the target: what is still wrong after the fix. */
   readonly after: ManifestScanReport;
+  /** Documents the fix could not read (nothing in them was fixed), as DOCUMENT_UNREADABLE findings. */
+  readonly notes: readonly Finding[];
 }

@@ -34,26 +34,47 @@ export interface PlannedFix {
   readonly converted: ConvertedObject | null;
 }
 
+/** What rewriteAll is told beyond the text: the text the edits finally apply to, and edits it must refuse. */
+export interface Writing {
+  /** The text the answer's regions and deleted text are read from (a template, when `text` is it covered). */
+  readonly original: string;
+  /** The edits as made to `original` (a template's actions written back), or why they may not be made. */
+  readonly check: (edits: readonly TextEdit[]) => { edits: TextEdit[] } | { refused: string };
+}
+
 /**
- * The input with every fixable object rewritten. The result is read back: an object that does not read as
- * its conversion (a shape the edits do not handle) is left as it was, with the reason, and the rest is
- * rewritten again without it.
+ * The input with every fixable object rewritten, and the edits that did it. The result is read back: an
+ * object that does not read as its conversion (a shape the edits do not handle) is left as it was, with the
+ * reason, and the rest is rewritten again without it.
  */
-export function rewriteAll(text: string, planned: PlannedFix[]): string {
+export function rewriteAll(
+  text: string,
+  planned: PlannedFix[],
+  writing: Writing = { original: text, check: (edits) => ({ edits: [...edits] }) },
+): { text: string; finalEdits: TextEdit[] } {
   for (;;) {
     const perPlan = new Map<PlannedFix, TextEdit[]>();
+    const finalPerPlan = new Map<PlannedFix, TextEdit[]>();
     const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
     for (const document of new Set(fixed.map((plan) => plan.document))) {
       const plans = fixed.filter((plan) => plan.document === document);
       if (isMap(document.contents) && document.contents.flow === true) {
         // One edit writes the whole JSON document; it is told with the document's first object.
-        perPlan.set(plans[0]!, [jsonDocumentEdit(text, document, plans)]);
+        const edit = jsonDocumentEdit(text, document, plans);
+        perPlan.set(plans[0]!, [edit]);
+        finalPerPlan.set(plans[0]!, [edit]);
         continue;
       }
       const style = blockStyle(text, document);
       for (const plan of plans) {
         try {
-          perPlan.set(plan, objectEdits(text, document, plan.objectPath, plan.converted!, style));
+          const edits = objectEdits(text, document, plan.objectPath, plan.converted!, style);
+          const checked = writing.check(edits);
+          if ("refused" in checked) leaveAsIs(plan, checked.refused);
+          else {
+            perPlan.set(plan, edits);
+            finalPerPlan.set(plan, checked.edits);
+          }
         } catch (error) {
           if (!(error instanceof RewriteRefused)) throw error;
           leaveAsIs(
@@ -66,8 +87,8 @@ export function rewriteAll(text: string, planned: PlannedFix[]): string {
     const rewritten = applyEdits(text, [...perPlan.values()].flat());
     const wrong = misread(rewritten, planned);
     if (wrong.length === 0) {
-      tellReplacements(text, perPlan);
-      return rewritten;
+      tellReplacements(writing.original, finalPerPlan);
+      return { text: rewritten, finalEdits: [...finalPerPlan.values()].flat() };
     }
     for (const plan of wrong)
       leaveAsIs(plan, "its rewritten text did not read back as the conversion; rewrite it by hand");

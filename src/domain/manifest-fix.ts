@@ -24,7 +24,8 @@ import { perList } from "../knowledge/lists.js";
 import { compareMinors } from "../core/versions.js";
 import { findingFor, removalIndex, removalKey } from "./api-removal-findings.js";
 import { describeObject, locate, placeOf, type ManifestFinding } from "./scan-findings.js";
-import { scanManifests, type ScanOptions } from "./scan.js";
+import { scanManifests, type ManifestScanReport, type ScanOptions } from "./scan.js";
+import type { Finding } from "./findings.js";
 import { isPlainMap, type PlainMap } from "./manifest-values.js";
 import { isAbsent, readMinor } from "./version-reader.js";
 import {
@@ -35,6 +36,8 @@ import {
   type FieldPath,
 } from "./conversion-steps.js";
 import { rewriteAll, type PlannedFix } from "./fix-writing.js";
+import { applyEdits, type TextEdit } from "./yaml-rewrite.js";
+import { maskTemplate, templateEdits, type MaskedTemplate } from "./template-mask.js";
 import type { ManifestFixReport } from "./fix-report.js";
 
 export type {
@@ -47,6 +50,11 @@ export type {
 export interface FixOptions extends Pick<ScanOptions, "fromVersion" | "asOf"> {
   /** Apply conversions that lose information (a field with no counterpart, a meaning that changes); they are reported either way. */
   readonly allowLossy?: boolean | null | undefined;
+  /**
+   * The input is a Helm template (`{{ ... }}` actions): objects are read with the actions covered, and a
+   * conversion that would change a templated field is refused for that object, with where.
+   */
+  readonly template?: boolean | null | undefined;
   /** The file name the diff names; "manifests" when absent. */
   readonly fileName?: string | null | undefined;
 }
@@ -72,15 +80,29 @@ export function fixManifests(
   targetVersion: string,
   options: FixOptions = {},
 ): ManifestFixReport {
+  // A template is read with its actions covered (same offsets); its edits are then made to the template.
+  const masked = options.template === true ? maskTemplate(manifests) : null;
+  const text = masked?.text ?? manifests;
   // The scan reads the input first: it refuses what is hostile or malformed with its own messages.
-  const before = scanManifests(snapshot, manifests, targetVersion, options);
+  const before = scanManifests(snapshot, text, targetVersion, options);
   const target = before.targetVersion;
   const from = isAbsent(options.fromVersion)
     ? null
     : readMinor(snapshot, options.fromVersion, "fromVersion");
-  const planned = planFixes(snapshot, manifests, target, from, options.allowLossy === true);
-  const manifestsAfter = rewriteAll(manifests, planned);
-  const after = scanManifests(snapshot, manifestsAfter, target, options);
+  const opaque = (value: unknown): boolean =>
+    masked !== null && typeof value === "string" && value.includes(masked.mark);
+  const planned = planFixes(snapshot, text, target, from, {
+    allowLossy: options.allowLossy === true,
+    opaque,
+  });
+  const written = rewriteAll(text, planned, {
+    original: manifests,
+    check: (edits) =>
+      masked === null ? { edits: [...edits] } : editsOfTemplate(masked, manifests, edits),
+  });
+  const manifestsAfter = masked === null ? written.text : applyEdits(manifests, written.finalEdits);
+  // A template's scan reads it covered, as the fix did.
+  const after = scanManifests(snapshot, written.text, target, options);
   const fileName = options.fileName ?? "manifests";
   return {
     targetVersion: target,
@@ -93,6 +115,7 @@ export function fixManifests(
         : createPatch(fileName, manifests, manifestsAfter, "", "", { context: 3 }),
     objects: planned.map((plan) => plan.fix),
     after,
+    notes: unread(before, masked !== null),
   };
 }
 
@@ -101,7 +124,7 @@ function planFixes(
   text: string,
   target: string,
   from: string | null,
-  allowLossy: boolean,
+  how: HowToConvert,
 ): PlannedFix[] {
   const removals = removalIndex(snapshot);
   const conversions = conversionIndex(snapshot);
@@ -126,7 +149,7 @@ function planFixes(
       );
       const finding = findingFor(record, target, from, place, removals);
       if (finding.code !== "API_REMOVED") continue;
-      const decided = decide(object, finding, conversions, from, allowLossy);
+      const decided = decide(object, finding, conversions, from, how);
       const refused = decided.converted === null ? null : editRefusal(node);
       planned.push({
         documentIndex: index,
@@ -196,6 +219,12 @@ function editRefusal(node: YAMLMap): string | null {
     : null;
 }
 
+/** Whether lossy conversions may be applied, and which values are not known (a template's actions). */
+interface HowToConvert {
+  readonly allowLossy: boolean;
+  readonly opaque: (value: unknown) => boolean;
+}
+
 interface Decision {
   readonly converted: ConvertedObject | null;
   readonly changes: readonly FieldChange[];
@@ -210,7 +239,7 @@ function decide(
   finding: ManifestFinding,
   conversions: ReadonlyMap<string, ApiConversionRecord>,
   from: string | null,
-  allowLossy: boolean,
+  how: HowToConvert,
 ): Decision {
   const goal = finding.replacement;
   let converted: ConvertedObject | null = null;
@@ -241,7 +270,7 @@ function decide(
       return refuse(
         `the knowledge base has no conversion of ${apiVersion} ${finding.kind} to ${goal} (kb/api-conversions.yaml); rewrite it by hand, following the finding`,
       );
-    const next = convertObject(converted?.value ?? object, conversion);
+    const next = convertObject(converted?.value ?? object, conversion, how.opaque);
     converted = converted === null ? next : followedBy(converted, next);
     sourceUrls.push(conversion.sourceUrl);
   }
@@ -249,7 +278,7 @@ function decide(
   if (converted.problems.length > 0)
     return refuse(`the conversion cannot be applied: ${converted.problems.join("; ")}`);
   const lossy = lossesOf(converted);
-  if (lossy.length > 0 && !allowLossy)
+  if (lossy.length > 0 && !how.allowLossy)
     return refuse(
       `the conversion loses information (${lossy.join("; ")}); it is applied only when lossy conversions are allowed`,
     );
@@ -260,4 +289,35 @@ function lossesOf(converted: ConvertedObject | null): string[] {
   return (converted?.changes ?? []).flatMap((change) =>
     change.lossy === null ? [] : [`${change.field}: ${change.lossy}`],
   );
+}
+
+/** A template's edits with its actions written back, or why they cannot be made (where). */
+function editsOfTemplate(
+  masked: MaskedTemplate,
+  template: string,
+  edits: readonly TextEdit[],
+): { edits: TextEdit[] } | { refused: string } {
+  const made = templateEdits(masked, edits);
+  if ("edits" in made) return made;
+  const line = template.slice(0, made.refused).split("\n").length;
+  return {
+    refused: `a field the conversion changes is templated (line ${line} of the template): the template must be changed by hand there`,
+  };
+}
+
+/** The documents the scan could not read are not fixed either; a template's say why in a template's words. */
+function unread(before: ManifestScanReport, template: boolean): Finding[] {
+  return before.notes
+    .filter((note) => note.code === "DOCUMENT_UNREADABLE")
+    .map((note) =>
+      template
+        ? {
+            ...note,
+            message: `${note.message.replace(/; it was skipped.*$/, "")}: read with its template actions covered, it is not YAML (an apiVersion or field chosen by if/else, or an action that writes whole lines); nothing in it was fixed: change it by hand, or render the chart and fix the output`,
+          }
+        : {
+            ...note,
+            message: `${note.message.replace(/; it was skipped.*$/, "")}: nothing in it was fixed`,
+          },
+    );
 }
