@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import fc from "fast-check";
+import { createPatch } from "diff";
 import { parse } from "yaml";
 import { fixManifests, type TextReplacement } from "../src/domain/manifest-fix.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
@@ -249,6 +250,10 @@ describe("fix: generated Ingresses", () => {
         const json = fixManifests(snapshot, `${JSON.stringify(parse(input), null, 4)}\n`, "1.22");
         assert.deepEqual(JSON.parse(json.manifests), fixed);
         assert.equal(applyReplacements(input, object!.replacements), report.manifests);
+        assert.equal(
+          report.diff,
+          createPatch("manifests", input, report.manifests, "", "", { context: 3 }),
+        );
       }),
       { numRuns: 150 },
     );

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
+import { createPatch } from "diff";
 import { fixManifests } from "../src/domain/manifest-fix.js";
 import { isPlainMap } from "../src/domain/manifest-values.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
@@ -98,6 +99,8 @@ describe("fix: each conversion's fixture", () => {
         });
         // RBAC has no shipped schema; every other fixture's converted objects are checked.
         if (!file.startsWith("rbac")) assert.ok(validated > 0, "no converted object was checked");
+        // The diff, worked out from the edits, is the one a line diff of the whole texts gives.
+        assert.equal(report.diff, createPatch(file, input, report.manifests, "", "", { context: 3 }));
         // The diff names the file and says what changed, line by line.
         assert.match(report.diff, new RegExp(`^--- ${file.replace(".", "\\.")}`, "m"));
         assert.ok(

@@ -5,7 +5,7 @@
  */
 import {
   LineCounter,
-  parseAllDocuments,
+  parseDocument,
   isMap,
   isSeq,
   isScalar,
@@ -84,11 +84,11 @@ export function rewriteAll(
         }
       }
     }
-    const rewritten = applyEdits(text, [...perPlan.values()].flat());
-    const wrong = misread(rewritten, planned);
+    const edits = [...perPlan.values()].flat();
+    const wrong = misread(text, edits, planned);
     if (wrong.length === 0) {
       tellReplacements(writing.original, finalPerPlan);
-      return { text: rewritten, finalEdits: [...finalPerPlan.values()].flat() };
+      return { text: applyEdits(text, edits), finalEdits: [...finalPerPlan.values()].flat() };
     }
     for (const plan of wrong)
       leaveAsIs(plan, "its rewritten text did not read back as the conversion; rewrite it by hand");
@@ -128,14 +128,40 @@ function leaveAsIs(plan: PlannedFix, reason: string): void {
 }
 
 /** The fixed objects whose text does not read back as their conversion. */
-function misread(text: string, planned: readonly PlannedFix[]): PlannedFix[] {
+function misread(
+  input: string,
+  edits: readonly TextEdit[],
+  planned: readonly PlannedFix[],
+): PlannedFix[] {
   const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
   if (fixed.length === 0) return [];
-  const documents = parseAllDocuments(text, { merge: true });
+  const output = applyEdits(input, edits);
+  const ordered = [...edits].sort((a, b) => a.end - b.end);
+  // Where an offset of the input is in the output: moved by the edits that end before it.
+  const shifts: number[] = [];
+  ordered.reduce((sum, edit, index) => {
+    shifts[index] = sum + edit.text.length - (edit.end - edit.start);
+    return shifts[index]!;
+  }, 0);
+  const moved = (offset: number): number => {
+    let low = 0;
+    let high = ordered.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (ordered[middle]!.end <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return offset + (low === 0 ? 0 : shifts[low - 1]!);
+  };
+  // Only the documents something was written in are read again, each on its own.
+  const reread = new Map<Document.Parsed, Document.Parsed>();
   return fixed.filter((plan) => {
-    const document = documents[plan.documentIndex];
-    if (document === undefined || !("errors" in document) || document.errors.length > 0)
-      return true;
+    const [start, , end] = plan.document.range;
+    const document =
+      reread.get(plan.document) ??
+      parseDocument(output.slice(moved(start), moved(end)), { merge: true });
+    reread.set(plan.document, document);
+    if (document.errors.length > 0) return true;
     const node = document.getIn(plan.objectPath, true);
     return !isMap(node) || !sameJson(node.toJS(document), plan.converted!.value);
   });

@@ -17,7 +17,6 @@ import {
   type Document,
   type YAMLMap,
 } from "yaml";
-import { createPatch } from "diff";
 import type { ApiConversionRecord } from "../knowledge/records.js";
 import type { KbSnapshot } from "../knowledge/snapshot.js";
 import { perList } from "../knowledge/lists.js";
@@ -36,6 +35,7 @@ import {
   type FieldPath,
 } from "./conversion-steps.js";
 import { rewriteAll, type PlannedFix } from "./fix-writing.js";
+import { unifiedDiff } from "./unified-diff.js";
 import { applyEdits, type TextEdit } from "./yaml-rewrite.js";
 import { maskTemplate, templateEdits, type MaskedTemplate } from "./template-mask.js";
 import type { ManifestFixReport } from "./fix-report.js";
@@ -109,10 +109,7 @@ export function fixManifests(
     kbRevision: snapshot.revision,
     changed: manifestsAfter !== manifests,
     manifests: manifestsAfter,
-    diff:
-      manifestsAfter === manifests
-        ? ""
-        : createPatch(fileName, manifests, manifestsAfter, "", "", { context: 3 }),
+    diff: manifestsAfter === manifests ? "" : unifiedDiff(fileName, manifests, written.finalEdits),
     objects: planned.map((plan) => plan.fix),
     after,
     notes: unread(before, masked !== null),
