@@ -91,6 +91,12 @@ export const OPERATIONS: Readonly<Record<string, unknown>> = {
     rollbackTo: { name: "gpu", kubeletVersion: "1.28.9" },
   },
   "/api/v1/scan": { manifests: cronJob, targetVersion: "1.29", fromVersion: "1.24" },
+  "/api/v1/fix": {
+    manifests: cronJob,
+    targetVersion: "1.25",
+    fromVersion: "1.21",
+    fileName: "jobs.yaml",
+  },
   "/api/v1/scan/cluster": {
     targetVersion: "1.25",
     metrics,

@@ -60,6 +60,23 @@ const COMMAND_HELP: Readonly<
       "helm template shop ./chart | kubecompat scan --to 1.29 -",
     ],
   },
+  fix: {
+    line: "rewrite objects of API versions a target removes to their replacements",
+    usage: ["kubecompat fix --to VERSION [--from VERSION] [--allow-lossy] [--write] PATH..."],
+    summary:
+      "Rewrites each object whose API version the target no longer serves to its replacement, converting the\n" +
+      "fields that changed; comments, order and quoting elsewhere stay. Each file is sent on its own to\n" +
+      "POST /api/v1/fix. Without --write, prints each file's diff; with --write, writes each changed file in\n" +
+      "place (never an unchanged one; for - the new text goes to stdout). Objects left as they are are listed\n" +
+      "with the reason, lossy conversions (only with --allow-lossy) with what they lose. Exit 1 when anything\n" +
+      "changed or would change, or an object is left unfixed; 0 when there is nothing to fix.",
+    examples: [
+      "kubecompat fix --to 1.25 manifests/",
+      "kubecompat fix --to 1.25 --write manifests/",
+      "kubecompat fix --to 1.22 --output sarif ingress.yaml > fix.sarif",
+      "helm template shop ./chart | kubecompat fix --to 1.25 --write - > fixed.yaml",
+    ],
+  },
   collect: {
     line: "gather what the checks need from a running cluster with your kubectl, into one bundle file",
     usage: ["kubecompat collect [--context NAME] [--output-file FILE]"],
