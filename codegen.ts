@@ -61,6 +61,10 @@ const config: CodegenConfig = {
           UpgradeStep: "../../domain/upgrade.js#UpgradeStep as DomainUpgradeStep",
           ManifestScanReport: "../answer-detail.js#ManifestScanAnswer",
           ClusterScanReport: "../answer-detail.js#ClusterScanAnswer",
+          FixReport: "../answer-detail.js#FixAnswer",
+          ObjectFix: "../../domain/manifest-fix.js#ObjectFix as DomainObjectFix",
+          FieldChange: "../../domain/conversion-steps.js#FieldChange as DomainFieldChange",
+          TextReplacement: "../../domain/manifest-fix.js#TextReplacement as DomainTextReplacement",
           EvidenceFinding:
             "../../domain/cluster-evidence.js#EvidenceFinding as DomainEvidenceFinding",
           ManifestFinding: "../../domain/scan.js#ManifestFinding as DomainManifestFinding",

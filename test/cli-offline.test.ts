@@ -69,6 +69,14 @@ const QUESTIONS: ReadonlyArray<{ readonly name: string; readonly args: readonly 
     args: ["scan", "--to", "1.25", at("manifests", "gitops-prod-concatenated.yaml"), "-o", "sarif"],
   },
   {
+    name: "fix manifests (the diff; nothing is written)",
+    args: ["fix", "--to", "1.22", at("fix", "ingress-extensions-v1beta1.yaml")],
+  },
+  {
+    name: "fix manifests as SARIF with fixes",
+    args: ["fix", "--to", "1.25", at("fix", "endpointslice-v1beta1.yaml"), "-o", "sarif"],
+  },
+  {
     name: "scan what runs in a cluster",
     args: [
       "scan-cluster",

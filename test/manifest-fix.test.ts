@@ -100,7 +100,10 @@ describe("fix: each conversion's fixture", () => {
         // RBAC has no shipped schema; every other fixture's converted objects are checked.
         if (!file.startsWith("rbac")) assert.ok(validated > 0, "no converted object was checked");
         // The diff, worked out from the edits, is the one a line diff of the whole texts gives.
-        assert.equal(report.diff, createPatch(file, input, report.manifests, "", "", { context: 3 }));
+        assert.equal(
+          report.diff,
+          createPatch(file, input, report.manifests, "", "", { context: 3 }),
+        );
         // The diff names the file and says what changed, line by line.
         assert.match(report.diff, new RegExp(`^--- ${file.replace(".", "\\.")}`, "m"));
         assert.ok(

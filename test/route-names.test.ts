@@ -154,6 +154,28 @@ describe("route names in logs and metrics, and 405", () => {
     assert.ok(!metrics.includes("/api/v1/no-such-route"), "unknown paths do not become labels");
   });
 
+  it("names POST /api/v1/fix by its route, with a YAML body and the question in the query string, answered or refused", async () => {
+    const yaml = (query: string, body: string): Promise<{ status: number; log: LogLine }> =>
+      send(`/api/v1/fix${query}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/yaml" },
+        body,
+      });
+    const fixed = await yaml(
+      "?targetVersion=1.25&fileName=jobs.yaml",
+      "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n",
+    );
+    assert.equal(fixed.status, 200);
+    assert.equal(fixed.log.path, "/api/v1/fix", "the query string is not part of the path");
+    assert.equal(fixed.log.route, "/api/v1/fix");
+    const refused = await yaml("", "a: 1\n");
+    assert.equal(refused.status, 400, "no targetVersion in the query");
+    assert.equal(refused.log.route, "/api/v1/fix");
+    const get = await send("/api/v1/fix");
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get("allow"), "POST, OPTIONS");
+  });
+
   it("answers a wrong method on an existing route with 405 and Allow, an unknown path with 404", async () => {
     const get = await send("/api/v1/validate");
     assert.equal(get.status, 405);

@@ -115,7 +115,7 @@ describe("SARIF output", () => {
     );
     const refused = await kubecompat(["check", "x.yaml", "-o", "sarif"], { env });
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /--output sarif is for scan and scan-cluster/);
+    assert.match(refused.stderr, /--output sarif is for scan, scan-cluster and fix/);
   });
 
   it("scan writes a JUnit report (ERRORs as failures) and GitHub annotations at file and line", async () => {

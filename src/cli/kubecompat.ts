@@ -12,6 +12,7 @@
  *   kubecompat plan PLAN_FILE --to VERSION [--profile NAME]              POST /api/v1/upgrade-plan
  *   kubecompat plan --kubectl-version FILE --kubectl-nodes FILE --to V   POST /api/v1/upgrade-plan/from-kubectl
  *   kubecompat scan --to VERSION PATH...                                 POST /api/v1/scan, once per file
+ *   kubecompat fix --to VERSION [--allow-lossy] [--write] PATH...        POST /api/v1/fix, once per file
  *   kubecompat nodepool FROM TO --control-plane V [--profile NAME]       POST /api/v1/node-pool/upgrade-check
  *   kubecompat nodepool FROM TO --control-plane V --rollback [...]       POST /api/v1/node-pool/rollback-check
  *                                                                        (FROM as current, TO as rollbackTo)
@@ -99,6 +100,7 @@ import { KubecompatApi } from "./client/api.js";
 import type { CliContext } from "./client/commands.js";
 import { check, plan } from "./client/plan-commands.js";
 import { scan } from "./client/scan-command.js";
+import { fix } from "./client/fix-command.js";
 import { nodepool } from "./client/node-pool-command.js";
 import { impact } from "./client/impact-command.js";
 import { firewall, flows } from "./client/network-commands.js";
@@ -138,6 +140,7 @@ const RUN: Readonly<
   check,
   plan,
   scan: (commandLine, context) => scan(commandLine, context, { kubectl: kubectlFromEnvironment }),
+  fix,
   nodepool,
   impact,
   flows,
@@ -267,6 +270,7 @@ async function main(argv: readonly string[], services: CliServices): Promise<num
     },
     inputs: new InputReader(readStdin),
     write,
+    warn: (text) => process.stderr.write(text),
     version: CLI_VERSION,
   };
   try {

@@ -141,7 +141,7 @@ function misread(
   const shifts: number[] = [];
   ordered.reduce((sum, edit, index) => {
     shifts[index] = sum + edit.text.length - (edit.end - edit.start);
-    return shifts[index]!;
+    return shifts[index];
   }, 0);
   const moved = (offset: number): number => {
     let low = 0;

@@ -15,6 +15,7 @@ import type { FirewallCheck } from "../domain/firewall.js";
 import type { ValidationReport } from "../domain/findings.js";
 import type { NodePoolReport } from "../domain/node-pool.js";
 import type { ManifestScanReport } from "../domain/scan.js";
+import type { ManifestFixReport } from "../domain/manifest-fix.js";
 import type { UpgradePlan } from "../domain/upgrade.js";
 
 export type Detail = "FULL" | "SUMMARY";
@@ -28,6 +29,8 @@ export type ManifestScanAnswer = Answered<ManifestScanReport>;
 export type ClusterScanAnswer = Answered<ClusterScanReport>;
 export type FirewallCheckAnswer = Answered<FirewallCheck>;
 export type NodePoolAnswer = Answered<NodePoolReport>;
+/** fixManifests' answer: its scan after the fix is a scan answer like any other (always FULL). */
+export type FixAnswer = Omit<ManifestFixReport, "after"> & { readonly after: ManifestScanAnswer };
 
 const kept = <T>(list: readonly T[], shown: ReadonlySet<number> | undefined): T[] =>
   list.filter((_entry, index) => shown?.has(index) === true);

@@ -11,7 +11,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import type { Logger } from "../core/logger.js";
 import { MethodNotAllowedError, NotFoundError } from "../core/errors.js";
-import { describeError, errorBody } from "./errors.js";
+import { describeError, detailsOf, errorBody } from "./errors.js";
 import { pathOf, type RouteTable } from "./route-table.js";
 
 /**
@@ -70,11 +70,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       logger.error({ err: caught, requestId: res.getHeader("x-request-id") }, "unhandled error");
     if (described.retryAfterSeconds !== null)
       res.setHeader("Retry-After", String(described.retryAfterSeconds));
-    const details =
-      described.details ??
-      (described.field !== undefined
-        ? [{ field: described.field, message: described.message }]
-        : undefined);
+    const details = detailsOf(described);
     res
       .status(described.status)
       .json(errorBodyFor(req, described.code, described.message, details));

@@ -151,6 +151,16 @@ export function describeError(caught: unknown): DescribedError {
   };
 }
 
+/** The details a body carries: the error's own, else the one field it names (an InputError of the domain). */
+export function detailsOf(described: DescribedError): readonly ErrorDetail[] | undefined {
+  return (
+    described.details ??
+    (described.field !== undefined
+      ? [{ field: described.field, message: described.message }]
+      : undefined)
+  );
+}
+
 /** The one JSON error body of REST and chat: `{"error": {"code", "message", "details"?}}`. */
 export function errorBody(
   code: string,

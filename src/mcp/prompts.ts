@@ -55,7 +55,7 @@ function planText(args: Record<string, string>): string {
     "1. Call validate_cluster with the components and versions (or validate_from_kubectl with kubectl's JSON) to learn where the cluster stands today.",
     `2. Call plan_upgrade (or plan_upgrade_from_kubectl) with current.components and targetVersion "${args.target}": report its status, the blocking findings and the steps in order.`,
     `3. Call release_status for the current minor and for ${args.target}, and upgrade_impact from the current minor to ${args.target} for behaviour changes beyond apiVersions.`,
-    "4. If the user has manifests or Helm releases, call scan_manifests or scan_cluster for the target.",
+    "4. If the user has manifests or Helm releases, call scan_manifests or scan_cluster for the target (fix_manifests rewrites manifests' removed APIs).",
     "5. For each control-plane step, call check_rollback on the state after it if the user needs a way back.",
     'Report every finding whose check is COVERAGE or whose status is NOT_JUDGED as not judged: never call the upgrade safe where kubecompat could not judge. Ask for detail: "full" only when the summary\'s counts show findings you must explain.',
   ].join("\n");
@@ -74,6 +74,7 @@ function manifestsText(args: Record<string, string>): string {
     args.from
       ? `2. Call upgrade_impact from ${args.from} to ${args.target} for the behaviour changes that apply to these objects.`
       : "2. Ask which minor the cluster runs now if the user wants the changes on the way (upgrade_impact).",
+    `3. If objects use removed APIs and the user wants them rewritten, call fix_manifests with the same manifests and targetVersion${args.from ? ` and fromVersion "${args.from}"` : ""}: show its diff, each NOT_FIXED object with its reason, and what any lossy conversion loses (pass allowLossy: true only when the user accepts that); its after.status says what is still wrong.`,
     "Objects kubecompat could not read or judge (DOCUMENT_UNREADABLE, API_NOT_JUDGED) must be named as unchecked, not as clean.",
   ].join("\n");
 }

@@ -22,7 +22,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../core/logger.js";
 import type { LastChecks } from "../domain/coverage-ages.js";
-import { describeError, errorBody } from "../http/errors.js";
+import { describeError, detailsOf, errorBody } from "../http/errors.js";
 import { parseInput } from "../http/input.js";
 import { QUESTIONS, answerIn, type Question } from "../http/questions.js";
 import type { KnowledgeBase } from "../services/knowledge-base.js";
@@ -98,7 +98,7 @@ async function callTool(
     const described = describeError(caught);
     if (described.internal)
       deps.logger.error({ err: caught, requestId: deps.requestId, tool: name }, "MCP tool failed");
-    return toolResult(errorBody(described.code, described.message, described.details), true);
+    return toolResult(errorBody(described.code, described.message, detailsOf(described)), true);
   }
 }
 

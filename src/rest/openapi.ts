@@ -11,6 +11,7 @@ import {
   registerKbExchange,
   registerRecordEdits,
 } from "./openapi-curation.js";
+import { registerFix } from "./openapi-fix.js";
 import { registerFleet } from "./openapi-fleet.js";
 import { registerKnowledgeBaseReads, registerRecordLists } from "./openapi-knowledge.js";
 import { registerProposals } from "./openapi-proposals.js";
@@ -26,6 +27,7 @@ export function buildRegistry(): OpenAPIRegistry {
   registerClusterChecks(registry);
   registerImpactAndFlows(registry);
   registerScans(registry);
+  registerFix(registry);
   const secured = registerBearerAuth(registry);
   registerRecordEdits(registry, secured);
   registerAudit(registry, secured);

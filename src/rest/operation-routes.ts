@@ -1,6 +1,6 @@
 /**
  * The REST operations under /api/v1, one to one with GraphQL's: validate,
- * upgrade-plan, rollback-check and scan, plus the variants that take what
+ * upgrade-plan, rollback-check, scan and fix, plus the variants that take what
  * `kubectl version -o json` and `kubectl get nodes -o json` print. Each
  * route is a question of src/http/questions.ts: the body is parsed with its
  * zod schema and judged by its answer; answers carry the same field names as
@@ -17,6 +17,7 @@ import { CLUSTER_QUESTIONS, answerIn, type Question } from "../http/questions.js
 import { checkRoute, type FindingsSink, type SentAnswer } from "./answers.js";
 import { parseJsonBody, queryParameters } from "./parse.js";
 import { MAX_MANIFEST_CHARS } from "../http/schemas/scan-requests.js";
+import { FIX_MANIFESTS, judgeFix } from "./fix-route.js";
 
 /** Manifests come as JSON or as raw YAML (judgeScan): the one question with a route of its own. */
 const SCAN_MANIFESTS: Question = CLUSTER_QUESTIONS.find(
@@ -42,7 +43,7 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
     router.post(route, checkRoute(kb, answers, options.onFindings, judge));
   // Registration order is the order of the OpenAPI document and docs/routes.md.
   for (const question of CLUSTER_QUESTIONS) {
-    if (question === SCAN_MANIFESTS) continue;
+    if (question === SCAN_MANIFESTS || question === FIX_MANIFESTS) continue;
     check(question.rest.path, (req, snapshot) =>
       answerIn(question, snapshot, parseJsonBody(question.input, req), {}),
     );
@@ -51,6 +52,13 @@ export function operationRoutes(kb: KnowledgeBase, options: OperationRoutesOptio
     "/scan",
     express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
     checkRoute(kb, answers, options.onFindings, judgeScan),
+  );
+  router.post(
+    "/fix",
+    express.text({ type: YAML_TYPES, limit: MAX_MANIFEST_CHARS + 1024 }),
+    checkRoute(kb, answers, options.onFindings, (req, snapshot) =>
+      judgeFix(req, snapshot, YAML_TYPES),
+    ),
   );
   return router;
 }

@@ -15,7 +15,7 @@ export const POST_ROUTES = paths
   .map(([path]) => path);
 /** The operations (not the knowledge-base collections, which take records, nor the import). */
 export const OPERATION_ROUTES = POST_ROUTES.filter((path) =>
-  ["/validate", "/upgrade-plan", "/rollback-check", "/scan", "/node-pool/"].some((part) =>
+  ["/validate", "/upgrade-plan", "/rollback-check", "/scan", "/fix", "/node-pool/"].some((part) =>
     path.includes(part),
   ),
 );
@@ -597,6 +597,38 @@ function sqlEverywhere(): HostileCase[] {
       },
       "nodes.items[0].status.nodeInfo.kubeletVersion",
     ),
+    post(
+      "fix targetVersion",
+      "/api/v1/fix",
+      { manifests: "apiVersion: v1\nkind: Pod\n", targetVersion: SQL },
+      "targetVersion",
+    ),
+    post(
+      "fix fileName (a label, held to 200 characters)",
+      "/api/v1/fix",
+      { manifests: "apiVersion: v1\nkind: Pod\n", targetVersion: "1.25", fileName: SQL.repeat(20) },
+      "fileName",
+    ),
+    {
+      name: "400 for SQL in the YAML fix's targetVersion",
+      method: "POST",
+      path: `/api/v1/fix?targetVersion=${sql}`,
+      body: "apiVersion: v1\nkind: Pod\n",
+      contentType: "application/yaml",
+      status: 400,
+      code: "BAD_USER_INPUT",
+      field: "targetVersion",
+    },
+    {
+      name: "400 for allowLossy that is not true or false in the YAML fix's query",
+      method: "POST",
+      path: "/api/v1/fix?targetVersion=1.25&allowLossy=yes",
+      body: "apiVersion: v1\nkind: Pod\n",
+      contentType: "application/yaml",
+      status: 400,
+      code: "BAD_USER_INPUT",
+      field: "allowLossy",
+    },
     {
       name: "400 for SQL in the YAML scan's targetVersion",
       method: "POST",
@@ -849,6 +881,7 @@ function prototypePollution(): HostileCase[] {
       "/api/v1/scan/chart",
       '{"files": {"Chart.yaml": "name: a\\nversion: 1.0.0\\n"}, "targetVersion": "1.29", "__proto__": {"polluted": "yes"}}',
     ],
+    ["/api/v1/fix", '{"manifests": "", "targetVersion": "1.25", "__proto__": {"polluted": "yes"}}'],
     ["/api/v1/validate/from-kubectl", '{"__proto__": {"polluted": "yes"}}'],
     [
       "/api/v1/upgrade-plan/from-kubectl",
@@ -1108,6 +1141,16 @@ function unknownParameters(): HostileCase[] {
       status: 400,
       code: "BAD_USER_INPUT",
       message: /unknown query parameter/,
+    },
+    {
+      name: "400 for an unknown parameter next to the YAML fix's targetVersion",
+      method: "POST",
+      path: "/api/v1/fix?targetVersion=1.25&detail=full",
+      body: "a: 1\n",
+      contentType: "application/yaml",
+      status: 400,
+      code: "BAD_USER_INPUT",
+      message: /takes only targetVersion, fromVersion, allowLossy, fileName/,
     },
     {
       name: "400 for an unknown parameter next to the YAML scan's targetVersion",

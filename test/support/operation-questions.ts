@@ -99,6 +99,12 @@ export const OPERATIONS: Readonly<Record<string, unknown>> = {
     targetVersion: "1.29",
     fromVersion: "1.24",
   },
+  "/api/v1/fix": {
+    manifests: cronJob,
+    targetVersion: "1.25",
+    fromVersion: "1.21",
+    fileName: "jobs.yaml",
+  },
   "/api/v1/scan/cluster": {
     targetVersion: "1.25",
     metrics,

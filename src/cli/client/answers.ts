@@ -23,6 +23,7 @@ import type {
   ManifestScanReport,
 } from "../../domain/scan.js";
 import type { UpgradePlan, UpgradeStep as DomainUpgradeStep } from "../../domain/upgrade.js";
+import type { ManifestFixReport } from "../../domain/manifest-fix.js";
 import type { ApiRemovalRecord } from "../../knowledge/records.js";
 import { ServerAnswerError } from "./errors.js";
 
@@ -212,6 +213,23 @@ export function asScanAnswer(answer: unknown, server: string, route: string): Sc
   if (!hasFields(answer, { targetVersion: "string", findings: "array" }))
     throw unexpected(server, route);
   return answer as ScanAnswer;
+}
+
+/** POST /api/v1/fix's answer; its scan after the fix is read as a scan's answer. */
+export type FixAnswer = Reading<Received<ManifestFixReport>, { readonly after: ScanAnswer }>;
+
+export function asFixAnswer(answer: unknown, server: string, route: string): FixAnswer {
+  if (
+    !hasFields(answer, {
+      targetVersion: "string",
+      changed: "boolean",
+      manifests: "string",
+      diff: "string",
+      objects: "array",
+    })
+  )
+    throw unexpected(server, route);
+  return answer as FixAnswer;
 }
 
 /**

@@ -8,6 +8,7 @@ export const COMMANDS = [
   "check",
   "plan",
   "scan",
+  "fix",
   "nodepool",
   "impact",
   "flows",
@@ -53,7 +54,7 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
     short: "o",
     value: "FORMAT",
     description:
-      "text (default), json (the server's answer), markdown (a table for a PR comment) sarif (SARIF 2.1.0 for code scanning), junit (a test report) or github (Actions annotations); the last three for scan and scan-cluster",
+      "text (default), json (the server's answer), markdown (a table for a PR comment) sarif (SARIF 2.1.0 for code scanning), junit (a test report) or github (Actions annotations); the last three for scan, scan-cluster and fix",
   },
   {
     name: "fail-on",
@@ -257,6 +258,31 @@ export const COMMAND_FLAGS: Readonly<Record<CommandName, readonly FlagSpec[]>> =
       value: "PATH",
       description:
         "for a kustomization (a folder with kustomization.yaml): the kubectl that builds it with kubectl kustomize (default: $KUBECTL, else kubectl on PATH)",
+    },
+  ],
+  fix: [
+    {
+      name: "to",
+      value: "VERSION",
+      description: "target Kubernetes version, e.g. 1.25 (required)",
+    },
+    {
+      name: "from",
+      value: "VERSION",
+      description:
+        "the version the cluster runs now: an object whose replacement is not served there yet is left as it is",
+    },
+    {
+      name: "allow-lossy",
+      value: null,
+      description:
+        "also apply conversions that lose information (what is lost is printed either way)",
+    },
+    {
+      name: "write",
+      value: null,
+      description:
+        "write each changed file in place (never an unchanged one); without it, print the diffs",
     },
   ],
   impact: [

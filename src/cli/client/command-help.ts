@@ -14,7 +14,14 @@ import {
 const COMMAND_HELP: Readonly<
   Record<
     CommandName,
-    { line: string; usage: readonly string[]; summary: string; examples: readonly string[] }
+    {
+      line: string;
+      usage: readonly string[];
+      summary: string;
+      examples: readonly string[];
+      /** The command's own exit codes, where they are not a verdict's (EXIT_CODES). */
+      exitCodes?: readonly string[];
+    }
   >
 > = {
   check: {
@@ -71,6 +78,28 @@ const COMMAND_HELP: Readonly<
       "kubecompat scan --to 1.29 --no-helm shop-1.4.2.tgz -o sarif > kubecompat.sarif",
       "kubecompat scan --to 1.29 deploy/overlays/prod",
       "helm template shop ./chart | kubecompat scan --to 1.29 -",
+    ],
+  },
+  fix: {
+    line: "rewrite objects of API versions a target removes to their replacements",
+    usage: ["kubecompat fix --to VERSION [--from VERSION] [--allow-lossy] [--write] PATH..."],
+    summary:
+      "Rewrites each object whose API version the target no longer serves to its replacement, converting the\n" +
+      "fields that changed; comments, order and quoting elsewhere stay. Each file is sent on its own to\n" +
+      "POST /api/v1/fix. Without --write, prints each file's diff; with --write, writes each changed file in\n" +
+      "place (never an unchanged one; for - the new text goes to stdout). Objects left as they are are listed\n" +
+      "with the reason, lossy conversions (only with --allow-lossy) with what they lose.",
+    examples: [
+      "kubecompat fix --to 1.25 manifests/",
+      "kubecompat fix --to 1.25 --write manifests/",
+      "kubecompat fix --to 1.22 --output sarif ingress.yaml > fix.sarif",
+      "helm template shop ./chart | kubecompat fix --to 1.25 --write - > fixed.yaml",
+    ],
+    exitCodes: [
+      "Exit codes (--fail-on does not apply):",
+      "  0  nothing to change, and no object left unfixed",
+      "  1  a file changed (with --write) or would change, or an object is left unfixed",
+      "  2  the question could not be asked: wrong usage, a missing or invalid file, the server unreachable or refusing the request",
     ],
   },
   collect: {
@@ -304,7 +333,7 @@ export function commandHelp(command: CommandName): string {
     "Examples:",
     ...help.examples.map((line) => `  ${line}`),
     "",
-    ...EXIT_CODES,
+    ...(help.exitCodes ?? EXIT_CODES),
     "",
   ].join("\n");
 }

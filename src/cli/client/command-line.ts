@@ -199,10 +199,11 @@ export function outputFormat(commandLine: CommandLine): OutputFormat {
   if (
     (value === "sarif" || value === "junit" || value === "github") &&
     commandLine.command !== "scan" &&
-    commandLine.command !== "scan-cluster"
+    commandLine.command !== "scan-cluster" &&
+    commandLine.command !== "fix"
   ) {
     throw new UsageError(
-      `--output ${value} is for scan and scan-cluster, whose findings have places in files or in the cluster; use json or markdown here`,
+      `--output ${value} is for scan, scan-cluster and fix, whose findings have places in files or in the cluster; use json or markdown here`,
       commandOrNull(commandLine.command),
     );
   }

@@ -23,11 +23,13 @@ export interface CliContext {
   readonly style: TextStyle;
   readonly inputs: InputReader;
   readonly write: (text: string) => void;
+  /** Where to say what happened when stdout carries something else (fix --write -); stdout when absent. */
+  readonly warn?: (text: string) => void;
   /** The CLI's own version (SARIF names the tool's). */
   readonly version?: string;
 }
 
-export function requiredTarget(command: "plan" | "scan", commandLine: CommandLine): string {
+export function requiredTarget(command: "plan" | "scan" | "fix", commandLine: CommandLine): string {
   const to = flagValue(commandLine, "to");
   if (to === undefined)
     throw new UsageError(

@@ -1,7 +1,8 @@
 /**
  * SARIF 2.1.0 for code-scanning tools (GitHub code scanning, Azure DevOps, SonarQube): one run of the tool
  * "kubecompat"; each finding code is a rule with its description (from src/domain/findings.ts) and the source
- * it cites; each finding a result at its file and line when it has one.
+ * it cites; each finding a result at its file and line when it has one, with the fixes that resolve it when
+ * it has some (`kubecompat fix`).
  */
 import { FINDING_CODES } from "../../domain/findings.js";
 
@@ -15,6 +16,20 @@ export interface SarifFinding {
   readonly line?: number | null;
   /** Where it is when there is no file: a Helm release, an object, an API. */
   readonly logicalLocation?: string | null;
+  /** Edits of `file` that resolve the finding (`kubecompat fix`), each a SARIF fix of that one file. */
+  readonly fixes?: readonly SarifFix[];
+}
+
+export interface SarifFix {
+  readonly description: string;
+  /** Regions of the file as it was (1-based, the end exclusive) and their new text; none overlap. */
+  readonly replacements: ReadonlyArray<{
+    readonly startLine: number;
+    readonly startColumn: number;
+    readonly endLine: number;
+    readonly endColumn: number;
+    readonly insertedText: string;
+  }>;
 }
 
 const LEVEL: Readonly<Record<string, "error" | "warning" | "note">> = {
@@ -64,12 +79,30 @@ export function sarifLog(
       : undefined;
     const location =
       physical === undefined && logical === undefined ? undefined : { ...physical, ...logical };
+    const fixes =
+      entry.fixes !== undefined && entry.fixes.length > 0 && physical !== undefined
+        ? entry.fixes.map((fix) => ({
+            description: { text: fix.description },
+            artifactChanges: [
+              {
+                artifactLocation: physical.physicalLocation.artifactLocation,
+                replacements: fix.replacements.map(
+                  ({ startLine, startColumn, endLine, endColumn, insertedText }) => ({
+                    deletedRegion: { startLine, startColumn, endLine, endColumn },
+                    insertedContent: { text: insertedText },
+                  }),
+                ),
+              },
+            ],
+          }))
+        : undefined;
     return {
       ruleId: entry.code,
       ruleIndex: codes.indexOf(entry.code),
       level: LEVEL[entry.severity] ?? "note",
       message: { text: entry.message },
       ...(location === undefined ? {} : { locations: [location] }),
+      ...(fixes === undefined ? {} : { fixes }),
     };
   });
   return {

@@ -4,11 +4,13 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { ComponentRecord, PortRecord, LinkRecord, ProfileRecord, SkewRuleRecord, ApiRemovalRecord, ReleaseRecord, UpgradeDependencyRecord, RuntimeRequirementRecord, RecommendationRecord, FlagChangeRecord, ProxyModeRecord, RuntimeReleaseRecord, HostRequirementRecord, CoverageRecord, ApiGroupVersionRecord, BehaviourChangeRecord, FeatureGateRecord, ConfigurationApiRecord, ControllerRecord, FieldRuleRecord, AddonRecord, AddonApiRecord, PlatformRecord, NetworkFlowRecord } from '../../knowledge/records.js';
 import type { UpgradeImpact as DomainUpgradeImpact, ImpactRelease as DomainImpactRelease, ImpactItem as DomainImpactItem, ImpactArea as DomainImpactArea } from '../../domain/impact.js';
 import type { FlowList as DomainFlowList } from '../../domain/firewall.js';
-import type { FirewallCheckAnswer, ValidationReportAnswer, UpgradePlanAnswer, ManifestScanAnswer, ClusterScanAnswer, NodePoolAnswer } from '../answer-detail.js';
+import type { FirewallCheckAnswer, ValidationReportAnswer, UpgradePlanAnswer, ManifestScanAnswer, ClusterScanAnswer, FixAnswer, NodePoolAnswer } from '../answer-detail.js';
 import type { ChangeFinding as DomainChangeFinding, ManifestFinding as DomainManifestFinding } from '../../domain/scan.js';
 import type { KbSummary } from '../../domain/catalog.js';
 import type { Finding as DomainFinding } from '../../domain/findings.js';
 import type { UpgradeStep as DomainUpgradeStep } from '../../domain/upgrade.js';
+import type { ObjectFix as DomainObjectFix, TextReplacement as DomainTextReplacement } from '../../domain/manifest-fix.js';
+import type { FieldChange as DomainFieldChange } from '../../domain/conversion-steps.js';
 import type { EvidenceFinding as DomainEvidenceFinding } from '../../domain/cluster-evidence.js';
 import type { AnswerSummary as DomainAnswerSummary } from '../../domain/answer-summary.js';
 import type { StoredProposal } from '../../services/proposals.js';
@@ -758,6 +760,38 @@ export type FeatureGateStage = {
   toVersion?: Maybe<Scalars['String']['output']>;
 };
 
+/** One change a conversion makes in an object. */
+export type FieldChange = {
+  __typename?: 'FieldChange';
+  /** What kind of change. */
+  action: FieldChangeAction;
+  /** Where, as written in the input: spec.rules[0].http.paths[0].backend.serviceName. */
+  field: Scalars['String']['output'];
+  /** What is lost; null when nothing is. */
+  lossy?: Maybe<Scalars['String']['output']>;
+  /** Why (the conversion step's note), or null. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** Where a moved field went; null otherwise. */
+  to?: Maybe<Scalars['String']['output']>;
+  /** The value set, added or dropped; null for moves. */
+  value?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** How a field changes in a conversion. */
+export type FieldChangeAction =
+  /** A field added with the default the replacement requires (pathType). */
+  | 'ADDED'
+  /** The apiVersion itself. */
+  | 'API_VERSION'
+  /** A field dropped (it has no counterpart). */
+  | 'DROPPED'
+  /** A field moved or renamed; `to` says where. */
+  | 'MOVED'
+  /** A field's value replaced by another form. */
+  | 'REPLACED'
+  /** A field set beside a moved one (target.type: Utilization). */
+  | 'SET';
+
 /** A field-level scan rule. */
 export type FieldRule = {
   __typename?: 'FieldRule';
@@ -1041,6 +1075,25 @@ export type FirewallRules = {
   notes: Array<Finding>;
   /** The file's text. */
   rules: Scalars['String']['output'];
+};
+
+/** The answer of fixManifests: the manifests rewritten where the target removes their APIs. */
+export type FixReport = {
+  __typename?: 'FixReport';
+  /** The scan of the rewritten manifests at the target: what is still wrong after the fix. */
+  after: ManifestScanReport;
+  /** True when the text changed. */
+  changed: Scalars['Boolean']['output'];
+  /** A unified diff of the input to the rewritten manifests; empty when nothing changed. */
+  diff: Scalars['String']['output'];
+  /** The knowledge-base revision the fix was made against. */
+  kbRevision: Scalars['Int']['output'];
+  /** The manifests rewritten (the input itself when nothing changed). */
+  manifests: Scalars['String']['output'];
+  /** Every object of an API removed at the target, fixed or not, in input order. */
+  objects: Array<ObjectFix>;
+  /** The target minor. */
+  targetVersion: Scalars['String']['output'];
 };
 
 /** A flag or configuration field of a component that was deprecated or removed. */
@@ -2196,6 +2249,50 @@ export type NodeRole =
   /** Worker nodes. */
   | 'WORKER';
 
+/** What fixManifests did with one object of a removed apiVersion. */
+export type ObjectFix = {
+  __typename?: 'ObjectFix';
+  /** The object's apiVersion as written, e.g. extensions/v1beta1. */
+  apiVersion: Scalars['String']['output'];
+  /** The field changes, in order; for NOT_FIXED, those the conversion would make. */
+  changes: Array<FieldChange>;
+  /** 0-based index of the YAML document in the input. */
+  documentIndex: Scalars['Int']['output'];
+  /** The scan's finding about the object, before the fix. */
+  finding: ManifestFinding;
+  /** The object's kind, e.g. Ingress. */
+  kind: Scalars['String']['output'];
+  /** 1-based line where the object starts. */
+  line: Scalars['Int']['output'];
+  /** What the conversion loses; applied only with allowLossy. */
+  lossy: Array<Scalars['String']['output']>;
+  /** metadata.name, else metadata.generateName; null when the object has neither. */
+  name?: Maybe<Scalars['String']['output']>;
+  /** metadata.namespace; null when the object does not set it. */
+  namespace?: Maybe<Scalars['String']['output']>;
+  /** How the text was written where that is worth saying (a JSON document written again whole). */
+  notes: Array<Scalars['String']['output']>;
+  /** Why the object was left as it is; null when fixed. */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** The edits of the input that fix the object (none when NOT_FIXED), as SARIF's fixes take them. */
+  replacements: Array<TextReplacement>;
+  /** helm's `# Source:` template path of the document, when present. */
+  source?: Maybe<Scalars['String']['output']>;
+  /** The conversions' sources, one per step of the way. */
+  sourceUrls: Array<Scalars['String']['output']>;
+  /** FIXED, or NOT_FIXED with a reason. */
+  status: ObjectFixStatus;
+  /** The apiVersion it was rewritten to (or would be, for NOT_FIXED): the scan's advised replacement; null when none exists. */
+  toApiVersion?: Maybe<Scalars['String']['output']>;
+};
+
+/** Whether fixManifests rewrote an object. */
+export type ObjectFixStatus =
+  /** Rewritten to its replacement apiVersion. */
+  | 'FIXED'
+  /** Left as it is; `reason` says why. */
+  | 'NOT_FIXED';
+
 /** Where a component belongs. */
 export type Plane =
   /** Client tools such as kubectl. */
@@ -2522,6 +2619,16 @@ export type Query = {
   fieldRules: Array<FieldRule>;
   /** The flows as firewall rules: an nftables file, an iptables-restore file, or a JSON list for Terraform and security-group tools. */
   firewallRules: FirewallRules;
+  /**
+   * The manifests of scanManifests with every object whose apiVersion `targetVersion` no
+   * longer serves rewritten to its replacement: the fields that changed are converted by
+   * the knowledge base's sourced conversions, and the rest of the text stays as it was
+   * (comments, order, quoting). An object is left as it is, with the reason, when no
+   * conversion is known, when its replacement is not served at `fromVersion` yet, when the
+   * conversion loses information and `allowLossy` is not true, or when its text cannot be
+   * edited safely. Nothing is written anywhere: the answer holds the new text and a diff.
+   */
+  fixManifests: FixReport;
   /** Deprecated and removed command-line flags and configuration fields, optionally of one component. */
   flagChanges: Array<FlagChange>;
   /**
@@ -2836,6 +2943,25 @@ export type QueryFirewallRulesArgs = {
   from?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['String']['input']>;
   version?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
+export type QueryFixManifestsArgs = {
+  allowLossy?: InputMaybe<Scalars['Boolean']['input']>;
+  fileName?: InputMaybe<Scalars['String']['input']>;
+  fromVersion?: InputMaybe<Scalars['String']['input']>;
+  manifests: Scalars['String']['input'];
+  targetVersion: Scalars['String']['input'];
 };
 
 
@@ -3477,6 +3603,23 @@ export type SummaryFinding = {
   severity: Severity;
 };
 
+/** A region of the input and the text that replaces it: 1-based lines and columns, the end the position after the last character (SARIF's deletedRegion). */
+export type TextReplacement = {
+  __typename?: 'TextReplacement';
+  /** The text of the region in the input. */
+  deletedText: Scalars['String']['output'];
+  /** The column after its last character. */
+  endColumn: Scalars['Int']['output'];
+  /** The line where it ends. */
+  endLine: Scalars['Int']['output'];
+  /** The text that replaces it. */
+  insertedText: Scalars['String']['output'];
+  /** The column of its first character. */
+  startColumn: Scalars['Int']['output'];
+  /** The region's first line. */
+  startLine: Scalars['Int']['output'];
+};
+
 /** `before` is upgraded before `after`. */
 export type UpgradeDependency = {
   __typename?: 'UpgradeDependency';
@@ -3716,6 +3859,8 @@ export type ResolversTypes = {
   EvidenceFinding: ResolverTypeWrapper<DomainEvidenceFinding>;
   FeatureGate: ResolverTypeWrapper<FeatureGateRecord>;
   FeatureGateStage: ResolverTypeWrapper<FeatureGateStage>;
+  FieldChange: ResolverTypeWrapper<DomainFieldChange>;
+  FieldChangeAction: FieldChangeAction;
   FieldRule: ResolverTypeWrapper<FieldRuleRecord>;
   FieldRuleSeverity: ResolverTypeWrapper<FieldRuleSeverity>;
   Finding: ResolverTypeWrapper<DomainFinding>;
@@ -3723,6 +3868,7 @@ export type ResolversTypes = {
   FirewallCheck: ResolverTypeWrapper<FirewallCheckAnswer>;
   FirewallFormat: FirewallFormat;
   FirewallRules: ResolverTypeWrapper<Omit<FirewallRules, 'notes'> & { notes: Array<ResolversTypes['Finding']> }>;
+  FixReport: ResolverTypeWrapper<FixAnswer>;
   FlagChange: ResolverTypeWrapper<FlagChangeRecord>;
   FleetBaselineCheck: ResolverTypeWrapper<FleetBaselineCheck>;
   FleetCluster: ResolverTypeWrapper<FleetClusterModel>;
@@ -3775,6 +3921,8 @@ export type ResolversTypes = {
   NodePoolSpecInput: NodePoolSpecInput;
   NodePoolStep: ResolverTypeWrapper<NodePoolStep>;
   NodeRole: NodeRole;
+  ObjectFix: ResolverTypeWrapper<DomainObjectFix>;
+  ObjectFixStatus: ObjectFixStatus;
   Plane: Plane;
   Platform: ResolverTypeWrapper<PlatformRecord>;
   PlatformFact: ResolverTypeWrapper<PlatformFact>;
@@ -3809,6 +3957,7 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   SubscribeFleetInput: SubscribeFleetInput;
   SummaryFinding: ResolverTypeWrapper<SummaryFinding>;
+  TextReplacement: ResolverTypeWrapper<DomainTextReplacement>;
   UpgradeDependency: ResolverTypeWrapper<UpgradeDependencyRecord>;
   UpgradeImpact: ResolverTypeWrapper<DomainUpgradeImpact>;
   UpgradePlan: ResolverTypeWrapper<UpgradePlanAnswer>;
@@ -3852,11 +4001,13 @@ export type ResolversParentTypes = {
   EvidenceFinding: DomainEvidenceFinding;
   FeatureGate: FeatureGateRecord;
   FeatureGateStage: FeatureGateStage;
+  FieldChange: DomainFieldChange;
   FieldRule: FieldRuleRecord;
   FieldRuleSeverity: FieldRuleSeverity;
   Finding: DomainFinding;
   FirewallCheck: FirewallCheckAnswer;
   FirewallRules: Omit<FirewallRules, 'notes'> & { notes: Array<ResolversParentTypes['Finding']> };
+  FixReport: FixAnswer;
   FlagChange: FlagChangeRecord;
   FleetBaselineCheck: FleetBaselineCheck;
   FleetCluster: FleetClusterModel;
@@ -3904,6 +4055,7 @@ export type ResolversParentTypes = {
   NodePoolReport: NodePoolAnswer;
   NodePoolSpecInput: NodePoolSpecInput;
   NodePoolStep: NodePoolStep;
+  ObjectFix: DomainObjectFix;
   Platform: PlatformRecord;
   PlatformFact: PlatformFact;
   PlatformRelease: PlatformRelease;
@@ -3931,6 +4083,7 @@ export type ResolversParentTypes = {
   String: Scalars['String']['output'];
   SubscribeFleetInput: SubscribeFleetInput;
   SummaryFinding: SummaryFinding;
+  TextReplacement: DomainTextReplacement;
   UpgradeDependency: UpgradeDependencyRecord;
   UpgradeImpact: DomainUpgradeImpact;
   UpgradePlan: UpgradePlanAnswer;
@@ -4273,6 +4426,15 @@ export type FeatureGateStageResolvers<ContextType = GraphQLContext, ParentType e
   toVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type FieldChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FieldChange'] = ResolversParentTypes['FieldChange']> = {
+  action?: Resolver<ResolversTypes['FieldChangeAction'], ParentType, ContextType>;
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lossy?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  to?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
 export type FieldRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FieldRule'] = ResolversParentTypes['FieldRule']> = {
   advice?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   behaviourChange?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -4321,6 +4483,16 @@ export type FirewallRulesResolvers<ContextType = GraphQLContext, ParentType exte
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   rules?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FixReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FixReport'] = ResolversParentTypes['FixReport']> = {
+  after?: Resolver<ResolversTypes['ManifestScanReport'], ParentType, ContextType>;
+  changed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  diff?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  manifests?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  objects?: Resolver<Array<ResolversTypes['ObjectFix']>, ParentType, ContextType>;
+  targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type FlagChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FlagChange'] = ResolversParentTypes['FlagChange']> = {
@@ -4721,6 +4893,25 @@ export type NodePoolStepResolvers<ContextType = GraphQLContext, ParentType exten
   toVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type ObjectFixResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ObjectFix'] = ResolversParentTypes['ObjectFix']> = {
+  apiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  changes?: Resolver<Array<ResolversTypes['FieldChange']>, ParentType, ContextType>;
+  documentIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  finding?: Resolver<ResolversTypes['ManifestFinding'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  line?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  lossy?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  namespace?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replacements?: Resolver<Array<ResolversTypes['TextReplacement']>, ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sourceUrls?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ObjectFixStatus'], ParentType, ContextType>;
+  toApiVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type PlatformResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Platform'] = ResolversParentTypes['Platform']> = {
   displayName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   facts?: Resolver<Array<ResolversTypes['PlatformFact']>, ParentType, ContextType>;
@@ -4866,6 +5057,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   featureGates?: Resolver<Array<ResolversTypes['FeatureGate']>, ParentType, ContextType, Partial<QueryFeatureGatesArgs>>;
   fieldRules?: Resolver<Array<ResolversTypes['FieldRule']>, ParentType, ContextType>;
   firewallRules?: Resolver<ResolversTypes['FirewallRules'], ParentType, ContextType, Partial<QueryFirewallRulesArgs>>;
+  fixManifests?: Resolver<ResolversTypes['FixReport'], ParentType, ContextType, RequireFields<QueryFixManifestsArgs, 'manifests' | 'targetVersion'>>;
   flagChanges?: Resolver<Array<ResolversTypes['FlagChange']>, ParentType, ContextType, Partial<QueryFlagChangesArgs>>;
   fleetBaselineCheck?: Resolver<ResolversTypes['FleetBaselineCheck'], ParentType, ContextType, RequireFields<QueryFleetBaselineCheckArgs, 'name' | 'state'>>;
   fleetCluster?: Resolver<Maybe<ResolversTypes['FleetCluster']>, ParentType, ContextType, RequireFields<QueryFleetClusterArgs, 'name'>>;
@@ -5020,6 +5212,15 @@ export type SummaryFindingResolvers<ContextType = GraphQLContext, ParentType ext
   severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
 };
 
+export type TextReplacementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TextReplacement'] = ResolversParentTypes['TextReplacement']> = {
+  deletedText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  endColumn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  endLine?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  insertedText?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  startColumn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  startLine?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type UpgradeDependencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpgradeDependency'] = ResolversParentTypes['UpgradeDependency']> = {
   after?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   before?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5103,11 +5304,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   EvidenceFinding?: EvidenceFindingResolvers<ContextType>;
   FeatureGate?: FeatureGateResolvers<ContextType>;
   FeatureGateStage?: FeatureGateStageResolvers<ContextType>;
+  FieldChange?: FieldChangeResolvers<ContextType>;
   FieldRule?: FieldRuleResolvers<ContextType>;
   FieldRuleSeverity?: FieldRuleSeverityResolvers<ContextType>;
   Finding?: FindingResolvers<ContextType>;
   FirewallCheck?: FirewallCheckResolvers<ContextType>;
   FirewallRules?: FirewallRulesResolvers<ContextType>;
+  FixReport?: FixReportResolvers<ContextType>;
   FlagChange?: FlagChangeResolvers<ContextType>;
   FleetBaselineCheck?: FleetBaselineCheckResolvers<ContextType>;
   FleetCluster?: FleetClusterResolvers<ContextType>;
@@ -5148,6 +5351,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   NetworkFlow?: NetworkFlowResolvers<ContextType>;
   NodePoolReport?: NodePoolReportResolvers<ContextType>;
   NodePoolStep?: NodePoolStepResolvers<ContextType>;
+  ObjectFix?: ObjectFixResolvers<ContextType>;
   Platform?: PlatformResolvers<ContextType>;
   PlatformFact?: PlatformFactResolvers<ContextType>;
   PlatformRelease?: PlatformReleaseResolvers<ContextType>;
@@ -5172,6 +5376,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SkewCondition?: SkewConditionResolvers<ContextType>;
   SkewRule?: SkewRuleResolvers<ContextType>;
   SummaryFinding?: SummaryFindingResolvers<ContextType>;
+  TextReplacement?: TextReplacementResolvers<ContextType>;
   UpgradeDependency?: UpgradeDependencyResolvers<ContextType>;
   UpgradeImpact?: UpgradeImpactResolvers<ContextType>;
   UpgradePlan?: UpgradePlanResolvers<ContextType>;
