@@ -213,13 +213,14 @@ export const resolvers: Resolvers = {
     // The scan after the fix is answered whole, as scanManifests answers with detail FULL.
     fixManifests: (
       _parent,
-      { manifests, targetVersion, fromVersion, allowLossy, fileName },
+      { manifests, targetVersion, fromVersion, allowLossy, fileName, template },
       { snapshot },
     ) => {
       const report = fixManifests(snapshot, manifests, targetVersion, {
         fromVersion,
         allowLossy,
         fileName,
+        template,
       });
       return { ...report, after: inDetail(report.after, "FULL") };
     },

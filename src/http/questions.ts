@@ -248,6 +248,7 @@ export const CLUSTER_QUESTIONS: readonly Question[] = [
         fromVersion: body.fromVersion,
         allowLossy: body.allowLossy,
         fileName: body.fileName,
+        template: body.template,
       }),
   }),
 ];

@@ -4,7 +4,8 @@
  * --write it prints each file's diff; with --write it writes each changed file in place, through a temporary
  * file in the same folder renamed over it, so a file is either as it was or wholly rewritten, and a file with
  * nothing to change is never touched. Stdin cannot be written back: with --write its rewritten text goes to
- * stdout and the report to stderr.
+ * stdout and the report to stderr. A chart's folder is fixed template by template (its templates are read
+ * with their actions covered: a conversion that needs what an action renders to is refused, with the line).
  */
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
@@ -22,6 +23,7 @@ import {
   type FixedFile,
 } from "./fix-format.js";
 import { STDIN, labelOf, manifestFiles } from "./inputs.js";
+import { isChartFolder, isPackagedChart } from "./chart-files.js";
 
 /** Files are fixed a few at a time, as scan scans them. */
 const FIX_CONCURRENCY = 4;
@@ -38,12 +40,13 @@ export async function fix(commandLine: CommandLine, context: CliContext): Promis
   const write = commandLine.flags.has("write");
   checkFixPaths(commandLine.positionals, write, context);
   const files = await manifestFiles(commandLine.positionals);
+  const templates = await Promise.all(files.map((file) => inChartTemplates(file)));
   const question: FixQuestion = {
     targetVersion,
     fromVersion: flagValue(commandLine, "from"),
     allowLossy: commandLine.flags.has("allow-lossy"),
   };
-  const answered = await fixFiles(files, context, question);
+  const answered = await fixFiles(files, templates, context, question);
   const results: FixedFile[] = [];
   for (const [index, result] of answered.entries()) {
     const given = files[index]!;
@@ -66,6 +69,12 @@ function checkFixPaths(positionals: readonly string[], write: boolean, context: 
       "kubecompat fix needs what to fix: files, folders, or - for stdin (e.g. kubecompat fix --to 1.25 manifests/)",
       "fix",
     );
+  const packaged = positionals.find((given) => isPackagedChart(given));
+  if (packaged !== undefined)
+    throw new UsageError(
+      `${packaged} is a packaged chart, which fix cannot write back: unpack it (tar xzf ${packaged}, or helm pull --untar) and fix the chart's folder`,
+      "fix",
+    );
   const stdin = positionals.filter((given) => given === STDIN).length;
   if (stdin > 1) throw new UsageError("stdin (-) can be read once; give - at most once", "fix");
   if (write && stdin > 0 && (positionals.length > 1 || context.output !== "text"))
@@ -78,6 +87,7 @@ function checkFixPaths(positionals: readonly string[], write: boolean, context: 
 /** Sends each file on its own, FIX_CONCURRENCY at a time; the answers keep the files' order. */
 async function fixFiles(
   files: readonly string[],
+  templates: readonly boolean[],
   context: CliContext,
   question: FixQuestion,
 ): Promise<Array<Omit<FixedFile, "written">>> {
@@ -99,6 +109,7 @@ async function fixFiles(
           fromVersion: question.fromVersion,
           allowLossy: question.allowLossy ? true : undefined,
           fileName: label,
+          template: templates[index] === true ? true : undefined,
         }),
         { file: label },
       );
@@ -109,6 +120,19 @@ async function fixFiles(
     Array.from({ length: Math.min(FIX_CONCURRENCY, files.length) }, () => worker()),
   );
   return results;
+}
+
+/**
+ * Whether a file is a Helm template: under a `templates` folder whose parent holds Chart.yaml (a chart's, or
+ * a subchart's under charts/). Its objects are read with the template's actions covered.
+ */
+async function inChartTemplates(file: string): Promise<boolean> {
+  if (file === STDIN) return false;
+  for (let folder = path.dirname(path.resolve(file)); ; folder = path.dirname(folder)) {
+    if (path.basename(folder) === "templates" && (await isChartFolder(path.dirname(folder))))
+      return true;
+    if (path.dirname(folder) === folder) return false;
+  }
 }
 
 /**

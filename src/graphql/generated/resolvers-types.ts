@@ -1090,6 +1090,8 @@ export type FixReport = {
   kbRevision: Scalars['Int']['output'];
   /** The manifests rewritten (the input itself when nothing changed). */
   manifests: Scalars['String']['output'];
+  /** Documents the fix could not read, as DOCUMENT_UNREADABLE findings: nothing in them was fixed. */
+  notes: Array<Finding>;
   /** Every object of an API removed at the target, fixed or not, in input order. */
   objects: Array<ObjectFix>;
   /** The target minor. */
@@ -2962,6 +2964,7 @@ export type QueryFixManifestsArgs = {
   fromVersion?: InputMaybe<Scalars['String']['input']>;
   manifests: Scalars['String']['input'];
   targetVersion: Scalars['String']['input'];
+  template?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -4491,6 +4494,7 @@ export type FixReportResolvers<ContextType = GraphQLContext, ParentType extends 
   diff?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   manifests?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
   objects?: Resolver<Array<ResolversTypes['ObjectFix']>, ParentType, ContextType>;
   targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };

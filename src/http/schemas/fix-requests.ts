@@ -28,6 +28,11 @@ export const fixRequest = z
       "The file name the unified diff names; manifests when absent.",
       "ingress.yaml",
     ).nullish(),
+    template: z.boolean().nullish().openapi({
+      description:
+        "The manifests are a Helm template (`{{ ... }}` actions): objects are read with the actions covered and the actions written back where a conversion moves them; a conversion that needs what an action renders to (a templated servicePort: number or name?) is refused for that object, with the template's line.",
+      example: false,
+    }),
   })
   .openapi("FixRequest");
 
@@ -108,6 +113,10 @@ export const manifestFixReport = z
     after: manifestScanReport.openapi({
       description:
         "The scan of the rewritten manifests at the target: what is still wrong after the fix.",
+    }),
+    notes: manifestScanReport.shape.notes.openapi({
+      description:
+        "Documents the fix could not read, as DOCUMENT_UNREADABLE findings: nothing in them was fixed.",
     }),
   })
   .openapi("ManifestFixReport");
