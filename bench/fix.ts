@@ -137,4 +137,5 @@ export async function fixBench(): Promise<string> {
   return lines.join("\n");
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(`${await fixBench()}\n`);
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  process.stdout.write(`${await fixBench()}\n`);
