@@ -26,7 +26,7 @@
  * BENCH_WRITES_WARMUP_SECONDS (1, edits before each measured window); BENCH_WRITES_CONTROL=refused
  * or healthz (a control run: the writer sends edits the server refuses, 400, which pay for the requests without
  * their commits, or GET /healthz, what any request sent that way costs and waits); EDIT_GATHER_MS and the
- * server's other variables pass through to it; BENCH_ONLY=reads,scan,writes,sizes,fleet (any
+ * server's other variables pass through to it; BENCH_ONLY=reads,scan,writes,sizes,fleet,fix (any
  * of them, comma-separated; all by default); BENCH_NO_PIN; BENCH_NO_BUILD=1
  * runs dist/ as it is (no `npm run build` first); BENCH_CPU_PROF=dir (a CPU profile of the
  * server, and windows.json beside it: each load window's span on the profile's clock); BENCH_NODE_FLAGS (more flags for the server's node, e.g. --trace-gc). With DATABASE_URL
@@ -46,6 +46,7 @@ import type { LoadScenario } from "./load.js";
 import { PLAN, UPGRADE, manifest } from "./questions.js";
 import { answerSizes } from "./sizes.js";
 import { fleetBench } from "./fleet.js";
+import { fixBench } from "./fix.js";
 import type { WriterResult, WriterScenario } from "./writer.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -78,7 +79,7 @@ const CONTROL_WRITES = {
 /** Writes per minute the server allows per token: limits stay on, above the writer's rate. */
 const WRITES_PER_MINUTE_LIMIT = 100_000;
 
-const GROUPS = ["reads", "scan", "writes", "sizes", "fleet"] as const;
+const GROUPS = ["reads", "scan", "writes", "sizes", "fleet", "fix"] as const;
 type Group = (typeof GROUPS)[number];
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
@@ -554,7 +555,9 @@ async function main(): Promise<void> {
   if (selected("sizes")) process.stdout.write(`${await answerSizes()}\n`);
   // The fleet's passes run in process over their own database (bench/fleet.ts).
   if (selected("fleet")) process.stdout.write(`${await fleetBench()}\n`);
-  if (ONLY.length > 0 && ONLY.every((group) => group === "sizes" || group === "fleet")) return;
+  // fix runs in process, beside the scan it is built on (bench/fix.ts).
+  if (selected("fix")) process.stdout.write(`${await fixBench()}\n`);
+  if (ONLY.length > 0 && ONLY.every((group) => ["sizes", "fleet", "fix"].includes(group))) return;
   const port = await freePort();
   const pgPort = await freePort();
   const image = dockerRuntime();

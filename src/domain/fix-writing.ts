@@ -47,11 +47,11 @@ export interface Writing {
  * object that does not read as its conversion (a shape the edits do not handle) is left as it was, with the
  * reason, and the rest is rewritten again without it.
  */
-export function rewriteAll(
+export function* rewriteAll(
   text: string,
   planned: PlannedFix[],
   writing: Writing = { original: text, check: (edits) => ({ edits: [...edits] }) },
-): { text: string; finalEdits: TextEdit[] } {
+): Generator<void, { text: string; finalEdits: TextEdit[] }, void> {
   for (;;) {
     const perPlan = new Map<PlannedFix, TextEdit[]>();
     const finalPerPlan = new Map<PlannedFix, TextEdit[]>();
@@ -67,6 +67,7 @@ export function rewriteAll(
       }
       const style = blockStyle(text, document);
       for (const plan of plans) {
+        yield;
         try {
           const edits = objectEdits(text, document, plan.objectPath, plan.converted!, style);
           const checked = writing.check(edits);
@@ -85,9 +86,9 @@ export function rewriteAll(
       }
     }
     const edits = [...perPlan.values()].flat();
-    const wrong = misread(text, edits, planned);
+    const wrong = yield* misread(text, edits, planned);
     if (wrong.length === 0) {
-      tellReplacements(writing.original, finalPerPlan);
+      yield* tellReplacements(writing.original, finalPerPlan);
       return { text: applyEdits(text, edits), finalEdits: [...finalPerPlan.values()].flat() };
     }
     for (const plan of wrong)
@@ -96,15 +97,16 @@ export function rewriteAll(
 }
 
 /** Each fixed object's edits as regions of the input (1-based lines and columns, SARIF's), with the new text. */
-function tellReplacements(
+function* tellReplacements(
   text: string,
   perPlan: ReadonlyMap<PlannedFix, readonly TextEdit[]>,
-): void {
+): Generator<void, void, void> {
   const lines = new LineCounter();
   lines.addNewLine(0);
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1))
     lines.addNewLine(at + 1);
   for (const [plan, edits] of perPlan) {
+    yield;
     const replacements = [...edits]
       .sort((a, b) => a.start - b.start || a.end - b.end)
       .map((edit) => {
@@ -128,11 +130,11 @@ function leaveAsIs(plan: PlannedFix, reason: string): void {
 }
 
 /** The fixed objects whose text does not read back as their conversion. */
-function misread(
+function* misread(
   input: string,
   edits: readonly TextEdit[],
   planned: readonly PlannedFix[],
-): PlannedFix[] {
+): Generator<void, PlannedFix[], void> {
   const fixed = planned.filter((plan) => plan.fix.status === "FIXED");
   if (fixed.length === 0) return [];
   const output = applyEdits(input, edits);
@@ -155,16 +157,18 @@ function misread(
   };
   // Only the documents something was written in are read again, each on its own.
   const reread = new Map<Document.Parsed, Document.Parsed>();
-  return fixed.filter((plan) => {
+  const wrong: PlannedFix[] = [];
+  for (const plan of fixed) {
+    yield;
     const [start, , end] = plan.document.range;
     const document =
       reread.get(plan.document) ??
       parseDocument(output.slice(moved(start), moved(end)), { merge: true });
     reread.set(plan.document, document);
-    if (document.errors.length > 0) return true;
-    const node = document.getIn(plan.objectPath, true);
-    return !isMap(node) || !sameJson(node.toJS(document), plan.converted!.value);
-  });
+    const node = document.errors.length > 0 ? null : document.getIn(plan.objectPath, true);
+    if (!isMap(node) || !sameJson(node.toJS(document), plan.converted!.value)) wrong.push(plan);
+  }
+  return wrong;
 }
 
 /** A JSON document written again whole, in its own indentation, with its objects converted. */

@@ -8,8 +8,9 @@
  * allowed, or when its text cannot be edited safely (anchors and aliases). Pure: the snapshot only.
  */
 import {
+  Composer,
   LineCounter,
-  parseAllDocuments,
+  Parser,
   isMap,
   isSeq,
   isScalar,
@@ -23,7 +24,7 @@ import { perList } from "../knowledge/lists.js";
 import { compareMinors } from "../core/versions.js";
 import { findingFor, removalIndex, removalKey } from "./api-removal-findings.js";
 import { describeObject, locate, placeOf, type ManifestFinding } from "./scan-findings.js";
-import { scanManifests, type ManifestScanReport, type ScanOptions } from "./scan.js";
+import { scanSteps, type ManifestScanReport, type ScanOptions } from "./scan.js";
 import type { Finding } from "./findings.js";
 import { isPlainMap, type PlainMap } from "./manifest-values.js";
 import { isAbsent, readMinor } from "./version-reader.js";
@@ -80,55 +81,85 @@ export function fixManifests(
   targetVersion: string,
   options: FixOptions = {},
 ): ManifestFixReport {
+  const steps = fixSteps(snapshot, manifests, targetVersion, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * The fix, a document (or an object) per step, as the scan's steps: a face that must keep answering other
+ * requests while it fixes megabytes runs them a slice at a time (src/core/slices.ts).
+ */
+export function* fixSteps(
+  snapshot: KbSnapshot,
+  manifests: string,
+  targetVersion: string,
+  options: FixOptions = {},
+): Generator<void, ManifestFixReport, void> {
   // A template is read with its actions covered (same offsets); its edits are then made to the template.
   const masked = options.template === true ? maskTemplate(manifests) : null;
   const text = masked?.text ?? manifests;
   // The scan reads the input first: it refuses what is hostile or malformed with its own messages.
-  const before = scanManifests(snapshot, text, targetVersion, options);
+  const before = yield* scanSteps(snapshot, text, targetVersion, options);
   const target = before.targetVersion;
   const from = isAbsent(options.fromVersion)
     ? null
     : readMinor(snapshot, options.fromVersion, "fromVersion");
   const opaque = (value: unknown): boolean =>
     masked !== null && typeof value === "string" && value.includes(masked.mark);
-  const planned = planFixes(snapshot, text, target, from, {
-    allowLossy: options.allowLossy === true,
-    opaque,
-  });
-  const written = rewriteAll(text, planned, {
+  // Nothing the target removes: no document needs reading again.
+  const planned = before.findings.some((finding) => finding.code === "API_REMOVED")
+    ? yield* planFixes(snapshot, text, target, from, {
+        allowLossy: options.allowLossy === true,
+        opaque,
+      })
+    : [];
+  const written = yield* rewriteAll(text, planned, {
     original: manifests,
     check: (edits) =>
       masked === null ? { edits: [...edits] } : editsOfTemplate(masked, manifests, edits),
   });
   const manifestsAfter = masked === null ? written.text : applyEdits(manifests, written.finalEdits);
-  // A template's scan reads it covered, as the fix did.
-  const after = scanManifests(snapshot, written.text, target, options);
+  // A template's scan reads it covered, as the fix did; nothing written, the scan before is the scan after.
+  const after =
+    written.finalEdits.length === 0
+      ? before
+      : yield* scanSteps(snapshot, written.text, target, options);
   const fileName = options.fileName ?? "manifests";
+  const diff = yield* unifiedDiff(fileName, manifests, written.finalEdits);
   return {
     targetVersion: target,
     kbRevision: snapshot.revision,
     changed: manifestsAfter !== manifests,
     manifests: manifestsAfter,
-    diff: manifestsAfter === manifests ? "" : unifiedDiff(fileName, manifests, written.finalEdits),
+    diff: manifestsAfter === manifests ? "" : diff,
     objects: planned.map((plan) => plan.fix),
     after,
     notes: unread(before, masked !== null),
   };
 }
 
-function planFixes(
+function* planFixes(
   snapshot: KbSnapshot,
   text: string,
   target: string,
   from: string | null,
   how: HowToConvert,
-): PlannedFix[] {
+): Generator<void, PlannedFix[], void> {
   const removals = removalIndex(snapshot);
   const conversions = conversionIndex(snapshot);
   const lines = new LineCounter();
   const planned: PlannedFix[] = [];
-  parseAllDocuments(text, { lineCounter: lines, merge: true }).forEach((document, index) => {
-    if (!("errors" in document) || document.errors.length > 0) return;
+  // Documents one at a time, a step each, as the scan reads them.
+  const parser = new Parser(lines.addNewLine);
+  const composer = new Composer({ merge: true });
+  let index = -1;
+  for (const document of composer.compose(parser.parse(text))) {
+    index += 1;
+    yield;
+    if (document.errors.length > 0) continue;
     for (const { path, node } of objectsOf(document)) {
       const object = node.toJS(document) as unknown;
       if (!isPlainMap(object)) continue;
@@ -167,7 +198,7 @@ function planFixes(
         },
       });
     }
-  });
+  }
   return planned;
 }
 

@@ -9,11 +9,11 @@ import type { TextEdit } from "./yaml-rewrite.js";
 
 const CONTEXT = 3;
 
-export function unifiedDiff(
+export function* unifiedDiff(
   fileName: string,
   original: string,
   edits: readonly TextEdit[],
-): string {
+): Generator<void, string, void> {
   if (edits.length === 0) return "";
   const starts = lineStarts(original);
   const lineOf = (offset: number): number => {
@@ -41,6 +41,7 @@ export function unifiedDiff(
   const hunks: StructuredPatch["hunks"] = [];
   let shift = 0;
   for (const stretch of stretches) {
+    yield;
     const from = starts[stretch.first]!;
     const to = stretch.end < starts.length ? starts[stretch.end]! : original.length;
     const before = original.slice(from, to);

@@ -13,7 +13,7 @@ import {
 import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanSteps } from "../domain/scan.js";
-import { fixManifests } from "../domain/manifest-fix.js";
+import { fixSteps } from "../domain/manifest-fix.js";
 import { inSlices } from "../core/slices.js";
 import { findAddon } from "../domain/addons.js";
 import { scanCluster } from "../domain/cluster-evidence.js";
@@ -211,17 +211,19 @@ export const resolvers: Resolvers = {
         detail,
       ),
     // The scan after the fix is answered whole, as scanManifests answers with detail FULL.
-    fixManifests: (
+    fixManifests: async (
       _parent,
       { manifests, targetVersion, fromVersion, allowLossy, fileName, template },
       { snapshot },
     ) => {
-      const report = fixManifests(snapshot, manifests, targetVersion, {
-        fromVersion,
-        allowLossy,
-        fileName,
-        template,
-      });
+      const report = await inSlices(
+        fixSteps(snapshot, manifests, targetVersion, {
+          fromVersion,
+          allowLossy,
+          fileName,
+          template,
+        }),
+      );
       return { ...report, after: inDetail(report.after, "FULL") };
     },
     checkNodePoolUpgrade: (

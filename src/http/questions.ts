@@ -17,7 +17,7 @@ import { releaseStatus } from "../domain/release-status.js";
 import { checkRollback } from "../domain/rollback.js";
 import { scanSteps } from "../domain/scan.js";
 import { chartScanSteps } from "../domain/chart-scan.js";
-import { fixManifests } from "../domain/manifest-fix.js";
+import { fixSteps } from "../domain/manifest-fix.js";
 import { planUpgrade } from "../domain/upgrade.js";
 import { parseAsOf, validateCluster } from "../domain/validate.js";
 import { inSlices } from "../core/slices.js";
@@ -243,13 +243,16 @@ export const CLUSTER_QUESTIONS: readonly Question[] = [
       "The manifests of scan_manifests with every object whose apiVersion the target no longer serves rewritten to its replacement (fields converted by the knowledge base's sourced conversions), the rest of the text as it was, comments included. The answer has the rewritten `manifests`, a unified `diff`, per object of a removed API its status (FIXED, or NOT_FIXED with the `reason`: no conversion known, the replacement not served at fromVersion yet, a lossy conversion not allowed by allowLossy), the field changes and the text replacements, and `after`, the scan of the rewritten text. Nothing is written anywhere: the caller applies the text.",
     rest: { method: "post", path: "/fix" },
     input: fixRequest,
+    // In slices, as the scan: a large fix does not hold other requests.
     answer: (snapshot, body) =>
-      fixManifests(snapshot, body.manifests, body.targetVersion, {
-        fromVersion: body.fromVersion,
-        allowLossy: body.allowLossy,
-        fileName: body.fileName,
-        template: body.template,
-      }),
+      inSlices(
+        fixSteps(snapshot, body.manifests, body.targetVersion, {
+          fromVersion: body.fromVersion,
+          allowLossy: body.allowLossy,
+          fileName: body.fileName,
+          template: body.template,
+        }),
+      ),
   }),
 ];
 
