@@ -228,3 +228,21 @@ describe("fix: what it leaves as it is, and says why", () => {
     );
   });
 });
+
+describe("fix: line endings", () => {
+  it("a file written with CRLF gets CRLF in what is written into it, and reads as the LF file's fix", () => {
+    const lf = read("ingress-extensions-v1beta1.yaml");
+    const crlf = lf.replace(/\n/g, "\r\n");
+    const report = fixManifests(snapshot, crlf, "1.22");
+    assert.ok(report.objects.every((object) => object.status === "FIXED"));
+    assert.equal(
+      report.manifests.replace(/\r\n/g, "\n"),
+      read("ingress-extensions-v1beta1.expected.yaml"),
+    );
+    assert.equal(
+      report.manifests.split("\r\n").join("").includes("\n"),
+      false,
+      "a bare LF was written",
+    );
+  });
+});

@@ -52,6 +52,8 @@ export function* rewriteAll(
   planned: PlannedFix[],
   writing: Writing = { original: text, check: (edits) => ({ edits: [...edits] }) },
 ): Generator<void, { text: string; finalEdits: TextEdit[] }, void> {
+  // A file written with CRLF line endings gets CRLF in what is written into it too.
+  const crlf = text.includes("\r\n");
   for (;;) {
     const perPlan = new Map<PlannedFix, TextEdit[]>();
     const finalPerPlan = new Map<PlannedFix, TextEdit[]>();
@@ -60,7 +62,7 @@ export function* rewriteAll(
       const plans = fixed.filter((plan) => plan.document === document);
       if (isMap(document.contents) && document.contents.flow === true) {
         // One edit writes the whole JSON document; it is told with the document's first object.
-        const edit = jsonDocumentEdit(text, document, plans);
+        const edit = inLineEndings(jsonDocumentEdit(text, document, plans), crlf);
         perPlan.set(plans[0]!, [edit]);
         finalPerPlan.set(plans[0]!, [edit]);
         continue;
@@ -69,7 +71,9 @@ export function* rewriteAll(
       for (const plan of plans) {
         yield;
         try {
-          const edits = objectEdits(text, document, plan.objectPath, plan.converted!, style);
+          const edits = objectEdits(text, document, plan.objectPath, plan.converted!, style).map(
+            (edit) => inLineEndings(edit, crlf),
+          );
           const checked = writing.check(edits);
           if ("refused" in checked) leaveAsIs(plan, checked.refused);
           else {
@@ -227,4 +231,8 @@ function blockStyle(text: string, document: Document.Parsed): BlockStyle {
     },
   });
   return { indent: indent !== null && indent > 0 ? indent : 2, indentSeq: indentSeq ?? true };
+}
+
+function inLineEndings(edit: TextEdit, crlf: boolean): TextEdit {
+  return crlf ? { ...edit, text: edit.text.replace(/\r?\n/g, "\r\n") } : edit;
 }
