@@ -14,7 +14,7 @@ import { ServerAnswerError, UsageError } from "./errors.js";
 import { githubAnnotations, junitReport } from "./ci-formats.js";
 import { sarifLog, type SarifFinding } from "./sarif.js";
 import type { TextStyle } from "./format.js";
-import type { InputReader } from "./inputs.js";
+import { labelOf, type InputReader } from "./inputs.js";
 import type { PlanFile } from "./plan-file.js";
 
 export interface CliContext {
@@ -125,4 +125,33 @@ export async function read(
         .map((detail) => detail.message),
     );
   }
+}
+
+/** Files are sent a few at a time: faster over a network, still gentle on the server. */
+export const FILES_IN_FLIGHT = 4;
+
+/**
+ * Each file's question, FILES_IN_FLIGHT at a time: the file read and sent on its own (so findings name it),
+ * the answers in the files' order.
+ */
+export async function askPerFile<T>(
+  files: readonly string[],
+  context: CliContext,
+  ask: (file: string, label: string, text: string, index: number) => Promise<T>,
+): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const index = next;
+      next += 1;
+      const file = files[index]!;
+      const text = await context.inputs.read(file, "manifest file");
+      results[index] = await ask(file, labelOf(file), text, index);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(FILES_IN_FLIGHT, files.length) }, () => worker()),
+  );
+  return results;
 }

@@ -12,7 +12,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { asFixAnswer } from "./answers.js";
 import { flagValue, type CommandLine } from "./command-line.js";
-import { ask, ciReport, defined, requiredTarget, type CliContext } from "./commands.js";
+import { ask, askPerFile, ciReport, defined, requiredTarget, type CliContext } from "./commands.js";
 import { EXIT_FINDINGS, EXIT_OK, InputFileError, UsageError } from "./errors.js";
 import {
   fixCounts,
@@ -22,11 +22,9 @@ import {
   fixText,
   type FixedFile,
 } from "./fix-format.js";
-import { STDIN, labelOf, manifestFiles } from "./inputs.js";
+import { STDIN, manifestFiles } from "./inputs.js";
 import { isChartFolder, isPackagedChart } from "./chart-files.js";
 
-/** Files are fixed a few at a time, as scan scans them. */
-const FIX_CONCURRENCY = 4;
 const ROUTE = "/api/v1/fix";
 
 interface FixQuestion {
@@ -84,42 +82,29 @@ function checkFixPaths(positionals: readonly string[], write: boolean, context: 
     );
 }
 
-/** Sends each file on its own, FIX_CONCURRENCY at a time; the answers keep the files' order. */
-async function fixFiles(
+/** Sends each file on its own, a few at a time; the answers keep the files' order. */
+function fixFiles(
   files: readonly string[],
   templates: readonly boolean[],
   context: CliContext,
   question: FixQuestion,
 ): Promise<Array<Omit<FixedFile, "written">>> {
-  const results: Array<Omit<FixedFile, "written">> = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const index = next;
-      next += 1;
-      const file = files[index]!;
-      const label = labelOf(file);
-      const manifests = await context.inputs.read(file, "manifest file");
-      const raw = await ask(
-        context,
-        ROUTE,
-        defined({
-          manifests,
-          targetVersion: question.targetVersion,
-          fromVersion: question.fromVersion,
-          allowLossy: question.allowLossy ? true : undefined,
-          fileName: label,
-          template: templates[index] === true ? true : undefined,
-        }),
-        { file: label },
-      );
-      results[index] = { file: label, answer: asFixAnswer(raw, context.api.server, ROUTE) };
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(FIX_CONCURRENCY, files.length) }, () => worker()),
-  );
-  return results;
+  return askPerFile(files, context, async (_file, label, manifests, index) => {
+    const raw = await ask(
+      context,
+      ROUTE,
+      defined({
+        manifests,
+        targetVersion: question.targetVersion,
+        fromVersion: question.fromVersion,
+        allowLossy: question.allowLossy ? true : undefined,
+        fileName: label,
+        template: templates[index] === true ? true : undefined,
+      }),
+      { file: label },
+    );
+    return { file: label, answer: asFixAnswer(raw, context.api.server, ROUTE) };
+  });
 }
 
 /**

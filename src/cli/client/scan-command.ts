@@ -13,15 +13,12 @@ import {
   type ScanRow,
 } from "./answers.js";
 import { failOn, flagValue, type CommandLine } from "./command-line.js";
-import { ask, ciReport, defined, requiredTarget, type CliContext } from "./commands.js";
+import { ask, askPerFile, ciReport, defined, requiredTarget, type CliContext } from "./commands.js";
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from "./errors.js";
 import { scanMarkdown, scanText, type FileFinding } from "./scan-format.js";
-import { STDIN, labelOf, manifestFiles } from "./inputs.js";
+import { STDIN, manifestFiles } from "./inputs.js";
 import { isChart, scanChart } from "./chart-scan-command.js";
 import { isKustomization, scanKustomization } from "./kustomize-command.js";
-
-/** Files are scanned a few at a time: faster over a network, still gentle on the server. */
-const SCAN_CONCURRENCY = 4;
 
 /** The server's answer for one file, under the label findings name it by. */
 interface ScannedFile {
@@ -102,39 +99,26 @@ function checkScanPaths(positionals: readonly string[]): void {
   }
 }
 
-/** Sends each file on its own, SCAN_CONCURRENCY at a time; the answers keep the files' order. */
-async function scanFiles(
+/** Sends each file on its own, a few at a time; the answers keep the files' order. */
+function scanFiles(
   files: readonly string[],
   context: CliContext,
   question: { readonly targetVersion: string; readonly fromVersion: string | undefined },
 ): Promise<ScannedFile[]> {
   const route = "/api/v1/scan";
-  const results: ScannedFile[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const index = next;
-      next += 1;
-      const file = files[index]!;
-      const label = labelOf(file);
-      const manifests = await context.inputs.read(file, "manifest file");
-      const raw = await ask(
-        context,
-        route,
-        defined({
-          manifests,
-          targetVersion: question.targetVersion,
-          fromVersion: question.fromVersion,
-        }),
-        { file: label },
-      );
-      results[index] = { file: label, answer: asScanAnswer(raw, context.api.server, route) };
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(SCAN_CONCURRENCY, files.length) }, () => worker()),
-  );
-  return results;
+  return askPerFile(files, context, async (_file, label, manifests) => {
+    const raw = await ask(
+      context,
+      route,
+      defined({
+        manifests,
+        targetVersion: question.targetVersion,
+        fromVersion: question.fromVersion,
+      }),
+      { file: label },
+    );
+    return { file: label, answer: asScanAnswer(raw, context.api.server, route) };
+  });
 }
 
 // Fields, annotations and configuration files a change touches are findings too, in the same table.
