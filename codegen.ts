@@ -60,6 +60,7 @@ const config: CodegenConfig = {
           UpgradePlan: "../answer-detail.js#UpgradePlanAnswer",
           UpgradeStep: "../../domain/upgrade.js#UpgradeStep as DomainUpgradeStep",
           ManifestScanReport: "../answer-detail.js#ManifestScanAnswer",
+          ChartScanReport: "../answer-detail.js#ChartScanAnswer",
           ClusterScanReport: "../answer-detail.js#ClusterScanAnswer",
           FixReport: "../answer-detail.js#FixAnswer",
           ObjectFix: "../../domain/manifest-fix.js#ObjectFix as DomainObjectFix",

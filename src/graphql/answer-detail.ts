@@ -10,6 +10,7 @@ import {
   type AnswerSummary,
   type OperationAnswer,
 } from "../domain/answer-summary.js";
+import type { ChartScanReport } from "../domain/chart-scan.js";
 import type { ClusterScanReport } from "../domain/cluster-evidence.js";
 import type { FirewallCheck } from "../domain/firewall.js";
 import type { ValidationReport } from "../domain/findings.js";
@@ -26,6 +27,7 @@ export type Answered<T> = T & { readonly detail: Detail; readonly summary?: Answ
 export type ValidationReportAnswer = Answered<ValidationReport>;
 export type UpgradePlanAnswer = Answered<UpgradePlan>;
 export type ManifestScanAnswer = Answered<ManifestScanReport>;
+export type ChartScanAnswer = Answered<ChartScanReport>;
 export type ClusterScanAnswer = Answered<ClusterScanReport>;
 export type FirewallCheckAnswer = Answered<FirewallCheck>;
 export type NodePoolAnswer = Answered<NodePoolReport>;

@@ -72,6 +72,7 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "planUpgradeFromKubectl",
   "checkRollback",
   "scanManifests",
+  "scanChart",
   "scanCluster",
   "checkNodePoolUpgrade",
   "checkNodePoolRollback",

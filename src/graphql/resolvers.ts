@@ -14,6 +14,7 @@ import { checkNodePoolRollback, checkNodePoolUpgrade } from "../domain/node-pool
 import { checkRollback } from "../domain/rollback.js";
 import { scanSteps } from "../domain/scan.js";
 import { fixSteps } from "../domain/manifest-fix.js";
+import { chartScanSteps } from "../domain/chart-scan.js";
 import { inSlices } from "../core/slices.js";
 import { findAddon } from "../domain/addons.js";
 import { scanCluster } from "../domain/cluster-evidence.js";
@@ -28,6 +29,8 @@ import { ageDaysOf, lastCheckedOf, staleAnswer } from "../domain/coverage-ages.j
 import { readMinor } from "../domain/version-reader.js";
 import { filesFromBundle } from "../knowledge/export.js";
 import { requireImporter } from "../http/auth.js";
+import { parseInput } from "../http/input.js";
+import { chartScanRequest } from "../http/schemas/scan-requests.js";
 import { InputError, UnavailableError } from "../core/errors.js";
 import type { Curator } from "../services/curation.js";
 import type { EntityName } from "../knowledge/records.js";
@@ -210,6 +213,18 @@ export const resolvers: Resolvers = {
         ),
         detail,
       ),
+    // REST's question scan_chart: its files checked by REST's schema (paths, count, size), run in slices.
+    scanChart: async (_parent, { detail, ...asked }, { snapshot }) => {
+      const { files, targetVersion, fromVersion, rendered } = parseInput(
+        chartScanRequest,
+        asked,
+        "arguments",
+      );
+      return inDetail(
+        await inSlices(chartScanSteps(snapshot, files, targetVersion, { fromVersion, rendered })),
+        detail,
+      );
+    },
     // The scan after the fix is answered whole, as scanManifests answers with detail FULL.
     fixManifests: async (
       _parent,
@@ -354,6 +369,7 @@ export const resolvers: Resolvers = {
   ValidationReport: { summary: summaryOf },
   UpgradePlan: { summary: summaryOf },
   ManifestScanReport: { summary: summaryOf },
+  ChartScanReport: { summary: summaryOf },
   ClusterScanReport: { summary: summaryOf },
   FirewallCheck: { summary: summaryOf },
   NodePoolReport: { summary: summaryOf },

@@ -4,7 +4,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { ComponentRecord, PortRecord, LinkRecord, ProfileRecord, SkewRuleRecord, ApiRemovalRecord, ReleaseRecord, UpgradeDependencyRecord, RuntimeRequirementRecord, RecommendationRecord, FlagChangeRecord, ProxyModeRecord, RuntimeReleaseRecord, HostRequirementRecord, CoverageRecord, ApiGroupVersionRecord, BehaviourChangeRecord, FeatureGateRecord, ConfigurationApiRecord, ControllerRecord, FieldRuleRecord, AddonRecord, AddonApiRecord, PlatformRecord, NetworkFlowRecord } from '../../knowledge/records.js';
 import type { UpgradeImpact as DomainUpgradeImpact, ImpactRelease as DomainImpactRelease, ImpactItem as DomainImpactItem, ImpactArea as DomainImpactArea } from '../../domain/impact.js';
 import type { FlowList as DomainFlowList } from '../../domain/firewall.js';
-import type { FirewallCheckAnswer, ValidationReportAnswer, UpgradePlanAnswer, ManifestScanAnswer, ClusterScanAnswer, FixAnswer, NodePoolAnswer } from '../answer-detail.js';
+import type { FirewallCheckAnswer, ValidationReportAnswer, UpgradePlanAnswer, ManifestScanAnswer, ChartScanAnswer, ClusterScanAnswer, FixAnswer, NodePoolAnswer } from '../answer-detail.js';
 import type { ChangeFinding as DomainChangeFinding, ManifestFinding as DomainManifestFinding } from '../../domain/scan.js';
 import type { KbSummary } from '../../domain/catalog.js';
 import type { Finding as DomainFinding } from '../../domain/findings.js';
@@ -406,6 +406,145 @@ export type ChangeFinding = {
   source?: Maybe<Scalars['String']['output']>;
   /** The primary source. */
   sourceUrl: Scalars['String']['output'];
+};
+
+/** A ChangeFinding of a chart's object, with where the object is in the chart. */
+export type ChartChangeFinding = {
+  __typename?: 'ChartChangeFinding';
+  /** The object's apiVersion. */
+  apiVersion: Scalars['String']['output'];
+  /** The id of the behaviour change the finding belongs to (see behaviourChanges), or null. */
+  behaviourChange?: Maybe<Scalars['String']['output']>;
+  /** The minor the change bites from. */
+  changesIn?: Maybe<Scalars['String']['output']>;
+  /** The ChangeFinding's code (FIELD_CHANGED, CONFIG_API_REMOVED ...). */
+  code: Scalars['String']['output'];
+  /** Read without rendering: the template blocks the object sits in; null when unconditional or rendered by helm. */
+  condition?: Maybe<Scalars['String']['output']>;
+  /** 0-based index of the YAML document in what was scanned. */
+  documentIndex: Scalars['Int']['output'];
+  /** The field or annotation as found; null for a configuration file's version. */
+  field?: Maybe<Scalars['String']['output']>;
+  /** The object's kind. */
+  kind: Scalars['String']['output'];
+  /** 1-based line of the object in what was scanned. */
+  line: Scalars['Int']['output'];
+  /** What was found and what to do. */
+  message: Scalars['String']['output'];
+  /** metadata.name, else generateName; null when neither. */
+  name?: Maybe<Scalars['String']['output']>;
+  /** metadata.namespace, or null. */
+  namespace?: Maybe<Scalars['String']['output']>;
+  /** For a configuration file: the apiVersion to move to. */
+  replacement?: Maybe<Scalars['String']['output']>;
+  /** The field rule's id, or the configuration API's kind and apiVersion. */
+  ruleId: Scalars['String']['output'];
+  /** ERROR, WARNING or INFO, from the rule's severity at the target. */
+  severity: Severity;
+  /** helm's `# Source:` comment of the document, or null. */
+  source?: Maybe<Scalars['String']['output']>;
+  /** The primary source. */
+  sourceUrl: Scalars['String']['output'];
+  /** The template file, relative to the chart; null when it could not be traced. */
+  template?: Maybe<Scalars['String']['output']>;
+  /** 1-based line of the object's apiVersion in the template; null when not traced. */
+  templateLine?: Maybe<Scalars['Int']['output']>;
+};
+
+/** A ManifestFinding of a chart's object, with where the object is in the chart. */
+export type ChartManifestFinding = {
+  __typename?: 'ChartManifestFinding';
+  /** The object's apiVersion as written, e.g. batch/v1beta1. */
+  apiVersion: Scalars['String']['output'];
+  /** API_REMOVED, API_DEPRECATED or API_REMOVAL_SCHEDULED. */
+  code: Scalars['String']['output'];
+  /** Read without rendering: the template blocks the object sits in (`if .Values.psp.enabled`); null when unconditional or rendered by helm. */
+  condition?: Maybe<Scalars['String']['output']>;
+  /** The minor that deprecated it; null where the source does not say. */
+  deprecatedIn?: Maybe<Scalars['String']['output']>;
+  /** 0-based index of the YAML document in what was scanned (the rendering, or the templates read in turn). */
+  documentIndex: Scalars['Int']['output'];
+  /** The object's kind, e.g. CronJob. */
+  kind: Scalars['String']['output'];
+  /** 1-based line where the object starts in what was scanned. */
+  line: Scalars['Int']['output'];
+  /** What the object uses, when it stops working and what to migrate to, in one or two sentences. */
+  message: Scalars['String']['output'];
+  /** metadata.name, else metadata.generateName; null when the object has neither (or it is templated). */
+  name?: Maybe<Scalars['String']['output']>;
+  /** metadata.namespace; null when the object does not set it. */
+  namespace?: Maybe<Scalars['String']['output']>;
+  /** When it bites: already removed at fromVersion, removed within the upgrade, or only deprecated or scheduled. */
+  phase: RemovalPhase;
+  /** The Kubernetes minor that stops serving the object's apiVersion, e.g. "1.25". */
+  removedIn: Scalars['String']['output'];
+  /** The apiVersion to migrate to, when there is one. */
+  replacement?: Maybe<Scalars['String']['output']>;
+  /** The first minor that serves replacement; null when unknown or there is no replacement. */
+  replacementAvailableIn?: Maybe<Scalars['String']['output']>;
+  /** ERROR for API_REMOVED, WARNING for API_DEPRECATED, INFO for API_REMOVAL_SCHEDULED. */
+  severity: Severity;
+  /** helm's `# Source:` template path of the document, when present. */
+  source?: Maybe<Scalars['String']['output']>;
+  /** The primary source of the removal (the deprecation guide or the API's lifecycle marker). */
+  sourceUrl: Scalars['String']['output'];
+  /** The template file, relative to the chart (templates/ingress.yaml, charts/redis/templates/pdb.yaml); null when it could not be traced. */
+  template?: Maybe<Scalars['String']['output']>;
+  /** 1-based line of the object's apiVersion in the template (its kind when the apiVersion is templated); null when not traced. */
+  templateLine?: Maybe<Scalars['Int']['output']>;
+};
+
+/** How scanChart read the chart's objects. */
+export type ChartRendering =
+  /** helm's rendering (`rendered`) was scanned whole. */
+  | 'HELM'
+  /** The templates were read without rendering: apiVersion and kind only. */
+  | 'TEMPLATES';
+
+/** The answer of scanChart: the scan of a chart's objects, each finding placed in its template, and the chart's own checks. */
+export type ChartScanReport = {
+  __typename?: 'ChartScanReport';
+  /** Objects a behaviour change touches, and configuration files of a version the target no longer reads, as scanManifests' changeFindings, each with its template and line. */
+  changeFindings: Array<ChartChangeFinding>;
+  /** The chart's name, version, apiVersion and kubeVersion, from its Chart.yaml. */
+  chart: ChartSummary;
+  /** True only when helm's rendering was scanned and every document of it could be read: without `rendered` the answer is never complete. */
+  complete: Scalars['Boolean']['output'];
+  /** Which form this answer is in: FULL, or SUMMARY when its lists were trimmed to what `summary` shows. */
+  detail: Detail;
+  /** YAML documents with content that were scanned (of the rendering, or of the templates read directly). */
+  documentsScanned: Scalars['Int']['output'];
+  /** One per object that is affected, as scanManifests' findings, each with its template and line. */
+  findings: Array<ChartManifestFinding>;
+  /** The knowledge-base revision the scan was judged against. */
+  kbRevision: Scalars['Int']['output'];
+  /** About the scan as a whole: the chart's own checks (CHART_API_VERSION_*, CHART_KUBE_VERSION_*, CHART_DEPENDENCY_MISSING), CHART_NOT_RENDERED and TEMPLATE_NOT_READ without rendering, and scanManifests' notes. */
+  notes: Array<Finding>;
+  /** Objects with a string apiVersion and kind. */
+  objectsScanned: Scalars['Int']['output'];
+  /** HELM when `rendered` was scanned; TEMPLATES when the templates were read without rendering. */
+  rendering: ChartRendering;
+  /** UNSUPPORTED when an object uses an API removed at the target, a document is unreadable or the chart refuses the target (its kubeVersion, a v1 chart's apiVersion); SUPPORTED_WITH_WARNINGS for deprecations, a chart read without rendering and a KNOWLEDGE_EDGE note; else SUPPORTED. */
+  status: Verdict;
+  /** The answer in a few KB (status, what blocks it, what was not judged, counts), always made from the full answer. */
+  summary: AnswerSummary;
+  /** The target minor. */
+  targetVersion: Scalars['String']['output'];
+  /** Template documents that could not be read without rendering (a templated apiVersion or kind, an object made by template actions); each is also a TEMPLATE_NOT_READ note. */
+  unreadTemplates: Array<UnreadTemplate>;
+};
+
+/** A chart as its Chart.yaml names it. */
+export type ChartSummary = {
+  __typename?: 'ChartSummary';
+  /** v1 (Helm 2's format) or v2; null when Chart.yaml has none. */
+  apiVersion?: Maybe<Scalars['String']['output']>;
+  /** The chart's kubeVersion constraint, e.g. >=1.19.0-0; null when it has none. */
+  kubeVersion?: Maybe<Scalars['String']['output']>;
+  /** The chart's name. */
+  name: Scalars['String']['output'];
+  /** The chart's version. */
+  version: Scalars['String']['output'];
 };
 
 /** A cluster as a list of component versions. */
@@ -2692,6 +2831,15 @@ export type Query = {
   /** Requirements on container runtimes and etcd by Kubernetes minor. */
   runtimeRequirements: Array<RuntimeRequirement>;
   /**
+   * A Helm chart's files (Chart.yaml, values.yaml, templates/**, subcharts under charts/) judged against
+   * `targetVersion` as scanManifests judges manifests, each finding placed at its template file and line.
+   * Give `rendered` (what `helm template <release> <chart> --kube-version <target>` printed) for a complete
+   * scan; without it the templates are read directly, apiVersion and kind only, and the answer says
+   * complete: false and lists the documents it could not read. Chart.yaml's apiVersion and the kubeVersion
+   * constraints of the chart and its subcharts are checked as Helm checks them. REST's POST /api/v1/scan/chart.
+   */
+  scanChart: ChartScanReport;
+  /**
    * What runs in a cluster, judged for the upgrade to `targetVersion`: the manifests Helm stored for each
    * release (newest revision), objects by the apiVersion they were applied with (last-applied annotation),
    * and the deprecated APIs clients request (the apiserver's metrics and audit log). Each finding names its evidence.
@@ -3196,6 +3344,25 @@ export type QueryReleaseArgs = {
  * naming what to fix. A plan that is merely unsupported is not an error: it is
  * answered with `ok: false` and ERROR findings.
  */
+export type QueryScanChartArgs = {
+  detail?: InputMaybe<Detail>;
+  files: Scalars['JSONObject']['input'];
+  fromVersion?: InputMaybe<Scalars['String']['input']>;
+  rendered?: InputMaybe<Scalars['String']['input']>;
+  targetVersion: Scalars['String']['input'];
+};
+
+
+/**
+ * kubecompat: Kubernetes version compatibility, from a knowledge base in which
+ * every fact carries the URL of its primary source (the official skew policy,
+ * the deprecated API migration guide, the ports page, the release calendar).
+ *
+ * Bad input (an unparseable version, an unknown component or profile) is a
+ * GraphQL error with `extensions.code = "BAD_USER_INPUT"` and `extensions.field`
+ * naming what to fix. A plan that is merely unsupported is not an error: it is
+ * answered with `ok: false` and ERROR findings.
+ */
 export type QueryScanClusterArgs = {
   auditLog?: InputMaybe<Scalars['String']['input']>;
   detail?: InputMaybe<Detail>;
@@ -3623,6 +3790,17 @@ export type TextReplacement = {
   startLine: Scalars['Int']['output'];
 };
 
+/** A template document scanChart could not read without rendering. */
+export type UnreadTemplate = {
+  __typename?: 'UnreadTemplate';
+  /** Why it could not be read. */
+  reason: Scalars['String']['output'];
+  /** The template file, relative to the chart. */
+  template: Scalars['String']['output'];
+  /** 1-based line in the template of the templated apiVersion or kind, else of the document. */
+  templateLine: Scalars['Int']['output'];
+};
+
 /** `before` is upgraded before `after`. */
 export type UpgradeDependency = {
   __typename?: 'UpgradeDependency';
@@ -3843,6 +4021,11 @@ export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Caller: ResolverTypeWrapper<Caller>;
   ChangeFinding: ResolverTypeWrapper<DomainChangeFinding>;
+  ChartChangeFinding: ResolverTypeWrapper<ChartChangeFinding>;
+  ChartManifestFinding: ResolverTypeWrapper<ChartManifestFinding>;
+  ChartRendering: ChartRendering;
+  ChartScanReport: ResolverTypeWrapper<ChartScanAnswer>;
+  ChartSummary: ResolverTypeWrapper<ChartSummary>;
   ClusterPlanInput: ClusterPlanInput;
   ClusterScanReport: ResolverTypeWrapper<ClusterScanAnswer>;
   CodeCount: ResolverTypeWrapper<CodeCount>;
@@ -3961,6 +4144,7 @@ export type ResolversTypes = {
   SubscribeFleetInput: SubscribeFleetInput;
   SummaryFinding: ResolverTypeWrapper<SummaryFinding>;
   TextReplacement: ResolverTypeWrapper<DomainTextReplacement>;
+  UnreadTemplate: ResolverTypeWrapper<UnreadTemplate>;
   UpgradeDependency: ResolverTypeWrapper<UpgradeDependencyRecord>;
   UpgradeImpact: ResolverTypeWrapper<DomainUpgradeImpact>;
   UpgradePlan: ResolverTypeWrapper<UpgradePlanAnswer>;
@@ -3987,6 +4171,10 @@ export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   Caller: Caller;
   ChangeFinding: DomainChangeFinding;
+  ChartChangeFinding: ChartChangeFinding;
+  ChartManifestFinding: ChartManifestFinding;
+  ChartScanReport: ChartScanAnswer;
+  ChartSummary: ChartSummary;
   ClusterPlanInput: ClusterPlanInput;
   ClusterScanReport: ClusterScanAnswer;
   CodeCount: CodeCount;
@@ -4087,6 +4275,7 @@ export type ResolversParentTypes = {
   SubscribeFleetInput: SubscribeFleetInput;
   SummaryFinding: SummaryFinding;
   TextReplacement: DomainTextReplacement;
+  UnreadTemplate: UnreadTemplate;
   UpgradeDependency: UpgradeDependencyRecord;
   UpgradeImpact: DomainUpgradeImpact;
   UpgradePlan: UpgradePlanAnswer;
@@ -4269,6 +4458,74 @@ export type ChangeFindingResolvers<ContextType = GraphQLContext, ParentType exte
   severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
   source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ChartChangeFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChartChangeFinding'] = ResolversParentTypes['ChartChangeFinding']> = {
+  apiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  behaviourChange?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  changesIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  condition?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  documentIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  line?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  namespace?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replacement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ruleId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  template?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  templateLine?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type ChartManifestFindingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChartManifestFinding'] = ResolversParentTypes['ChartManifestFinding']> = {
+  apiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  condition?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deprecatedIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  documentIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  line?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  namespace?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['RemovalPhase'], ParentType, ContextType>;
+  removedIn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  replacement?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  replacementAvailableIn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  severity?: Resolver<ResolversTypes['Severity'], ParentType, ContextType>;
+  source?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sourceUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  template?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  templateLine?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type ChartScanReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChartScanReport'] = ResolversParentTypes['ChartScanReport']> = {
+  changeFindings?: Resolver<Array<ResolversTypes['ChartChangeFinding']>, ParentType, ContextType>;
+  chart?: Resolver<ResolversTypes['ChartSummary'], ParentType, ContextType>;
+  complete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['Detail'], ParentType, ContextType>;
+  documentsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  findings?: Resolver<Array<ResolversTypes['ChartManifestFinding']>, ParentType, ContextType>;
+  kbRevision?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  notes?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
+  objectsScanned?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rendering?: Resolver<ResolversTypes['ChartRendering'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['AnswerSummary'], ParentType, ContextType>;
+  targetVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  unreadTemplates?: Resolver<Array<ResolversTypes['UnreadTemplate']>, ParentType, ContextType>;
+};
+
+export type ChartSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChartSummary'] = ResolversParentTypes['ChartSummary']> = {
+  apiVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  kubeVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ClusterScanReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ClusterScanReport'] = ResolversParentTypes['ClusterScanReport']> = {
@@ -5087,6 +5344,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   releases?: Resolver<Array<ResolversTypes['Release']>, ParentType, ContextType>;
   runtimeReleases?: Resolver<Array<ResolversTypes['RuntimeRelease']>, ParentType, ContextType>;
   runtimeRequirements?: Resolver<Array<ResolversTypes['RuntimeRequirement']>, ParentType, ContextType>;
+  scanChart?: Resolver<ResolversTypes['ChartScanReport'], ParentType, ContextType, RequireFields<QueryScanChartArgs, 'detail' | 'files' | 'targetVersion'>>;
   scanCluster?: Resolver<ResolversTypes['ClusterScanReport'], ParentType, ContextType, RequireFields<QueryScanClusterArgs, 'detail' | 'targetVersion'>>;
   scanManifests?: Resolver<ResolversTypes['ManifestScanReport'], ParentType, ContextType, RequireFields<QueryScanManifestsArgs, 'detail' | 'manifests' | 'targetVersion'>>;
   skewRules?: Resolver<Array<ResolversTypes['SkewRule']>, ParentType, ContextType, Partial<QuerySkewRulesArgs>>;
@@ -5225,6 +5483,12 @@ export type TextReplacementResolvers<ContextType = GraphQLContext, ParentType ex
   startLine?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type UnreadTemplateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UnreadTemplate'] = ResolversParentTypes['UnreadTemplate']> = {
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  template?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  templateLine?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type UpgradeDependencyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpgradeDependency'] = ResolversParentTypes['UpgradeDependency']> = {
   after?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   before?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5293,6 +5557,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   BehaviourChange?: BehaviourChangeResolvers<ContextType>;
   Caller?: CallerResolvers<ContextType>;
   ChangeFinding?: ChangeFindingResolvers<ContextType>;
+  ChartChangeFinding?: ChartChangeFindingResolvers<ContextType>;
+  ChartManifestFinding?: ChartManifestFindingResolvers<ContextType>;
+  ChartScanReport?: ChartScanReportResolvers<ContextType>;
+  ChartSummary?: ChartSummaryResolvers<ContextType>;
   ClusterScanReport?: ClusterScanReportResolvers<ContextType>;
   CodeCount?: CodeCountResolvers<ContextType>;
   CommunicationLink?: CommunicationLinkResolvers<ContextType>;
@@ -5381,6 +5649,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SkewRule?: SkewRuleResolvers<ContextType>;
   SummaryFinding?: SummaryFindingResolvers<ContextType>;
   TextReplacement?: TextReplacementResolvers<ContextType>;
+  UnreadTemplate?: UnreadTemplateResolvers<ContextType>;
   UpgradeDependency?: UpgradeDependencyResolvers<ContextType>;
   UpgradeImpact?: UpgradeImpactResolvers<ContextType>;
   UpgradePlan?: UpgradePlanResolvers<ContextType>;

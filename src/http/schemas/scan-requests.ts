@@ -65,6 +65,12 @@ export const clusterScanRequest = z
 
 /** The most files a chart scan takes (a chart with its subcharts unpacked). */
 export const MAX_CHART_FILES = 2000;
+
+/** A path inside the chart's folder: relative, with `/` between its parts, never `..`, a drive or a NUL. */
+export function isChartRelativePath(file: string): boolean {
+  return !/^\/|^[A-Za-z]:|\\|\0/.test(file) && !file.split("/").includes("..");
+}
+
 export const chartScanRequest = z
   .strictObject({
     files: z
@@ -73,7 +79,9 @@ export const chartScanRequest = z
           .string()
           .min(1)
           .max(500)
-          .openapi({ description: "A path relative to the chart's folder." }),
+          .openapi({
+            description: "A path relative to the chart's folder, / between its parts, without ..",
+          }),
         z.string(),
       )
       .refine((files) => Object.keys(files).length <= MAX_CHART_FILES, {
@@ -84,6 +92,14 @@ export const chartScanRequest = z
           Object.values(files).reduce((sum, text) => sum + text.length, 0) <= MAX_MANIFEST_CHARS,
         { message: "must be at most 10 MiB in all" },
       )
+      .superRefine((files, context) => {
+        const outside = Object.keys(files).find((file) => !isChartRelativePath(file));
+        if (outside !== undefined)
+          context.addIssue({
+            code: "custom",
+            message: `"${outside}" is not a path inside the chart's folder (relative, / between its parts, no ..)`,
+          });
+      })
       .openapi({
         description:
           "The chart's files as text, by their path relative to the chart's folder: Chart.yaml, values.yaml, templates/**, and each subchart's charts/<name>/Chart.yaml and templates (requirements.yaml for a v1 chart).",
