@@ -73,6 +73,7 @@ export const SNAPSHOT_QUERY_FIELDS: ReadonlySet<string> = new Set([
   "checkRollback",
   "scanManifests",
   "scanChart",
+  "fixManifests",
   "scanCluster",
   "checkNodePoolUpgrade",
   "checkNodePoolRollback",
