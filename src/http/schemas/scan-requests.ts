@@ -75,13 +75,9 @@ export const chartScanRequest = z
   .strictObject({
     files: z
       .record(
-        z
-          .string()
-          .min(1)
-          .max(500)
-          .openapi({
-            description: "A path relative to the chart's folder, / between its parts, without ..",
-          }),
+        z.string().min(1).max(500).openapi({
+          description: "A path relative to the chart's folder, / between its parts, without ..",
+        }),
         z.string(),
       )
       .refine((files) => Object.keys(files).length <= MAX_CHART_FILES, {
