@@ -541,13 +541,12 @@ function sqlEverywhere(): HostileCase[] {
     ),
     {
       // A chart's files are text keyed by path: nothing is opened, a hostile name is only a name.
-      name: "200 for SQL and ../ as chart file names and texts, read as text only",
+      name: "200 for SQL as chart file names and texts, read as text only",
       method: "POST",
       path: "/api/v1/scan/chart",
       body: {
         files: {
           "Chart.yaml": `apiVersion: v2\nname: web\nversion: 1.0.0\ndescription: |\n  ${SQL}\n`,
-          "../../etc/passwd": SQL,
           [`templates/${SQL}.yaml`]: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n`,
         },
         targetVersion: "1.29",
@@ -561,6 +560,18 @@ function sqlEverywhere(): HostileCase[] {
         assert.equal(scan.chart.name, "web");
       },
     },
+    post(
+      "scan/chart with a file outside the chart (../)",
+      "/api/v1/scan/chart",
+      {
+        files: {
+          "Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+          "../../etc/passwd": SQL,
+        },
+        targetVersion: "1.29",
+      },
+      "files",
+    ),
     post(
       "scan/chart without Chart.yaml",
       "/api/v1/scan/chart",
