@@ -10,7 +10,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -22,9 +21,9 @@ import { chartScanSteps, type ChartScanReport } from "../src/domain/chart-scan.j
 import { loadKbDirectory } from "../src/knowledge/load.js";
 import type { KbSnapshot } from "../src/knowledge/snapshot.js";
 import { FixedKnowledgeBase } from "../src/services/knowledge-base.js";
-import { close, kubecompat, listen } from "./support/cli-process.js";
+import { kubecompat } from "./support/cli-process.js";
 import { renderTools } from "./support/helm-binary.js";
-import { KB_DIR, REPO_ROOT } from "./support/runtime.js";
+import { KB_DIR, REPO_ROOT, startListeningRuntime } from "./support/runtime.js";
 
 const CHARTS = path.join(REPO_ROOT, "test", "fixtures", "charts");
 const WEBSHOP = path.join(CHARTS, "webshop");
@@ -242,20 +241,15 @@ describe("a chart scanned for removed APIs, placed at template file and line", (
 });
 
 describe("kubecompat scan of a chart folder and a packaged chart", () => {
-  let server: http.Server;
+  let listening: { url: string; close(): Promise<void> };
   let url: string;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "kubecompat-chart-"));
   before(async () => {
-    const app = await createApp({
-      kb: FixedKnowledgeBase.fromBundle(await loadKbDirectory(KB_DIR)),
-      isDatabaseReachable: () => Promise.resolve(true),
-      logger: createLogger("silent"),
-    });
-    server = http.createServer(app);
-    url = await listen(server);
+    listening = await startListeningRuntime({ inMemory: true });
+    url = listening.url;
   });
   after(async () => {
-    await close(server);
+    await listening.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 

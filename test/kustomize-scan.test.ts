@@ -9,16 +9,11 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createApp } from "../src/app.js";
-import { createLogger } from "../src/core/logger.js";
-import { loadKbDirectory } from "../src/knowledge/load.js";
-import { FixedKnowledgeBase } from "../src/services/knowledge-base.js";
-import { close, kubecompat, listen } from "./support/cli-process.js";
+import { kubecompat } from "./support/cli-process.js";
 import { renderTools } from "./support/helm-binary.js";
-import { KB_DIR, REPO_ROOT } from "./support/runtime.js";
+import { REPO_ROOT, startListeningRuntime } from "./support/runtime.js";
 
 const FIXTURE = "test/fixtures/kustomize";
 
@@ -29,18 +24,13 @@ function lineOf(file: string, text: string): number {
 }
 
 describe("kubecompat scan of a kustomization", () => {
-  let server: http.Server;
+  let listening: { url: string; close(): Promise<void> };
   let url: string;
   before(async () => {
-    const app = await createApp({
-      kb: FixedKnowledgeBase.fromBundle(await loadKbDirectory(KB_DIR)),
-      isDatabaseReachable: () => Promise.resolve(true),
-      logger: createLogger("silent"),
-    });
-    server = http.createServer(app);
-    url = await listen(server);
+    listening = await startListeningRuntime({ inMemory: true });
+    url = listening.url;
   });
-  after(() => close(server));
+  after(() => listening.close());
 
   it("builds the overlay with kubectl and places each finding in its base or overlay file", async () => {
     const run = await kubecompat([
